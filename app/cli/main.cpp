@@ -1,0 +1,81 @@
+// shardplan: the headless planner. Exit codes: 0 ok, 1 bad input, 2 usage.
+
+#include "args.h"
+
+#include "core/io/formats.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using sp::cli::Args;
+
+constexpr int kOk = 0, kBadInput = 1, kUsage = 2;
+
+const char* kUsageText = R"(usage: shardplan <command> [options]
+
+commands:
+  validate [--json] [--kind KIND] FILE...   check model, cluster, workload, constraints, scenario or plan files
+                                            (a model may be a Hugging Face config.json)
+
+exit status: 0 ok, 1 bad input, 2 usage error
+)";
+
+int usage(const std::string& why) {
+    if (!why.empty()) std::cerr << "shardplan: " << why << "\n\n";
+    std::cerr << kUsageText;
+    return kUsage;
+}
+
+int cmdValidate(const std::vector<std::string>& argv) {
+    Args a(argv, {"json"}, {"kind"});
+    if (!a.ok()) return usage(a.error());
+    if (a.positionals().empty()) return usage("validate needs at least one FILE");
+    std::optional<sp::FileKind> kind;
+    if (auto k = a.option("kind")) {
+        kind = sp::fileKindFromName(*k);
+        if (!kind) return usage("--kind must be model, cluster, workload, constraints, scenario or plan");
+    }
+    bool allOk = true;
+    for (const auto& file : a.positionals()) {
+        const sp::FileReport r = sp::validateFile(file, kind);
+        allOk = allOk && r.ok;
+        if (a.flag("json")) {
+            nlohmann::ordered_json j;
+            j["file"] = r.file;
+            j["kind"] = r.kind ? std::string(sp::nameOf(*r.kind)) : nullptr;
+            j["ok"] = r.ok;
+            j["error"] = r.ok ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.error.str());
+            if (r.ok && (r.kind == sp::FileKind::Model || r.kind == sp::FileKind::Scenario)) {
+                j["params_total"] = r.paramsTotal;
+                j["params_active"] = r.paramsActive;
+            }
+            if (r.ok) j["summary"] = r.summary;
+            std::cout << j.dump() << "\n";
+        } else if (r.ok) {
+            std::cout << r.file << ": " << sp::nameOf(*r.kind) << " " << r.summary << "\n";
+        } else {
+            std::cerr << r.error.str() << "\n";
+        }
+    }
+    return allOk ? kOk : kBadInput;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) return usage("");
+    const std::string cmd = argv[1];
+    const std::vector<std::string> rest(argv + 2, argv + argc);
+    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+        std::cout << kUsageText;
+        return kOk;
+    }
+    if (cmd == "validate") return cmdValidate(rest);
+    return usage("unknown command '" + cmd + "'");
+}

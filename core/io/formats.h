@@ -1,0 +1,68 @@
+#pragma once
+// Reading and writing the input and plan files (YAML; plans also JSON), Hugging Face config.json import,
+// and the per-file validation behind `shardplan validate`.
+
+#include "core/common/error.h"
+#include "core/model/scenario.h"
+
+#include <optional>
+#include <string>
+
+namespace sp {
+
+enum class FileKind { Model, Cluster, Workload, Constraints, Scenario, Plan };
+inline constexpr std::array<std::string_view, 6> kFileKindNames{"model", "cluster", "workload", "constraints",
+                                                                "scenario", "plan"};
+std::optional<FileKind> fileKindFromName(std::string_view s);
+inline std::string_view nameOf(FileKind k) { return kFileKindNames[static_cast<int>(k)]; }
+
+/// The architectures a Hugging Face config.json may name.
+const std::vector<std::string_view>& supportedHfArchitectures();
+
+// Loading from a file. `path` is used in every error message. A model may be a Hugging Face config.json.
+Result<Model> loadModel(const std::string& path);
+Result<Cluster> loadCluster(const std::string& path);
+Result<Workload> loadWorkload(const std::string& path);
+Result<Constraints> loadConstraints(const std::string& path);
+Result<Scenario> loadScenario(const std::string& path);
+Result<Plan> loadPlan(const std::string& path);
+
+// Parsing text; `file` names it in errors and, for a scenario, is the base for relative paths.
+Result<Model> parseModel(const std::string& text, const std::string& file);
+Result<Cluster> parseCluster(const std::string& text, const std::string& file);
+Result<Workload> parseWorkload(const std::string& text, const std::string& file);
+Result<Constraints> parseConstraints(const std::string& text, const std::string& file);
+Result<Scenario> parseScenario(const std::string& text, const std::string& file);
+Result<Plan> parsePlan(const std::string& text, const std::string& file);
+
+/// The kind of a file: its `kind:` key, a Hugging Face config (model), or guessed from its keys.
+Result<FileKind> detectKind(const std::string& path);
+
+// Writing. A scenario is written self-contained (its parts inline).
+std::string toYaml(const Model& m);
+std::string toYaml(const Cluster& c);
+std::string toYaml(const Workload& w);
+std::string toYaml(const Constraints& c);
+std::string toYaml(const Scenario& s);
+std::string toYaml(const Plan& p);
+std::string toJson(const Plan& p);
+
+/// Writes atomically (a temporary file beside the target, then rename): a failed write leaves no half file.
+Result<bool> writeFileAtomic(const std::string& path, const std::string& content);
+
+/// What `validate` reports for one file.
+struct FileReport {
+    std::string file;
+    std::optional<FileKind> kind;
+    bool ok = false;
+    Error error;
+    std::string summary;      ///< one line, e.g. "model Llama-3.1-70B: 70.55B parameters (70.55B active)"
+    double paramsTotal = 0;   ///< models (and scenarios: their model)
+    double paramsActive = 0;
+};
+FileReport validateFile(const std::string& path, std::optional<FileKind> kind = std::nullopt);
+
+/// "70.55B", "1.61T", "405M".
+std::string formatCount(double n);
+
+} // namespace sp

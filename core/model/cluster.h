@@ -1,0 +1,48 @@
+#pragma once
+// The GPU cluster: a two-level hierarchy of nodes (NVLink domain inside) joined by per-GPU NICs.
+
+#include "core/model/dtype.h"
+
+#include <array>
+#include <string>
+
+namespace sp {
+
+struct Gpu {
+    std::string name;
+    std::array<double, kDtypeCount> tflops{}; ///< dense tensor TFLOP/s per compute dtype; 0 = unsupported
+    double hbmGB = 0;                         ///< 10^9 bytes
+    double hbmTBs = 0;                        ///< 10^12 bytes/s
+    bool operator==(const Gpu&) const = default;
+};
+
+struct Link {
+    std::string name;
+    double gbPerS = 0;    ///< GB/s per GPU, one direction (inter-node: NIC Gb/s / 8)
+    double latencyUs = 0; ///< per message step
+    bool operator==(const Link&) const = default;
+};
+
+/// Achieved fractions of the peaks. Defaults documented in the README with their sources.
+struct Efficiency {
+    double compute = 0.7;
+    double memory = 0.8;
+    double intraNode = 0.8;
+    double interNode = 0.9;
+    double launchUs = 4.0;
+    bool operator==(const Efficiency&) const = default;
+};
+
+struct Cluster {
+    std::string name;
+    int nodes = 0;
+    int gpusPerNode = 0;
+    Gpu gpu;
+    Link intraNode;
+    Link interNode;
+    Efficiency efficiency;
+    int gpus() const { return nodes * gpusPerNode; }
+    bool operator==(const Cluster&) const = default;
+};
+
+} // namespace sp

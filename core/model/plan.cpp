@@ -1,0 +1,85 @@
+#include "core/model/plan.h"
+
+#include <algorithm>
+
+namespace sp {
+
+const std::vector<std::string_view>& choiceNames(Op op) {
+    static const std::array<std::vector<std::string_view>, kBaseOpCount> names{{
+        {"vocab", "replicated"},
+        {"replicated", "token"},
+        {"column", "row", "token"},
+        {"head", "sequence", "batch"},
+        {"row", "column", "token"},
+        {"column", "row", "token"},
+        {"row", "column", "token"},
+        {"replicated", "token"},
+        {"expert", "tensor", "token"},
+        {"column_row", "token"},
+        {"vocab", "row", "token"},
+    }};
+    return names[static_cast<int>(baseOp(op))];
+}
+
+std::optional<int> choiceFromName(Op op, std::string_view name) {
+    const auto& n = choiceNames(op);
+    auto it = std::find(n.begin(), n.end(), name);
+    if (it == n.end()) return std::nullopt;
+    return int(it - n.begin());
+}
+
+Op baseOp(Op op) {
+    switch (op) {
+    case Op::MoeNorms: return Op::Norms;
+    case Op::MoeQkv: return Op::Qkv;
+    case Op::MoeAttention: return Op::Attention;
+    case Op::MoeOutProj: return Op::OutProj;
+    default: return op;
+    }
+}
+
+int megatronChoice(Op op) {
+    // Megatron-LM: vocab-parallel embedding and head, column-parallel QKV and FFN up, head-parallel attention,
+    // row-parallel output and FFN down, sequence-parallel (token-sharded) norms, expert-parallel experts.
+    switch (baseOp(op)) {
+    case Op::Norms: return choice::NormToken;
+    default: return 0;
+    }
+}
+
+int Degrees::get(Axis a) const {
+    switch (a) {
+    case Axis::PP: return pp;
+    case Axis::DP: return dp;
+    case Axis::TP: return tp;
+    case Axis::EP: return ep;
+    case Axis::ETP: return etp;
+    case Axis::EDP: return edp;
+    }
+    return 1;
+}
+
+void Degrees::set(Axis a, int v) {
+    switch (a) {
+    case Axis::PP: pp = v; break;
+    case Axis::DP: dp = v; break;
+    case Axis::TP: tp = v; break;
+    case Axis::EP: ep = v; break;
+    case Axis::ETP: etp = v; break;
+    case Axis::EDP: edp = v; break;
+    }
+}
+
+Plan Plan::megatronChoices(Degrees d) {
+    Plan p;
+    p.degrees = d;
+    for (int i = 0; i < kOpCount; ++i) p.choices[i] = static_cast<int8_t>(megatronChoice(static_cast<Op>(i)));
+    return p;
+}
+
+bool Constraints::allows(Axis a, int v) const {
+    const auto& list = allowed[static_cast<int>(a)];
+    return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+}
+
+} // namespace sp

@@ -1,0 +1,84 @@
+#pragma once
+// A plan: parallelism degrees, mesh order, one sharding choice per operator type, and the batch.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sp {
+
+enum class Axis : uint8_t { PP, DP, TP, EP, ETP, EDP };
+inline constexpr int kAxisCount = 6;
+inline constexpr std::array<std::string_view, kAxisCount> kAxisNames{"pp", "dp", "tp", "ep", "etp", "edp"};
+
+/// Operator types. The first eleven apply to every layer; the Moe* four override norms/qkv/attention/out_proj in
+/// MoE layers (so attention can be, e.g., head-sharded in dense layers and batch-sharded in MoE layers).
+enum class Op : uint8_t {
+    Embedding, Norms, Qkv, Attention, OutProj, FfnUp, FfnDown, Router, Experts, SharedExperts, LmHead,
+    MoeNorms, MoeQkv, MoeAttention, MoeOutProj
+};
+inline constexpr int kOpCount = 15;
+inline constexpr int kBaseOpCount = 11;
+inline constexpr std::array<std::string_view, kOpCount> kOpNames{
+    "embedding", "norms", "qkv", "attention", "out_proj", "ffn_up", "ffn_down", "router", "experts",
+    "shared_experts", "lm_head", "norms", "qkv", "attention", "out_proj"};
+
+// Choice indices per operator (see choiceNames()).
+namespace choice {
+enum Embedding : int8_t { EmbVocab, EmbReplicated };
+enum Norms : int8_t { NormReplicated, NormToken };
+enum Qkv : int8_t { QkvColumn, QkvRow, QkvToken };
+enum Attn : int8_t { AttnHead, AttnSequence, AttnBatch };
+enum OutProj : int8_t { OutRow, OutColumn, OutToken };
+enum FfnUp : int8_t { UpColumn, UpRow, UpToken };
+enum FfnDown : int8_t { DownRow, DownColumn, DownToken };
+enum Router : int8_t { RouterReplicated, RouterToken };
+enum Experts : int8_t { ExpExpert, ExpTensor, ExpToken };
+enum Shared : int8_t { SharedColumnRow, SharedToken };
+enum LmHead : int8_t { HeadVocab, HeadRow, HeadToken };
+} // namespace choice
+
+/// The names of an operator's choices, in index order.
+const std::vector<std::string_view>& choiceNames(Op op);
+std::optional<int> choiceFromName(Op op, std::string_view name);
+/// The Megatron recipe's choice for an operator (column/row linears, sequence-parallel norms, expert parallelism).
+int megatronChoice(Op op);
+/// For the Moe* overrides: the base operator they override (MoeQkv -> Qkv); identity otherwise.
+Op baseOp(Op op);
+
+struct Degrees {
+    int pp = 1, dp = 1, tp = 1; ///< attention and dense layers: pp x dp x tp GPUs
+    int ep = 1, etp = 1, edp = 1; ///< MoE layers regroup the dp*tp GPUs of a stage as ep x etp x edp
+    int get(Axis a) const;
+    void set(Axis a, int v);
+    bool operator==(const Degrees&) const = default;
+};
+
+struct Plan {
+    Degrees degrees;
+    /// Axes tp, dp, pp from innermost (packed inside a node first) to outermost.
+    std::array<Axis, 3> meshOrder{Axis::TP, Axis::DP, Axis::PP};
+    std::array<int8_t, kOpCount> choices{}; ///< resolved choice per operator
+    int64_t batch = 0;                       ///< sequences per replica; 0: chosen by the cost model
+
+    /// A plan with the given degrees and the Megatron recipe's choices.
+    static Plan megatronChoices(Degrees d);
+    int8_t choice(Op op) const { return choices[static_cast<int>(op)]; }
+    void setChoice(Op op, int c) { choices[static_cast<int>(op)] = static_cast<int8_t>(c); }
+    bool operator==(const Plan&) const = default;
+};
+
+struct Constraints {
+    int gpus = 0; ///< GPUs to use; 0: the whole cluster
+    std::array<std::vector<int>, kAxisCount> allowed; ///< empty: any value
+    std::array<int8_t, kOpCount> pinned;              ///< -1: free
+    double memoryHeadroom = 0.05;                     ///< fraction of HBM kept free
+    Constraints() { pinned.fill(-1); }
+    bool allows(Axis a, int v) const;
+    bool operator==(const Constraints&) const = default;
+};
+
+} // namespace sp

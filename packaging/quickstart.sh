@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One-step set-up on Debian 12: installs what is missing, builds, then
+#   run  : opens the GUI on the default sample scenario (with no display: a headless CLI run on it)
+#   test : runs the whole test suite
+set -euo pipefail
+mode="${1:-run}"
+case "$mode" in run|test|build) ;; *) echo "usage: $0 [run|test|build]" >&2; exit 2 ;; esac
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libgl-dev
+          libxkbcommon-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing: ${missing[*]}"
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+build="${BUILD_DIR:-build}"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)"
+
+scenario=samples/scenarios/llama-3.1-8b-h100-1x8.yaml
+case "$mode" in
+  build) ;;
+  test)
+    ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+    ;;
+  run)
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+      exec "$build/app/shardplanner" "$scenario"
+    else
+      echo "No display: running the planner headless on $scenario"
+      "$build/app/shardplan" validate "$scenario"
+    fi
+    ;;
+esac

@@ -1,0 +1,117 @@
+// Every sample file, truncated at many points and randomly mutated, gives a clean result: a value or an error
+// naming the file; never a crash or a hang (CTest's timeout catches a hang).
+#include "core/io/formats.h"
+
+#include <QDirIterator>
+#include <QFile>
+#include <QTest>
+
+#include <random>
+
+using namespace sp;
+
+namespace {
+
+struct Sample {
+    QString path;
+    FileKind kind;
+    std::string text;
+};
+
+std::vector<Sample> samples() {
+    std::vector<Sample> out;
+    QDirIterator it(QStringLiteral(SHARDPLAN_SAMPLES_DIR), {"*.yaml", "*.json"}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString p = it.next();
+        auto k = detectKind(p.toStdString());
+        if (!k) continue;
+        QFile f(p);
+        if (!f.open(QIODevice::ReadOnly)) continue;
+        out.push_back({p, *k, f.readAll().toStdString()});
+    }
+    return out;
+}
+
+// Parses text as the given kind; returns "" when it loaded, else the error string. The label keeps the sample's
+// folder so a scenario's relative paths still resolve.
+std::string parseAs(FileKind k, const std::string& text, const std::string& label) {
+    auto msg = [](const auto& r) { return r.ok() ? std::string() : r.error().str(); };
+    switch (k) {
+    case FileKind::Model: return msg(parseModel(text, label));
+    case FileKind::Cluster: return msg(parseCluster(text, label));
+    case FileKind::Workload: return msg(parseWorkload(text, label));
+    case FileKind::Constraints: return msg(parseConstraints(text, label));
+    case FileKind::Scenario: return msg(parseScenario(text, label));
+    case FileKind::Plan: return msg(parsePlan(text, label));
+    }
+    return {};
+}
+
+} // namespace
+
+class TestRobustness : public QObject {
+    Q_OBJECT
+private slots:
+    void samplesLoad() {
+        const auto all = samples();
+        QVERIFY2(all.size() >= 25, qPrintable(QString("only %1 samples").arg(all.size())));
+        for (const auto& s : all) {
+            const std::string err = parseAs(s.kind, s.text, s.path.toStdString());
+            QVERIFY2(err.empty(), err.c_str());
+        }
+    }
+
+    void truncated() {
+        int errors = 0, cases = 0;
+        for (const auto& s : samples()) {
+            const std::string label = s.path.toStdString();
+            const size_t n = s.text.size();
+            const size_t step = std::max<size_t>(1, n / 60);
+            for (size_t cut = 0; cut < n; cut += step) {
+                const std::string err = parseAs(s.kind, s.text.substr(0, cut), label);
+                ++cases;
+                if (!err.empty()) {
+                    ++errors;
+                    QVERIFY2(err.rfind(label, 0) == 0 || err.find(".yaml") != std::string::npos ||
+                                 err.find(".json") != std::string::npos,
+                             err.c_str());
+                }
+            }
+        }
+        qInfo("%d truncations, %d rejected with an error", cases, errors);
+        QVERIFY(errors > cases / 2); // most truncations drop a required field
+    }
+
+    void mutated() {
+        std::mt19937 rng(12345);
+        const std::string junk = ":{}[],-#&*!|>'\"%@` \n\t0123456789.eE-xyz";
+        int errors = 0, cases = 0;
+        for (const auto& s : samples()) {
+            const std::string label = s.path.toStdString();
+            for (int trial = 0; trial < 150; ++trial) {
+                std::string t = s.text;
+                const int edits = 1 + int(rng() % 4);
+                for (int e = 0; e < edits && !t.empty(); ++e) {
+                    const size_t pos = rng() % t.size();
+                    switch (rng() % 4) {
+                    case 0: t[pos] = junk[rng() % junk.size()]; break;          // replace
+                    case 1: t.erase(pos, 1 + rng() % 8); break;                 // delete a run
+                    case 2: t.insert(pos, 1, junk[rng() % junk.size()]); break; // insert
+                    case 3: t.insert(pos, t.substr(rng() % t.size(), 1 + rng() % 40)); break; // duplicate a run
+                    }
+                }
+                const std::string err = parseAs(s.kind, t, label);
+                ++cases;
+                if (!err.empty()) {
+                    ++errors;
+                    QVERIFY2(err.find(':') != std::string::npos, err.c_str());
+                }
+            }
+        }
+        qInfo("%d mutations, %d rejected with an error", cases, errors);
+        QVERIFY(errors > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRobustness)
+#include "tst_robustness.moc"
