@@ -1,4 +1,5 @@
 // The shardplan command line: exit codes, human and JSON output.
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -14,8 +15,8 @@ Run shardplan(const QStringList& args) {
     QProcess p;
     p.start(QStringLiteral(SHARDPLAN_CLI), args);
     p.waitForFinished(600000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
 }
 const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
 } // namespace
@@ -34,7 +35,8 @@ private slots:
     }
 
     void validateSamples() {
-        const Run r = shardplan({"validate", kSamples + "/models/llama-3.1-70b.yaml", kSamples + "/clusters/h100-4x8.yaml",
+        const Run r = shardplan({"validate", kSamples + "/models/llama-3.1-70b.yaml",
+                                 kSamples + "/clusters/h100-4x8.yaml",
                                  kSamples + "/scenarios/deepseek-v3-h100-32x8.yaml"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QCOMPARE(r.out.count('\n'), 3);
@@ -64,6 +66,55 @@ private slots:
         QVERIFY(!e["ok"].toBool());
         QVERIFY2(e["error"].toString().contains("bad.yaml:3:9: hidden: expected an integer from 1"),
                  qPrintable(e["error"].toString()));
+    }
+
+    void evaluateJson() {
+        const Run r = shardplan(
+            {"evaluate", "--json", "--scenario", kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        for (const char* k :
+             {"throughput_tokens_per_s", "throughput_per_gpu", "ttft_ms", "tpot_ms", "batch",
+              "memory_per_gpu_gib", "feasible", "violations", "roofline_fraction", "breakdown", "plan"})
+            QVERIFY2(j.contains(k), k);
+        QVERIFY(j["feasible"].toBool());
+        QVERIFY(j["throughput_tokens_per_s"].toDouble() > 0);
+        QCOMPARE(j["plan"].toObject()["degrees"].toObject()["tp"].toInt(), 8); // Megatron: TP = GPUs per node
+        QVERIFY(j["breakdown"].toObject()["decode"].toObject()["operators"].toArray().size() > 5);
+    }
+
+    void evaluateHumanTable() {
+        const Run r = shardplan({"evaluate", "--scenario", kSamples + "/scenarios/deepseek-v3-h100-32x8.yaml",
+                                 "--plan", kSamples + "/plans/deepseek-v3-dp-attention.yaml"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("throughput"));
+        QVERIFY(r.out.contains("experts dispatch"));
+        QVERIFY(r.out.contains("all-to-all"));
+    }
+
+    void evaluateBadPlan() {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("p.yaml"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("degrees: {tp: 4, dp: 1}\n");
+        f.close();
+        const Run r = shardplan({"evaluate", "--scenario", kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml",
+                                 "--plan", dir.filePath("p.yaml")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(
+            r.err.contains("p.yaml: plan does not fit the scenario: pp*dp*tp = 4 does not match the 8 GPUs"),
+            qPrintable(r.err));
+        QCOMPARE(shardplan({"evaluate"}).code, 2);
+    }
+
+    void evalSpeedJson() {
+        const Run r = shardplan({"bench", "--eval-speed", "--json", "--seconds", "0.2", "--scenario",
+                                 kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonArray rows = QJsonDocument::fromJson(r.out.toUtf8()).array();
+        QCOMPARE(rows.size(), 1);
+        QVERIFY(rows[0].toObject()["evals_per_second"].toDouble() > 0);
+        QVERIFY(rows[0].toObject()["scenario"].toString().endsWith("llama-3.1-8b-h100-1x8.yaml"));
     }
 };
 

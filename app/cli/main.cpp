@@ -1,11 +1,13 @@
 // shardplan: the headless planner. Exit codes: 0 ok, 1 bad input, 2 usage.
 
 #include "args.h"
+#include "cost_commands.h"
 
 #include "core/io/formats.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -22,6 +24,10 @@ const char* kUsageText = R"(usage: shardplan <command> [options]
 commands:
   validate [--json] [--kind KIND] FILE...   check model, cluster, workload, constraints, scenario or plan files
                                             (a model may be a Hugging Face config.json)
+  evaluate --scenario S [--plan P] [--json] the metrics and breakdown of a plan (default: the Megatron plan)
+  calibrate [--json] [FILE]                 the cost model against public measurements
+  bench --eval-speed [--json] [--scenario S]...
+                                            plan evaluations per second on one core
 
 exit status: 0 ok, 1 bad input, 2 usage error
 )";
@@ -77,5 +83,9 @@ int main(int argc, char** argv) {
         return kOk;
     }
     if (cmd == "validate") return cmdValidate(rest);
+    if (cmd == "evaluate") return sp::cli::cmdEvaluate(rest);
+    if (cmd == "calibrate") return sp::cli::cmdCalibrate(rest);
+    if (cmd == "bench" && std::find(rest.begin(), rest.end(), "--eval-speed") != rest.end())
+        return sp::cli::cmdEvalSpeed(rest);
     return usage("unknown command '" + cmd + "'");
 }

@@ -1,0 +1,226 @@
+#include "cost_commands.h"
+
+#include "args.h"
+#include "metrics_json.h"
+
+#include "core/cost/calibration.h"
+#include "core/io/formats.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+namespace sp::cli {
+
+namespace {
+
+constexpr int kOk = 0, kBadInput = 1, kUsage = 2;
+
+int usageError(const std::string& why, const char* usage) {
+    std::cerr << "shardplan: " << why << "\n\nusage: " << usage << "\n";
+    return kUsage;
+}
+
+std::string degreesText(const Plan& p, bool moe) {
+    const auto& d = p.degrees;
+    std::string s =
+        "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" + std::to_string(d.tp);
+    if (moe)
+        s += "  (moe: ep" + std::to_string(d.ep) + " x etp" + std::to_string(d.etp) + " x edp" +
+             std::to_string(d.edp) + ")";
+    return s;
+}
+
+void printBreakdown(const Breakdown& b) {
+    std::printf("\n%s: slowest stage %.3f ms (%d dense + %d moe layers)", b.phase.c_str(), b.stageMs,
+                b.denseLayers, b.moeLayers);
+    if (b.bubbleMs > 0 || b.pipelineTransferMs > 0)
+        std::printf(", stage transfer %.3f ms, bubble %.3f ms", b.pipelineTransferMs, b.bubbleMs);
+    std::printf("\n  %-12s %-15s %-11s %10s %10s %10s  %s\n", "layer", "operator", "choice", "compute ms",
+                "memory ms", "time ms", "bound");
+    for (const auto& o : b.ops)
+        std::printf("  %-12s %-15s %-11s %10.4f %10.4f %10.4f  %s\n", std::string(nameOf(o.layer)).c_str(),
+                    o.op.c_str(), o.choice.c_str(), o.computeMs, o.memoryMs, o.timeMs,
+                    o.memoryBound ? "memory" : "compute");
+    if (b.comms.empty()) return;
+    std::printf("  %-12s %-26s %-15s %-8s %5s %12s %10s\n", "layer", "collective", "kind", "link", "group",
+                "bytes/GPU", "time ms");
+    for (const auto& c : b.comms)
+        std::printf("  %-12s %-26s %-15s %-8s %5d %12.0f %10.4f\n", std::string(nameOf(c.layer)).c_str(),
+                    c.where.c_str(), std::string(nameOf(c.kind)).c_str(), std::string(nameOf(c.link)).c_str(),
+                    c.group, c.bytes, c.timeMs);
+}
+
+} // namespace
+
+int cmdEvaluate(const std::vector<std::string>& argv) {
+    const char* usage = "shardplan evaluate --scenario S [--plan P] [--json]";
+    Args a(argv, {"json"}, {"scenario", "plan"});
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (!a.positionals().empty())
+        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
+    const auto scenarioPath = a.option("scenario");
+    if (!scenarioPath) return usageError("--scenario is required", usage);
+    auto s = loadScenario(*scenarioPath);
+    if (!s) {
+        std::cerr << s.error().str() << "\n";
+        return kBadInput;
+    }
+    const CostModel model(s.value());
+    Plan plan;
+    std::string planName = "megatron";
+    if (auto pp = a.option("plan")) {
+        auto p = loadPlan(*pp);
+        if (!p) {
+            std::cerr << p.error().str() << "\n";
+            return kBadInput;
+        }
+        plan = p.value();
+        planName = *pp;
+        if (auto why = model.checkPlan(plan)) {
+            std::cerr << *pp << ": plan does not fit the scenario: " << *why << "\n";
+            return kBadInput;
+        }
+    } else {
+        plan = model.megatronPlan();
+    }
+    const Evaluation e = model.explain(plan);
+    const Metrics& m = e.metrics;
+    const bool moe = s->model.moe.present();
+    if (a.flag("json")) {
+        nlohmann::ordered_json j = metricsJson(m);
+        j["plan"] = nlohmann::ordered_json::parse(toJson(plan));
+        nlohmann::ordered_json br;
+        if (!e.decode.ops.empty()) br["decode"] = breakdownJson(e.decode);
+        if (!e.prefill.ops.empty()) br["prefill"] = breakdownJson(e.prefill);
+        j["breakdown"] = br;
+        std::cout << j.dump(2) << "\n";
+        return kOk;
+    }
+    std::printf("scenario   %s\nplan       %s: %s\n", s->name.c_str(), planName.c_str(),
+                degreesText(plan, moe).c_str());
+    std::printf("feasible   %s\n", m.feasible ? "yes" : "no");
+    for (const auto& v : m.violations) std::printf("  violation: %s\n", v.c_str());
+    std::printf("throughput %.0f tokens/s (%.1f per GPU), %.1f%% of the roofline bound %.0f\n", m.throughput,
+                m.throughputPerGpu, 100.0 * m.rooflineFraction, m.rooflineThroughput);
+    std::printf("latency    TTFT %.1f ms, TPOT %.2f ms, batch %lld per replica\n", m.ttftMs, m.tpotMs,
+                (long long)m.batch);
+    std::printf(
+        "memory     %.1f of %.1f GiB per GPU: weights %.1f, KV cache %.1f, activations %.1f, reserve %.1f\n",
+        m.memoryPerGpuGiB, m.capacityGiB, m.weightsGiB, m.kvCacheGiB, m.activationsGiB, m.reserveGiB);
+    if (!e.decode.ops.empty()) printBreakdown(e.decode);
+    if (!e.prefill.ops.empty()) printBreakdown(e.prefill);
+    return kOk;
+}
+
+int cmdEvalSpeed(const std::vector<std::string>& argv) {
+    const char* usage = "shardplan bench --eval-speed [--json] [--scenario S]... [--seconds T]";
+    Args a(argv, {"json", "eval-speed"}, {"scenario", "seconds"});
+    if (!a.ok()) return usageError(a.error(), usage);
+    const double seconds = a.number("seconds").value_or(2.0);
+    if (!a.ok() || seconds <= 0) return usageError("--seconds must be a positive number", usage);
+    std::vector<std::string> scenarios = a.all("scenario");
+    if (scenarios.empty())
+        scenarios = {SHARDPLAN_SAMPLES_DIR "/scenarios/deepseek-v3-h100-32x8.yaml",
+                     SHARDPLAN_SAMPLES_DIR "/scenarios/moe-1.6t-h100-128x8.yaml"};
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    if (!a.flag("json"))
+        std::printf("%-52s %14s %10s %12s\n", "scenario", "evals/s", "plans", "batch (mean)");
+    for (const auto& path : scenarios) {
+        auto s = loadScenario(path);
+        if (!s) {
+            std::cerr << s.error().str() << "\n";
+            return kBadInput;
+        }
+        const CostModel model(s.value());
+        // A fixed pool of valid plans around the Megatron plan: every degree split and operator choice
+        // varied, so the figure covers batch selection on realistic plans, not one cached case.
+        std::vector<Plan> pool;
+        const Plan base = model.megatronPlan();
+        const int G = s->gpus();
+        uint64_t rng = 88172645463325252ull;
+        auto next = [&rng] {
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            return rng;
+        };
+        for (int tries = 0; tries < 200000 && pool.size() < 512; ++tries) {
+            Plan p = base;
+            const int tp = 1 << (next() % 4), pp = 1 << (next() % 3);
+            if (G % (tp * pp) != 0) continue;
+            p.degrees.tp = tp, p.degrees.pp = pp, p.degrees.dp = G / (tp * pp);
+            const int stage = p.degrees.dp * p.degrees.tp;
+            p.degrees.ep = std::min<int>(stage, int(std::max<int64_t>(1, s->model.moe.experts)));
+            while (p.degrees.ep > 1 && (stage % p.degrees.ep || (s->model.moe.experts % p.degrees.ep)))
+                p.degrees.ep /= 2;
+            p.degrees.etp = 1, p.degrees.edp = stage / p.degrees.ep;
+            for (int i = 0; i < kOpCount; ++i)
+                if (i != int(Op::Experts)) p.choices[i] = int8_t(next() % choiceNames(Op(i)).size());
+            if (!model.checkPlan(p)) pool.push_back(p);
+        }
+        if (pool.empty()) pool.push_back(base);
+        int64_t n = 0;
+        double sink = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        double elapsed = 0;
+        double batchSum = 0;
+        do {
+            for (int i = 0; i < 256; ++i, ++n) {
+                const Metrics m = model.evaluate(pool[size_t(n) % pool.size()]);
+                sink += m.throughput;
+                batchSum += double(m.batch);
+            }
+            elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        } while (elapsed < seconds);
+        const double rate = double(n) / elapsed;
+        if (a.flag("json")) {
+            rows.push_back({{"scenario", path}, {"evals_per_second", rate}, {"plans", pool.size()}});
+        } else {
+            std::printf("%-52s %14.0f %10zu %12.1f\n", path.c_str(), rate, pool.size(), batchSum / double(n));
+        }
+        if (sink < 0) std::printf("impossible\n"); // keeps the loop from being optimised away
+    }
+    if (a.flag("json")) std::cout << rows.dump(2) << "\n";
+    return kOk;
+}
+
+int cmdCalibrate(const std::vector<std::string>& argv) {
+    const char* usage = "shardplan calibrate [--json] [MEASUREMENTS.yaml]";
+    Args a(argv, {"json"}, {});
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (a.positionals().size() > 1) return usageError("at most one measurements file", usage);
+    const std::string path =
+        a.positionals().empty()
+            ? std::string(SHARDPLAN_SAMPLES_DIR "/../tests/data/calibration/measurements.yaml")
+            : a.positionals()[0];
+    auto rep = runCalibration(path, SHARDPLAN_SAMPLES_DIR);
+    if (!rep) {
+        std::cerr << rep.error().str() << "\n";
+        return kBadInput;
+    }
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["median_abs_error"] = rep->medianAbsError;
+        auto& rows = j["rows"] = nlohmann::ordered_json::array();
+        for (const auto& r : rep->rows)
+            rows.push_back({{"id", r.id},
+                            {"metric", r.metric},
+                            {"measured", r.measured},
+                            {"predicted", r.predicted},
+                            {"error", r.error},
+                            {"feasible", r.feasible}});
+        j["skipped"] = rep->skipped;
+        std::cout << j.dump(2) << "\n";
+        return kOk;
+    }
+    std::printf("%-62s %-20s %12s %12s %8s\n", "measurement", "metric", "measured", "model", "error");
+    for (const auto& r : rep->rows)
+        std::printf("%-62s %-20s %12.1f %12.1f %+7.0f%%%s\n", r.id.c_str(), r.metric.c_str(), r.measured,
+                    r.predicted, 100.0 * r.error, r.feasible ? "" : "  (model: does not fit)");
+    for (const auto& s : rep->skipped) std::printf("skipped: %s\n", s.c_str());
+    std::printf("median absolute error: %.1f%% over %zu measurements\n", 100.0 * rep->medianAbsError,
+                rep->rows.size());
+    return kOk;
+}
+
+} // namespace sp::cli

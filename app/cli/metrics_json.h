@@ -1,0 +1,60 @@
+#pragma once
+// JSON forms of the cost model's results, shared by the CLI verbs.
+#include "core/cost/costmodel.h"
+
+#include <nlohmann/json.hpp>
+
+namespace sp::cli {
+
+inline nlohmann::ordered_json metricsJson(const sp::Metrics& m) {
+    nlohmann::ordered_json j;
+    j["throughput_tokens_per_s"] = m.throughput;
+    j["throughput_per_gpu"] = m.throughputPerGpu;
+    j["ttft_ms"] = m.ttftMs;
+    j["tpot_ms"] = m.tpotMs;
+    j["batch"] = m.batch;
+    j["memory_per_gpu_gib"] = m.memoryPerGpuGiB;
+    j["memory"] = {{"weights_gib", m.weightsGiB},
+                   {"kv_cache_gib", m.kvCacheGiB},
+                   {"activations_gib", m.activationsGiB},
+                   {"reserve_gib", m.reserveGiB},
+                   {"capacity_gib", m.capacityGiB}};
+    j["valid"] = m.valid;
+    j["feasible"] = m.feasible;
+    j["violations"] = m.violations;
+    j["roofline_tokens_per_s"] = m.rooflineThroughput;
+    j["roofline_fraction"] = m.rooflineFraction;
+    return j;
+}
+
+inline nlohmann::ordered_json breakdownJson(const sp::Breakdown& b) {
+    nlohmann::ordered_json j;
+    j["phase"] = b.phase;
+    j["stage_ms"] = b.stageMs;
+    j["dense_layers"] = b.denseLayers;
+    j["moe_layers"] = b.moeLayers;
+    j["pipeline_transfer_ms"] = b.pipelineTransferMs;
+    j["bubble_ms"] = b.bubbleMs;
+    auto& ops = j["operators"] = nlohmann::ordered_json::array();
+    for (const auto& o : b.ops)
+        ops.push_back({{"layer", std::string(nameOf(o.layer))},
+                       {"op", o.op},
+                       {"choice", o.choice},
+                       {"compute_ms", o.computeMs},
+                       {"memory_ms", o.memoryMs},
+                       {"time_ms", o.timeMs},
+                       {"bound", o.memoryBound ? "memory" : "compute"},
+                       {"weight_bytes", o.weightBytes}});
+    auto& cs = j["collectives"] = nlohmann::ordered_json::array();
+    for (const auto& c : b.comms)
+        cs.push_back({{"layer", std::string(nameOf(c.layer))},
+                      {"where", c.where},
+                      {"kind", std::string(nameOf(c.kind))},
+                      {"link", std::string(nameOf(c.link))},
+                      {"group", c.group},
+                      {"bytes", c.bytes},
+                      {"time_ms", c.timeMs}});
+    return j;
+}
+
+} // namespace sp::cli

@@ -1,0 +1,152 @@
+#include "core/cost/calibration.h"
+
+#include "core/cost/costmodel.h"
+#include "core/io/formats.h"
+#include "core/io/reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+namespace sp {
+
+namespace {
+
+// How each measurement's fields map onto a scenario and a plan:
+//  - model: samples/models/<model>.yaml; precision fp8 sets FP8 weights (FP8 GEMMs) and an FP8 KV cache, as
+//  the
+//    MLPerf and TensorRT-LLM FP8 configurations use; DeepSeek keeps its file's dtypes (FP8 weights, BF16
+//    latent).
+//  - gpu: the H100 or H200 sample cluster, or the H800 file beside the measurements, with the node count set.
+//  - plan: tp, pp, dp as given (a missing one takes what is left of the GPUs); with ep given, experts are
+//  expert-
+//    parallel over ep with the rest as replicas; without it, each replica shards its experts over its tp GPUs
+//    (TensorRT-LLM's default MoE tensor parallelism). With tp 1 and dp > 1 on an MoE model the attention is
+//    data-parallel, as in the DP-attention deployments.
+//  - batch: fixed when given (per replica), else chosen by the model; SLOs when given, else none (max
+//  throughput).
+Result<CalibrationRow> runOne(const io::MapReader& e, const std::string& samples, const std::string& here) {
+    CalibrationRow row;
+    row.id = e.string("id");
+    row.metric = e.string("metric");
+    row.measured = e.number("value", 1e-9, 1e12);
+    const std::string modelName = e.string("model");
+    auto model = loadModel(samples + "/models/" + modelName + ".yaml");
+    if (!model) return model.error();
+    Model m = model.value();
+    if (e.stringOr("precision", "bf16") == "fp8" && m.attention.type != AttentionType::MLA)
+        m.weights = Dtype::FP8, m.kvCache = Dtype::FP8;
+    const std::string gpu = e.string("gpu");
+    const std::string clusterFile = gpu == "h100-sxm"   ? samples + "/clusters/h100-4x8.yaml"
+                                    : gpu == "h200-sxm" ? samples + "/clusters/h200-16x8.yaml"
+                                    : gpu == "h800"     ? here + "/clusters/h800-1x8.yaml"
+                                                        : std::string();
+    if (clusterFile.empty()) e.failAt("gpu", "unknown GPU '" + gpu + "'");
+    auto cluster = loadCluster(clusterFile);
+    if (!cluster) return cluster.error();
+    Cluster c = cluster.value();
+    c.nodes = int(e.integer("nodes", 1, 100000));
+    c.gpusPerNode = int(e.integer("gpus_per_node", 1, 1024));
+    if (c.interNode.gbPerS <= 0) c.interNode = {"InfiniBand NDR", 50.0, 6.0}; // 400 Gb/s per GPU
+    Workload w;
+    w.phase = static_cast<Phase>(e.oneOf("phase", {"prefill", "decode", "serving"}));
+    if (!e.has("input_tokens")) return Error{e.file(), 0, 0, row.id, "input length not stated"};
+    w.inputTokens = e.integer("input_tokens", 1, 10'000'000);
+    w.outputTokens = e.has("output_tokens") ? e.integer("output_tokens", 1, 10'000'000) : 1;
+    if (w.phase == Phase::Serving && !e.has("output_tokens"))
+        return Error{e.file(), 0, 0, row.id, "output length not stated"};
+    if (e.has("slo") && row.metric != "ttft_ms" && row.metric != "tpot_ms") {
+        const io::MapReader slo = e.map("slo");
+        w.ttftMs = slo.numberOr("ttft_ms", 0, 0, 1e9);
+        w.tpotMs = slo.numberOr("tpot_ms", 0, 0, 1e9);
+    }
+    Scenario s;
+    s.name = row.id;
+    s.model = m;
+    s.cluster = c;
+    s.workload = w;
+    const int G = c.gpus();
+    const io::MapReader p = e.map("plan");
+    Degrees d;
+    d.tp = int(p.integerOr("tp", 0, 0, 100000));
+    d.pp = int(p.integerOr("pp", 1, 1, 100000));
+    d.dp = int(p.integerOr("dp", 0, 0, 100000));
+    if (d.tp == 0) d.tp = d.dp > 0 ? G / (d.dp * d.pp) : G / d.pp;
+    if (d.dp == 0) d.dp = G / (d.tp * d.pp);
+    Plan plan = Plan::megatronChoices(d);
+    if (m.moe.present()) {
+        if (p.has("ep")) {
+            plan.degrees.ep = int(p.integer("ep", 1, 100000));
+            plan.degrees.etp = 1;
+            plan.degrees.edp = d.dp * d.tp / plan.degrees.ep;
+        } else {
+            plan.degrees.ep = 1, plan.degrees.etp = d.tp, plan.degrees.edp = d.dp;
+        }
+    } else {
+        plan.degrees.ep = d.dp * d.tp;
+    }
+    if (e.has("batch")) plan.batch = e.integer("batch", 1, 10'000'000);
+    const CostModel cm(s);
+    if (auto why = cm.checkPlan(plan)) return Error{e.file(), 0, 0, row.id, "plan: " + *why};
+    const Metrics r = cm.evaluate(plan);
+    row.feasible = r.feasible;
+    if (row.metric == "output_tokens_per_s" || row.metric == "input_tokens_per_s")
+        row.predicted = r.throughput;
+    else if (row.metric == "total_tokens_per_s")
+        row.predicted = r.throughput * double(w.inputTokens + w.outputTokens) / double(w.outputTokens);
+    else if (row.metric == "ttft_ms") {
+        // A lightly loaded server (a couple of requests per second): the prefill of one prompt.
+        Workload one = w;
+        one.phase = Phase::Prefill;
+        one.fixedBatch = true, one.batch = 1;
+        s.workload = one;
+        row.predicted = CostModel(s).evaluate(plan).ttftMs;
+    } else if (row.metric == "tpot_ms") {
+        Workload one = w;
+        one.fixedBatch = true, one.batch = 1;
+        s.workload = one;
+        row.predicted = CostModel(s).evaluate(plan).tpotMs;
+    } else
+        e.failAt("metric", "unknown metric '" + row.metric + "'");
+    row.error = row.predicted / row.measured - 1.0;
+    return row;
+}
+
+} // namespace
+
+Result<CalibrationReport> runCalibration(const std::string& path, const std::string& samplesDir) {
+    try {
+        const YAML::Node root = io::parseDocument(io::readFile(path), path);
+        const io::MapReader r(path, root, "");
+        const YAML::Node list = r.node("measurements");
+        if (!list.IsSequence()) r.failAt("measurements", "expected a list");
+        const std::string here = std::filesystem::path(path).parent_path().string();
+        CalibrationReport rep;
+        for (size_t i = 0; i < list.size(); ++i) {
+            // null fields ("not stated by the source") read as absent
+            YAML::Node entry = YAML::Clone(list[i]);
+            std::vector<std::string> nulls;
+            for (auto it = entry.begin(); it != entry.end(); ++it)
+                if (it->second.IsNull()) nulls.push_back(it->first.Scalar());
+            for (const auto& k : nulls) entry.remove(k);
+            const io::MapReader e(path, entry, "measurements[" + std::to_string(i) + "]");
+            auto row = runOne(e, samplesDir, here);
+            if (row)
+                rep.rows.push_back(row.value());
+            else
+                rep.skipped.push_back(e.string("id") + ": " + row.error().message);
+        }
+        std::vector<double> errs;
+        for (const auto& row : rep.rows) errs.push_back(std::fabs(row.error));
+        if (!errs.empty()) {
+            std::sort(errs.begin(), errs.end());
+            const size_t n = errs.size();
+            rep.medianAbsError = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2.0;
+        }
+        return rep;
+    } catch (const InputError& e) {
+        return e.error();
+    }
+}
+
+} // namespace sp

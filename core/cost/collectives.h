@@ -1,0 +1,51 @@
+#pragma once
+// Alpha-beta costs of NCCL-style collectives on the two-level hierarchy (NVLink inside a node, one NIC per
+// GPU across nodes). A group is placed as `perNode` GPUs on each of `nodes` nodes.
+//
+// Bandwidth terms follow the ring algorithms (hierarchical across nodes: reduce-scatter inside the node, the
+// inter-node ring on 1/perNode of the data over every GPU's own NIC at once, all-gather inside the node);
+// latency terms are log-depth, as NCCL switches to tree/LL algorithms for the small messages where latency
+// matters. Payload conventions (bytes per GPU): all-reduce, reduce-scatter and all-gather/gather: the full
+// tensor; all-to-all: the data one GPU holds before the exchange.
+
+#include "core/model/cluster.h"
+
+#include <cmath>
+
+namespace sp {
+
+enum class Collective;
+
+/// Achieved link figures of a cluster, in bytes/s and seconds.
+struct Net {
+    double bwIntra = 0, bwInter = 0, alphaIntra = 0, alphaInter = 0;
+    static Net of(const Cluster& c) {
+        Net n;
+        n.bwIntra = c.intraNode.gbPerS * 1e9 * c.efficiency.intraNode;
+        n.bwInter = c.interNode.gbPerS * 1e9 * c.efficiency.interNode;
+        if (n.bwInter <= 0) n.bwInter = n.bwIntra; // single node: never used
+        n.alphaIntra = c.intraNode.latencyUs * 1e-6;
+        n.alphaInter = c.interNode.latencyUs * 1e-6;
+        return n;
+    }
+};
+
+/// A group of `size` GPUs, `perNode` on each of `nodes` nodes.
+struct GroupShape {
+    int size = 1, perNode = 1, nodes = 1;
+};
+
+inline double log2ceil(int n) {
+    return n <= 1 ? 0.0 : std::ceil(std::log2(double(n)));
+}
+
+/// Seconds per payload byte (see the payload conventions above).
+double collectiveSecondsPerByte(Collective k, GroupShape g, const Net& n);
+/// Fixed seconds per call.
+double collectiveAlpha(Collective k, GroupShape g, const Net& n);
+/// alpha + bytes * secondsPerByte.
+inline double collectiveTime(Collective k, GroupShape g, const Net& n, double bytes) {
+    return g.size <= 1 ? 0.0 : collectiveAlpha(k, g, n) + bytes * collectiveSecondsPerByte(k, g, n);
+}
+
+} // namespace sp

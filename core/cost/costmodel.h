@@ -1,0 +1,106 @@
+#pragma once
+// The analytical cost model: per-operator roofline, resharding collectives on the two-level cluster
+// hierarchy, pipeline stages, memory per GPU, and SLO-aware batch selection. Deterministic and fast (no
+// allocation on the evaluate() path beyond the returned value); explain() adds the full breakdown.
+
+#include "core/model/scenario.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sp {
+
+enum class LinkClass { Local, NvLink, Network };
+enum class Collective { AllReduce, ReduceScatter, AllGather, AllToAll, SendRecv, Gather };
+std::string_view nameOf(LinkClass l);
+std::string_view nameOf(Collective c);
+
+enum class LayerKind { Dense, Moe, Embedding, Head };
+std::string_view nameOf(LayerKind k);
+
+/// Results of one plan. Throughput is the objective: output tokens/s (decode, serving) or prompt tokens/s
+/// (prefill), for the whole cluster.
+struct Metrics {
+    bool valid = false;    ///< the plan is well formed for this scenario (degrees divide, pins kept)
+    bool feasible = false; ///< valid, fits memory and meets the SLOs at the chosen batch
+    std::string violation; ///< the first reason it is not feasible (or not valid)
+    std::vector<std::string> violations;
+    double shortfall = 0;  ///< >= 1 when infeasible: how far the binding limit is missed (1.5: 50% over)
+    double throughput = 0; ///< tokens/s, whole cluster
+    double throughputPerGpu = 0;
+    double ttftMs = 0;
+    double tpotMs = 0;
+    int64_t batch = 0;          ///< sequences per replica per micro-batch
+    double memoryPerGpuGiB = 0; ///< peak over stages
+    double weightsGiB = 0, kvCacheGiB = 0, activationsGiB = 0, reserveGiB = 0;
+    double capacityGiB = 0;        ///< usable HBM per GPU (after headroom)
+    double rooflineThroughput = 0; ///< physical bound of the workload on this cluster (same units)
+    double rooflineFraction = 0;
+};
+
+struct OpCost {
+    LayerKind layer;
+    std::string op;       ///< operator name (e.g. "qkv", "attention", "experts")
+    std::string choice;   ///< its sharding choice
+    double computeMs = 0; ///< per occurrence (one layer), at the chosen batch, decode step or prefill pass
+    double memoryMs = 0;
+    double timeMs = 0; ///< max(compute, memory) + launch
+    bool memoryBound = false;
+    double weightBytes = 0; ///< per GPU
+};
+
+struct CommCost {
+    LayerKind layer;
+    std::string where; ///< e.g. "qkv -> attention"
+    Collective kind;
+    LinkClass link;
+    int group = 1;     ///< GPUs in the collective
+    double bytes = 0;  ///< per GPU payload
+    double timeMs = 0; ///< per occurrence (one layer)
+};
+
+struct Breakdown {
+    std::vector<OpCost> ops;
+    std::vector<CommCost> comms;
+    int denseLayers = 0, moeLayers = 0; ///< in the slowest stage
+    double stageMs = 0;                 ///< slowest stage, one step
+    double pipelineTransferMs = 0;      ///< per stage boundary
+    double bubbleMs = 0;                ///< per step, from unequal stages
+    std::string phase;                  ///< "decode step" or "prefill pass"
+};
+
+struct Evaluation {
+    Metrics metrics;
+    Breakdown decode;  ///< decode or serving: one decode step
+    Breakdown prefill; ///< prefill or serving: one prefill pass
+};
+
+class CostModel {
+public:
+    explicit CostModel(Scenario s);
+    ~CostModel();
+    CostModel(CostModel&&) noexcept;
+    CostModel& operator=(CostModel&&) noexcept;
+
+    const Scenario& scenario() const;
+
+    /// Why the plan is not well formed for this scenario (degrees that do not divide GPUs, heads, experts;
+    /// pins or allowed degrees broken), or nullopt.
+    std::optional<std::string> checkPlan(const Plan& p) const;
+    /// The metrics of a plan, choosing the batch unless the plan or workload fixes it. Thread-safe.
+    Metrics evaluate(const Plan& p) const;
+    /// evaluate() plus the per-operator and per-collective breakdown.
+    Evaluation explain(const Plan& p) const;
+    /// The physical bound: throughput at peak FLOP/s and bandwidth with no communication (same units).
+    double rooflineThroughput() const;
+    /// The standard recipe (see megatron.cpp).
+    Plan megatronPlan() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace sp

@@ -1,0 +1,23 @@
+#pragma once
+// The rules that make a plan well formed for a scenario. Shared by CostModel::checkPlan and the search
+// space's validity masks, so a searcher never proposes a plan the cost model rejects.
+
+#include "core/model/scenario.h"
+
+#include <optional>
+#include <string>
+
+namespace sp {
+
+/// Degrees alone: pp*dp*tp equals the GPUs, pp <= layers, ep*etp*edp == dp*tp, experts and expert FFN divide,
+/// allowed degrees kept. `expertsChoice` is the plan's experts choice (tensor and token fix ep/etp/edp).
+std::optional<std::string> checkDegrees(const Scenario& s, const Degrees& d, int expertsChoice);
+
+/// One operator's choice under the given degrees: divisibility (heads, FFN, hidden by tp) and pins.
+std::optional<std::string> checkChoice(const Scenario& s, const Degrees& d, Op op, int choice);
+
+/// Whether the operator matters for this model (MoE operators do not for a dense model; dense FFN operators
+/// do not when every layer is MoE).
+bool opRelevant(const Model& m, Op op);
+
+} // namespace sp

@@ -1,0 +1,369 @@
+// The cost model: hand-computed cases, properties over random plans on every sample, invalid plans, and two
+// public facts that must come out the right way round.
+#include "core/cost/collectives.h"
+#include "core/cost/costmodel.h"
+#include "core/cost/validity.h"
+#include "core/io/formats.h"
+
+#include <QDirIterator>
+#include <QTest>
+
+#include <random>
+
+using namespace sp;
+
+namespace {
+
+const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
+const QString kFacts = QStringLiteral(SHARDPLAN_TESTDATA_DIR "/facts/");
+
+Scenario scenario(const QString& path) {
+    auto s = loadScenario(path.toStdString());
+    if (!s) qFatal("%s", s.error().str().c_str());
+    return s.value();
+}
+
+Plan plan(const QString& path) {
+    auto p = loadPlan(path.toStdString());
+    if (!p) qFatal("%s", p.error().str().c_str());
+    return p.value();
+}
+
+/// Llama-3.1-8B on one H100 (of the 1x8 sample), one prompt of `input` tokens, fixed batch 1.
+Scenario oneH100(Phase phase, int input) {
+    Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+    s.constraints.gpus = 1;
+    s.workload.phase = phase;
+    s.workload.inputTokens = input;
+    s.workload.outputTokens = 16;
+    s.workload.ttftMs = s.workload.tpotMs = 0;
+    s.workload.fixedBatch = true;
+    s.workload.batch = 1;
+    return s;
+}
+
+const OpCost& findOp(const Breakdown& b, const char* op) {
+    for (const auto& o : b.ops)
+        if (o.op == op) return o;
+    qFatal("no operator %s", op);
+}
+
+/// A random valid plan: random degrees (powers of two), mesh order and choices, rejected until checkPlan
+/// passes.
+std::optional<Plan> randomPlan(const CostModel& cm, std::mt19937& rng) {
+    const Scenario& s = cm.scenario();
+    const int G = s.gpus();
+    for (int tries = 0; tries < 5000; ++tries) {
+        Plan p;
+        const int tp = 1 << (rng() % 5), pp = 1 << (rng() % 4);
+        if (G % (tp * pp)) continue;
+        p.degrees = {pp, G / (tp * pp), tp, 1, 1, 1};
+        const int stage = p.degrees.dp * tp;
+        for (int i = 0; i < kOpCount; ++i) p.choices[i] = int8_t(rng() % choiceNames(Op(i)).size());
+        if (s.model.moe.present()) {
+            const int c = p.choice(Op::Experts);
+            if (c == choice::ExpTensor)
+                p.degrees.etp = stage;
+            else if (c == choice::ExpToken)
+                p.degrees.edp = stage;
+            else {
+                p.degrees.ep = 1 << (rng() % 9);
+                if (stage % p.degrees.ep) continue;
+                p.degrees.etp = 1, p.degrees.edp = stage / p.degrees.ep;
+            }
+        } else {
+            p.degrees.ep = stage;
+        }
+        std::array<Axis, 3> order{Axis::TP, Axis::DP, Axis::PP};
+        std::shuffle(order.begin(), order.end(), rng);
+        p.meshOrder = order;
+        if (!cm.checkPlan(p)) return p;
+    }
+    return std::nullopt;
+}
+
+QStringList sampleScenarios() {
+    QStringList out;
+    QDirIterator it(kSamples + "/scenarios", {"*.yaml"}, QDir::Files);
+    while (it.hasNext()) out << it.next();
+    out.sort();
+    return out;
+}
+
+} // namespace
+
+class TestCost : public QObject {
+    Q_OBJECT
+private slots:
+    // H100 SXM (sample cluster): 989 TFLOP/s BF16 x compute efficiency 0.7; 3.35 TB/s x memory efficiency
+    // 0.8; launch 4 us.
+    void gemmMemoryBoundAtBatchOne() {
+        const CostModel cm(oneH100(Phase::Decode, 1000));
+        const Evaluation e = cm.explain(cm.megatronPlan());
+        QVERIFY(e.metrics.valid);
+        const OpCost& up = findOp(e.decode, "ffn_up");
+        QVERIFY(up.memoryBound);
+        // gate+up weights: 2 x 4096 x 14336 x 2 bytes = 234,881,024 B; plus 1 token in (4096) and out (28672)
+        // x 2 B.
+        const double bytes = 234881024.0 + (4096 + 28672) * 2.0;
+        QCOMPARE_LE(std::abs(up.memoryMs - bytes / (3.35e12 * 0.8) * 1e3), 1e-9);
+        QCOMPARE_LE(std::abs(up.timeMs - (bytes / (3.35e12 * 0.8) * 1e3 + 0.004)), 1e-9); // = 0.0916 ms
+        // FLOPs: 2 x 1 x 4096 x 28672 = 234,881,024 -> 0.34 us of compute: far below the memory time
+        QCOMPARE_LE(std::abs(up.computeMs - 2.0 * 4096 * 28672 / (989e12 * 0.7) * 1e3), 1e-9);
+    }
+
+    void gemmComputeBoundAtLargeM() {
+        const CostModel cm(oneH100(Phase::Prefill, 4096));
+        const Evaluation e = cm.explain(cm.megatronPlan());
+        const OpCost& up = findOp(e.prefill, "ffn_up");
+        QVERIFY(!up.memoryBound);
+        // 2 x 4096 tokens x 4096 x 28672 = 962.1 GFLOP / 692.3 TFLOP/s = 1.390 ms
+        const double flops = 2.0 * 4096 * 4096 * 28672;
+        QCOMPARE_LE(std::abs(up.computeMs - flops / (989e12 * 0.7) * 1e3), 1e-9);
+        QVERIFY(std::abs(up.computeMs - 1.3897) < 1e-3);
+        QVERIFY(up.memoryMs < up.computeMs / 3);
+    }
+
+    // NVLink 450 GB/s x 0.8 = 360 GB/s, 3 us per step; NIC 400 Gb/s = 50 GB/s x 0.9 = 45 GB/s, 6 us per step.
+    void ringAllReduce() {
+        Cluster c;
+        c.intraNode = {"nvlink", 450, 3};
+        c.interNode = {"ib", 50, 6};
+        const Net net = Net::of(c);
+        const double bytes = 1e9;
+        // 8 GPUs in one node: 2 (p-1)/p bytes / bw = 2 x 7/8 x 1e9 / 360e9 = 4.8611 ms; latency 2 log2(8) x 3
+        // us.
+        const double inNode = collectiveTime(Collective::AllReduce, {8, 8, 1}, net, bytes);
+        QCOMPARE_LE(std::abs(inNode - (2.0 * 7 / 8 * 1e9 / 360e9 + 18e-6)), 1e-12);
+        // 16 GPUs on 2 nodes: reduce-scatter in the node (7/8 over NVLink), ring across 2 nodes on 1/8 of the
+        // data per NIC ((2-1)/2 / 8 of it), all-gather in the node: 2 x (7/8 / 360e9 + 1/16 / 45e9) x 1e9
+        // = 2 x (2.4306 + 1.3889) ms = 7.6389 ms; latency 2 x (3 x 3 + 1 x 6) us = 30 us.
+        const double twoNodes = collectiveTime(Collective::AllReduce, {16, 8, 2}, net, bytes);
+        QCOMPARE_LE(std::abs(twoNodes - (2.0 * (7.0 / 8 / 360e9 + 1.0 / 16 / 45e9) * 1e9 + 30e-6)), 1e-12);
+        QVERIFY(std::abs(twoNodes - 7.6689e-3) < 1e-6);
+        // 16 GPUs one per node: a plain ring over the NICs, 2 x 15/16 x 1e9 / 45e9 = 41.667 ms + 2 x 4 x 6 us
+        const double spread = collectiveTime(Collective::AllReduce, {16, 1, 16}, net, bytes);
+        QCOMPARE_LE(std::abs(spread - (2.0 * 15 / 16 * 1e9 / 45e9 + 48e-6)), 1e-12);
+    }
+
+    void allToAllAcrossNodes() {
+        Cluster c;
+        c.intraNode = {"nvlink", 450, 3};
+        c.interNode = {"ib", 50, 6};
+        const Net net = Net::of(c);
+        // 16 GPUs on 2 nodes, 1 GB held per GPU: 7/16 of it to node peers over NVLink (1.215 ms) and 8/16
+        // across the NIC (0.5 GB / 45 GB/s = 11.111 ms) at once: the NIC bounds it. Latency 3 + 6 us.
+        const double t = collectiveTime(Collective::AllToAll, {16, 8, 2}, net, 1e9);
+        QCOMPARE_LE(std::abs(t - (0.5e9 / 45e9 + 9e-6)), 1e-12);
+        // inside one node: 7/8 of 1 GB over NVLink = 2.4306 ms + 3 us
+        const double in = collectiveTime(Collective::AllToAll, {8, 8, 1}, net, 1e9);
+        QCOMPARE_LE(std::abs(in - (7.0 / 8 * 1e9 / 360e9 + 3e-6)), 1e-12);
+    }
+
+    void noCommunicationWithoutTpAndPp_data() {
+        QTest::addColumn<QString>("path");
+        for (const auto& f : sampleScenarios())
+            QTest::addRow("%s", qPrintable(QFileInfo(f).completeBaseName())) << f;
+    }
+    void noCommunicationWithoutTpAndPp() {
+        QFETCH(QString, path);
+        const Scenario s = scenario(path);
+        const CostModel cm(s);
+        const int G = s.gpus();
+        Plan p = Plan::megatronChoices({1, G, 1, G, 1, 1});
+        if (s.model.moe.present()) p.degrees = {1, G, 1, 1, 1, G}, p.setChoice(Op::Experts, choice::ExpToken);
+        QVERIFY2(!cm.checkPlan(p), cm.checkPlan(p)->c_str());
+        const Evaluation e = cm.explain(p);
+        QVERIFY(e.decode.comms.empty() && e.prefill.comms.empty());
+    }
+
+    // Summed over the GPUs, weight memory = parameters x bytes x replication.
+    void weightMemoryConservation_data() { noCommunicationWithoutTpAndPp_data(); }
+    void weightMemoryConservation() {
+        QFETCH(QString, path);
+        const Scenario s = scenario(path);
+        const CostModel cm(s);
+        const ParamCounts pc = countParams(s.model);
+        const double wb = bytesOf(s.model.weights);
+        const int G = s.gpus();
+        auto summed = [&](const Plan& p) {
+            // every stage's dp*tp GPUs: peak-stage figure x pp over-counts, so sum per stage via one-stage
+            // plans
+            const Evaluation e = cm.explain(p);
+            double perGpu = 0;
+            for (const auto& b : {e.decode.ops.empty() ? e.prefill : e.decode})
+                for (const auto& o : b.ops) {
+                    const double layers = o.layer == LayerKind::Dense ? b.denseLayers
+                                          : o.layer == LayerKind::Moe ? b.moeLayers
+                                                                      : 1.0;
+                    perGpu += o.weightBytes * layers;
+                }
+            return perGpu * G;
+        };
+        // All replicated (tp 1, pp 1): each GPU holds everything (but the final norm, ignored).
+        Plan rep = Plan::megatronChoices({1, G, 1, G, 1, 1});
+        if (s.model.moe.present())
+            rep.degrees = {1, G, 1, 1, 1, G}, rep.setChoice(Op::Experts, choice::ExpToken);
+        QVERIFY(!cm.checkPlan(rep));
+        const double total = pc.total - pc.finalNorm;
+        QVERIFY2(std::abs(summed(rep) / (total * wb * G) - 1.0) < 1e-9,
+                 qPrintable(QString::number(summed(rep) / (total * wb * G))));
+        // Megatron on a dense model, one stage: each weight once per tp group, so dp copies (norms, which are
+        // replicated in the group, add a negligible 2h per layer per extra GPU).
+        if (!s.model.moe.present()) {
+            const int tp = std::min(8, G);
+            Plan meg = Plan::megatronChoices({1, G / tp, tp, G, 1, 1});
+            if (cm.checkPlan(meg)) return;
+            const double expected = total * wb * (G / tp);
+            QVERIFY2(std::abs(summed(meg) / expected - 1.0) < 1e-3,
+                     qPrintable(QString::number(summed(meg) / expected)));
+        } else {
+            // Experts expert-parallel over the stage (edp 1, ep dividing the experts), the rest replicated
+            // (tp 1): experts once, everything else G times.
+            int ep = G;
+            while (s.model.moe.experts % ep) ep /= 2;
+            Plan p = Plan::megatronChoices({1, G, 1, ep, 1, G / ep});
+            QVERIFY(!cm.checkPlan(p));
+            const double routed = pc.routedExpert * double(s.model.moe.experts) * double(s.model.moeLayers());
+            const double expected = ((total - routed) * G + routed * (G / ep)) * wb;
+            QVERIFY2(std::abs(summed(p) / expected - 1.0) < 1e-9,
+                     qPrintable(QString::number(summed(p) / expected)));
+        }
+    }
+
+    // More bandwidth or more FLOP/s is never slower; same input, same output.
+    void monotoneAndDeterministic_data() { noCommunicationWithoutTpAndPp_data(); }
+    void monotoneAndDeterministic() {
+        QFETCH(QString, path);
+        const Scenario base = scenario(path);
+        std::mt19937 rng(7);
+        const CostModel cm(base);
+        std::vector<Scenario> faster;
+        for (int k = 0; k < 4; ++k) {
+            Scenario f = base;
+            if (k == 0) f.cluster.gpu.hbmTBs *= 1.5;
+            if (k == 1)
+                for (auto& t : f.cluster.gpu.tflops) t *= 2.0;
+            if (k == 2) f.cluster.intraNode.gbPerS *= 2.0;
+            if (k == 3) f.cluster.interNode.gbPerS *= 2.0;
+            faster.push_back(f);
+        }
+        int checked = 0;
+        for (int i = 0; i < 40; ++i) {
+            auto p = randomPlan(cm, rng);
+            if (!p) continue;
+            const Metrics a = cm.evaluate(*p);
+            const Metrics again = CostModel(base).evaluate(*p);
+            QCOMPARE(a.throughput, again.throughput);
+            QCOMPARE(a.batch, again.batch);
+            QCOMPARE(a.memoryPerGpuGiB, again.memoryPerGpuGiB);
+            QCOMPARE(a.violations, again.violations);
+            // at the same batch, every latency is no longer and throughput no lower
+            Plan fixed = *p;
+            fixed.batch = a.batch;
+            const Metrics slow = cm.evaluate(fixed);
+            for (const Scenario& f : faster) {
+                const Metrics fast = CostModel(f).evaluate(fixed);
+                QVERIFY(fast.throughput >= slow.throughput * (1 - 1e-12));
+                QVERIFY(fast.tpotMs <= slow.tpotMs * (1 + 1e-12));
+                QVERIFY(fast.ttftMs <= slow.ttftMs * (1 + 1e-12));
+                // with the batch chosen again, a feasible plan stays feasible
+                if (a.feasible) QVERIFY(CostModel(f).evaluate(*p).feasible);
+            }
+            ++checked;
+        }
+        QVERIFY(checked >= 10);
+    }
+
+    void invalidPlansRejected_data() {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<QString>("planText");
+        QTest::addColumn<QString>("expected");
+        const QString llama8 = kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml";
+        const QString ds = kSamples + "/scenarios/deepseek-v3-h100-32x8.yaml";
+        QTest::addRow("gpus") << llama8 << "degrees: {tp: 4, dp: 1}"
+                              << "pp*dp*tp = 4 does not match the 8 GPUs";
+        QTest::addRow("valid control") << llama8 << "degrees: {tp: 8, dp: 1}\noperators: {attention: head}"
+                                       << "";
+        QTest::addRow("too many stages") << ds << "degrees: {pp: 128, dp: 1, tp: 2, ep: 2}"
+                                         << "pp (128) exceeds the model's 61 layers";
+        QTest::addRow("heads") << ds << "degrees: {pp: 1, dp: 1, tp: 256, ep: 256}"
+                               << "needs tp (256) to divide the attention heads (128)";
+        QTest::addRow("ep over experts") << kSamples + "/scenarios/moe-1.6t-h100-128x8.yaml"
+                                         << "degrees: {pp: 1, dp: 1024, tp: 1, ep: 1024}"
+                                         << "ep (1024) exceeds the 512 experts";
+        QTest::addRow("tensor experts")
+            << ds << "degrees: {pp: 1, dp: 32, tp: 8, ep: 8, etp: 32}\noperators: {experts: tensor}"
+            << "experts: tensor shards every expert";
+    }
+    void invalidPlansRejected() {
+        QFETCH(QString, scenario);
+        QFETCH(QString, planText);
+        QFETCH(QString, expected);
+        const CostModel cm(::scenario(scenario));
+        auto p = parsePlan(planText.toStdString(), "p.yaml");
+        QVERIFY2(p.ok(), p.error().str().c_str());
+        const auto why = cm.checkPlan(p.value());
+        if (expected.isEmpty()) { // the valid control case
+            QVERIFY(!why);
+            return;
+        }
+        QVERIFY(why);
+        QVERIFY2(QString::fromStdString(*why).contains(expected), why->c_str());
+        const Metrics m = cm.evaluate(p.value());
+        QVERIFY(!m.valid && !m.feasible);
+        QCOMPARE(QString::fromStdString(m.violation), QString::fromStdString(*why));
+    }
+
+    // (a) DeepSeek-V3 decode on 12x8 H100, ~2,000 tokens of KV: data-parallel attention with wide expert
+    // parallelism is several times faster than TP16 (SGLang, lmsys.org/blog/2025-05-05-large-scale-ep: 5.2x).
+    void factDpAttentionBeatsTp16() {
+        const CostModel cm(scenario(kFacts + "deepseek-v3-decode-h100-12x8.yaml"));
+        const Metrics dpa = cm.evaluate(plan(kFacts + "dp-attention-wide-ep.yaml"));
+        const Metrics tp16 = cm.evaluate(plan(kFacts + "tp16.yaml"));
+        QVERIFY(dpa.feasible && tp16.feasible);
+        qInfo("DP attention %.0f tok/s, TP16 %.0f tok/s: %.1fx", dpa.throughput, tp16.throughput,
+              dpa.throughput / tp16.throughput);
+        QVERIFY(dpa.throughput > 3.0 * tp16.throughput);
+    }
+
+    // (b) Llama-2-70B FP8 on one 8xH100 node at maximum throughput: TP2 x 4 replicas beats TP8 (MLPerf v4.1).
+    void factTp2x4BeatsTp8() {
+        const CostModel cm(scenario(kFacts + "llama-2-70b-fp8-h100-1x8.yaml"));
+        const Metrics tp2 = cm.evaluate(plan(kFacts + "tp2x4.yaml"));
+        const Metrics tp8 = cm.evaluate(plan(kFacts + "tp8.yaml"));
+        QVERIFY(tp2.feasible && tp8.feasible);
+        qInfo("TP2x4 %.0f tok/s, TP8 %.0f tok/s", tp2.throughput, tp8.throughput);
+        QVERIFY(tp2.throughput > tp8.throughput);
+    }
+
+    void batchIsLargestFeasible() {
+        // The chosen batch meets the SLOs and fits; one more does not.
+        const Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        const CostModel cm(s);
+        const Plan p = cm.megatronPlan();
+        const Metrics m = cm.evaluate(p);
+        QVERIFY(m.feasible && m.batch > 1);
+        Plan more = p;
+        more.batch = m.batch + 1;
+        QVERIFY(!cm.evaluate(more).feasible);
+        more.batch = m.batch;
+        QVERIFY(cm.evaluate(more).feasible);
+        QVERIFY(m.memoryPerGpuGiB <= m.capacityGiB);
+        QVERIFY(m.tpotMs <= s.workload.tpotMs && m.ttftMs <= s.workload.ttftMs);
+        QVERIFY(m.rooflineFraction > 0 && m.rooflineFraction < 1);
+    }
+
+    void megatronPlanIsValidEverywhere_data() { noCommunicationWithoutTpAndPp_data(); }
+    void megatronPlanIsValidEverywhere() {
+        QFETCH(QString, path);
+        const CostModel cm(scenario(path));
+        const Plan p = cm.megatronPlan();
+        QVERIFY2(!cm.checkPlan(p), cm.checkPlan(p)->c_str());
+        QVERIFY(p.degrees.tp <= cm.scenario().cluster.gpusPerNode);
+        QVERIFY(cm.evaluate(p).valid);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCost)
+#include "tst_cost.moc"
