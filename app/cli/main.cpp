@@ -2,6 +2,7 @@
 
 #include "args.h"
 #include "cost_commands.h"
+#include "search_commands.h"
 
 #include "core/io/formats.h"
 
@@ -28,6 +29,13 @@ commands:
   calibrate [--json] [FILE]                 the cost model against public measurements
   bench --eval-speed [--json] [--scenario S]...
                                             plan evaluations per second on one core
+  search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K] [--threads T]
+         [--out FILE] [--json]              the best plan a searcher finds (megatron, exhaustive, random, sa,
+                                            ga, rl; default budget 2000); Ctrl-C stops it with the best so far;
+                                            exit 1 when no plan is feasible
+  compare --scenario S A B [--json]         two plans' metrics side by side (ratios B/A) and what differs
+  bench --scenario S... [--searchers LIST] [--budget N] [--seeds K] [--threads T] [--json] [--csv F]
+                                            searchers over seeds 1..K: best throughput, vs Megatron, evals to 99%
 
 exit status: 0 ok, 1 bad input, 2 usage error
 )";
@@ -87,5 +95,8 @@ int main(int argc, char** argv) {
     if (cmd == "calibrate") return sp::cli::cmdCalibrate(rest);
     if (cmd == "bench" && std::find(rest.begin(), rest.end(), "--eval-speed") != rest.end())
         return sp::cli::cmdEvalSpeed(rest);
+    if (cmd == "search") return sp::cli::cmdSearch(rest);
+    if (cmd == "compare") return sp::cli::cmdCompare(rest);
+    if (cmd == "bench") return sp::cli::cmdBench(rest);
     return usage("unknown command '" + cmd + "'");
 }

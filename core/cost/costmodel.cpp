@@ -805,11 +805,11 @@ struct CostModel::Impl {
             std::snprintf(buf, sizeof buf, "memory: %.1f GiB per GPU needed at batch %lld, %.1f GiB usable",
                           m.memoryPerGpuGiB, (long long)B, m.capacityGiB);
             m.violations.emplace_back(buf);
-            shortfall = std::max(shortfall, 1.0 + m.memoryPerGpuGiB / m.capacityGiB);
+            shortfall = std::max(shortfall, m.memoryPerGpuGiB / m.capacityGiB);
         }
         if (slo > 1.0) {
             describeSlo(r, B, m);
-            shortfall = std::max(shortfall, 1.0 + slo);
+            shortfall = std::max(shortfall, slo);
         }
         m.feasible = m.violations.empty();
         m.shortfall = m.feasible ? 0.0 : shortfall;

@@ -1,0 +1,516 @@
+// shardplan search, compare and bench: the searchers of core/search on the command line.
+#include "search_commands.h"
+
+#include "args.h"
+#include "metrics_json.h"
+
+#include "core/cost/validity.h"
+#include "core/io/formats.h"
+#include "core/search/searcher.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace sp::cli {
+
+namespace {
+
+constexpr int kOk = 0, kBadInput = 1, kUsage = 2;
+constexpr int64_t kDefaultBudget = 2000;
+
+int usageError(const std::string& why, const char* usage) {
+    std::cerr << "shardplan: " << why << "\n\nusage: " << usage << "\n";
+    return kUsage;
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep = ", ") {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+    return s;
+}
+
+// Ctrl-C requests a stop through a stop token: the handler only sets a lock-free flag (all a signal handler
+// may do); a watcher thread turns it into request_stop().
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+extern "C" void onInterrupt(int) {
+    g_interrupted.store(true);
+}
+
+class InterruptToStop {
+public:
+    InterruptToStop() {
+        g_interrupted.store(false);
+        m_previous = std::signal(SIGINT, onInterrupt);
+        m_watcher = std::jthread([this](std::stop_token st) {
+            while (!st.stop_requested()) {
+                if (g_interrupted.load()) {
+                    m_source.request_stop();
+                    return;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
+        });
+    }
+    ~InterruptToStop() {
+        m_watcher.request_stop();
+        m_watcher.join();
+        std::signal(SIGINT, m_previous);
+    }
+    std::stop_token token() const { return m_source.get_token(); }
+    bool interrupted() const { return m_source.stop_requested(); }
+
+private:
+    std::stop_source m_source;
+    std::jthread m_watcher;
+    void (*m_previous)(int) = SIG_DFL;
+};
+
+/// The live progress line on stderr: rewritten in place on a terminal; elsewhere only the final state.
+class ProgressLine : public Observer {
+public:
+    explicit ProgressLine(std::string searcher)
+        : m_searcher(std::move(searcher)), m_tty(isatty(fileno(stderr))) {}
+    void progress(const Progress& p) override {
+        if ((!m_tty && !p.final) || (p.final && p.evaluations == 0)) return;
+        const double rate = p.seconds > 0 ? double(p.evaluations) / p.seconds : 0;
+        std::fprintf(stderr, "\r%s: %lld evaluations, %.0f evals/s, best %.1f tokens/s   %s",
+                     m_searcher.c_str(), (long long)p.evaluations, rate, p.bestThroughput,
+                     p.final ? "\n" : "");
+        std::fflush(stderr);
+    }
+
+private:
+    std::string m_searcher;
+    bool m_tty;
+};
+
+std::string opName(Op op) {
+    return std::string(op >= Op::MoeNorms ? "moe." : "") + std::string(kOpNames[int(op)]);
+}
+
+std::string meshText(const Plan& p) {
+    std::string s;
+    for (Axis a : p.meshOrder) s += (s.empty() ? "" : ",") + std::string(kAxisNames[int(a)]);
+    return s;
+}
+
+std::string degreesText(const Plan& p, bool moe) {
+    const Degrees& d = p.degrees;
+    std::string s =
+        "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" + std::to_string(d.tp);
+    if (moe)
+        s += " (moe: ep" + std::to_string(d.ep) + " x etp" + std::to_string(d.etp) + " x edp" +
+             std::to_string(d.edp) + ")";
+    return s + ", mesh " + meshText(p);
+}
+
+std::string operatorsText(const Plan& p, const Model& m) {
+    std::vector<std::string> parts;
+    for (int o = 0; o < kOpCount; ++o)
+        if (opRelevant(m, Op(o)))
+            parts.push_back(opName(Op(o)) + " " + std::string(choiceNames(Op(o))[p.choices[o]]));
+    return joined(parts);
+}
+
+void printMetrics(const Metrics& m) {
+    std::printf("feasible    %s\n", m.feasible ? "yes" : "no");
+    for (const auto& v : m.violations) std::printf("  violation: %s\n", v.c_str());
+    std::printf("throughput  %.1f tokens/s (%.1f per GPU), %.1f%% of the roofline bound\n", m.throughput,
+                m.throughputPerGpu, 100.0 * m.rooflineFraction);
+    std::printf("latency     TTFT %.1f ms, TPOT %.2f ms, batch %lld per replica\n", m.ttftMs, m.tpotMs,
+                (long long)m.batch);
+    std::printf("memory      %.1f of %.1f GiB per GPU\n", m.memoryPerGpuGiB, m.capacityGiB);
+}
+
+std::optional<Scenario> loadScenarioOrReport(const std::string& path) {
+    auto s = loadScenario(path);
+    if (!s) {
+        std::cerr << s.error().str() << "\n";
+        return std::nullopt;
+    }
+    return s.value();
+}
+
+/// The file name without its folders and extension: the short name of a scenario in tables.
+std::string stem(const std::string& path) {
+    std::string s = path.substr(path.find_last_of('/') + 1);
+    if (auto dot = s.find_last_of('.'); dot != std::string::npos && dot > 0) s = s.substr(0, dot);
+    return s;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return std::nan("");
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// JSON for a number that may be undefined (NaN -> null).
+nlohmann::ordered_json num(double x) {
+    return std::isfinite(x) ? nlohmann::ordered_json(x) : nullptr;
+}
+
+} // namespace
+
+// -----------------------------------------------------------------------------------------------------------------
+
+int cmdSearch(const std::vector<std::string>& argv) {
+    const char* usage =
+        "shardplan search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K]\n"
+        "                        [--threads T] [--out plan.json|plan.yaml] [--json]";
+    Args a(argv, {"json"}, {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out"});
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (!a.positionals().empty())
+        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
+    const auto scenarioPath = a.option("scenario");
+    if (!scenarioPath) return usageError("--scenario is required", usage);
+    const auto searcherName = a.option("searcher");
+    if (!searcherName) return usageError("--searcher is required (" + joined(searcherNames()) + ")", usage);
+    auto searcher = makeSearcher(*searcherName);
+    if (!searcher)
+        return usageError("unknown searcher '" + *searcherName + "' (" + joined(searcherNames()) + ")",
+                          usage);
+    const auto budget = a.integer("budget");
+    const auto seconds = a.number("seconds");
+    const auto seed = a.integer("seed");
+    const auto threads = a.integer("threads");
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (budget && *budget < 1) return usageError("--budget must be at least 1", usage);
+    if (seconds && !(*seconds > 0)) return usageError("--seconds must be positive", usage);
+    if (seed && *seed < 0) return usageError("--seed must not be negative", usage);
+    if (threads && *threads < 0) return usageError("--threads must not be negative (0: all cores)", usage);
+    const auto out = a.option("out");
+    if (out && !endsWith(*out, ".json") && !endsWith(*out, ".yaml") && !endsWith(*out, ".yml"))
+        return usageError("--out must end in .json, .yaml or .yml", usage);
+
+    const auto scenario = loadScenarioOrReport(*scenarioPath);
+    if (!scenario) return kBadInput;
+    const CostModel model(*scenario);
+    const CostModelObjective objective(model);
+    const SearchSpace space(*scenario);
+    Engine engine(objective);
+    SearchOptions o;
+    o.budget.evaluations = budget.value_or(0);
+    o.budget.seconds = seconds.value_or(0);
+    if (o.budget.unlimited()) o.budget.evaluations = kDefaultBudget;
+    o.seed = uint64_t(seed.value_or(1));
+    o.threads = int(threads.value_or(0));
+
+    ProgressLine line(*searcherName);
+    SearchResult r;
+    {
+        InterruptToStop interrupt;
+        r = searcher->run(space, engine, o, &line, interrupt.token());
+    }
+    if (r.refused || r.evaluations == 0) {
+        std::cerr << "shardplan: " << r.message << "\n";
+        return kBadInput;
+    }
+    const Candidate& best = r.best;
+    if (out) {
+        const std::string text = endsWith(*out, ".json") ? toJson(best.plan) : toYaml(best.plan);
+        if (auto w = writeFileAtomic(*out, text); !w) {
+            std::cerr << w.error().str() << "\n";
+            return kBadInput;
+        }
+    }
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["plan"] = nlohmann::ordered_json::parse(toJson(best.plan));
+        j["metrics"] = metricsJson(best.metrics);
+        j["evaluations"] = r.evaluations;
+        j["seconds"] = r.seconds;
+        j["searcher"] = r.searcher;
+        j["seed"] = o.seed;
+        j["stopped"] = r.stopped;
+        j["message"] =
+            r.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.message);
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::printf("scenario    %s (%s)\n", scenario->name.c_str(), scenarioPath->c_str());
+        std::printf("searcher    %s, seed %llu: %lld evaluations in %.2f s%s\n", r.searcher.c_str(),
+                    (unsigned long long)o.seed, (long long)r.evaluations, r.seconds,
+                    r.stopped ? " (stopped)" : "");
+        std::printf("plan        %s\n", degreesText(best.plan, scenario->model.moe.present()).c_str());
+        std::printf("operators   %s\n", operatorsText(best.plan, scenario->model).c_str());
+        printMetrics(best.metrics);
+        if (out) std::printf("written     %s\n", out->c_str());
+    }
+    if (!r.message.empty()) std::cerr << "shardplan: " << r.message << "\n";
+    return best.metrics.feasible ? kOk : kBadInput;
+}
+
+// -----------------------------------------------------------------------------------------------------------------
+
+int cmdCompare(const std::vector<std::string>& argv) {
+    const char* usage = "shardplan compare --scenario S A.json B.json [--json]";
+    Args a(argv, {"json"}, {"scenario"});
+    if (!a.ok()) return usageError(a.error(), usage);
+    const auto scenarioPath = a.option("scenario");
+    if (!scenarioPath) return usageError("--scenario is required", usage);
+    if (a.positionals().size() != 2) return usageError("compare needs two plan files, A and B", usage);
+    const auto scenario = loadScenarioOrReport(*scenarioPath);
+    if (!scenario) return kBadInput;
+    const CostModel model(*scenario);
+    const auto& files = a.positionals();
+    std::vector<Plan> plans;
+    std::vector<Metrics> metrics;
+    for (const auto& f : files) {
+        auto p = loadPlan(f);
+        if (!p) {
+            std::cerr << p.error().str() << "\n";
+            return kBadInput;
+        }
+        if (auto why = model.checkPlan(p.value())) {
+            std::cerr << f << ": plan does not fit the scenario: " << *why << "\n";
+            return kBadInput;
+        }
+        plans.push_back(p.value());
+        metrics.push_back(model.evaluate(p.value()));
+    }
+    const Metrics &ma = metrics[0], &mb = metrics[1];
+    const Plan &pa = plans[0], &pb = plans[1];
+    const bool moe = scenario->model.moe.present();
+
+    struct Row {
+        const char* key;
+        const char* label;
+        double a, b;
+    };
+    const std::vector<Row> rows{
+        {"throughput_tokens_per_s", "throughput tokens/s", ma.throughput, mb.throughput},
+        {"throughput_per_gpu", "throughput per GPU", ma.throughputPerGpu, mb.throughputPerGpu},
+        {"ttft_ms", "TTFT ms", ma.ttftMs, mb.ttftMs},
+        {"tpot_ms", "TPOT ms", ma.tpotMs, mb.tpotMs},
+        {"batch", "batch", double(ma.batch), double(mb.batch)},
+        {"memory_per_gpu_gib", "memory per GPU GiB", ma.memoryPerGpuGiB, mb.memoryPerGpuGiB},
+        {"roofline_fraction", "roofline fraction", ma.rooflineFraction, mb.rooflineFraction},
+    };
+    auto ratio = [](double x, double y) { return x != 0 ? y / x : std::nan(""); };
+
+    // What differs: degrees, mesh order, batch, and the choices of the operators the model has.
+    struct Diff {
+        std::string field, a, b;
+    };
+    std::vector<Diff> diffs;
+    for (Axis ax : {Axis::PP, Axis::DP, Axis::TP, Axis::EP, Axis::ETP, Axis::EDP}) {
+        if (!moe && (ax == Axis::EP || ax == Axis::ETP || ax == Axis::EDP)) continue;
+        if (pa.degrees.get(ax) != pb.degrees.get(ax))
+            diffs.push_back({std::string(kAxisNames[int(ax)]), std::to_string(pa.degrees.get(ax)),
+                             std::to_string(pb.degrees.get(ax))});
+    }
+    if (pa.meshOrder != pb.meshOrder) diffs.push_back({"mesh_order", meshText(pa), meshText(pb)});
+    if (pa.batch != pb.batch)
+        diffs.push_back({"batch", pa.batch ? std::to_string(pa.batch) : "auto",
+                         pb.batch ? std::to_string(pb.batch) : "auto"});
+    for (int o = 0; o < kOpCount; ++o)
+        if (opRelevant(scenario->model, Op(o)) && pa.choices[o] != pb.choices[o])
+            diffs.push_back({opName(Op(o)), std::string(choiceNames(Op(o))[pa.choices[o]]),
+                             std::string(choiceNames(Op(o))[pb.choices[o]])});
+
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        for (int k = 0; k < 2; ++k) {
+            nlohmann::ordered_json side;
+            side["file"] = files[k];
+            side["plan"] = nlohmann::ordered_json::parse(toJson(plans[k]));
+            side["metrics"] = metricsJson(metrics[k]);
+            j[k == 0 ? "a" : "b"] = side;
+        }
+        nlohmann::ordered_json ratios;
+        for (const Row& r : rows) ratios[r.key] = num(ratio(r.a, r.b));
+        j["ratios"] = ratios;
+        auto& d = j["differences"] = nlohmann::ordered_json::array();
+        for (const Diff& x : diffs) d.push_back({{"field", x.field}, {"a", x.a}, {"b", x.b}});
+        std::cout << j.dump(2) << "\n";
+        return kOk;
+    }
+    std::printf("scenario  %s\nA         %s: %s\nB         %s: %s\n\n", scenario->name.c_str(),
+                files[0].c_str(), degreesText(pa, moe).c_str(), files[1].c_str(),
+                degreesText(pb, moe).c_str());
+    std::printf("%-22s %14s %14s %10s\n", "", "A", "B", "B/A");
+    for (const Row& r : rows) {
+        const double q = ratio(r.a, r.b);
+        char cell[32] = "-";
+        if (std::isfinite(q)) std::snprintf(cell, sizeof cell, "%.3f", q);
+        std::printf("%-22s %14.6g %14.6g %10s\n", r.label, r.a, r.b, cell);
+    }
+    std::printf("%-22s %14s %14s\n", "feasible", ma.feasible ? "yes" : "no", mb.feasible ? "yes" : "no");
+    for (int k = 0; k < 2; ++k)
+        for (const auto& v : metrics[k].violations)
+            std::printf("  %c violation: %s\n", k == 0 ? 'A' : 'B', v.c_str());
+    if (diffs.empty()) {
+        std::printf("\nthe plans make the same choices\n");
+    } else {
+        std::printf("\n%-22s %14s %14s\n", "differs", "A", "B");
+        for (const Diff& x : diffs)
+            std::printf("%-22s %14s %14s\n", x.field.c_str(), x.a.c_str(), x.b.c_str());
+    }
+    return kOk;
+}
+
+// -----------------------------------------------------------------------------------------------------------------
+
+int cmdBench(const std::vector<std::string>& argv) {
+    const char* usage =
+        "shardplan bench --scenario S... [--searchers LIST] [--budget N] [--seeds K] [--threads T]\n"
+        "                       [--json] [--csv F]\n"
+        "       (defaults: --searchers random,sa,ga --budget 2000 --seeds 5)";
+    Args a(argv, {"json"}, {"scenario", "searchers", "budget", "seeds", "threads", "csv"});
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (!a.positionals().empty())
+        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
+    const auto scenarios = a.all("scenario");
+    if (scenarios.empty()) return usageError("at least one --scenario is required", usage);
+    std::vector<std::string> names;
+    {
+        std::stringstream ss(a.option("searchers").value_or("random,sa,ga"));
+        for (std::string n; std::getline(ss, n, ',');)
+            if (!n.empty()) names.push_back(n);
+    }
+    if (names.empty()) return usageError("--searchers is empty", usage);
+    for (const auto& n : names)
+        if (!makeSearcher(n))
+            return usageError("unknown searcher '" + n + "' (" + joined(searcherNames()) + ")", usage);
+    const auto budget = a.integer("budget");
+    const auto seeds = a.integer("seeds");
+    const auto threads = a.integer("threads");
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (budget && *budget < 1) return usageError("--budget must be at least 1", usage);
+    if (seeds && (*seeds < 1 || *seeds > 10000))
+        return usageError("--seeds must be between 1 and 10000", usage);
+    if (threads && *threads < 0) return usageError("--threads must not be negative (0: all cores)", usage);
+
+    struct Result {
+        std::string scenario, searcher;
+        double medianBest, minBest, maxBest, ratio, evals99;
+        std::string note;
+    };
+    std::vector<Result> results;
+    InterruptToStop interrupt;
+    const bool json = a.flag("json");
+    for (const auto& path : scenarios) {
+        const auto scenario = loadScenarioOrReport(path);
+        if (!scenario) return kBadInput;
+        const CostModel model(*scenario);
+        const CostModelObjective objective(model);
+        const SearchSpace space(*scenario);
+        // One engine per scenario: its cache spares repeated evaluations across runs; each run still counts
+        // its own budget, so the runs do not influence one another.
+        Engine engine(objective);
+        SearchOptions o;
+        o.budget.evaluations = budget.value_or(kDefaultBudget);
+        o.threads = int(threads.value_or(0));
+        const SearchResult megatron = MegatronSearcher().run(space, engine, o, nullptr, {});
+        const double reference = megatron.feasible() ? megatron.best.metrics.throughput : 0;
+        if (!json) {
+            const SpaceSize size = space.size();
+            std::printf("%s: %s\n  %.4g%s valid plans; megatron %.1f tokens/s%s\n", stem(path).c_str(),
+                        scenario->name.c_str(), size.count, size.exact ? "" : " (rounded)", reference,
+                        megatron.feasible() ? "" : " (infeasible)");
+            std::printf("  %-12s %14s %14s %14s %12s %14s\n", "searcher", "median best", "min best",
+                        "max best", "vs megatron", "evals to 99%");
+        }
+        for (const auto& name : names) {
+            std::vector<double> bests, evals99;
+            std::string note;
+            for (int64_t seed = 1; seed <= seeds.value_or(5) && !interrupt.interrupted(); ++seed) {
+                o.seed = uint64_t(seed);
+                const SearchResult r = makeSearcher(name)->run(space, engine, o, nullptr, interrupt.token());
+                if (r.refused) {
+                    note = r.message;
+                    break;
+                }
+                const double best = r.feasible() ? r.best.metrics.throughput : 0;
+                bests.push_back(best);
+                // The first evaluation count at which the curve reached 99% of this run's final best.
+                for (const auto& [evals, value] : r.curve)
+                    if (best > 0 && value >= 0.99 * best) {
+                        evals99.push_back(double(evals));
+                        break;
+                    }
+                if (name == "megatron" || name == "exhaustive") break; // deterministic: one run says it all
+            }
+            Result row{stem(path),   name,         median(bests),   std::nan(""),
+                       std::nan(""), std::nan(""), median(evals99), note};
+            if (!bests.empty()) {
+                row.minBest = *std::min_element(bests.begin(), bests.end());
+                row.maxBest = *std::max_element(bests.begin(), bests.end());
+            }
+            if (reference > 0 && std::isfinite(row.medianBest)) row.ratio = row.medianBest / reference;
+            results.push_back(row);
+            if (!json) {
+                if (!note.empty()) {
+                    std::printf("  %-12s %s\n", name.c_str(), note.c_str());
+                    continue;
+                }
+                auto cell = [](double x, const char* fmt) {
+                    char buf[64];
+                    if (!std::isfinite(x)) return std::string("-");
+                    std::snprintf(buf, sizeof buf, fmt, x);
+                    return std::string(buf);
+                };
+                std::printf("  %-12s %14s %14s %14s %12s %14s\n", name.c_str(),
+                            cell(row.medianBest, "%.1f").c_str(), cell(row.minBest, "%.1f").c_str(),
+                            cell(row.maxBest, "%.1f").c_str(), cell(row.ratio, "%.3fx").c_str(),
+                            cell(row.evals99, "%.0f").c_str());
+                std::fflush(stdout);
+            }
+        }
+        if (!json) std::printf("\n");
+    }
+    if (interrupt.interrupted()) std::cerr << "shardplan: interrupted; the rows above are partial\n";
+
+    if (json) {
+        nlohmann::ordered_json j;
+        j["budget"] = budget.value_or(kDefaultBudget);
+        j["seeds"] = seeds.value_or(5);
+        auto& rows = j["results"] = nlohmann::ordered_json::array();
+        for (const Result& r : results) {
+            nlohmann::ordered_json row;
+            row["scenario"] = r.scenario;
+            row["searcher"] = r.searcher;
+            row["median_best"] = num(r.medianBest);
+            row["min_best"] = num(r.minBest);
+            row["max_best"] = num(r.maxBest);
+            row["ratio_to_megatron"] = num(r.ratio);
+            row["evals_to_99pct"] = num(r.evals99);
+            if (!r.note.empty()) row["note"] = r.note;
+            rows.push_back(row);
+        }
+        std::cout << j.dump(2) << "\n";
+    }
+    if (auto csv = a.option("csv")) {
+        std::ostringstream s;
+        s << "scenario,searcher,median_best,min_best,max_best,ratio_to_megatron,evals_to_99pct\n";
+        auto cell = [](double x) {
+            if (!std::isfinite(x)) return std::string();
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.10g", x);
+            return std::string(buf);
+        };
+        for (const Result& r : results)
+            s << r.scenario << "," << r.searcher << "," << cell(r.medianBest) << "," << cell(r.minBest) << ","
+              << cell(r.maxBest) << "," << cell(r.ratio) << "," << cell(r.evals99) << "\n";
+        if (auto w = writeFileAtomic(*csv, s.str()); !w) {
+            std::cerr << w.error().str() << "\n";
+            return kBadInput;
+        }
+    }
+    return kOk;
+}
+
+} // namespace sp::cli

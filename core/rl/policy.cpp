@@ -1,0 +1,260 @@
+#include "core/rl/policy.h"
+
+#include "core/search/rng.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace sp::rl {
+
+// ---------------------------------------------------------------- Params
+
+void Params::forEach(const std::function<void(double*, Eigen::Index)>& f) {
+    auto visit = [&f](auto& m) { f(m.data(), m.size()); };
+    for (auto& e : emb) visit(e);
+    for (auto& b : bias) visit(b);
+    visit(pos);
+    visit(rewardVec), visit(tokenBias);
+    visit(Wq), visit(Wk), visit(Wv), visit(Wo);
+    visit(W1), visit(b1), visit(W2), visit(b2);
+}
+
+Params Params::zerosLike() const {
+    Params z = *this;
+    z.forEach([](double* p, Eigen::Index n) { Eigen::Map<Vec>(p, n).setZero(); });
+    return z;
+}
+
+size_t Params::size() const {
+    size_t n = 0;
+    const_cast<Params*>(this)->forEach([&n](double*, Eigen::Index k) { n += size_t(k); });
+    return n;
+}
+
+// ---------------------------------------------------------------- Policy
+
+namespace {
+/// Gaussian-ish init from the deterministic generator: the sum of four uniforms, centred, scaled.
+template <class M> void initRandom(M& m, double scale, Rng& rng) {
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+        for (Eigen::Index r = 0; r < m.rows(); ++r)
+            m(r, c) = scale * (rng.uniform() + rng.uniform() + rng.uniform() + rng.uniform() - 2.0) * 1.7320508;
+}
+} // namespace
+
+struct Policy::Step {
+    VecD h, q, c, y;
+    Vec2D x;
+    VecM pre1, z;
+    Vec logits;
+    AttentionCache att;
+    SoftmaxCache sm;
+    int action = 0;
+    bool trivial = false; ///< one valid choice: no network, no gradient
+};
+
+Policy::Policy(std::vector<int> choiceCounts, PolicyConfig cfg, uint64_t seed)
+    : m_counts(std::move(choiceCounts)), m_cfg(cfg) {
+    const int d = kDim, m = kHidden, n = int(m_counts.size());
+    Rng rng(seed);
+    for (int c : m_counts) {
+        m_p.emb.emplace_back(c, d);
+        initRandom(m_p.emb.back(), cfg.initScale, rng);
+        m_p.bias.emplace_back(Vec::Zero(c));
+    }
+    m_p.pos.resize(n, d);
+    initRandom(m_p.pos, cfg.initScale, rng);
+    initRandom(m_p.rewardVec, cfg.initScale, rng);
+    m_p.tokenBias.setZero();
+    const double sd = 1.0 / std::sqrt(double(d)), s2 = 1.0 / std::sqrt(2.0 * d), sm = 1.0 / std::sqrt(double(m));
+    for (MatDD* w : {&m_p.Wq, &m_p.Wk, &m_p.Wv, &m_p.Wo}) initRandom(*w, sd, rng);
+    initRandom(m_p.W1, s2, rng);
+    m_p.b1.setZero();
+    initRandom(m_p.W2, sm, rng);
+    m_p.b2.setZero();
+    setElite({});
+}
+
+void Policy::setElite(std::vector<EliteToken> elite) {
+    m_elite = std::move(elite);
+    const int d = kDim, K = int(m_elite.size());
+    m_tokens.setZero(K, d);
+    for (int e = 0; e < K; ++e) {
+        auto row = m_tokens.row(e);
+        for (int i = 0; i < decisions(); ++i) row += m_p.emb[i].row(m_elite[e].choices[i]);
+        row += m_elite[e].reward * m_p.rewardVec.transpose() + m_p.tokenBias.transpose();
+    }
+    m_keys.noalias() = m_tokens * m_p.Wk.transpose();
+    m_values.noalias() = m_tokens * m_p.Wv.transpose();
+}
+
+void Policy::forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s, double temperature) const {
+    s.h = h;
+    s.q.noalias() = m_p.Wq * h;
+    attentionForward(s.q, m_keys, m_values, m_cfg.heads, s.att);
+    s.c.noalias() = m_p.Wo * s.att.o;
+    s.x << h, s.c;
+    linearForward(m_p.W1, m_p.b1, s.x, s.pre1);
+    reluForward(s.pre1, s.z);
+    linearForward(m_p.W2, m_p.b2, s.z, s.y);
+    s.logits.noalias() = m_p.emb[i] * s.y;
+    s.logits += m_p.bias[i];
+    if (temperature != 1.0) s.logits /= temperature;
+    maskedSoftmaxForward(s.logits, mask, s.sm);
+}
+
+Trace Policy::sample(const MaskFn& mask, Rng& rng, double temperature) const {
+    const int n = decisions();
+    Trace t;
+    t.actions.assign(n, 0);
+    t.oldLogp.assign(n, 0.0);
+    VecD prefix = VecD::Zero();
+    std::vector<uint8_t> m;
+    Step s;
+    for (int i = 0; i < n; ++i) {
+        mask(i, t.actions, m);
+        int valid = 0, only = 0;
+        for (int k = 0; k < int(m.size()); ++k)
+            if (m[k]) ++valid, only = k;
+        if (valid == 1) {
+            t.actions[i] = only;
+        } else {
+            forwardStep(i, m_p.pos.row(i).transpose() + prefix, m, s, temperature);
+            t.actions[i] = int(rng.weighted(s.sm.p));
+            t.oldLogp[i] = s.sm.logp[t.actions[i]];
+            t.entropy += s.sm.entropy;
+        }
+        prefix += m_p.emb[i].row(t.actions[i]).transpose();
+    }
+    return t;
+}
+
+Trace Policy::trace(const std::vector<int>& actions, const MaskFn& mask) const {
+    const int n = decisions();
+    Trace t;
+    t.actions = actions;
+    t.oldLogp.assign(n, 0.0);
+    VecD prefix = VecD::Zero();
+    std::vector<uint8_t> m;
+    Step s;
+    for (int i = 0; i < n; ++i) {
+        mask(i, t.actions, m);
+        if (std::count(m.begin(), m.end(), uint8_t(1)) > 1) {
+            forwardStep(i, m_p.pos.row(i).transpose() + prefix, m, s, 1.0);
+            t.oldLogp[i] = s.sm.logp[t.actions[i]];
+            t.entropy += s.sm.entropy;
+        }
+        prefix += m_p.emb[i].row(t.actions[i]).transpose();
+    }
+    return t;
+}
+
+double Policy::loss(const std::vector<Trace>& batch, const std::vector<double>& adv, const MaskFn& mask,
+                    double clipEps, double entropyWeight, Params* grad, double* meanEntropy) const {
+    const int n = decisions(), d = kDim, K = int(m_elite.size());
+    const double invB = 1.0 / double(std::max<size_t>(1, batch.size()));
+    double total = 0, entropySum = 0;
+    RowsD dKeys = RowsD::Zero(K, d), dValues = RowsD::Zero(K, d);
+    std::vector<Step> steps(n);
+    std::vector<uint8_t> m;
+    Vec dlogits, dO, dq;
+    VecD dy, dh, dc;
+    VecM dz, dpre1;
+    Vec2D dx;
+    for (size_t b = 0; b < batch.size(); ++b) {
+        const Trace& t = batch[b];
+        VecD prefix = VecD::Zero();
+        for (int i = 0; i < n; ++i) {
+            Step& s = steps[i];
+            mask(i, t.actions, m);
+            s.action = t.actions[i];
+            s.trivial = std::count(m.begin(), m.end(), uint8_t(1)) <= 1;
+            if (!s.trivial) {
+                forwardStep(i, m_p.pos.row(i).transpose() + prefix, m, s, 1.0);
+                const double logp = s.sm.logp[s.action];
+                const double rho = std::exp(logp - t.oldLogp[i]);
+                const double A = adv[b];
+                const double unclipped = rho * A;
+                const double clipped =
+                    clipEps > 0 ? std::clamp(rho, 1.0 - clipEps, 1.0 + clipEps) * A : unclipped;
+                total -= invB * std::min(unclipped, clipped);
+                total -= invB * entropyWeight * s.sm.entropy;
+                entropySum += s.sm.entropy;
+            }
+            prefix += m_p.emb[i].row(s.action).transpose();
+        }
+        if (!grad) continue;
+        // Backward, last decision first; `carry` is the gradient reaching the prefix sum.
+        Params& g = *grad;
+        VecD carry = VecD::Zero();
+        for (int i = n - 1; i >= 0; --i) {
+            Step& s = steps[i];
+            // E_i[a_i] feeds the prefix of every later decision
+            g.emb[i].row(s.action) += carry.transpose();
+            if (s.trivial) continue;
+            const double logp = s.sm.logp[s.action];
+            const double rho = std::exp(logp - t.oldLogp[i]);
+            const double A = adv[b];
+            // d min(rho A, clip(rho) A)/d logp = rho A where the unclipped term is the smaller (or clipping is off)
+            const bool active = clipEps <= 0 || rho * A <= std::clamp(rho, 1.0 - clipEps, 1.0 + clipEps) * A;
+            const double gLogp = active ? -invB * rho * A : 0.0;
+            maskedSoftmaxBackward(s.sm, s.action, gLogp, -invB * entropyWeight, dlogits);
+            // logits = E_i y + beta_i
+            g.bias[i] += dlogits;
+            g.emb[i].noalias() += dlogits * s.y.transpose();
+            dy.noalias() = m_p.emb[i].transpose() * dlogits;
+            linearBackward(m_p.W2, s.z, dy, g.W2, g.b2, dz);
+            reluBackward(s.pre1, dz, dpre1);
+            linearBackward(m_p.W1, s.x, dpre1, g.W1, g.b1, dx);
+            dh = dx.head(d);
+            dc = dx.tail(d);
+            g.Wo.noalias() += dc * s.att.o.transpose();
+            dO.noalias() = m_p.Wo.transpose() * dc;
+            attentionBackward(s.q, m_keys, m_values, m_cfg.heads, s.att, dO, dq, dKeys, dValues);
+            const VecD dqd = dq;
+            g.Wq.noalias() += dqd * s.h.transpose();
+            dh.noalias() += m_p.Wq.transpose() * dqd;
+            g.pos.row(i) += dh.transpose();
+            carry += dh;
+        }
+    }
+    if (grad && K > 0) {
+        Params& g = *grad;
+        g.Wk.noalias() += dKeys.transpose() * m_tokens;
+        g.Wv.noalias() += dValues.transpose() * m_tokens;
+        const RowsD dT = dKeys * m_p.Wk + dValues * m_p.Wv;
+        for (int e = 0; e < K; ++e) {
+            for (int i = 0; i < n; ++i) g.emb[i].row(m_elite[e].choices[i]) += dT.row(e);
+            g.rewardVec += m_elite[e].reward * dT.row(e).transpose();
+            g.tokenBias += dT.row(e).transpose();
+        }
+    }
+    if (meanEntropy) *meanEntropy = entropySum * invB;
+    return total;
+}
+
+// ---------------------------------------------------------------- Adam
+
+Adam::Adam(const Params& shape, double lr, double beta1, double beta2, double eps)
+    : m_m(shape.zerosLike()), m_v(shape.zerosLike()), m_lr(lr), m_b1(beta1), m_b2(beta2), m_eps(eps) {}
+
+void Adam::step(Params& p, Params& grad) {
+    ++m_t;
+    const double c1 = 1.0 - std::pow(m_b1, double(m_t)), c2 = 1.0 - std::pow(m_b2, double(m_t));
+    // Visit the four structures in the same order (Params::forEach).
+    std::vector<std::pair<double*, Eigen::Index>> gl, ml, vl;
+    grad.forEach([&](double* p, Eigen::Index n) { gl.emplace_back(p, n); });
+    m_m.forEach([&](double* p, Eigen::Index n) { ml.emplace_back(p, n); });
+    m_v.forEach([&](double* p, Eigen::Index n) { vl.emplace_back(p, n); });
+    size_t idx = 0;
+    p.forEach([&](double* w, Eigen::Index n) {
+        Eigen::Map<Vec> W(w, n), g(gl[idx].first, n), mm(ml[idx].first, n), vv(vl[idx].first, n);
+        mm = m_b1 * mm + (1.0 - m_b1) * g;
+        vv = m_b2 * vv + (1.0 - m_b2) * g.cwiseAbs2();
+        W.array() -= m_lr * (mm.array() / c1) / ((vv.array() / c2).sqrt() + m_eps);
+        g.setZero();
+        ++idx;
+    });
+}
+
+} // namespace sp::rl

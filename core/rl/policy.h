@@ -1,0 +1,128 @@
+#pragma once
+// The Learn-to-Shard policy (after arXiv 2509.00217): an autoregressive distribution over a search space's
+// decisions, conditioned on the elite history, the best distinct plans found so far.
+//
+//  - every choice of every decision has an embedding E_i[k] (d), every decision a position embedding P_i;
+//  - an elite plan is one token: the sum of its choices' embeddings, plus u * (its normalized reward), plus a bias;
+//  - for decision i of a sample, the query h_i = P_i + sum_{j<i} E_j[a_j] (the decisions already taken) attends,
+//    with multi-head attention (projections Wq, Wk, Wv, Wo), over the elite tokens, giving c_i;
+//  - an MLP on [h_i; c_i] gives y_i (d); logits_i[k] = E_i[k] . y_i + beta_i[k]; invalid choices are masked.
+//
+// Training: PPO with clipping (per decision, the plan's advantage on every decision), or REINFORCE with the batch
+// mean as baseline (the first PPO epoch is exactly that), plus an entropy bonus; gradients by hand, checked
+// against finite differences in tests/tst_rl.cpp.
+
+#include "core/rl/layers.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace sp {
+class Rng;
+}
+
+namespace sp::rl {
+
+/// The network's widths are compile-time constants: fixed-size Eigen products are several times faster than
+/// dynamic ones at these sizes, and the policy runs for every sampled plan.
+inline constexpr int kDim = 16;    ///< d: embeddings, attention
+inline constexpr int kHidden = 32; ///< MLP width
+
+using VecD = Eigen::Matrix<double, kDim, 1>;
+using VecM = Eigen::Matrix<double, kHidden, 1>;
+using Vec2D = Eigen::Matrix<double, 2 * kDim, 1>;
+using MatDD = Eigen::Matrix<double, kDim, kDim>;
+using MatM2D = Eigen::Matrix<double, kHidden, 2 * kDim>;
+using MatDM = Eigen::Matrix<double, kDim, kHidden>;
+using RowsD = Eigen::Matrix<double, Eigen::Dynamic, kDim, Eigen::RowMajor>; ///< one row per choice / token
+
+struct PolicyConfig {
+    int heads = 2; ///< attention heads (divides kDim)
+    double initScale = 0.1;
+};
+
+/// All trainable parameters. forEach visits every block in a fixed order (Adam, the gradient check).
+struct Params {
+    std::vector<RowsD> emb; ///< per decision: choices x d
+    std::vector<Vec> bias;  ///< per decision: choices
+    RowsD pos;              ///< decisions x d
+    VecD rewardVec, tokenBias;
+    MatDD Wq, Wk, Wv, Wo;
+    MatM2D W1;
+    VecM b1;
+    MatDM W2;
+    VecD b2;
+
+    void forEach(const std::function<void(double*, Eigen::Index)>& f);
+    /// Same shapes, all zero.
+    Params zerosLike() const;
+    size_t size() const;
+};
+
+/// One elite plan as the policy sees it.
+struct EliteToken {
+    std::vector<int> choices; ///< index per decision
+    double reward = 0;        ///< normalized reward feature
+};
+
+/// A sampled plan with what training needs from its forward pass.
+struct Trace {
+    std::vector<int> actions;
+    std::vector<double> oldLogp; ///< per decision, at sampling time
+    double entropy = 0;          ///< sum over decisions
+};
+
+/// Per-decision valid-choice masks given the decisions before it: mask(i, prefix, out).
+using MaskFn = std::function<void(int, const std::vector<int>&, std::vector<uint8_t>&)>;
+
+class Policy {
+public:
+    Policy(std::vector<int> choiceCounts, PolicyConfig cfg, uint64_t seed);
+
+    const PolicyConfig& config() const { return m_cfg; }
+    int decisions() const { return int(m_counts.size()); }
+    Params& params() { return m_p; }
+    const Params& params() const { return m_p; }
+
+    /// Sets the elite history for the following samples and updates (recomputes its tokens, keys and values).
+    void setElite(std::vector<EliteToken> elite);
+
+    /// Samples one plan following the masks. temperature > 1 flattens the distribution (exploration).
+    Trace sample(const MaskFn& mask, Rng& rng, double temperature = 1.0) const;
+    /// The trace of a given plan (its log-probabilities under the current policy), e.g. an elite plan to imitate.
+    Trace trace(const std::vector<int>& actions, const MaskFn& mask) const;
+
+    /// The loss over a batch, and (when grad is not null) its gradient added to *grad:
+    ///   L = -(1/B) sum_b sum_i min(rho_bi A_b, clip(rho_bi, 1-eps, 1+eps) A_b) - entropyWeight (1/B) sum_b sum_i H_bi
+    /// with rho_bi = exp(logp_bi - oldLogp_bi). With eps <= 0 there is no clipping (REINFORCE with baseline when
+    /// oldLogp equals the current log-probabilities). Masks are recomputed from the traces' actions.
+    double loss(const std::vector<Trace>& batch, const std::vector<double>& advantages, const MaskFn& mask,
+                double clipEps, double entropyWeight, Params* grad, double* meanEntropy = nullptr) const;
+
+private:
+    struct Step; // per-decision forward cache
+    void forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s, double temperature) const;
+
+    std::vector<int> m_counts;
+    PolicyConfig m_cfg;
+    Params m_p;
+    std::vector<EliteToken> m_elite;
+    RowsD m_tokens, m_keys, m_values; ///< elite x d
+};
+
+/// Adam over Params.
+class Adam {
+public:
+    explicit Adam(const Params& shape, double lr = 3e-3, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
+    /// p -= lr * mhat / (sqrt(vhat) + eps); grad is consumed (zeroed).
+    void step(Params& p, Params& grad);
+    double& learningRate() { return m_lr; }
+
+private:
+    Params m_m, m_v;
+    double m_lr, m_b1, m_b2, m_eps;
+    int64_t m_t = 0;
+};
+
+} // namespace sp::rl

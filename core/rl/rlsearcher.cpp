@@ -1,0 +1,152 @@
+#include "core/rl/rlsearcher.h"
+
+#include "core/search/rng.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace sp {
+
+namespace {
+
+/// Raw reward: log-throughput when feasible; below every feasible plan otherwise, by how far it misses.
+double rewardOf(const Metrics& m, double logWorstFeasible) {
+    if (m.feasible && m.throughput > 0) return std::log(m.throughput);
+    if (!m.valid) return logWorstFeasible - 10.0;
+    return logWorstFeasible - 1.0 - std::log(std::max(1.0, m.shortfall));
+}
+
+} // namespace
+
+SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const SearchOptions& options,
+                             Observer* observer, std::stop_token stop) {
+    SearchRun run(engine, space, options, observer, stop, name());
+    if (space.empty()) return run.refuse("no valid plan: " + space.emptyReason());
+    if (options.budget.unlimited()) return run.refuse("rl needs a budget (evaluations or seconds)");
+
+    std::vector<int> counts;
+    for (const auto& d : space.decisions()) counts.push_back(int(d.values.size()));
+    rl::Policy policy(counts, m_o.network, options.seed * 0x9E3779B97F4A7C15ull + 17);
+    rl::Adam adam(policy.params(), m_o.learningRate);
+    rl::Params grad = policy.params().zerosLike();
+    Rng rng(options.seed);
+    const rl::MaskFn mask = [&space](int i, const std::vector<int>& prefix, std::vector<uint8_t>& out) {
+        space.mask(i, prefix, out);
+    };
+
+    if (m_o.warmStart)
+        if (auto p = engine.objective().megatronPlan()) run.evaluatePlan(*p);
+
+    double logWorstFeasible = 0;
+    bool anyFeasible = false;
+    double temperature = 1.0;
+    int staleIterations = 0;
+    const int eliteK = std::min({m_o.eliteK, options.eliteK, 256}); // attentionBackward keeps K on the stack
+
+    while (!run.done()) {
+        // The elite history as tokens: choices plus the z-score of log-throughput among the elite.
+        std::vector<rl::EliteToken> tokens;
+        {
+            const auto& elite = run.elite();
+            std::vector<double> r;
+            for (const auto& c : elite) {
+                if (c.choices.empty() || int(tokens.size()) >= eliteK) continue;
+                tokens.push_back({c.choices, 0.0});
+                r.push_back(c.metrics.feasible ? std::log(std::max(1e-12, c.metrics.throughput)) : NAN);
+            }
+            double mean = 0, n = 0;
+            for (double x : r)
+                if (!std::isnan(x)) mean += x, ++n;
+            mean = n > 0 ? mean / n : 0;
+            double var = 0;
+            for (double x : r)
+                if (!std::isnan(x)) var += (x - mean) * (x - mean);
+            const double sd = n > 1 ? std::sqrt(var / n) : 1.0;
+            for (size_t i = 0; i < tokens.size(); ++i)
+                tokens[i].reward = std::isnan(r[i]) ? -2.0 : (r[i] - mean) / (sd + 1e-3);
+        }
+        policy.setElite(std::move(tokens));
+
+        std::vector<rl::Trace> traces;
+        std::vector<std::vector<int>> batch;
+        traces.reserve(m_o.batch);
+        for (int b = 0; b < m_o.batch; ++b) {
+            traces.push_back(policy.sample(mask, rng, temperature));
+            batch.push_back(traces.back().actions);
+        }
+        // A policy that keeps proposing plans it has seen spends no budget: after a while, random valid plans
+        // replace half the batch, so the run always advances.
+        if (staleIterations >= 8)
+            for (int b = 0; b < m_o.batch; b += 2) batch[b] = space.sample(rng), traces[b].actions = batch[b];
+        const auto outcomes = run.evaluate(batch);
+
+        const bool filled = staleIterations >= 8;
+        int fresh = 0;
+        for (const auto& o : outcomes) {
+            if (!o.evaluated()) continue;
+            fresh += o.fresh;
+            if (o.metrics->feasible && o.metrics->throughput > 0) {
+                const double lr = std::log(o.metrics->throughput);
+                logWorstFeasible = anyFeasible ? std::min(logWorstFeasible, lr) : lr;
+                anyFeasible = true;
+            }
+        }
+        std::vector<rl::Trace> used;
+        std::vector<double> rewards;
+        for (size_t b = 0; b < outcomes.size(); ++b) {
+            if (!outcomes[b].evaluated() || (filled && b % 2 == 0)) continue; // fill-ins are not the policy's
+            used.push_back(std::move(traces[b]));
+            rewards.push_back(rewardOf(*outcomes[b].metrics, logWorstFeasible));
+        }
+        staleIterations = fresh == 0 ? staleIterations + 1 : 0;
+        const double freshShare = double(fresh) / double(std::max<size_t>(1, outcomes.size()));
+        // Exploration control: a converged policy keeps proposing plans it has already seen, which costs time and
+        // no budget. Raising the sampling temperature while fewer than half the samples are new keeps it exploring
+        // around its mode (the search analogue of annealing's neighbourhood), and lowers again once they are.
+        temperature = freshShare < m_o.freshTarget ? std::min(m_o.maxTemperature, temperature * 1.1)
+                                                   : std::max(1.0, temperature * 0.97);
+        if (used.size() < 2) continue;
+
+        // Advantages over the batch (its mean is the baseline): centered ranks, or z-scores of the rewards.
+        std::vector<double> adv(rewards.size(), 0.0);
+        if (m_o.rankAdvantages) {
+            std::vector<size_t> order(rewards.size());
+            std::iota(order.begin(), order.end(), size_t(0));
+            std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rewards[a] < rewards[b]; });
+            const double n = double(rewards.size()), sd = n / std::sqrt(12.0);
+            for (size_t r = 0; r < order.size(); ++r) {
+                // ties share their mean rank
+                size_t e = r;
+                while (e + 1 < order.size() && rewards[order[e + 1]] == rewards[order[r]]) ++e;
+                for (size_t k = r; k <= e; ++k) adv[order[k]] = ((double(r + e) / 2.0) - (n - 1.0) / 2.0) / sd;
+                r = e;
+            }
+        } else {
+            const double mean = std::accumulate(rewards.begin(), rewards.end(), 0.0) / double(rewards.size());
+            double var = 0;
+            for (double r : rewards) var += (r - mean) * (r - mean);
+            const double sd = std::sqrt(var / double(rewards.size()));
+            for (size_t k = 0; k < rewards.size(); ++k) adv[k] = sd > 1e-9 ? (rewards[k] - mean) / sd : 0.0;
+        }
+        // Self-imitation: the best plans so far, pulled up with a fixed positive advantage.
+        {
+            int added = 0;
+            for (const auto& c : run.elite()) {
+                if (added >= m_o.imitate) break;
+                if (c.choices.empty() || !c.metrics.feasible) continue;
+                used.push_back(policy.trace(c.choices, mask));
+                adv.push_back(m_o.imitationAdvantage);
+                ++added;
+            }
+        }
+        for (int e = 0; e < m_o.epochs; ++e) {
+            policy.loss(used, adv, mask, m_o.clip, m_o.entropyWeight, &grad);
+            adam.step(policy.params(), grad);
+        }
+        if (run.stopRequested()) break;
+    }
+    return run.finish();
+}
+
+} // namespace sp

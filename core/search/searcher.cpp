@@ -1,0 +1,138 @@
+#include "core/search/searcher.h"
+
+#include "core/rl/rlsearcher.h"
+
+#include "core/search/rng.h"
+
+#include <cmath>
+#include <mutex>
+#include <utility>
+
+namespace sp {
+
+namespace {
+
+struct Registry {
+    std::mutex mutex;
+    std::vector<std::pair<std::string, std::function<std::unique_ptr<Searcher>()>>> entries;
+    Registry() {
+        // The built-in searchers. Later ones (rl) add a line here or call registerSearcher().
+        entries.emplace_back("megatron", [] { return std::make_unique<MegatronSearcher>(); });
+        entries.emplace_back("exhaustive", [] { return std::make_unique<ExhaustiveSearcher>(); });
+        entries.emplace_back("random", [] { return std::make_unique<RandomSearcher>(); });
+        entries.emplace_back("sa", [] { return std::make_unique<AnnealingSearcher>(); });
+        entries.emplace_back("ga", [] { return std::make_unique<GeneticSearcher>(); });
+        entries.emplace_back("rl", [] { return std::make_unique<RlSearcher>(); });
+    }
+};
+
+Registry& registry() {
+    static Registry r;
+    return r;
+}
+
+/// 2000000 -> "2,000,000"; beyond 1e15, scientific notation.
+std::string formatCount(double n) {
+    if (n >= 1e15) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3g", n);
+        return buf;
+    }
+    std::string s = std::to_string(int64_t(std::llround(n)));
+    for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+    return s;
+}
+
+} // namespace
+
+std::unique_ptr<Searcher> makeSearcher(std::string_view name) {
+    Registry& r = registry();
+    std::lock_guard lk(r.mutex);
+    for (auto& [n, make] : r.entries)
+        if (n == name) return make();
+    return nullptr;
+}
+
+std::vector<std::string> searcherNames() {
+    Registry& r = registry();
+    std::lock_guard lk(r.mutex);
+    std::vector<std::string> out;
+    for (auto& e : r.entries) out.push_back(e.first);
+    return out;
+}
+
+void registerSearcher(std::string name, std::function<std::unique_ptr<Searcher>()> factory) {
+    Registry& r = registry();
+    std::lock_guard lk(r.mutex);
+    for (auto& e : r.entries)
+        if (e.first == name) {
+            e.second = std::move(factory);
+            return;
+        }
+    r.entries.emplace_back(std::move(name), std::move(factory));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+SearchResult MegatronSearcher::run(const SearchSpace& space, Engine& engine, const SearchOptions& options,
+                                   Observer* observer, std::stop_token stop) {
+    SearchRun run(engine, space, options, observer, std::move(stop), name());
+    if (auto plan = engine.objective().megatronPlan()) {
+        run.evaluatePlan(*plan);
+    } else {
+        const auto a = space.megatronLike();
+        if (!a) return run.refuse("no valid plan: " + space.emptyReason());
+        run.evaluate(*a);
+    }
+    return run.finish();
+}
+
+SearchResult ExhaustiveSearcher::run(const SearchSpace& space, Engine& engine, const SearchOptions& options,
+                                     Observer* observer, std::stop_token stop) {
+    SearchOptions o = options;
+    o.budget.evaluations = 0; // the space is the budget
+    SearchRun run(engine, space, o, observer, std::move(stop), name());
+    if (space.empty()) return run.refuse("no valid plan: " + space.emptyReason());
+    const SpaceSize size = space.size();
+    if (!size.exact || size.count > m_limit)
+        return run.refuse("exhaustive: the space has " + formatCount(size.count) +
+                          " valid plans, above the limit of " + formatCount(m_limit) +
+                          "; use random, sa or ga");
+    run.assumeDistinct();
+    constexpr size_t kBatch = 256;
+    std::vector<std::vector<int>> batch;
+    batch.reserve(kBatch);
+    space.forEach([&](std::span<const int> a) {
+        batch.emplace_back(a.begin(), a.end());
+        if (batch.size() < kBatch) return true;
+        run.evaluate(batch);
+        batch.clear();
+        return !run.done();
+    });
+    if (!batch.empty() && !run.done()) run.evaluate(batch);
+    const int64_t evaluated = run.evaluations();
+    SearchResult r = run.finish();
+    if (double(evaluated) < size.count) {
+        const std::string cut = "exhaustive: stopped after " + formatCount(double(evaluated)) + " of " +
+                                formatCount(size.count) + " plans, so the best is not a proven optimum";
+        r.message = r.message.empty() ? cut : cut + "; " + r.message;
+    }
+    return r;
+}
+
+SearchResult RandomSearcher::run(const SearchSpace& space, Engine& engine, const SearchOptions& options,
+                                 Observer* observer, std::stop_token stop) {
+    SearchRun run(engine, space, options, observer, std::move(stop), name());
+    if (space.empty()) return run.refuse("no valid plan: " + space.emptyReason());
+    if (options.budget.unlimited()) return run.refuse("random: needs a budget (evaluations or seconds)");
+    Rng rng(options.seed);
+    constexpr int kBatch = 64;
+    std::vector<std::vector<int>> batch(kBatch);
+    while (!run.done()) {
+        for (auto& a : batch) a = space.sample(rng);
+        run.evaluate(batch);
+    }
+    return run.finish();
+}
+
+} // namespace sp

@@ -1,0 +1,172 @@
+// The search verbs of the command line: search, compare, bench; exit codes, JSON and CSV output, Ctrl-C.
+#include "core/io/formats.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+namespace {
+struct Run {
+    int code = -1;
+    QString out, err;
+};
+Run shardplan(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(SHARDPLAN_CLI), args);
+    p.waitForFinished(600000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
+const QString kLlama8b = kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml";
+} // namespace
+
+class TestSearchCli : public QObject {
+    Q_OBJECT
+private slots:
+    void usageErrors() {
+        QCOMPARE(shardplan({"search", "--searcher", "sa"}).code, 2);
+        const Run unknown = shardplan({"search", "--scenario", kLlama8b, "--searcher", "annealing"});
+        QCOMPARE(unknown.code, 2);
+        QVERIFY(unknown.err.contains("random, sa, ga"));
+        QCOMPARE(shardplan({"search", "--scenario", kLlama8b, "--searcher", "sa", "--budget", "lots"}).code,
+                 2);
+        QCOMPARE(shardplan({"search", "--scenario", kLlama8b, "--searcher", "sa", "--budget", "0"}).code, 2);
+        QCOMPARE(shardplan({"search", "--scenario", kLlama8b, "--searcher", "sa", "--out", "plan.txt"}).code,
+                 2);
+        QCOMPARE(shardplan({"compare", "--scenario", kLlama8b, "one.json"}).code, 2);
+        QCOMPARE(shardplan({"bench", "--searchers", "sa"}).code, 2);
+        QCOMPARE(shardplan({"bench", "--scenario", kLlama8b, "--searchers", "sa,nope"}).code, 2);
+    }
+
+    void badInput() {
+        const Run missing = shardplan({"search", "--scenario", "/nonexistent.yaml", "--searcher", "sa"});
+        QCOMPARE(missing.code, 1);
+        QVERIFY(missing.err.contains("/nonexistent.yaml"));
+        // DeepSeek-V3 on 256 GPUs has about 2.4e9 plans: too many to enumerate.
+        const Run big = shardplan({"search", "--scenario", kSamples + "/scenarios/deepseek-v3-h100-32x8.yaml",
+                                   "--searcher", "exhaustive"});
+        QCOMPARE(big.code, 1);
+        QVERIFY2(big.err.contains("above the limit of 2,000,000"), qPrintable(big.err));
+    }
+
+    // Llama 3.1 405B in BF16 (about 810 GB of weights) cannot fit one node of 8 H100s (640 GB): exit 1, and
+    // the message names memory.
+    void noFeasiblePlan() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("big.yaml");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            QString(
+                "version: 1\nkind: scenario\nname: 405B on one node\nmodel: %1/models/llama-3.1-405b.yaml\n"
+                "cluster: %1/clusters/h100-1x8.yaml\nworkload: %1/workloads/chat-serving.yaml\n")
+                .arg(kSamples)
+                .toUtf8());
+        f.close();
+        const Run r = shardplan({"search", "--scenario", path, "--searcher", "ga", "--budget", "200"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("no feasible plan") && r.err.contains("memory"), qPrintable(r.err));
+        QVERIFY(r.out.contains("feasible    no"));
+    }
+
+    void searchJsonAndCompare() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("best.yaml");
+        const Run r = shardplan({"search", "--scenario", kLlama8b, "--searcher", "sa", "--budget", "400",
+                                 "--seed", "3", "--threads", "2", "--out", out, "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.err.contains("evals/s"));
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j["searcher"].toString(), QString("sa"));
+        QCOMPARE(j["seed"].toInt(), 3);
+        QCOMPARE(j["evaluations"].toInt(), 400);
+        QVERIFY(j["seconds"].isDouble());
+        QCOMPARE(j["plan"].toObject()["kind"].toString(), QString("plan"));
+        const QJsonObject m = j["metrics"].toObject();
+        for (const char* key : {"throughput_tokens_per_s", "throughput_per_gpu", "ttft_ms", "tpot_ms",
+                                "batch", "memory_per_gpu_gib", "feasible", "violations", "roofline_fraction"})
+            QVERIFY2(m.contains(key), key);
+        QVERIFY(m["feasible"].toBool());
+        const double best = m["throughput_tokens_per_s"].toDouble();
+
+        // The written plan is the reported one, and compare sees the same throughput.
+        auto plan = sp::loadPlan(out.toStdString());
+        QVERIFY2(plan.ok(), plan.error().str().c_str());
+        const QString tp8 = kSamples + "/plans/llama-3.1-8b-tp8.json";
+        const Run c = shardplan({"compare", "--scenario", kLlama8b, tp8, out, "--json"});
+        QVERIFY2(c.code == 0, qPrintable(c.err));
+        const QJsonObject cj = QJsonDocument::fromJson(c.out.toUtf8()).object();
+        const double a = cj["a"].toObject()["metrics"].toObject()["throughput_tokens_per_s"].toDouble();
+        const double b = cj["b"].toObject()["metrics"].toObject()["throughput_tokens_per_s"].toDouble();
+        QCOMPARE(b, best);
+        QCOMPARE(cj["ratios"].toObject()["throughput_tokens_per_s"].toDouble(), b / a);
+        QVERIFY(b > a); // the search beats the plain tp8 plan
+        QVERIFY(!cj["differences"].toArray().isEmpty());
+
+        const Run human = shardplan({"compare", "--scenario", kLlama8b, tp8, tp8});
+        QCOMPARE(human.code, 0);
+        QVERIFY(human.out.contains("the plans make the same choices"));
+        QVERIFY(human.out.contains("1.000"));
+    }
+
+    void bench() {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("bench.csv");
+        const Run r = shardplan({"bench", "--scenario", kLlama8b, "--searchers", "megatron,random,ga",
+                                 "--budget", "200", "--seeds", "3", "--json", "--csv", csv});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonArray rows = QJsonDocument::fromJson(r.out.toUtf8()).object()["results"].toArray();
+        QCOMPARE(rows.size(), 3);
+        for (const auto& v : rows) {
+            const QJsonObject row = v.toObject();
+            QCOMPARE(row["scenario"].toString(), QString("llama-3.1-8b-h100-1x8"));
+            for (const char* key :
+                 {"median_best", "min_best", "max_best", "ratio_to_megatron", "evals_to_99pct"})
+                QVERIFY2(row.contains(key), key);
+            QVERIFY(row["min_best"].toDouble() <= row["median_best"].toDouble());
+            QVERIFY(row["median_best"].toDouble() <= row["max_best"].toDouble());
+        }
+        QCOMPARE(rows[0].toObject()["ratio_to_megatron"].toDouble(), 1.0);
+        QVERIFY(rows[2].toObject()["ratio_to_megatron"].toDouble() > 1.0); // ga beats the recipe on this one
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(f.readAll()).trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        QVERIFY(lines[0].startsWith("scenario,searcher,median_best"));
+        QVERIFY(lines[3].startsWith("llama-3.1-8b-h100-1x8,ga,"));
+
+        const Run table = shardplan(
+            {"bench", "--scenario", kLlama8b, "--searchers", "sa", "--budget", "100", "--seeds", "2"});
+        QCOMPARE(table.code, 0);
+        QVERIFY(table.out.contains("evals to 99%"));
+    }
+
+    // Ctrl-C stops a long search; it still prints the best plan so far and exits 0.
+    void interrupt() {
+        QProcess p;
+        p.start(QStringLiteral(SHARDPLAN_CLI),
+                {"search", "--scenario", kLlama8b, "--searcher", "random", "--seconds", "60"});
+        QVERIFY(p.waitForStarted());
+        QTest::qWait(700);
+        QElapsedTimer t;
+        t.start();
+        ::kill(pid_t(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(5000));
+        QVERIFY(t.elapsed() < 2000);
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY2(out.contains("(stopped)") && out.contains("throughput"), qPrintable(out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSearchCli)
+#include "tst_search_cli.moc"
