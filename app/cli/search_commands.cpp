@@ -99,7 +99,10 @@ std::string opName(Op op) {
 
 std::string meshText(const Plan& p) {
     std::string s;
-    for (Axis a : p.meshOrder) s += (s.empty() ? "" : ",") + std::string(kAxisNames[int(a)]);
+    for (Axis a : p.meshOrder) {
+        if (!s.empty()) s.push_back(',');
+        s.append(kAxisNames[int(a)]);
+    }
     return s;
 }
 

@@ -7,13 +7,13 @@ std::string Error::str() const {
     if (!file.empty()) {
         s += file;
         if (line > 0) {
-            s += ':' + std::to_string(line);
-            if (column > 0) s += ':' + std::to_string(column);
+            s.append(1, ':').append(std::to_string(line));
+            if (column > 0) s.append(1, ':').append(std::to_string(column));
         }
-        s += ": ";
+        s.append(": ");
     }
-    if (!field.empty()) s += field + ": ";
-    s += message;
+    if (!field.empty()) s.append(field).append(": ");
+    s.append(message);
     return s;
 }
 

@@ -38,8 +38,13 @@ std::string formatCount(double n) {
         std::snprintf(buf, sizeof buf, "%.3g", n);
         return buf;
     }
-    std::string s = std::to_string(int64_t(std::llround(n)));
-    for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+    // Thousands separators, built front to back (GCC 12's -Wrestrict misfires on std::string::insert here).
+    const std::string digits = std::to_string(int64_t(std::llround(n)));
+    std::string s;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && digits[i] != '-' && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') s.push_back(',');
+        s.push_back(digits[i]);
+    }
     return s;
 }
 
