@@ -1,7 +1,7 @@
 #pragma once
-// The layers of the Learn-to-Shard policy, each a forward and a backward pass in Eigen (double precision, so a
-// finite-difference gradient check is exact to ~1e-7). Templates over Eigen expressions, so the policy's fixed-size
-// vectors and matrices pass without copies. Backward functions add into gradient accumulators.
+// The layers of the Learn-to-Shard policy, each a forward and a backward pass in Eigen (double precision, so
+// a finite-difference gradient check is exact to ~1e-7). Templates over Eigen expressions, so the policy's
+// fixed-size vectors and matrices pass without copies. Backward functions add into gradient accumulators.
 
 #include <Eigen/Dense>
 
@@ -28,7 +28,9 @@ void linearBackward(const W& w, const X& x, const DY& dy, DW& dW, DB& db, DX& dx
     db += dy;
     dx.noalias() = w.transpose() * dy;
 }
-template <class X, class Y> void reluForward(const X& x, Y& y) { y = x.cwiseMax(0.0); }
+template <class X, class Y> void reluForward(const X& x, Y& y) {
+    y = x.cwiseMax(0.0);
+}
 template <class X, class DY, class DX> void reluBackward(const X& x, const DY& dy, DX& dx) {
     dx = (x.array() > 0.0).select(dy, 0.0);
 }
@@ -36,8 +38,8 @@ template <class X, class DY, class DX> void reluBackward(const X& x, const DY& d
 // ---------------------------------------------------------------- multi-head attention, one query
 
 /// One query vector attends over K key/value rows: per head h (columns [h*dh, (h+1)*dh)),
-/// alpha_h = softmax(Kmat_h q_h / sqrt(dh)), o_h = alpha_h^T Vmat_h. Kmat and Vmat are the projected keys and values
-/// (K x d); the projections themselves are linear and handled by the caller.
+/// alpha_h = softmax(Kmat_h q_h / sqrt(dh)), o_h = alpha_h^T Vmat_h. Kmat and Vmat are the projected keys and
+/// values (K x d); the projections themselves are linear and handled by the caller.
 struct AttentionCache {
     Mat alpha; ///< heads x K
     Vec o;     ///< d
@@ -73,8 +75,8 @@ void attentionForward(const Q& q, const KM& Kmat, const VM& Vmat, int heads, Att
 
 /// Given dO: dq (set), and dKmat, dVmat (accumulated).
 template <class Q, class KM, class VM, class DO, class DQ, class DK, class DV>
-void attentionBackward(const Q& q, const KM& Kmat, const VM& Vmat, int heads, const AttentionCache& c, const DO& dO,
-                       DQ& dq, DK& dKmat, DV& dVmat) {
+void attentionBackward(const Q& q, const KM& Kmat, const VM& Vmat, int heads, const AttentionCache& c,
+                       const DO& dO, DQ& dq, DK& dKmat, DV& dVmat) {
     const int d = int(q.size()), K = int(Kmat.rows()), dh = d / heads;
     dq.setZero(d);
     if (K == 0) return;
@@ -105,14 +107,16 @@ void attentionBackward(const Q& q, const KM& Kmat, const VM& Vmat, int heads, co
 
 // ---------------------------------------------------------------- masked softmax head
 
-/// Log-probabilities over the valid entries of `logits` (invalid ones: -inf), and the entropy of the distribution.
+/// Log-probabilities over the valid entries of `logits` (invalid ones: -inf), and the entropy of the
+/// distribution.
 struct SoftmaxCache {
-    Vec logp;  ///< -inf where masked
-    Vec p;     ///< 0 where masked
+    Vec logp; ///< -inf where masked
+    Vec p;    ///< 0 where masked
     double entropy = 0;
 };
 
-template <class L> void maskedSoftmaxForward(const L& logits, const std::vector<uint8_t>& mask, SoftmaxCache& c) {
+template <class L>
+void maskedSoftmaxForward(const L& logits, const std::vector<uint8_t>& mask, SoftmaxCache& c) {
     const int n = int(logits.size());
     double mx = -INFINITY;
     for (int k = 0; k < n; ++k)
@@ -131,9 +135,10 @@ template <class L> void maskedSoftmaxForward(const L& logits, const std::vector<
     }
 }
 
-/// dlogits for a loss that depends on log p(action) with weight gLogp and on the entropy with weight gEntropy:
-/// d logp(a)/dlogits = onehot(a) - p;  dH/dlogits_k = -p_k (logp_k + H).
-inline void maskedSoftmaxBackward(const SoftmaxCache& c, int action, double gLogp, double gEntropy, Vec& dlogits) {
+/// dlogits for a loss that depends on log p(action) with weight gLogp and on the entropy with weight
+/// gEntropy: d logp(a)/dlogits = onehot(a) - p;  dH/dlogits_k = -p_k (logp_k + H).
+inline void maskedSoftmaxBackward(const SoftmaxCache& c, int action, double gLogp, double gEntropy,
+                                  Vec& dlogits) {
     const int n = int(c.p.size());
     dlogits.resize(n);
     for (int k = 0; k < n; ++k) {

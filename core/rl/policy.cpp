@@ -38,7 +38,8 @@ namespace {
 template <class M> void initRandom(M& m, double scale, Rng& rng) {
     for (Eigen::Index c = 0; c < m.cols(); ++c)
         for (Eigen::Index r = 0; r < m.rows(); ++r)
-            m(r, c) = scale * (rng.uniform() + rng.uniform() + rng.uniform() + rng.uniform() - 2.0) * 1.7320508;
+            m(r, c) =
+                scale * (rng.uniform() + rng.uniform() + rng.uniform() + rng.uniform() - 2.0) * 1.7320508;
 }
 } // namespace
 
@@ -66,7 +67,8 @@ Policy::Policy(std::vector<int> choiceCounts, PolicyConfig cfg, uint64_t seed)
     initRandom(m_p.pos, cfg.initScale, rng);
     initRandom(m_p.rewardVec, cfg.initScale, rng);
     m_p.tokenBias.setZero();
-    const double sd = 1.0 / std::sqrt(double(d)), s2 = 1.0 / std::sqrt(2.0 * d), sm = 1.0 / std::sqrt(double(m));
+    const double sd = 1.0 / std::sqrt(double(d)), s2 = 1.0 / std::sqrt(2.0 * d),
+                 sm = 1.0 / std::sqrt(double(m));
     for (MatDD* w : {&m_p.Wq, &m_p.Wk, &m_p.Wv, &m_p.Wo}) initRandom(*w, sd, rng);
     initRandom(m_p.W1, s2, rng);
     m_p.b1.setZero();
@@ -88,7 +90,8 @@ void Policy::setElite(std::vector<EliteToken> elite) {
     m_values.noalias() = m_tokens * m_p.Wv.transpose();
 }
 
-void Policy::forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s, double temperature) const {
+void Policy::forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s,
+                         double temperature) const {
     s.h = h;
     s.q.noalias() = m_p.Wq * h;
     attentionForward(s.q, m_keys, m_values, m_cfg.heads, s.att);
@@ -195,7 +198,8 @@ double Policy::loss(const std::vector<Trace>& batch, const std::vector<double>& 
             const double logp = s.sm.logp[s.action];
             const double rho = std::exp(logp - t.oldLogp[i]);
             const double A = adv[b];
-            // d min(rho A, clip(rho) A)/d logp = rho A where the unclipped term is the smaller (or clipping is off)
+            // d min(rho A, clip(rho) A)/d logp = rho A where the unclipped term is the smaller (or clipping
+            // is off)
             const bool active = clipEps <= 0 || rho * A <= std::clamp(rho, 1.0 - clipEps, 1.0 + clipEps) * A;
             const double gLogp = active ? -invB * rho * A : 0.0;
             maskedSoftmaxBackward(s.sm, s.action, gLogp, -invB * entropyWeight, dlogits);

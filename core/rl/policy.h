@@ -3,14 +3,16 @@
 // decisions, conditioned on the elite history, the best distinct plans found so far.
 //
 //  - every choice of every decision has an embedding E_i[k] (d), every decision a position embedding P_i;
-//  - an elite plan is one token: the sum of its choices' embeddings, plus u * (its normalized reward), plus a bias;
-//  - for decision i of a sample, the query h_i = P_i + sum_{j<i} E_j[a_j] (the decisions already taken) attends,
+//  - an elite plan is one token: the sum of its choices' embeddings, plus u * (its normalized reward), plus a
+//  bias;
+//  - for decision i of a sample, the query h_i = P_i + sum_{j<i} E_j[a_j] (the decisions already taken)
+//  attends,
 //    with multi-head attention (projections Wq, Wk, Wv, Wo), over the elite tokens, giving c_i;
 //  - an MLP on [h_i; c_i] gives y_i (d); logits_i[k] = E_i[k] . y_i + beta_i[k]; invalid choices are masked.
 //
-// Training: PPO with clipping (per decision, the plan's advantage on every decision), or REINFORCE with the batch
-// mean as baseline (the first PPO epoch is exactly that), plus an entropy bonus; gradients by hand, checked
-// against finite differences in tests/tst_rl.cpp.
+// Training: PPO with clipping (per decision, the plan's advantage on every decision), or REINFORCE with the
+// batch mean as baseline (the first PPO epoch is exactly that), plus an entropy bonus; gradients by hand,
+// checked against finite differences in tests/tst_rl.cpp.
 
 #include "core/rl/layers.h"
 
@@ -90,19 +92,22 @@ public:
 
     /// Samples one plan following the masks. temperature > 1 flattens the distribution (exploration).
     Trace sample(const MaskFn& mask, Rng& rng, double temperature = 1.0) const;
-    /// The trace of a given plan (its log-probabilities under the current policy), e.g. an elite plan to imitate.
+    /// The trace of a given plan (its log-probabilities under the current policy), e.g. an elite plan to
+    /// imitate.
     Trace trace(const std::vector<int>& actions, const MaskFn& mask) const;
 
     /// The loss over a batch, and (when grad is not null) its gradient added to *grad:
-    ///   L = -(1/B) sum_b sum_i min(rho_bi A_b, clip(rho_bi, 1-eps, 1+eps) A_b) - entropyWeight (1/B) sum_b sum_i H_bi
-    /// with rho_bi = exp(logp_bi - oldLogp_bi). With eps <= 0 there is no clipping (REINFORCE with baseline when
-    /// oldLogp equals the current log-probabilities). Masks are recomputed from the traces' actions.
+    ///   L = -(1/B) sum_b sum_i min(rho_bi A_b, clip(rho_bi, 1-eps, 1+eps) A_b) - entropyWeight (1/B) sum_b
+    ///   sum_i H_bi
+    /// with rho_bi = exp(logp_bi - oldLogp_bi). With eps <= 0 there is no clipping (REINFORCE with baseline
+    /// when oldLogp equals the current log-probabilities). Masks are recomputed from the traces' actions.
     double loss(const std::vector<Trace>& batch, const std::vector<double>& advantages, const MaskFn& mask,
                 double clipEps, double entropyWeight, Params* grad, double* meanEntropy = nullptr) const;
 
 private:
     struct Step; // per-decision forward cache
-    void forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s, double temperature) const;
+    void forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s,
+                     double temperature) const;
 
     std::vector<int> m_counts;
     PolicyConfig m_cfg;
@@ -114,7 +119,8 @@ private:
 /// Adam over Params.
 class Adam {
 public:
-    explicit Adam(const Params& shape, double lr = 3e-3, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
+    explicit Adam(const Params& shape, double lr = 3e-3, double beta1 = 0.9, double beta2 = 0.999,
+                  double eps = 1e-8);
     /// p -= lr * mhat / (sqrt(vhat) + eps); grad is consumed (zeroed).
     void step(Params& p, Params& grad);
     double& learningRate() { return m_lr; }

@@ -42,6 +42,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     bool anyFeasible = false;
     double temperature = 1.0;
     int staleIterations = 0;
+    int64_t iteration = 0;
     const int eliteK = std::min({m_o.eliteK, options.eliteK, 256}); // attentionBackward keeps K on the stack
 
     while (!run.done()) {
@@ -101,9 +102,10 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         }
         staleIterations = fresh == 0 ? staleIterations + 1 : 0;
         const double freshShare = double(fresh) / double(std::max<size_t>(1, outcomes.size()));
-        // Exploration control: a converged policy keeps proposing plans it has already seen, which costs time and
-        // no budget. Raising the sampling temperature while fewer than half the samples are new keeps it exploring
-        // around its mode (the search analogue of annealing's neighbourhood), and lowers again once they are.
+        // Exploration control: a converged policy keeps proposing plans it has already seen, which costs time
+        // and no budget. Raising the sampling temperature while fewer than half the samples are new keeps it
+        // exploring around its mode (the search analogue of annealing's neighbourhood), and lowers again once
+        // they are.
         temperature = freshShare < m_o.freshTarget ? std::min(m_o.maxTemperature, temperature * 1.1)
                                                    : std::max(1.0, temperature * 0.97);
         if (used.size() < 2) continue;
@@ -113,13 +115,15 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         if (m_o.rankAdvantages) {
             std::vector<size_t> order(rewards.size());
             std::iota(order.begin(), order.end(), size_t(0));
-            std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rewards[a] < rewards[b]; });
+            std::stable_sort(order.begin(), order.end(),
+                             [&](size_t a, size_t b) { return rewards[a] < rewards[b]; });
             const double n = double(rewards.size()), sd = n / std::sqrt(12.0);
             for (size_t r = 0; r < order.size(); ++r) {
                 // ties share their mean rank
                 size_t e = r;
                 while (e + 1 < order.size() && rewards[order[e + 1]] == rewards[order[r]]) ++e;
-                for (size_t k = r; k <= e; ++k) adv[order[k]] = ((double(r + e) / 2.0) - (n - 1.0) / 2.0) / sd;
+                for (size_t k = r; k <= e; ++k)
+                    adv[order[k]] = ((double(r + e) / 2.0) - (n - 1.0) / 2.0) / sd;
                 r = e;
             }
         } else {
@@ -140,10 +144,22 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
                 ++added;
             }
         }
+        double entropy = 0;
         for (int e = 0; e < m_o.epochs; ++e) {
-            policy.loss(used, adv, mask, m_o.clip, m_o.entropyWeight, &grad);
+            policy.loss(used, adv, mask, m_o.clip, m_o.entropyWeight, &grad, e == 0 ? &entropy : nullptr);
             adam.step(policy.params(), grad);
         }
+        LearningPoint lp;
+        lp.iteration = ++iteration;
+        lp.evaluations = run.evaluations();
+        lp.meanReward = std::accumulate(rewards.begin(), rewards.end(), 0.0) / double(rewards.size());
+        lp.entropy = entropy;
+        double eliteSum = 0;
+        int eliteN = 0;
+        for (const auto& c : run.elite())
+            if (c.metrics.feasible) eliteSum += c.metrics.throughput, ++eliteN;
+        lp.eliteMean = eliteN > 0 ? eliteSum / eliteN : 0.0;
+        run.recordLearning(lp);
         if (run.stopRequested()) break;
     }
     return run.finish();

@@ -1,7 +1,8 @@
 #pragma once
-// `rl`: Learn to Shard. Each iteration conditions the policy (core/rl/policy.h) on the elite history (the top-K
-// distinct plans so far), samples a batch of plans through the space's validity masks, evaluates them through the
-// engine (worker threads, shared cache), and updates the policy with PPO on normalized log-throughput rewards.
+// `rl`: Learn to Shard. Each iteration conditions the policy (core/rl/policy.h) on the elite history (the
+// top-K distinct plans so far), samples a batch of plans through the space's validity masks, evaluates them
+// through the engine (worker threads, shared cache), and updates the policy with PPO on normalized
+// log-throughput rewards.
 
 #include "core/rl/policy.h"
 #include "core/search/searcher.h"
@@ -9,18 +10,19 @@
 namespace sp {
 
 struct RlOptions {
-    int batch = 64;              ///< plans sampled per iteration
-    int epochs = 2;              ///< PPO epochs per batch (the first is REINFORCE with the batch-mean baseline)
+    int batch = 64; ///< plans sampled per iteration
+    int epochs = 2; ///< PPO epochs per batch (the first is REINFORCE with the batch-mean baseline)
     double learningRate = 1e-2;  ///< Adam
     double clip = 0.2;           ///< PPO clipping; 0: plain REINFORCE with baseline
     double entropyWeight = 0.01; ///< per decision
     int eliteK = 32;             ///< elite tokens the policy attends over (SearchOptions::eliteK caps it)
-    int imitate = 4;             ///< top elite plans added to each update with a positive advantage (self-imitation)
+    int imitate = 4; ///< top elite plans added to each update with a positive advantage (self-imitation)
     double imitationAdvantage = 1.0;
-    bool rankAdvantages = true;  ///< advantages from centered ranks (robust to the large infeasible penalties)
-    double freshTarget = 0.5;    ///< share of new plans per batch the sampling temperature steers towards
+    bool rankAdvantages = true; ///< advantages from centered ranks (robust to the large infeasible penalties)
+    double freshTarget = 0.5;   ///< share of new plans per batch the sampling temperature steers towards
     double maxTemperature = 8.0;
-    bool warmStart = false;      ///< evaluate the Megatron plan first, so it seeds the elite (off for fair comparisons)
+    bool warmStart =
+        false; ///< evaluate the Megatron plan first, so it seeds the elite (off for fair comparisons)
     /// A plan that misses memory or an SLO gets the reward of the worst feasible plan so far, minus 1, minus
     /// log(shortfall): worse than anything feasible, and the nearer it comes the better.
     rl::PolicyConfig network;
@@ -30,8 +32,8 @@ class RlSearcher final : public Searcher {
 public:
     explicit RlSearcher(RlOptions o = {}) : m_o(o) {}
     std::string name() const override { return "rl"; }
-    SearchResult run(const SearchSpace& space, Engine& engine, const SearchOptions& options, Observer* observer,
-                     std::stop_token stop) override;
+    SearchResult run(const SearchSpace& space, Engine& engine, const SearchOptions& options,
+                     Observer* observer, std::stop_token stop) override;
 
 private:
     RlOptions m_o;

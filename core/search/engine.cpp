@@ -263,6 +263,8 @@ struct SearchRun::Impl {
     double bestFeasible = 0;
     std::vector<std::pair<int64_t, double>> curve;
     size_t curveEmitted = 0;
+    std::vector<LearningPoint> learning;
+    size_t learningEmitted = 0;
     bool distinct = false;
 
     Impl(Engine& e, const SearchSpace& s, const SearchOptions& o, Observer* obs, std::stop_token st,
@@ -311,6 +313,8 @@ struct SearchRun::Impl {
         p.elite = elite;
         p.curveDelta.assign(curve.begin() + long(curveEmitted), curve.end());
         curveEmitted = curve.size();
+        p.learningDelta.assign(learning.begin() + long(learningEmitted), learning.end());
+        learningEmitted = learning.size();
         p.final = final;
         observer->progress(p);
     }
@@ -435,6 +439,10 @@ SearchRun::Outcome SearchRun::evaluatePlan(const Plan& plan) {
     return o;
 }
 
+void SearchRun::recordLearning(const LearningPoint& point) {
+    d->learning.push_back(point);
+}
+
 SearchResult SearchRun::finish() {
     Impl& m = *d;
     SearchResult r;
@@ -444,6 +452,7 @@ SearchResult SearchRun::finish() {
     r.evaluations = m.evaluations;
     r.seconds = m.elapsed();
     r.curve = m.curve;
+    r.learning = m.learning;
     r.stopped = m.stop.stop_requested();
     if (m.elite.empty()) {
         r.message = m.space.empty() ? "no valid plan: " + m.space.emptyReason()

@@ -73,6 +73,15 @@ struct Candidate {
     std::vector<int> choices; ///< the assignment in the space; empty for a plan outside it (e.g. Megatron's)
 };
 
+/// One iteration of a learning searcher (rl): what the GUI's learning-curve tab plots.
+struct LearningPoint {
+    int64_t iteration = 0;
+    int64_t evaluations = 0; ///< of the run, after the iteration
+    double meanReward = 0;   ///< mean raw reward of the iteration's samples (log tokens/s when feasible)
+    double entropy = 0;      ///< mean policy entropy per sampled plan (nats, summed over decisions)
+    double eliteMean = 0;    ///< mean throughput of the feasible elite plans
+};
+
 /// A progress event, sent on the searching thread at most every ~40 ms, and once more when the run ends.
 struct Progress {
     int64_t evaluations = 0;
@@ -80,6 +89,7 @@ struct Progress {
     double bestThroughput = 0;    ///< best feasible throughput so far; 0 while none is feasible
     std::vector<Candidate> elite; ///< sorted best first
     std::vector<std::pair<int64_t, double>> curveDelta; ///< (evaluations, best) points since the last event
+    std::vector<LearningPoint> learningDelta;           ///< learning-curve points since the last event
     bool final = false;                                 ///< the run's last event
 };
 
@@ -96,7 +106,8 @@ struct SearchResult {
     int64_t evaluations = 0;      ///< distinct plans evaluated by this run
     double seconds = 0;
     std::vector<std::pair<int64_t, double>>
-        curve;            ///< (evaluations, best feasible throughput) at each improvement
+        curve;                           ///< (evaluations, best feasible throughput) at each improvement
+    std::vector<LearningPoint> learning; ///< one point per iteration of a learning searcher
     bool stopped = false; ///< ended by a stop request
     bool refused = false; ///< the searcher did not run (no budget, space too large...)
     /// Why it refused, or when no feasible plan was found: the binding constraint, from the closest plan's
@@ -184,6 +195,8 @@ public:
     const SearchOptions& options() const;
     /// The top distinct plans so far, best first (the elite history an RL searcher conditions on).
     const std::vector<Candidate>& elite() const;
+    /// Records one iteration of a learning searcher; sent with the next progress event and in the result.
+    void recordLearning(const LearningPoint& point);
     /// The best so far, or null before the first evaluation.
     const Candidate* best() const;
 
