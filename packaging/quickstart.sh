@@ -35,7 +35,16 @@ case "$mode" in
       exec "$build/app/shardplanner" "$scenario"
     else
       echo "No display: running the planner headless on $scenario"
+      out="${TMPDIR:-/tmp}/shardplan-quickstart"
+      mkdir -p "$out"
       "$build/app/shardplan" validate "$scenario"
+      echo; echo "== The Megatron plan"
+      "$build/app/shardplan" evaluate --scenario "$scenario" | head -6
+      echo; echo "== Learn to Shard (rl), 2,000 evaluations"
+      "$build/app/shardplan" search --scenario "$scenario" --searcher rl --budget 2000 --out "$out/best.json"
+      "$build/app/shardplan" search --scenario "$scenario" --searcher megatron --out "$out/megatron.json" >/dev/null
+      echo; echo "== Megatron (A) against the learned plan (B)"
+      "$build/app/shardplan" compare --scenario "$scenario" "$out/megatron.json" "$out/best.json"
     fi
     ;;
 esac

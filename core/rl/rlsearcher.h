@@ -10,13 +10,13 @@
 namespace sp {
 
 struct RlOptions {
-    int batch = 64; ///< plans sampled per iteration
+    int batch = 32; ///< plans sampled per iteration
     int epochs = 2; ///< PPO epochs per batch (the first is REINFORCE with the batch-mean baseline)
     double learningRate = 1e-2;  ///< Adam
     double clip = 0.2;           ///< PPO clipping; 0: plain REINFORCE with baseline
     double entropyWeight = 0.01; ///< per decision
     int eliteK = 32;             ///< elite tokens the policy attends over (SearchOptions::eliteK caps it)
-    int imitate = 4; ///< top elite plans added to each update with a positive advantage (self-imitation)
+    int imitate = 8; ///< top elite plans added to each update with a positive advantage (self-imitation)
     double imitationAdvantage = 1.0;
     bool rankAdvantages = true; ///< advantages from centered ranks (robust to the large infeasible penalties)
     double freshTarget = 0.5;   ///< share of new plans per batch the sampling temperature steers towards
