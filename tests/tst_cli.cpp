@@ -2,22 +2,15 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include "clirun.h"
+
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 namespace {
-struct Run {
-    int code = -1;
-    QString out, err;
-};
-Run shardplan(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(SHARDPLAN_CLI), args);
-    p.waitForFinished(600000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
+using sp::test::Run;
+using sp::test::shardplan;
 const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
 } // namespace
 

@@ -106,10 +106,10 @@ void Policy::forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask,
     maskedSoftmaxForward(s.logits, mask, s.sm);
 }
 
-Trace Policy::sample(const MaskFn& mask, Rng& rng, double temperature) const {
+Trace Policy::walk(const MaskFn& mask, Rng* rng, const std::vector<int>* given, double temperature) const {
     const int n = decisions();
     Trace t;
-    t.actions.assign(n, 0);
+    t.actions = given ? *given : std::vector<int>(n, 0);
     t.oldLogp.assign(n, 0.0);
     VecD prefix = VecD::Zero();
     std::vector<uint8_t> m;
@@ -120,10 +120,10 @@ Trace Policy::sample(const MaskFn& mask, Rng& rng, double temperature) const {
         for (int k = 0; k < int(m.size()); ++k)
             if (m[k]) ++valid, only = k;
         if (valid == 1) {
-            t.actions[i] = only;
+            t.actions[i] = only; // a forced decision: no network, log-probability 0
         } else {
             forwardStep(i, m_p.pos.row(i).transpose() + prefix, m, s, temperature);
-            t.actions[i] = int(rng.weighted(s.sm.p));
+            if (!given) t.actions[i] = int(rng->weighted(s.sm.p));
             t.oldLogp[i] = s.sm.logp[t.actions[i]];
             t.entropy += s.sm.entropy;
         }
@@ -132,24 +132,12 @@ Trace Policy::sample(const MaskFn& mask, Rng& rng, double temperature) const {
     return t;
 }
 
+Trace Policy::sample(const MaskFn& mask, Rng& rng, double temperature) const {
+    return walk(mask, &rng, nullptr, temperature);
+}
+
 Trace Policy::trace(const std::vector<int>& actions, const MaskFn& mask) const {
-    const int n = decisions();
-    Trace t;
-    t.actions = actions;
-    t.oldLogp.assign(n, 0.0);
-    VecD prefix = VecD::Zero();
-    std::vector<uint8_t> m;
-    Step s;
-    for (int i = 0; i < n; ++i) {
-        mask(i, t.actions, m);
-        if (std::count(m.begin(), m.end(), uint8_t(1)) > 1) {
-            forwardStep(i, m_p.pos.row(i).transpose() + prefix, m, s, 1.0);
-            t.oldLogp[i] = s.sm.logp[t.actions[i]];
-            t.entropy += s.sm.entropy;
-        }
-        prefix += m_p.emb[i].row(t.actions[i]).transpose();
-    }
-    return t;
+    return walk(mask, nullptr, &actions, 1.0);
 }
 
 double Policy::loss(const std::vector<Trace>& batch, const std::vector<double>& adv, const MaskFn& mask,

@@ -106,6 +106,8 @@ public:
 
 private:
     struct Step; // per-decision forward cache
+    /// Samples (given == null) or scores (the given actions) a plan decision by decision.
+    Trace walk(const MaskFn& mask, Rng* rng, const std::vector<int>* given, double temperature) const;
     void forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s,
                      double temperature) const;
 
