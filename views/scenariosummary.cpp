@@ -27,23 +27,36 @@ void ScenarioSummary::setScenario(const Scenario& s) {
     const auto& m = s.model;
     const ParamCounts pc = countParams(m);
     auto* mg = group(tr("Model: %1").arg(QString::fromStdString(m.name)));
-    row(mg, tr("Parameters"), QStringLiteral("%1 total, %2 active")
-                                  .arg(QString::fromStdString(formatCount(pc.total)), QString::fromStdString(formatCount(pc.active))));
+    row(mg, tr("Parameters"),
+        QStringLiteral("%1 total, %2 active")
+            .arg(QString::fromStdString(formatCount(pc.total)),
+                 QString::fromStdString(formatCount(pc.active))));
     row(mg, tr("Layers"), QString::number(m.layers));
     row(mg, tr("Hidden"), QString::number(m.hidden));
-    row(mg, tr("Attention"), m.attention.type == AttentionType::MLA
-                                 ? tr("MLA, %1 heads, KV latent %2").arg(m.attention.heads).arg(m.attention.mla.kvLoraRank)
-                                 : tr("GQA, %1 heads, %2 KV heads x %3").arg(m.attention.heads).arg(m.attention.kvHeads).arg(m.attention.headDim));
+    row(mg, tr("Attention"),
+        m.attention.type == AttentionType::MLA
+            ? tr("MLA, %1 heads, KV latent %2").arg(m.attention.heads).arg(m.attention.mla.kvLoraRank)
+            : tr("GQA, %1 heads, %2 KV heads x %3")
+                  .arg(m.attention.heads)
+                  .arg(m.attention.kvHeads)
+                  .arg(m.attention.headDim));
     if (m.moe.present())
-        row(mg, tr("MoE"), tr("%1 experts, top-%2, FFN %3, %4 shared, %5 dense layers first")
-                               .arg(m.moe.experts).arg(m.moe.topK).arg(m.moe.expertFfn).arg(m.moe.sharedExperts).arg(m.moe.firstDenseLayers));
-    row(mg, tr("Dtypes"), QStringLiteral("weights %1, activations %2, KV %3")
-                              .arg(QString::fromUtf8(nameOf(m.weights).data(), int(nameOf(m.weights).size())),
-                                   QString::fromUtf8(nameOf(m.activations).data(), int(nameOf(m.activations).size())),
-                                   QString::fromUtf8(nameOf(m.kvCache).data(), int(nameOf(m.kvCache).size()))));
+        row(mg, tr("MoE"),
+            tr("%1 experts, top-%2, FFN %3, %4 shared, %5 dense layers first")
+                .arg(m.moe.experts)
+                .arg(m.moe.topK)
+                .arg(m.moe.expertFfn)
+                .arg(m.moe.sharedExperts)
+                .arg(m.moe.firstDenseLayers));
+    row(mg, tr("Dtypes"),
+        QStringLiteral("weights %1, activations %2, KV %3")
+            .arg(QString::fromUtf8(nameOf(m.weights).data(), int(nameOf(m.weights).size())),
+                 QString::fromUtf8(nameOf(m.activations).data(), int(nameOf(m.activations).size())),
+                 QString::fromUtf8(nameOf(m.kvCache).data(), int(nameOf(m.kvCache).size()))));
     const auto& c = s.cluster;
     auto* cg = group(tr("Cluster: %1").arg(QString::fromStdString(c.name)));
-    row(cg, tr("GPUs"), tr("%1 nodes x %2 %3").arg(c.nodes).arg(c.gpusPerNode).arg(QString::fromStdString(c.gpu.name)));
+    row(cg, tr("GPUs"),
+        tr("%1 nodes x %2 %3").arg(c.nodes).arg(c.gpusPerNode).arg(QString::fromStdString(c.gpu.name)));
     row(cg, tr("HBM"), tr("%1 GB at %2 TB/s").arg(c.gpu.hbmGB).arg(c.gpu.hbmTBs));
     row(cg, tr("NVLink"), tr("%1 GB/s per GPU").arg(c.intraNode.gbPerS));
     if (c.nodes > 1) row(cg, tr("NIC"), tr("%1 Gb/s per GPU").arg(c.interNode.gbPerS * 8));

@@ -1,18 +1,59 @@
 // shardplanner: the desktop planner.
 #include "mainwindow.h"
 
+#include "core/io/formats.h"
+
 #include <QApplication>
+#include <QCommandLineParser>
 #include <QDir>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Shard Planner"));
     QApplication::setOrganizationName(QStringLiteral("ShardPlanner"));
-    sp::app::MainWindow w;
-    const QStringList args = QApplication::arguments();
-    const QString path = args.size() > 1 ? args.at(1)
-                                         : QStringLiteral(SHARDPLAN_SAMPLES_DIR "/scenarios/llama-3.1-8b-h100-1x8.yaml");
-    w.openScenario(path);
-    w.show();
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Plans the sharding of LLM inference on GPU clusters."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(
+        QStringLiteral("files"),
+        QStringLiteral("Scenario, model, cluster, workload, constraints, plan or session files "
+                       "(default: the sample scenario)"),
+        QStringLiteral("[files...]"));
+    QCommandLineOption shots(QStringLiteral("screenshot"),
+                             QStringLiteral("Run a short search, save a PNG of each view into DIR and quit."),
+                             QStringLiteral("DIR"));
+    shots.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption budget(QStringLiteral("screenshot-budget"),
+                              QStringLiteral("Budget of the screenshot search."), QStringLiteral("N"),
+                              QStringLiteral("1500"));
+    budget.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(shots);
+    parser.addOption(budget);
+    parser.process(app);
+
+    sp::app::MainWindow::Options options;
+    if (parser.isSet(shots)) options.persistSettings = options.confirmClose = false;
+    sp::app::MainWindow w(options);
+    // Parts (model, cluster, ...) and plans apply to a scenario: the sample one unless the first file is a
+    // scenario or a session.
+    const QStringList files = parser.positionalArguments();
+    int first = 0;
+    if (!files.isEmpty()) {
+        const auto kind = sp::detectKind(files.first().toStdString());
+        const bool whole = files.first().endsWith(QLatin1String(".spsession")) ||
+                           (kind.ok() && kind.value() == sp::FileKind::Scenario);
+        if (whole && w.openFile(files.first())) first = 1;
+    }
+    if (!w.context())
+        w.openScenario(QStringLiteral(SHARDPLAN_SAMPLES_DIR "/scenarios/llama-3.1-8b-h100-1x8.yaml"));
+    for (int i = first; i < files.size(); ++i) w.openFile(files[i]);
+    if (parser.isSet(shots)) {
+        w.runScreenshots(parser.value(shots), parser.value(budget).toLongLong());
+    } else {
+        w.show();
+    }
     return app.exec();
 }

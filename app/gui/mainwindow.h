@@ -1,26 +1,196 @@
 #pragma once
-#include "core/model/scenario.h"
+// The planner's main window: the scenario and run panels (docks), the live chart and the plan views (tabs),
+// the elite table; menus, shortcuts, files, exports and sessions.
 
+#include "metatypes.h"
+#include "searchcontext.h"
+#include "searchcontroller.h"
+
+#include <QElapsedTimer>
+#include <QHash>
 #include <QMainWindow>
+#include <QTimer>
+
+#include <optional>
+
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QSortFilterProxyModel;
+class QTableView;
+class QTabWidget;
 
 namespace sp::views {
-class ScenarioSummary;
-}
+class ComparisonView;
+class EliteModel;
+class LearningCurveView;
+class MessageBanner;
+class PlanDetails;
+class RunPanel;
+class ScenarioEditor;
+class SearchChart;
+class ShardingView;
+class TopologyView;
+} // namespace sp::views
 
 namespace sp::app {
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    struct Options {
+        bool persistSettings = true; ///< restore and save window state and recent files (QSettings)
+        bool confirmClose = true;    ///< ask before discarding unsaved results
+        int threadsPerRun = 0;       ///< evaluation threads per searcher; 0: all cores
+    };
+    /// The tabs of the central area, in order.
+    enum class Tab { Chart, LearningCurve, Sharding, Topology, Comparison, Plan };
+
     explicit MainWindow(QWidget* parent = nullptr);
-    /// Loads a scenario file; on error shows it and keeps the current one.
+    MainWindow(const Options& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Files. Each returns false (and shows the error in the window) on bad input, keeping the current state.
+    /// Opens any supported file by its kind: scenario, model/cluster/workload/constraints (replace that part
+    /// of the current scenario), plan (evaluated and shown), or a session (.spsession).
+    bool openFile(const QString& path);
     bool openScenario(const QString& path);
+    bool openPlan(const QString& path);
+    bool saveSession(const QString& path);
+    bool openSession(const QString& path);
+
+    // Search.
+    void startSearch();
+    void stopSearch();
+    bool isSearching() const;
+
+    // Exports (atomic writes). Images: .png or .svg by suffix.
+    bool exportPlan(const QString& path);
+    bool exportHistoryCsv(const QString& path);
+    bool exportImage(Tab view, const QString& path);
+
+    // State, for tests and scripting.
+    views::ScenarioEditor* scenarioEditor() const { return m_editor; }
+    views::RunPanel* runPanel() const { return m_runPanel; }
+    views::SearchChart* chart() const { return m_chart; }
+    views::LearningCurveView* learningCurve() const { return m_learning; }
+    views::EliteModel* eliteModel() const { return m_eliteModel; }
+    QSortFilterProxyModel* eliteProxy() const { return m_proxy; }
+    QTableView* eliteView() const { return m_eliteView; }
+    views::ShardingView* shardingView() const { return m_sharding; }
+    views::TopologyView* topologyView() const { return m_topology; }
+    views::ComparisonView* comparisonView() const { return m_comparison; }
+    views::PlanDetails* planDetails() const { return m_details; }
+    views::MessageBanner* messageBanner() const { return m_banner; }
+    views::MessageBanner* staleBanner() const { return m_staleBanner; }
+    QTabWidget* tabs() const { return m_tabs; }
+    SearchController* controller() const { return m_controller; }
+    const SearchContextPtr& context() const { return m_ctx; }
+    /// The plan shown in the views (selected row, opened plan, or the Megatron plan).
+    views::PlanRecordPtr currentPlan() const { return m_current; }
+    views::PlanRecordPtr openedPlan() const { return m_opened; }
+    bool hasUnsavedResults() const { return m_unsaved; }
+    /// Selects an elite row (by model row) and shows it.
+    void selectEliteRow(int modelRow);
+    void showTab(Tab t);
+
+    /// Feeds the learning-curve tab (for a learning searcher): one iteration's named values.
+    void appendLearningCurve(int iteration, const QList<QPair<QString, double>>& values);
+
+    /// Screenshot mode: runs a short search, then grabs the window on each tab into `dir`, then quits.
+    void runScreenshots(const QString& dir, qint64 budget);
+
+signals:
+    /// A search batch ended (finished or stopped); its results are in the views.
+    void searchFinished();
+    /// The plan shown in the views changed.
+    void currentPlanChanged();
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
 
 private:
+    struct RunState {
+        std::vector<Candidate> elite;
+        QVector<QPointF> curve;
+        int64_t evaluations = 0;
+        int64_t target = 0;
+        double seconds = 0;
+        double best = 0;
+        bool finished = false;
+        bool stopped = false;
+        QString message;
+    };
+
+    void buildUi();
+    void buildActions();
+    void setScenario(const Scenario& s, const QString& path);
+    void scenarioEdited();
+    void clearResults();
+    void showError(const QString& message);
+    void showInfo(const QString& message);
+    void updateTitle();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    bool confirmDiscard(const QString& what);
+
+    void onProgress(quint64 batch, SearchUpdatePtr u);
+    void onRunFinished(quint64 batch, const QString& searcher, SearchResultPtr r);
+    void onRunFailed(quint64 batch, const QString& searcher, const QString& message);
+    void onBatchFinished(quint64 batch, bool stopped);
+    void refreshElite();
+    void refreshProgress();
+    void eliteSelectionChanged();
+    void showPlan(views::PlanRecordPtr record);
+    void refreshComparison();
+    views::PlanRecordPtr recordFor(const Candidate& c, const QString& label, const QString& searcher);
+    views::PlanRecordPtr bestRecord();
+    std::optional<Candidate> bestCandidate() const;
+
     void openDialog();
-    views::ScenarioSummary* m_summary = nullptr;
-    Scenario m_scenario;
-    QString m_path;
+    void saveSessionDialog(bool saveAs);
+    void openSessionDialog();
+    void exportPlanDialog();
+    void exportCsvDialog();
+    void exportImageDialog(Tab view);
+
+    Options m_options;
+    QString m_samplesDir;
+    views::ScenarioEditor* m_editor = nullptr;
+    views::RunPanel* m_runPanel = nullptr;
+    views::SearchChart* m_chart = nullptr;
+    views::LearningCurveView* m_learning = nullptr;
+    views::EliteModel* m_eliteModel = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QTableView* m_eliteView = nullptr;
+    QLineEdit* m_eliteFilter = nullptr;
+    QLabel* m_eliteCaption = nullptr;
+    views::ShardingView* m_sharding = nullptr;
+    views::TopologyView* m_topology = nullptr;
+    views::ComparisonView* m_comparison = nullptr;
+    views::PlanDetails* m_details = nullptr;
+    views::MessageBanner* m_banner = nullptr;
+    views::MessageBanner* m_staleBanner = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QLabel* m_statusScenario = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_startAction = nullptr;
+    QAction* m_stopAction = nullptr;
+
+    SearchController* m_controller = nullptr;
+    SearchContextPtr m_ctx; ///< the scenario of the results shown (or of the scenario, before any search)
+    QString m_scenarioPath;
+    QString m_sessionPath;
+    QHash<QString, RunState> m_runs;
+    QStringList m_runOrder;
+    bool m_hasResults = false;
+    bool m_unsaved = false;
+    QElapsedTimer m_runClock;
+    QTimer m_refreshTimer; ///< throttles elite-table and progress updates (40 ms)
+    views::PlanRecordPtr m_current, m_opened;
+    QString m_openedLabel;
+    std::vector<views::PlanRecordPtr> m_records; ///< explained plans of this context (a small cache)
+    bool m_userSelected = false;
 };
 
 } // namespace sp::app

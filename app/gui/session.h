@@ -1,0 +1,50 @@
+#pragma once
+// A planner session on disk (JSON): the scenario being edited (as YAML text, constraints included), the run
+// settings, and the results (each searcher's elite plans with their metrics, its curve and counts), the plan
+// opened from a file and the selected plan. Restoring re-evaluates the plans with the cost model
+// (deterministic), so the metrics shown are always the model's.
+
+#include "core/model/scenario.h"
+#include "core/search/engine.h"
+
+#include <QByteArray>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include <optional>
+#include <vector>
+
+namespace sp::app {
+
+struct SessionRun {
+    QString searcher;
+    std::vector<Candidate> elite; ///< best first
+    QVector<QPointF> curve;       ///< (evaluations, best feasible throughput) at each improvement
+    int64_t evaluations = 0;
+    double seconds = 0;
+    bool stopped = false;
+    QString message;
+};
+
+struct Session {
+    static constexpr int kVersion = 1;
+    QString scenarioPath; ///< where the scenario came from (informational)
+    Scenario scenario;    ///< as edited
+    bool hasResults = false;
+    Scenario resultsScenario; ///< the scenario the results were computed on
+    QStringList searchers;
+    int64_t budget = 2000;
+    uint64_t seed = 1;
+    std::vector<SessionRun> runs;
+    std::optional<Plan> openedPlan;
+    QString openedLabel;
+    std::optional<Plan> selectedPlan;
+
+    QByteArray toJson() const;
+    /// Parses a session file's content. `file` names it in errors and is the base for relative paths.
+    static std::optional<Session> fromJson(const QByteArray& json, const QString& file, QString* error);
+};
+
+} // namespace sp::app

@@ -1,0 +1,396 @@
+// The reusable widgets of views/: group placement, the elite model, the throttled chart, the heatmap, the
+// topology, the comparison, the scenario editor and the image export. Offscreen.
+#include "core/io/formats.h"
+#include "core/search/engine.h"
+#include "core/search/rng.h"
+#include "core/search/space.h"
+#include "views/comparison.h"
+#include "views/elitemodel.h"
+#include "views/format.h"
+#include "views/heatmap.h"
+#include "views/imageexport.h"
+#include "views/learningcurve.h"
+#include "views/meshgroups.h"
+#include "views/planrecord.h"
+#include "views/scenarioeditor.h"
+#include "views/searchchart.h"
+#include "views/topology.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QLineEdit>
+#include <QPainter>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <numeric>
+
+using namespace sp;
+using namespace sp::views;
+
+namespace {
+const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
+
+Scenario scenario(const char* name) {
+    auto s = loadScenario((kSamples + QStringLiteral("/scenarios/") + QLatin1String(name)).toStdString());
+    if (!s) qFatal("%s", s.error().str().c_str());
+    return s.value();
+}
+
+Plan planWith(Degrees d, std::array<Axis, 3> mesh = {Axis::TP, Axis::DP, Axis::PP}) {
+    Plan p = Plan::megatronChoices(d);
+    p.meshOrder = mesh;
+    return p;
+}
+
+/// `n` distinct evaluated candidates of a scenario (random valid plans).
+std::vector<Candidate> candidates(const Scenario& s, int n, uint64_t seed) {
+    const CostModel model(s);
+    const SearchSpace space(s);
+    Rng rng(seed);
+    std::vector<Candidate> out;
+    for (int tries = 0; int(out.size()) < n && tries < 50 * n; ++tries) {
+        Candidate c;
+        c.choices = space.sample(rng);
+        c.plan = space.toPlan(c.choices);
+        if (std::any_of(out.begin(), out.end(), [&](const Candidate& o) { return o.plan == c.plan; }))
+            continue;
+        c.metrics = model.evaluate(c.plan);
+        out.push_back(std::move(c));
+    }
+    std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
+        return planScore(a.metrics) > planScore(b.metrics);
+    });
+    return out;
+}
+} // namespace
+
+class TestViews : public QObject {
+    Q_OBJECT
+private slots:
+    void meshGroups() {
+        // 8 GPUs, tp2 dp2 pp2, tp innermost then dp: rank = tp + 2 dp + 4 pp. GPU 5 = (pp 1, dp 0, tp 1).
+        Plan p = planWith({2, 2, 2, 1, 1, 1});
+        p.degrees.pp = 2, p.degrees.dp = 2, p.degrees.tp = 2;
+        const MeshCoords c = meshCoords(p, 5);
+        QCOMPARE(c.pp, 1);
+        QCOMPARE(c.dp, 0);
+        QCOMPARE(c.tp, 1);
+        QCOMPARE(groupOf(p, 5, Axis::TP), (std::vector<int>{4, 5}));
+        QCOMPARE(groupOf(p, 5, Axis::DP), (std::vector<int>{5, 7}));
+        QCOMPARE(groupOf(p, 5, Axis::PP), (std::vector<int>{1, 5}));
+        // dp innermost: rank = dp + 2 tp + 4 pp, so GPU 5 = (pp 1, dp 1, tp 0); its TP partner is 7, DP
+        // partner 4.
+        p.meshOrder = {Axis::DP, Axis::TP, Axis::PP};
+        QCOMPARE(groupOf(p, 5, Axis::TP), (std::vector<int>{5, 7}));
+        QCOMPARE(groupOf(p, 5, Axis::DP), (std::vector<int>{4, 5}));
+        // MoE: tp4 dp2 on 8 GPUs regroup as ep4 etp2 (etp innermost over the tp-first local ranks 0..7):
+        // local = tp + 4 dp = the GPU here; etp = local % 2, ep = local / 2.
+        Plan m = planWith({1, 2, 4, 4, 2, 1});
+        m.degrees = Degrees{};
+        m.degrees.pp = 1, m.degrees.dp = 2, m.degrees.tp = 4, m.degrees.ep = 4, m.degrees.etp = 2,
+        m.degrees.edp = 1;
+        QCOMPARE(groupOf(m, 0, Axis::EP), (std::vector<int>{0, 2, 4, 6}));
+        QCOMPARE(groupOf(m, 0, Axis::ETP), (std::vector<int>{0, 1}));
+        QCOMPARE(groupOf(m, 3, Axis::EP), (std::vector<int>{1, 3, 5, 7}));
+        QCOMPARE(meshCoords(m, 6).ep, 3);
+    }
+
+    void stages() {
+        // 61 layers on 4 stages: 15 each, the one extra on a middle stage (stage 1).
+        auto s = stageSpans(61, 4);
+        QCOMPARE(int(s.size()), 4);
+        QCOMPARE(s[0].count, 15);
+        QCOMPARE(s[1].count, 16);
+        QCOMPARE(s[2].count, 15);
+        QCOMPARE(s[3].begin, 46);
+        // 80 on 3: 26 + 2 extra; with extra == pp - 1 the extras go to the first stages (27, 27, 26).
+        s = stageSpans(80, 3);
+        QCOMPARE(s[0].count + s[1].count + s[2].count, 80);
+        QCOMPARE(s[2].count, 26);
+    }
+
+    void eliteModelTester() {
+        const Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
+        const auto pool = candidates(s, 60, 7);
+        QVERIFY(pool.size() >= 40);
+        EliteModel model;
+        model.setModel(s.model);
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(EliteModel::SortRole);
+        proxy.sort(EliteModel::Rank);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        // Sliding windows over the pool: rows come, go and stay, as during a search.
+        for (int start = 0; start + 20 <= int(pool.size()); start += 7) {
+            std::vector<std::pair<QString, std::vector<Candidate>>> lists{
+                {QStringLiteral("sa"), {pool.begin() + start, pool.begin() + start + 12}},
+                {QStringLiteral("ga"), {pool.begin() + start + 8, pool.begin() + start + 20}}};
+            const auto merged = mergeElites(lists, 16);
+            model.setEntries(merged);
+            QCOMPARE(model.rowCount(), int(merged.size()));
+            // Plans found by both are listed once, naming both.
+            QVERIFY(std::any_of(merged.begin(), merged.end(),
+                                [](const EliteEntry& e) { return e.searcher == "sa, ga"; }));
+        }
+        // Sorted by rank through the proxy: best first.
+        const double top =
+            proxy.data(proxy.index(0, EliteModel::Throughput), EliteModel::SortRole).toDouble();
+        for (int r = 1; r < proxy.rowCount(); ++r)
+            QVERIFY(proxy.data(proxy.index(r, EliteModel::Throughput), EliteModel::SortRole).toDouble() <=
+                    top);
+        QCOMPARE(proxy.data(proxy.index(0, EliteModel::Rank)).toInt(), 1);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void chartThrottles() {
+        SearchChart chart;
+        chart.resize(800, 500);
+        chart.show();
+        chart.setReference(1000, 5000);
+        chart.setBudgetHint(2000);
+        const int before = chart.redraws();
+        QElapsedTimer t;
+        t.start();
+        // 500 events in a burst: at most one redraw per 40 ms follows.
+        for (int i = 1; i <= 500; ++i) {
+            chart.addPoints(QStringLiteral("sa"), {{int64_t(i), 1000.0 + i}});
+            chart.setProgress(QStringLiteral("random"), i);
+        }
+        QCOMPARE(chart.redraws(), before); // nothing drawn synchronously
+        QTRY_VERIFY_WITH_TIMEOUT(chart.drawnPoints(QStringLiteral("sa")) > 0, 2000);
+        QVERIFY(chart.redraws() - before <= 1 + int(t.elapsed() / 40));
+        QCOMPARE(chart.curve(QStringLiteral("sa")).size(), 500);
+        // A step line: two points per improvement after the first.
+        QCOMPARE(chart.drawnPoints(QStringLiteral("sa")), 2 * 500 - 1);
+        chart.clear();
+        QVERIFY(chart.searchers().isEmpty());
+    }
+
+    void learningCurvePlaceholder() {
+        LearningCurveView v;
+        QVERIFY(v.showingPlaceholder());
+        v.appendIteration(1, {{QStringLiteral("mean reward"), 0.5}, {QStringLiteral("entropy"), 2.0}});
+        v.appendIteration(2, {{QStringLiteral("mean reward"), 0.7}, {QStringLiteral("entropy"), 1.8}});
+        QTRY_VERIFY(!v.showingPlaceholder());
+        QCOMPARE(v.seriesNames().size(), 2);
+        QCOMPARE(v.points(QStringLiteral("entropy")).size(), 2);
+        v.clear();
+        QVERIFY(v.showingPlaceholder());
+    }
+
+    void stepSplitMatchesStage() {
+        // With one stage, operators and collectives add up to the stage time.
+        const Scenario s = scenario("deepseek-v3-h100-32x8.yaml");
+        const CostModel model(s);
+        const auto rec = makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron");
+        QCOMPARE(rec->plan.degrees.pp, 1);
+        const Breakdown& b = rec->breakdown(false);
+        const StepSplit split = stepSplit(b);
+        QVERIFY2(std::abs(split.total() - b.stageMs) < 1e-6 * b.stageMs + 1e-9,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(split.total()).arg(b.stageMs)));
+        QVERIFY(split.networkMs > 0); // DeepSeek-V3's EP all-to-all spans nodes
+    }
+
+    void heatmap() {
+        const Scenario s = scenario("deepseek-v3-h100-32x8.yaml");
+        const CostModel model(s);
+        auto sc = std::make_shared<const Scenario>(s);
+        const auto rec = makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron");
+        ShardingHeatmap map;
+        map.resize(1000, 600);
+        map.setPlan(sc, rec);
+        QCOMPARE(map.columnCount(), 61);
+        QStringList rows;
+        for (int r = 0; r < map.rowCount(); ++r) rows << map.rowName(r);
+        // DeepSeek-V3: 3 dense layers (FFN rows) then MoE layers (router, experts, shared experts).
+        QCOMPARE(rows, (QStringList{"embedding", "norms", "qkv", "attention", "out_proj", "ffn_up",
+                                    "ffn_down", "router", "experts", "shared_experts", "lm_head"}));
+        const int experts = int(rows.indexOf("experts")), ffn = int(rows.indexOf("ffn_up"));
+        QCOMPARE(map.cellChoice(experts, 10), QStringLiteral("expert"));
+        QVERIFY(map.cellChoice(experts, 1).isEmpty()); // layer 1 is dense
+        QVERIFY(map.cellChoice(ffn, 10).isEmpty());    // layer 10 is MoE
+        QVERIFY(map.cellToolTip(experts, 10).contains("all-to-all"));
+        QVERIFY(map.cellToolTip(experts, 10).contains("network"));
+        double total = 0;
+        for (int c = 0; c < map.columnCount(); ++c)
+            for (int r = 0; r < map.rowCount(); ++r) total += map.cellShare(r, c);
+        QVERIFY(std::abs(total - 1.0) < 1e-9);
+        map.setColumns(ShardingHeatmap::Columns::Stages);
+        QCOMPARE(map.columnCount(), rec->plan.degrees.pp);
+        map.setColorBy(ShardingHeatmap::ColorBy::TimeShare);
+        QImage img(1000, 600, QImage::Format_ARGB32);
+        QPainter p(&img);
+        map.paintTo(p, img.rect()); // no crash, and something drawn
+        p.end();
+        QVERIFY(img.pixelColor(500, 300) != QColor(Qt::black));
+    }
+
+    void topology() {
+        const Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
+        const CostModel model(s);
+        auto sc = std::make_shared<const Scenario>(s);
+        Plan p = Plan::megatronChoices({1, 4, 8, 1, 1, 1});
+        p.degrees = Degrees{};
+        p.degrees.pp = 2, p.degrees.dp = 2, p.degrees.tp = 8;
+        p.degrees.ep = 1, p.degrees.etp = 8, p.degrees.edp = 2;
+        QVERIFY2(!model.checkPlan(p), model.checkPlan(p).value_or("").c_str());
+        const auto rec = makePlanRecord(model, p, "tp8 pp2", "test");
+        TopologyCanvas canvas;
+        canvas.resize(1000, 700);
+        canvas.setPlan(sc, rec);
+        canvas.setHoveredGpu(9);
+        // tp innermost: GPU 9 is tp 1 of the second dp replica of stage 0: its TP group is node 1
+        // (GPUs 8..15).
+        std::vector<int> tp(8);
+        std::iota(tp.begin(), tp.end(), 8);
+        QCOMPARE(canvas.outlined(Axis::TP), tp);
+        QCOMPARE(canvas.outlined(Axis::DP), (std::vector<int>{1, 9}));
+        QVERIFY(canvas.outlined(Axis::EP).empty()); // dense model
+        QVERIFY(canvas.linkShare(LinkClass::NvLink) > 0);
+        QVERIFY(canvas.gpuDescription(9).contains("node 1"));
+        const QRect r = canvas.gpuRect(13, canvas.rect());
+        QCOMPARE(canvas.gpuAt(r.center()), 13);
+        // A 1024-GPU cluster paints (scrolls rather than shrinking to nothing).
+        const Scenario big = scenario("moe-1.6t-h100-128x8.yaml");
+        const CostModel bigModel(big);
+        canvas.setPlan(std::make_shared<const Scenario>(big),
+                       makePlanRecord(bigModel, bigModel.megatronPlan(), "Megatron", "megatron"));
+        QVERIFY(canvas.minimumHeightFor(1000) > 700);
+        QImage img(1000, canvas.minimumHeightFor(1000), QImage::Format_ARGB32);
+        QPainter painter(&img);
+        canvas.paintTo(painter, img.rect());
+    }
+
+    void comparisonMarksDifferences() {
+        const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
+        const CostModel model(s);
+        auto sc = std::make_shared<const Scenario>(s);
+        const auto meg = makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron");
+        Plan other = model.megatronPlan();
+        other.setChoice(Op::Qkv, choice::QkvRow);
+        other.setChoice(Op::Attention, choice::AttnBatch);
+        QVERIFY(!model.checkPlan(other));
+        const auto rec = makePlanRecord(model, other, "Edited", "test");
+        ComparisonView v;
+        v.resize(1200, 700);
+        v.setScenario(sc);
+        v.setCandidates({{QStringLiteral("Megatron"), meg}, {QStringLiteral("Edited"), rec}}, 0, 1);
+        QCOMPARE(v.differences(), (QStringList{"qkv", "attention"}));
+        QTableWidget* t = v.settingsTable();
+        int marked = 0;
+        for (int r = 0; r < t->rowCount(); ++r) {
+            const bool differs = t->item(r, 0)->data(Qt::UserRole).toBool();
+            marked += differs;
+            QCOMPARE(differs, t->item(r, 1)->text() != t->item(r, 2)->text());
+            if (differs) QVERIFY(t->item(r, 0)->font().bold());
+        }
+        QCOMPARE(marked, 2);
+        // Same plan on both sides: nothing differs.
+        v.setSides(0, 0);
+        QVERIFY(v.differences().isEmpty());
+        // The throughput ratio is right / left.
+        v.setSides(0, 1);
+        const QString ratio = v.metricsTable()->item(0, 3)->text();
+        QCOMPARE(ratio,
+                 QStringLiteral("%1x").arg(rec->metrics().throughput / meg->metrics().throughput, 0, 'f', 3));
+    }
+
+    void scenarioEditorValidates() {
+        ScenarioEditor ed(kSamples);
+        const Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
+        ed.setScenario(s);
+        QSignalSpy edited(&ed, &ScenarioEditor::edited);
+        QLineEdit* nodes = ed.field(QStringLiteral("nodes"));
+        QVERIFY(nodes);
+        QTest::keyClick(nodes, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(nodes, QStringLiteral("0"));
+        QVERIFY(ed.fieldError(QStringLiteral("nodes")).contains("whole number from 1"));
+        QVERIFY(!ed.isValid());
+        QCOMPARE(ed.scenario().cluster.nodes, 4); // unchanged
+        QCOMPARE(edited.count(), 0);
+        QTest::keyClick(nodes, Qt::Key_Backspace);
+        QTest::keyClicks(nodes, QStringLiteral("8"));
+        QVERIFY(ed.isValid());
+        QCOMPARE(ed.scenario().cluster.nodes, 8);
+        QVERIFY(edited.count() >= 1);
+        // SLO: not a number.
+        QLineEdit* tpot = ed.field(QStringLiteral("tpot_ms"));
+        tpot->selectAll();
+        QTest::keyClicks(tpot, QStringLiteral("fast"));
+        QVERIFY(ed.fieldError(QStringLiteral("tpot_ms")).contains("expected a number"));
+        tpot->selectAll();
+        QTest::keyClicks(tpot, QStringLiteral("40"));
+        QCOMPARE(ed.scenario().workload.tpotMs, 40.0);
+        // Degrees: allow only tp 4 and 8.
+        DegreeChecks* tp = ed.degreeChecks(Axis::TP);
+        for (int v : tp->values()) tp->setChecked(v, v == 4 || v == 8);
+        QCOMPARE(ed.scenario().constraints.allowed[size_t(Axis::TP)], (std::vector<int>{4, 8}));
+        tp->setAny(true);
+        QVERIFY(ed.scenario().constraints.allowed[size_t(Axis::TP)].empty());
+        // Pin qkv to row, then free it.
+        QComboBox* pin = ed.pinCombo(Op::Qkv);
+        pin->setCurrentIndex(1 + choice::QkvRow);
+        emit pin->activated(1 + choice::QkvRow);
+        QCOMPARE(int(ed.scenario().constraints.pinned[size_t(Op::Qkv)]), int(choice::QkvRow));
+        // A broken model file: the error names the file, the model stays.
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("bad.yaml"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("kind: model\nlayers: 3\nhidden: -5\n");
+        f.close();
+        QString error;
+        QVERIFY(!ed.loadPart(FileKind::Model, bad, &error));
+        QVERIFY2(error.contains("bad.yaml:3:9: hidden"), qPrintable(error));
+        QCOMPARE(ed.scenario().model.name, s.model.name);
+    }
+
+    void planYamlRoundTrip() {
+        const Scenario s = scenario("deepseek-v3-h100-32x8.yaml");
+        const auto pool = candidates(s, 5, 3);
+        for (const Candidate& c : pool) {
+            const std::string y = planYaml(c.plan);
+            auto back = parsePlan(y, "plan.yaml");
+            QVERIFY2(back.ok(), back.ok() ? "" : back.error().str().c_str());
+            QVERIFY(back.value() == c.plan);
+            QVERIFY(y.find("degrees: {") != std::string::npos); // block style, degrees on one line
+        }
+    }
+
+    void imageExport() {
+        const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
+        const CostModel model(s);
+        ShardingHeatmap map;
+        map.resize(900, 500);
+        map.setPlan(std::make_shared<const Scenario>(s),
+                    makePlanRecord(model, model.megatronPlan(), "Megatron", "m"));
+        QTemporaryDir dir;
+        QString error;
+        const auto paint = [&map](QPainter& p, const QRect& r) { map.paintTo(p, r); };
+        QVERIFY2(saveImage(&map, dir.filePath("h.png"), &error, paint), qPrintable(error));
+        QVERIFY2(saveImage(&map, dir.filePath("h.svg"), &error, paint), qPrintable(error));
+        QImage png(dir.filePath("h.png"));
+        QCOMPARE(png.size(), QSize(1800, 1000)); // twice the widget's pixels
+        QFile svg(dir.filePath("h.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray head = svg.readAll();
+        QVERIFY(head.contains("<svg"));
+        QVERIFY(head.contains("qkv"));
+        // A failed write leaves nothing behind.
+        QVERIFY(!saveImage(&map, dir.filePath("missing/dir/h.png"), &error, paint));
+        QVERIFY(!error.isEmpty());
+        QVERIFY(!QFile::exists(dir.filePath("missing/dir/h.png")));
+    }
+};
+
+QTEST_MAIN(TestViews)
+#include "tst_views.moc"

@@ -1,0 +1,347 @@
+#include "views/comparison.h"
+
+#include "core/cost/validity.h"
+#include "views/format.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QHorizontalStackedBarSeries>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QValueAxis>
+
+#include <cmath>
+
+namespace sp::views {
+
+namespace {
+const QColor kDiffBg(0xfe, 0xf3, 0xc7), kBetter(0x15, 0x80, 0x3d), kWorse(0xb9, 0x1c, 0x1c);
+
+QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
+    auto* t = new QTableWidget(0, int(headers.size()), parent);
+    t->setHorizontalHeaderLabels(headers);
+    t->verticalHeader()->hide();
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setSelectionMode(QAbstractItemView::NoSelection);
+    t->setFocusPolicy(Qt::NoFocus);
+    t->setAlternatingRowColors(true);
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
+    return t;
+}
+
+QTableWidgetItem* item(const QString& text, Qt::Alignment a = Qt::AlignLeft | Qt::AlignVCenter) {
+    auto* it = new QTableWidgetItem(text);
+    it->setTextAlignment(a);
+    return it;
+}
+} // namespace
+
+ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
+    m_left = new QComboBox(this);
+    m_right = new QComboBox(this);
+    for (QComboBox* c : {m_left, m_right}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        c->setMinimumContentsLength(18);
+    }
+    m_left->setToolTip(tr("The reference plan (left; ratios are right / left)"));
+    m_right->setToolTip(tr("The plan compared with it (right)"));
+    auto* swap = new QToolButton(this);
+    swap->setText(QStringLiteral("\u21c4"));
+    swap->setToolTip(tr("Swap the two sides"));
+    m_onlyDiff = new QCheckBox(tr("Only differences"), this);
+    m_onlyDiff->setToolTip(tr("Hide the settings both plans share"));
+    m_phase = new QComboBox(this);
+    m_phase->addItems({tr("Decode step"), tr("Prefill pass")});
+    m_phase->setToolTip(tr("Which pass the step-time bars break down"));
+    m_verdict = new QLabel(this);
+    m_verdict->setTextFormat(Qt::RichText);
+    m_verdict->setWordWrap(true);
+    m_verdict->setContentsMargins(8, 2, 8, 2);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(8, 6, 8, 0);
+    bar->addWidget(m_left);
+    bar->addWidget(swap);
+    bar->addWidget(m_right);
+    bar->addSpacing(16);
+    bar->addWidget(m_onlyDiff);
+    bar->addStretch(1);
+    bar->addWidget(new QLabel(tr("Bars:"), this));
+    bar->addWidget(m_phase);
+
+    m_metrics = makeTable(this, {tr("Metric"), tr("Left"), tr("Right"), tr("Right / left")});
+    m_settings = makeTable(this, {tr("Setting"), tr("Left"), tr("Right")});
+    m_chart = new QChart;
+    m_chart->setAnimationOptions(QChart::NoAnimation);
+    m_chart->setBackgroundRoundness(0);
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->setMargins(QMargins(4, 4, 8, 4));
+    m_chartView = new QChartView(m_chart, this);
+    m_chartView->setRenderHint(QPainter::Antialiasing);
+    m_chartView->setMinimumWidth(320);
+
+    auto* tables = new QSplitter(Qt::Vertical, this);
+    tables->addWidget(m_metrics);
+    tables->addWidget(m_settings);
+    tables->setStretchFactor(0, 0);
+    tables->setStretchFactor(1, 1);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(tables);
+    split->addWidget(m_chartView);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(4);
+    lay->addLayout(bar);
+    lay->addWidget(m_verdict);
+    lay->addWidget(split, 1);
+
+    auto picked = [this] {
+        m_userPicked = true;
+        refresh();
+    };
+    connect(m_left, &QComboBox::activated, this, picked);
+    connect(m_right, &QComboBox::activated, this, picked);
+    connect(swap, &QToolButton::clicked, this, [this] {
+        m_userPicked = true;
+        setSides(rightIndex(), leftIndex());
+    });
+    connect(m_onlyDiff, &QCheckBox::toggled, this, &ComparisonView::refresh);
+    connect(m_phase, &QComboBox::currentIndexChanged, this, &ComparisonView::refreshBars);
+    refresh();
+}
+
+void ComparisonView::setScenario(std::shared_ptr<const Scenario> scenario) {
+    m_scenario = std::move(scenario);
+    refresh();
+}
+
+void ComparisonView::setCandidates(const QVector<NamedPlan>& plans, int defaultLeft, int defaultRight) {
+    const QString oldL = m_left->currentText(), oldR = m_right->currentText();
+    m_plans = plans;
+    int l = defaultLeft, r = defaultRight;
+    if (m_userPicked) {
+        for (int i = 0; i < plans.size(); ++i) {
+            if (plans[i].name == oldL) l = i;
+            if (plans[i].name == oldR) r = i;
+        }
+    }
+    for (QComboBox* c : {m_left, m_right}) {
+        const QSignalBlocker b(c);
+        c->clear();
+        for (const NamedPlan& p : plans) c->addItem(p.name);
+    }
+    setSides(l, r);
+}
+
+void ComparisonView::setSides(int left, int right) {
+    {
+        const QSignalBlocker a(m_left), b(m_right);
+        m_left->setCurrentIndex(left < m_plans.size() ? left : -1);
+        m_right->setCurrentIndex(right < m_plans.size() ? right : -1);
+    }
+    refresh();
+}
+
+int ComparisonView::leftIndex() const {
+    return m_left->currentIndex();
+}
+int ComparisonView::rightIndex() const {
+    return m_right->currentIndex();
+}
+PlanRecordPtr ComparisonView::left() const {
+    const int i = leftIndex();
+    return i >= 0 && i < m_plans.size() ? m_plans[i].record : nullptr;
+}
+PlanRecordPtr ComparisonView::right() const {
+    const int i = rightIndex();
+    return i >= 0 && i < m_plans.size() ? m_plans[i].record : nullptr;
+}
+QStringList ComparisonView::differences() const {
+    return m_diff;
+}
+
+void ComparisonView::refresh() {
+    const PlanRecordPtr L = left(), R = right();
+    m_metrics->setRowCount(0);
+    m_settings->setRowCount(0);
+    m_diff.clear();
+    if (!L || !R || !m_scenario) {
+        m_verdict->setText(
+            tr("<i>Pick two plans to compare (Megatron against the best found by default).</i>"));
+        refreshBars();
+        return;
+    }
+    const Metrics &a = L->metrics(), &b = R->metrics();
+    m_metrics->setHorizontalHeaderLabels({tr("Metric"), qs(L->label), qs(R->label), tr("Right / left")});
+    m_settings->setHorizontalHeaderLabels({tr("Setting"), qs(L->label), qs(R->label)});
+
+    // Metrics. higher: +1 when larger is better, -1 when smaller is, 0 when neither.
+    auto metric = [&](const QString& name, double va, double vb, const QString& ta, const QString& tb,
+                      int higher) {
+        const int row = m_metrics->rowCount();
+        m_metrics->insertRow(row);
+        m_metrics->setItem(row, 0, item(name));
+        m_metrics->setItem(row, 1, item(ta, Qt::AlignRight | Qt::AlignVCenter));
+        m_metrics->setItem(row, 2, item(tb, Qt::AlignRight | Qt::AlignVCenter));
+        QString ratio;
+        QColor color = palette().color(QPalette::Text);
+        if (va > 0 && vb >= 0 && std::isfinite(va) && std::isfinite(vb)) {
+            const double q = vb / va;
+            ratio = QStringLiteral("%1x").arg(q, 0, 'f', q >= 10 ? 1 : 3);
+            if (higher != 0 && std::abs(q - 1) > 0.005) color = ((q > 1) == (higher > 0)) ? kBetter : kWorse;
+        }
+        auto* it = item(ratio, Qt::AlignRight | Qt::AlignVCenter);
+        it->setForeground(color);
+        if (color != palette().color(QPalette::Text)) {
+            QFont f = it->font();
+            f.setBold(true);
+            it->setFont(f);
+        }
+        m_metrics->setItem(row, 3, it);
+    };
+    metric(tr("Throughput"), a.throughput, b.throughput, formatRate(a.throughput), formatRate(b.throughput),
+           +1);
+    metric(tr("Per GPU"), a.throughputPerGpu, b.throughputPerGpu, formatRate(a.throughputPerGpu),
+           formatRate(b.throughputPerGpu), +1);
+    metric(tr("Of the roofline bound"), a.rooflineFraction, b.rooflineFraction,
+           QStringLiteral("%1%").arg(100 * a.rooflineFraction, 0, 'f', 1),
+           QStringLiteral("%1%").arg(100 * b.rooflineFraction, 0, 'f', 1), +1);
+    // A workload without prefill (decode) has no TTFT, one without decode (prefill) no TPOT.
+    if (a.ttftMs > 0 || b.ttftMs > 0)
+        metric(tr("TTFT"), a.ttftMs, b.ttftMs, formatMs(a.ttftMs), formatMs(b.ttftMs), -1);
+    if (a.tpotMs > 0 || b.tpotMs > 0)
+        metric(tr("TPOT"), a.tpotMs, b.tpotMs, formatMs(a.tpotMs), formatMs(b.tpotMs), -1);
+    metric(tr("Batch per replica"), double(a.batch), double(b.batch), QString::number(a.batch),
+           QString::number(b.batch), 0);
+    metric(tr("Memory per GPU"), a.memoryPerGpuGiB, b.memoryPerGpuGiB,
+           QStringLiteral("%1 GiB").arg(a.memoryPerGpuGiB, 0, 'f', 1),
+           QStringLiteral("%1 GiB").arg(b.memoryPerGpuGiB, 0, 'f', 1), 0);
+    const bool prefill = m_phase->currentIndex() == 1;
+    const double sa = L->breakdown(prefill).stageMs, sb = R->breakdown(prefill).stageMs;
+    metric(tr("Slowest stage, %1").arg(qs(L->breakdown(prefill).phase)), sa, sb, formatMs(sa), formatMs(sb),
+           -1);
+    metric(tr("Feasible"), 0, 0, a.feasible ? tr("yes") : tr("no: %1").arg(qs(a.violation)),
+           b.feasible ? tr("yes") : tr("no: %1").arg(qs(b.violation)), 0);
+    m_metrics->setFixedHeight(m_metrics->horizontalHeader()->height() +
+                              m_metrics->rowCount() * m_metrics->verticalHeader()->defaultSectionSize() + 4);
+
+    // Settings.
+    const bool moe = m_scenario->model.moe.present();
+    QFont bold = font();
+    bold.setBold(true);
+    auto setting = [&](const QString& name, const QString& va, const QString& vb) {
+        const bool differs = va != vb;
+        if (differs) m_diff << name;
+        if (m_onlyDiff->isChecked() && !differs) return;
+        const int row = m_settings->rowCount();
+        m_settings->insertRow(row);
+        QTableWidgetItem* cells[3] = {item(differs ? QStringLiteral("\u2260 ") + name : name), item(va),
+                                      item(vb)};
+        for (int c = 0; c < 3; ++c) {
+            if (differs) {
+                cells[c]->setBackground(kDiffBg);
+                cells[c]->setFont(bold);
+                cells[c]->setToolTip(tr("Differs between the two plans"));
+            }
+            cells[c]->setData(Qt::UserRole, differs);
+            m_settings->setItem(row, c, cells[c]);
+        }
+    };
+    const Degrees &da = L->plan.degrees, &db = R->plan.degrees;
+    const Axis axes[] = {Axis::PP, Axis::DP, Axis::TP, Axis::EP, Axis::ETP, Axis::EDP};
+    for (Axis ax : axes) {
+        if (!moe && (ax == Axis::EP || ax == Axis::ETP || ax == Axis::EDP)) continue;
+        setting(qs(kAxisNames[size_t(ax)]), QString::number(da.get(ax)), QString::number(db.get(ax)));
+    }
+    setting(tr("mesh order"), meshText(L->plan), meshText(R->plan));
+    for (int i = 0; i < kOpCount; ++i) {
+        const Op op = Op(i);
+        if (!opRelevant(m_scenario->model, op)) continue;
+        setting(opDisplayName(op), choiceName(op, L->plan.choice(op)), choiceName(op, R->plan.choice(op)));
+    }
+
+    QString verdict;
+    if (a.feasible && b.feasible && a.throughput > 0) {
+        const double q = b.throughput / a.throughput;
+        verdict = tr("<b>%1</b> reaches <b>%2x</b> the throughput of <b>%3</b>")
+                      .arg(qs(R->label).toHtmlEscaped())
+                      .arg(q, 0, 'f', 3)
+                      .arg(qs(L->label).toHtmlEscaped());
+    } else {
+        verdict = tr("<b>%1</b> is %2; <b>%3</b> is %4")
+                      .arg(qs(L->label).toHtmlEscaped(), a.feasible ? tr("feasible") : tr("infeasible"),
+                           qs(R->label).toHtmlEscaped(), b.feasible ? tr("feasible") : tr("infeasible"));
+    }
+    verdict += m_diff.isEmpty() ? tr("; the two plans are identical.")
+                                : tr("; %n setting(s) differ: %1.", "", int(m_diff.size()))
+                                      .arg(m_diff.join(QStringLiteral(", ")));
+    m_verdict->setText(verdict);
+    refreshBars();
+}
+
+void ComparisonView::refreshBars() {
+    m_chart->removeAllSeries();
+    for (QAbstractAxis* ax : m_chart->axes()) {
+        m_chart->removeAxis(ax);
+        delete ax;
+    }
+    const PlanRecordPtr L = left(), R = right();
+    if (!L || !R) return;
+    const bool prefill = m_phase->currentIndex() == 1;
+    const StepSplit a = stepSplit(L->breakdown(prefill)), b = stepSplit(R->breakdown(prefill));
+    struct Cat {
+        QString name;
+        double va, vb;
+        QColor color;
+    };
+    const Cat cats[] = {
+        {tr("compute"), a.computeMs, b.computeMs, QColor(0x3b, 0x82, 0xf6)},
+        {tr("memory"), a.memoryMs, b.memoryMs, QColor(0x93, 0xc5, 0xfd)},
+        {tr("NVLink"), a.nvlinkMs + a.localMs, b.nvlinkMs + b.localMs, linkColor(LinkClass::NvLink)},
+        {tr("network"), a.networkMs, b.networkMs, linkColor(LinkClass::Network)},
+        {tr("pipeline"), a.pipelineMs, b.pipelineMs, QColor(0xf5, 0x9e, 0x0b)},
+        {tr("bubble"), a.bubbleMs, b.bubbleMs, QColor(0xd1, 0xd5, 0xdb)}};
+    auto* series = new QHorizontalStackedBarSeries;
+    for (const Cat& c : cats) {
+        if (c.va <= 0 && c.vb <= 0) continue;
+        auto* set = new QBarSet(c.name);
+        // Categories run bottom to top: right plan below, left plan on top.
+        *set << c.vb << c.va;
+        set->setColor(c.color);
+        set->setBorderColor(c.color.darker(115));
+        series->append(set);
+    }
+    series->setBarWidth(0.55);
+    m_chart->addSeries(series);
+    auto* cat = new QBarCategoryAxis;
+    auto catLabel = [](const PlanRecord& r) { return qs(r.label).section(QStringLiteral(" ("), 0, 0); };
+    cat->append({catLabel(*R), catLabel(*L)});
+    auto* val = new QValueAxis;
+    val->setTitleText(tr("ms per %1 (slowest stage)").arg(qs(L->breakdown(prefill).phase)));
+    val->setMin(0);
+    val->setMax(std::max({a.total(), b.total(), 1e-6}) * 1.05);
+    val->applyNiceNumbers();
+    m_chart->addAxis(cat, Qt::AlignLeft);
+    m_chart->addAxis(val, Qt::AlignBottom);
+    series->attachAxis(cat);
+    series->attachAxis(val);
+    m_chart->setTitle(tr("Where the step time goes"));
+    const bool decode = L->hasDecode() && R->hasDecode(), pre = L->hasPrefill() && R->hasPrefill();
+    m_phase->setEnabled(decode && pre);
+}
+
+} // namespace sp::views

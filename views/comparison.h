@@ -1,0 +1,73 @@
+#pragma once
+// Two plans side by side: their metrics with ratios, their degrees and operator choices with the differences
+// highlighted, and stacked bars of where the step time goes (compute, memory, communication per link class,
+// pipeline), built from the two cost-model breakdowns.
+
+#include "core/model/scenario.h"
+#include "views/planrecord.h"
+
+#include <QVector>
+#include <QWidget>
+
+#include <memory>
+
+class QBarCategoryAxis;
+class QChart;
+class QChartView;
+class QCheckBox;
+class QComboBox;
+class QHorizontalStackedBarSeries;
+class QLabel;
+class QTableWidget;
+class QValueAxis;
+
+namespace sp::views {
+
+struct NamedPlan {
+    QString name; ///< as listed in the side pickers: "Megatron", "Best found (sa)", "Elite #3", "Opened:
+                  ///< tp8.yaml"
+    PlanRecordPtr record;
+};
+
+class ComparisonView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ComparisonView(QWidget* parent = nullptr);
+
+    void setScenario(std::shared_ptr<const Scenario> scenario);
+    /// The plans either side can show. Sides the user picked stay on the same name when it is still listed;
+    /// otherwise they go to the given defaults.
+    void setCandidates(const QVector<NamedPlan>& plans, int defaultLeft, int defaultRight);
+    void setSides(int left, int right);
+    int leftIndex() const;
+    int rightIndex() const;
+    PlanRecordPtr left() const;
+    PlanRecordPtr right() const;
+
+    /// The settings (degrees, "mesh order", operator names) whose values differ between the two sides.
+    QStringList differences() const;
+    QTableWidget* settingsTable() const { return m_settings; }
+    QTableWidget* metricsTable() const { return m_metrics; }
+    /// The widget to render for image export (the whole comparison).
+    QWidget* exportWidget() { return this; }
+
+private:
+    void refresh();
+    void refreshBars();
+
+    std::shared_ptr<const Scenario> m_scenario;
+    QVector<NamedPlan> m_plans;
+    bool m_userPicked = false;
+    QComboBox* m_left = nullptr;
+    QComboBox* m_right = nullptr;
+    QComboBox* m_phase = nullptr;
+    QCheckBox* m_onlyDiff = nullptr;
+    QLabel* m_verdict = nullptr;
+    QTableWidget* m_metrics = nullptr;
+    QTableWidget* m_settings = nullptr;
+    QChart* m_chart = nullptr;
+    QChartView* m_chartView = nullptr;
+    QStringList m_diff;
+};
+
+} // namespace sp::views

@@ -1,0 +1,692 @@
+#include "views/scenarioeditor.h"
+
+#include "core/cost/validity.h"
+#include "core/search/space.h"
+#include "views/format.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sp::views {
+
+namespace {
+
+const char* kErrorStyle = "color: #b91c1c;";
+const char* kInfoStyle = "color: #4b5563;";
+
+QLabel* makeNote(QWidget* parent, const char* style) {
+    auto* l = new QLabel(parent);
+    l->setWordWrap(true);
+    l->setStyleSheet(QString::fromLatin1(style));
+    l->hide();
+    return l;
+}
+
+/// A whole number in [lo, hi] (thousands separators allowed), or an error.
+QString parseInt(const QString& text, qint64 lo, qint64 hi, qint64& out) {
+    QString t = text.trimmed();
+    t.remove(QLatin1Char(',')).remove(QLatin1Char('_'));
+    bool ok = false;
+    out = t.toLongLong(&ok);
+    if (!ok || out < lo || out > hi)
+        return QObject::tr("expected a whole number from %1 to %2")
+            .arg(formatInteger(double(lo)), formatInteger(double(hi)));
+    return {};
+}
+QString parseNumber(const QString& text, double lo, double hi, double& out) {
+    QString t = text.trimmed();
+    if (t.isEmpty()) t = QStringLiteral("0");
+    bool ok = false;
+    out = t.toDouble(&ok);
+    if (!ok || !std::isfinite(out) || out < lo || out > hi)
+        return QObject::tr("expected a number from %1 to %2").arg(lo).arg(formatInteger(hi));
+    return {};
+}
+
+QString phaseName(Phase p) {
+    switch (p) {
+    case Phase::Prefill:
+        return QObject::tr("prefill");
+    case Phase::Decode:
+        return QObject::tr("decode");
+    case Phase::Serving:
+        return QObject::tr("serving (prefill + decode)");
+    }
+    return {};
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+
+DegreeChecks::DegreeChecks(QWidget* parent) : QWidget(parent) {
+    auto* lay = new QGridLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(2);
+}
+
+namespace {
+QToolButton* toggle(QWidget* parent, const QString& text, const QString& tip) {
+    auto* b = new QToolButton(parent);
+    b->setText(text);
+    b->setCheckable(true);
+    b->setToolTip(tip);
+    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(QStringLiteral("0000")) + 6);
+    b->setStyleSheet(QStringLiteral(
+        "QToolButton { padding: 1px 2px; }"
+        "QToolButton:checked { background: #dbeafe; border: 1px solid #60a5fa; }"
+        "QToolButton:disabled:checked { background: #eef2f7; color: #6b7280; border: 1px solid #cbd5e1; }"));
+    return b;
+}
+} // namespace
+
+void DegreeChecks::setValues(int max, const std::vector<int>& allowed) {
+    if (m_any) m_any->deleteLater();
+    for (QToolButton* b : m_buttons) b->deleteLater();
+    m_buttons.clear();
+    auto* lay = static_cast<QGridLayout*>(layout());
+    while (QLayoutItem* it = lay->takeAt(0)) delete it;
+    constexpr int kPerRow = 6; // wraps, so a 1024-GPU cluster still fits a narrow panel
+    std::vector<int> values;
+    for (int v = 1; v <= std::max(1, max); v *= 2) values.push_back(v);
+    for (int v : allowed)
+        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+    std::sort(values.begin(), values.end());
+    m_any = toggle(this, tr("any"), tr("Any degree that divides (not only the powers of two listed)"));
+    m_any->setChecked(allowed.empty());
+    lay->addWidget(m_any, 0, 0);
+    connect(m_any, &QToolButton::toggled, this, [this](bool on) {
+        for (QToolButton* b : m_buttons) {
+            const QSignalBlocker block(b);
+            b->setEnabled(!on);
+            if (on) b->setChecked(true);
+        }
+        emit changed();
+    });
+    for (int v : values) {
+        auto* b = toggle(this, QString::number(v), tr("Allow %1").arg(v));
+        b->setChecked(allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end());
+        b->setEnabled(!allowed.empty());
+        connect(b, &QToolButton::toggled, this, &DegreeChecks::changed);
+        const int k = int(m_buttons.size()) + 1;
+        lay->addWidget(b, k / kPerRow, k % kPerRow);
+        m_buttons << b;
+    }
+    lay->setColumnStretch(kPerRow, 1);
+}
+
+std::vector<int> DegreeChecks::allowed() const {
+    if (!m_any || m_any->isChecked()) return {};
+    std::vector<int> out;
+    for (QToolButton* b : m_buttons)
+        if (b->isChecked()) out.push_back(b->text().toInt());
+    return out;
+}
+
+bool DegreeChecks::noneChecked() const {
+    if (m_any && m_any->isChecked()) return false;
+    return std::none_of(m_buttons.begin(), m_buttons.end(), [](QToolButton* b) { return b->isChecked(); });
+}
+
+void DegreeChecks::setAny(bool any) {
+    if (m_any) m_any->setChecked(any);
+}
+
+void DegreeChecks::setChecked(int value, bool on) {
+    setAny(false);
+    for (QToolButton* b : m_buttons)
+        if (b->text().toInt() == value) b->setChecked(on);
+}
+
+QList<int> DegreeChecks::values() const {
+    QList<int> out;
+    for (QToolButton* b : m_buttons) out << b->text().toInt();
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
+    : QWidget(parent), m_samplesDir(samplesDir) {
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(6, 6, 6, 6);
+    lay->setSpacing(8);
+    auto group = [this, lay](const QString& title) {
+        auto* g = new QGroupBox(title, this);
+        auto* f = new QFormLayout(g);
+        f->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        f->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        f->setContentsMargins(8, 6, 8, 6);
+        f->setVerticalSpacing(4);
+        lay->addWidget(g);
+        return f;
+    };
+
+    // Model.
+    QFormLayout* mf = group(tr("Model"));
+    mf->addRow(buildPicker(m_model, QStringLiteral("models"), tr("model")));
+    mf->addRow(m_model.info);
+    mf->addRow(m_model.error);
+    const char* dtypeLabels[3] = {"Weights", "Activations", "KV cache"};
+    const char* dtypeTips[3] = {"Data type of the weights (fp8 weights run fp8 GEMMs where the GPU has them)",
+                                "Data type of the activations (sets the GEMM rate otherwise)",
+                                "Data type of the KV cache"};
+    for (int i = 0; i < 3; ++i) {
+        m_dtypes[i] = new QComboBox(this);
+        for (auto n : kDtypeNames) m_dtypes[i]->addItem(qs(n));
+        m_dtypes[i]->setToolTip(tr(dtypeTips[i]));
+        mf->addRow(tr(dtypeLabels[i]), m_dtypes[i]);
+        connect(m_dtypes[i], &QComboBox::activated, this, [this, i](int idx) {
+            Dtype* target[3] = {&m_scenario.model.weights, &m_scenario.model.activations,
+                                &m_scenario.model.kvCache};
+            *target[i] = Dtype(idx);
+            checkDtypes();
+            refreshInfo();
+            changed();
+        });
+    }
+    m_dtypeError = makeNote(this, kErrorStyle);
+    mf->addRow(m_dtypeError);
+
+    // Cluster.
+    QFormLayout* cf = group(tr("Cluster"));
+    cf->addRow(buildPicker(m_cluster, QStringLiteral("clusters"), tr("cluster")));
+    cf->addRow(m_cluster.info);
+    cf->addRow(m_cluster.error);
+    addField(
+        cf, QStringLiteral("nodes"), tr("Nodes"), tr("Nodes in the cluster (each an NVLink domain)"),
+        [this](const QString& t) {
+            qint64 v;
+            QString e = parseInt(t, 1, 100000, v);
+            if (e.isEmpty()) m_scenario.cluster.nodes = int(v);
+            return e;
+        },
+        [this] { return QString::number(m_scenario.cluster.nodes); });
+    addField(
+        cf, QStringLiteral("gpus_per_node"), tr("GPUs per node"), tr("GPUs in one node's NVLink domain"),
+        [this](const QString& t) {
+            qint64 v;
+            QString e = parseInt(t, 1, 1024, v);
+            if (e.isEmpty()) m_scenario.cluster.gpusPerNode = int(v);
+            return e;
+        },
+        [this] { return QString::number(m_scenario.cluster.gpusPerNode); });
+
+    // Workload.
+    QFormLayout* wf = group(tr("Workload"));
+    wf->addRow(buildPicker(m_workload, QStringLiteral("workloads"), tr("workload")));
+    wf->addRow(m_workload.info);
+    wf->addRow(m_workload.error);
+    m_phase = new QComboBox(this);
+    for (Phase p : {Phase::Prefill, Phase::Decode, Phase::Serving}) m_phase->addItem(phaseName(p));
+    m_phase->setToolTip(tr("Prefill only (prompt tokens/s), decode only, or serving both under both SLOs"));
+    wf->addRow(tr("Phase"), m_phase);
+    connect(m_phase, &QComboBox::activated, this, [this](int i) {
+        m_scenario.workload.phase = Phase(i);
+        changed();
+    });
+    addField(
+        wf, QStringLiteral("input_tokens"), tr("Input tokens"), tr("Prompt length per request"),
+        [this](const QString& t) {
+            qint64 v;
+            QString e = parseInt(t, 1, 100'000'000, v);
+            if (e.isEmpty()) m_scenario.workload.inputTokens = v;
+            return e;
+        },
+        [this] { return QString::number(m_scenario.workload.inputTokens); });
+    addField(
+        wf, QStringLiteral("output_tokens"), tr("Output tokens"), tr("Generated tokens per request"),
+        [this](const QString& t) {
+            qint64 v;
+            QString e = parseInt(t, 1, 100'000'000, v);
+            if (e.isEmpty()) m_scenario.workload.outputTokens = v;
+            return e;
+        },
+        [this] { return QString::number(m_scenario.workload.outputTokens); });
+    addField(
+        wf, QStringLiteral("ttft_ms"), tr("TTFT SLO (ms)"),
+        tr("Time-to-first-token limit; empty or 0: no limit"),
+        [this](const QString& t) {
+            double v;
+            QString e = parseNumber(t, 0, 1e9, v);
+            if (e.isEmpty()) m_scenario.workload.ttftMs = v;
+            return e;
+        },
+        [this] {
+            return m_scenario.workload.ttftMs > 0 ? QString::number(m_scenario.workload.ttftMs) : QString();
+        },
+        tr("no limit"));
+    addField(
+        wf, QStringLiteral("tpot_ms"), tr("TPOT SLO (ms)"),
+        tr("Time-per-output-token limit; empty or 0: no limit"),
+        [this](const QString& t) {
+            double v;
+            QString e = parseNumber(t, 0, 1e9, v);
+            if (e.isEmpty()) m_scenario.workload.tpotMs = v;
+            return e;
+        },
+        [this] {
+            return m_scenario.workload.tpotMs > 0 ? QString::number(m_scenario.workload.tpotMs) : QString();
+        },
+        tr("no limit"));
+
+    // Constraints.
+    QFormLayout* kf = group(tr("Constraints"));
+    m_constraintForm = kf;
+    m_gpus = new QSpinBox(this);
+    m_gpus->setRange(0, 10'000'000);
+    m_gpus->setSpecialValueText(tr("all"));
+    m_gpus->setToolTip(tr("GPUs the plan must use (all: the whole cluster)"));
+    kf->addRow(tr("GPUs to use"), m_gpus);
+    connect(m_gpus, &QSpinBox::valueChanged, this, [this](int v) {
+        if (m_loading) return;
+        m_scenario.constraints.gpus = v;
+        rebuildConstraints();
+        constraintsEdited();
+    });
+    const Axis axes[] = {Axis::TP, Axis::PP, Axis::DP, Axis::EP};
+    for (Axis a : axes) {
+        auto* d = new DegreeChecks(this);
+        m_degrees[size_t(a)] = d;
+        kf->addRow(qs(kAxisNames[size_t(a)]).toUpper(), d);
+        d->setToolTip(tr("Allowed %1 degrees; all checked: any value").arg(qs(kAxisNames[size_t(a)])));
+        connect(d, &DegreeChecks::changed, this, &ScenarioEditor::constraintsEdited);
+    }
+    m_headroom = new QDoubleSpinBox(this);
+    m_headroom->setRange(0, 90);
+    m_headroom->setDecimals(1);
+    m_headroom->setSingleStep(1);
+    m_headroom->setSuffix(QStringLiteral(" %"));
+    m_headroom->setToolTip(tr("Share of HBM kept free (fragmentation, CUDA graphs, runtime)"));
+    kf->addRow(tr("Memory headroom"), m_headroom);
+    connect(m_headroom, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        if (m_loading) return;
+        m_scenario.constraints.memoryHeadroom = v / 100.0;
+        changed();
+    });
+    auto* pinBox = new QGroupBox(tr("Pinned operators"), this);
+    pinBox->setToolTip(tr("Fix an operator's sharding choice; free lets the search choose"));
+    m_pinForm = new QFormLayout(pinBox);
+    m_pinForm->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    m_pinForm->setContentsMargins(8, 4, 8, 4);
+    m_pinForm->setVerticalSpacing(3);
+    for (int i = 0; i < kOpCount; ++i) {
+        auto* c = new QComboBox(pinBox);
+        c->addItem(tr("free"));
+        for (auto n : choiceNames(Op(i))) c->addItem(qs(n));
+        c->setToolTip(tr("Pin %1 to one choice, or leave it free").arg(opDisplayName(Op(i))));
+        m_pins[size_t(i)] = c;
+        m_pinForm->addRow(opDisplayName(Op(i)), c);
+        connect(c, &QComboBox::activated, this, [this, i](int idx) {
+            m_scenario.constraints.pinned[size_t(i)] = int8_t(idx - 1);
+            refreshSpace();
+            changed();
+        });
+    }
+    kf->addRow(pinBox);
+    m_spaceInfo = makeNote(this, kInfoStyle);
+    kf->addRow(m_spaceInfo);
+    lay->addStretch(1);
+}
+
+QWidget* ScenarioEditor::buildPicker(Picker& p, const QString& subdir, const QString& what) {
+    auto* w = new QWidget(this);
+    auto* h = new QHBoxLayout(w);
+    h->setContentsMargins(0, 0, 0, 0);
+    p.combo = new QComboBox(w);
+    p.combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    p.combo->setMinimumContentsLength(12);
+    p.combo->setToolTip(tr("A sample %1 from %2").arg(what, QDir(m_samplesDir).filePath(subdir)));
+    auto* open = new QToolButton(w);
+    open->setText(QStringLiteral("\u2026"));
+    open->setToolTip(tr("Open a %1 file...").arg(what));
+    h->addWidget(p.combo, 1);
+    h->addWidget(open);
+    p.info = makeNote(this, kInfoStyle);
+    p.info->show();
+    p.error = makeNote(this, kErrorStyle);
+    const QDir dir(QDir(m_samplesDir).filePath(subdir));
+    for (const QFileInfo& fi :
+         dir.entryInfoList({QStringLiteral("*.yaml"), QStringLiteral("*.yml"), QStringLiteral("*.json")},
+                           QDir::Files, QDir::Name))
+        p.paths << fi.absoluteFilePath();
+    Picker* pp = &p;
+    connect(p.combo, &QComboBox::activated, this, [this, pp](int i) { pickerActivated(*pp, i); });
+    connect(open, &QToolButton::clicked, this, [this, pp] { openPart(*pp); });
+    return w;
+}
+
+void ScenarioEditor::addField(QFormLayout* form, const QString& key, const QString& label, const QString& tip,
+                              std::function<QString(const QString&)> apply, std::function<QString()> show,
+                              const QString& placeholder) {
+    Field f;
+    f.edit = new QLineEdit(this);
+    f.edit->setToolTip(tip);
+    f.edit->setPlaceholderText(placeholder);
+    f.error = makeNote(this, kErrorStyle);
+    f.apply = std::move(apply);
+    f.show = std::move(show);
+    auto* box = new QWidget(this);
+    auto* v = new QVBoxLayout(box);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(1);
+    v->addWidget(f.edit);
+    v->addWidget(f.error);
+    form->addRow(label, box);
+    m_fields.insert(key, f);
+    connect(f.edit, &QLineEdit::textEdited, this, [this, key, label](const QString& text) {
+        Field& fld = m_fields[key];
+        const QString e = fld.apply(text);
+        setFieldError(fld, e.isEmpty() ? QString() : tr("%1: %2").arg(label, e));
+        if (!e.isEmpty()) return;
+        if (key == QLatin1String("nodes") || key == QLatin1String("gpus_per_node")) {
+            refreshInfo();
+            rebuildConstraints();
+        } else {
+            refreshSpace();
+        }
+        changed();
+    });
+}
+
+void ScenarioEditor::setFieldError(Field& f, const QString& error) {
+    f.edit->setStyleSheet(
+        error.isEmpty() ? QString()
+                        : QStringLiteral("QLineEdit { border: 1px solid #dc2626; background: #fef2f2; }"));
+    f.edit->setProperty("invalid", !error.isEmpty());
+    f.error->setText(error);
+    f.error->setVisible(!error.isEmpty());
+}
+
+QLineEdit* ScenarioEditor::field(const QString& key) const {
+    return m_fields.value(key).edit;
+}
+QString ScenarioEditor::fieldError(const QString& key) const {
+    const Field f = m_fields.value(key);
+    return f.error && f.error->isVisibleTo(this) ? f.error->text() : QString();
+}
+DegreeChecks* ScenarioEditor::degreeChecks(Axis a) const {
+    return m_degrees[size_t(a)];
+}
+QComboBox* ScenarioEditor::pinCombo(Op op) const {
+    return m_pins[size_t(op)];
+}
+
+bool ScenarioEditor::isValid() const {
+    return errors().isEmpty();
+}
+
+QStringList ScenarioEditor::errors() const {
+    QStringList out;
+    for (const Field& f : m_fields)
+        if (f.error->isVisibleTo(this) && !f.error->text().isEmpty()) out << f.error->text();
+    if (m_dtypeError->isVisibleTo(this)) out << m_dtypeError->text();
+    for (DegreeChecks* d : m_degrees)
+        if (d && d->isVisibleTo(this) && d->noneChecked())
+            out << tr("Constraints: allow at least one degree per axis");
+    return out;
+}
+
+void ScenarioEditor::setScenario(const Scenario& s) {
+    m_scenario = s;
+    m_loading = true;
+    for (Field& f : m_fields) {
+        f.edit->setText(f.show());
+        setFieldError(f, {});
+    }
+    for (Picker* p : {&m_model, &m_cluster, &m_workload}) p->error->hide();
+    m_loading = false;
+    refreshFields();
+}
+
+void ScenarioEditor::refreshFields() {
+    m_loading = true;
+    m_phase->setCurrentIndex(int(m_scenario.workload.phase));
+    m_dtypes[0]->setCurrentIndex(int(m_scenario.model.weights));
+    m_dtypes[1]->setCurrentIndex(int(m_scenario.model.activations));
+    m_dtypes[2]->setCurrentIndex(int(m_scenario.model.kvCache));
+    m_headroom->setValue(m_scenario.constraints.memoryHeadroom * 100);
+    m_gpus->setValue(m_scenario.constraints.gpus);
+    m_loading = false;
+    checkDtypes();
+    refreshPickers();
+    refreshInfo();
+    rebuildConstraints();
+}
+
+void ScenarioEditor::refreshPickers() {
+    auto fill = [](Picker& p, const QString& currentName, auto&& equalsCurrent) {
+        const QSignalBlocker b(p.combo);
+        p.combo->clear();
+        int match = -1;
+        for (const QString& path : p.paths) {
+            QString name = QFileInfo(path).completeBaseName();
+            if (equalsCurrent(path, name)) match = p.combo->count();
+            p.combo->addItem(name, path);
+            p.combo->setItemData(p.combo->count() - 1, path, Qt::ToolTipRole);
+        }
+        if (match < 0) {
+            p.combo->insertItem(0, QObject::tr("%1 (custom)").arg(currentName));
+            match = 0;
+        }
+        p.combo->setCurrentIndex(match);
+    };
+    fill(m_model, qs(m_scenario.model.name), [this](const QString& path, QString&) {
+        const auto m = loadModel(path.toStdString());
+        return m.ok() && m.value() == m_scenario.model;
+    });
+    fill(m_cluster, qs(m_scenario.cluster.name), [this](const QString& path, QString&) {
+        const auto c = loadCluster(path.toStdString());
+        return c.ok() && c.value() == m_scenario.cluster;
+    });
+    fill(m_workload, qs(m_scenario.workload.name), [this](const QString& path, QString&) {
+        const auto w = loadWorkload(path.toStdString());
+        return w.ok() && w.value() == m_scenario.workload;
+    });
+}
+
+void ScenarioEditor::refreshInfo() {
+    const Model& m = m_scenario.model;
+    const ParamCounts pc = countParams(m);
+    QString mi = tr("%1: %2 parameters (%3 active), %4 layers, hidden %5")
+                     .arg(qs(m.name), qs(formatCount(pc.total)), qs(formatCount(pc.active)))
+                     .arg(m.layers)
+                     .arg(m.hidden);
+    mi += m.attention.type == AttentionType::MLA
+              ? tr(", MLA %1 heads").arg(m.attention.heads)
+              : tr(", GQA %1/%2 heads").arg(m.attention.heads).arg(m.attention.kvHeads);
+    if (m.moe.present()) mi += tr(", %1 experts top-%2").arg(m.moe.experts).arg(m.moe.topK);
+    m_model.info->setText(mi);
+    const Cluster& c = m_scenario.cluster;
+    QString ci = tr("%1 GPUs: %2, %3 GB at %4 TB/s; NVLink %5 GB/s")
+                     .arg(c.gpus())
+                     .arg(qs(c.gpu.name))
+                     .arg(c.gpu.hbmGB)
+                     .arg(c.gpu.hbmTBs)
+                     .arg(c.intraNode.gbPerS);
+    if (c.nodes > 1) ci += tr("; NIC %1 Gb/s per GPU").arg(c.interNode.gbPerS * 8);
+    m_cluster.info->setText(ci);
+    const Workload& w = m_scenario.workload;
+    m_workload.info->setText(
+        tr("%1: %2 batch").arg(qs(w.name), w.fixedBatch ? tr("fixed %1").arg(w.batch) : tr("automatic")));
+}
+
+void ScenarioEditor::checkDtypes() {
+    const Gpu& g = m_scenario.cluster.gpu;
+    const Dtype act = m_scenario.model.activations, w = m_scenario.model.weights;
+    const bool fp8Gemm = w == Dtype::FP8 && g.tflops[size_t(Dtype::FP8)] > 0;
+    QString e;
+    if (!fp8Gemm && g.tflops[size_t(act)] <= 0)
+        e = tr("Activations: %1 has no %2 tensor throughput in its cluster file")
+                .arg(qs(g.name), qs(nameOf(act)));
+    m_dtypeError->setText(e);
+    m_dtypeError->setVisible(!e.isEmpty());
+    m_dtypes[1]->setStyleSheet(e.isEmpty() ? QString()
+                                           : QStringLiteral("QComboBox { border: 1px solid #dc2626; }"));
+}
+
+void ScenarioEditor::rebuildConstraints() {
+    const Scenario& s = m_scenario;
+    const int gpus = std::max(1, s.gpus());
+    const bool moe = s.model.moe.present();
+    const int maxOf[kAxisCount] = {std::min<int>(gpus, int(s.model.layers)),
+                                   gpus,
+                                   gpus,
+                                   moe ? std::min<int>(gpus, int(s.model.moe.experts)) : 1,
+                                   gpus,
+                                   gpus};
+    for (Axis a : {Axis::TP, Axis::PP, Axis::DP, Axis::EP}) {
+        DegreeChecks* d = m_degrees[size_t(a)];
+        const QSignalBlocker b(d);
+        d->setValues(maxOf[size_t(a)], s.constraints.allowed[size_t(a)]);
+    }
+    m_constraintForm->setRowVisible(m_degrees[size_t(Axis::EP)], moe);
+    // Pins: only the operators that matter for this model.
+    for (int i = 0; i < kOpCount; ++i) {
+        QComboBox* c = m_pins[size_t(i)];
+        const QSignalBlocker b(c);
+        c->setCurrentIndex(s.constraints.pinned[size_t(i)] + 1);
+        m_pinForm->setRowVisible(c, opRelevant(s.model, Op(i)));
+    }
+    refreshSpace();
+}
+
+void ScenarioEditor::constraintsEdited() {
+    if (m_loading) return;
+    for (Axis a : {Axis::TP, Axis::PP, Axis::DP, Axis::EP})
+        m_scenario.constraints.allowed[size_t(a)] = m_degrees[size_t(a)]->allowed();
+    refreshSpace();
+    changed();
+}
+
+void ScenarioEditor::refreshSpace() {
+    // The size of the search space tells at once whether the constraints leave anything to search.
+    const SearchSpace space(m_scenario);
+    if (space.empty()) {
+        m_spaceInfo->setStyleSheet(QString::fromLatin1(kErrorStyle));
+        m_spaceInfo->setText(tr("No valid plan: %1").arg(qs(space.emptyReason())));
+    } else {
+        const SpaceSize sz = space.size();
+        m_spaceInfo->setStyleSheet(QString::fromLatin1(kInfoStyle));
+        m_spaceInfo->setText(
+            tr("%1%2 valid plans in the search space")
+                .arg(sz.exact ? QString() : tr("about "),
+                     sz.count < 1e15 ? formatInteger(sz.count) : QString::number(sz.count, 'g', 3)));
+    }
+    m_spaceInfo->show();
+}
+
+void ScenarioEditor::changed() {
+    if (m_loading) return;
+    emit edited();
+}
+
+void ScenarioEditor::pickerActivated(Picker& p, int index) {
+    const QString path = p.combo->itemData(index).toString();
+    if (path.isEmpty()) return;
+    loadPart(p.kind, path);
+}
+
+void ScenarioEditor::openPart(Picker& p) {
+    const QString what = qs(nameOf(p.kind));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open %1").arg(what), m_samplesDir, tr("YAML or JSON (*.yaml *.yml *.json);;All files (*)"));
+    if (!path.isEmpty()) loadPart(p.kind, path);
+}
+
+bool ScenarioEditor::loadPart(FileKind kind, const QString& path, QString* error) {
+    const std::string file = path.toStdString();
+    Picker* picker = kind == FileKind::Model      ? &m_model
+                     : kind == FileKind::Cluster  ? &m_cluster
+                     : kind == FileKind::Workload ? &m_workload
+                                                  : nullptr;
+    auto fail = [&](const Error& e) {
+        const QString msg = qs(e.str());
+        if (picker) {
+            picker->error->setText(msg);
+            picker->error->show();
+            refreshPickers();
+        }
+        if (error) *error = msg;
+        emit failed(msg);
+        return false;
+    };
+    switch (kind) {
+    case FileKind::Model: {
+        auto r = loadModel(file);
+        if (!r) return fail(r.error());
+        replaceModel(r.value(), path);
+        break;
+    }
+    case FileKind::Cluster: {
+        auto r = loadCluster(file);
+        if (!r) return fail(r.error());
+        replaceCluster(r.value(), path);
+        break;
+    }
+    case FileKind::Workload: {
+        auto r = loadWorkload(file);
+        if (!r) return fail(r.error());
+        replaceWorkload(r.value(), path);
+        break;
+    }
+    case FileKind::Constraints: {
+        auto r = loadConstraints(file);
+        if (!r) return fail(r.error());
+        replaceConstraints(r.value());
+        break;
+    }
+    default: {
+        Error e;
+        e.file = file;
+        e.message = "expected a model, cluster, workload or constraints file";
+        return fail(e);
+    }
+    }
+    if (picker) picker->error->hide();
+    return true;
+}
+
+void ScenarioEditor::replaceModel(const Model& m, const QString&) {
+    m_scenario.model = m;
+    // Pins of operators this model does not have would only confuse.
+    for (int i = 0; i < kOpCount; ++i)
+        if (!opRelevant(m, Op(i))) m_scenario.constraints.pinned[size_t(i)] = -1;
+    refreshFields();
+    changed();
+}
+
+void ScenarioEditor::replaceCluster(const Cluster& c, const QString&) {
+    m_scenario.cluster = c;
+    setScenario(m_scenario);
+    changed();
+}
+
+void ScenarioEditor::replaceWorkload(const Workload& w, const QString&) {
+    m_scenario.workload = w;
+    setScenario(m_scenario);
+    changed();
+}
+
+void ScenarioEditor::replaceConstraints(const Constraints& c) {
+    m_scenario.constraints = c;
+    refreshFields();
+    changed();
+}
+
+} // namespace sp::views

@@ -1,0 +1,137 @@
+#pragma once
+// The scenario panel: pick or open the model, cluster and workload; edit their key fields with inline
+// validation; and the constraint editor (allowed degrees per axis, pinned operator choices, memory headroom).
+// It owns an edited copy of the scenario; a field that does not validate is highlighted with its message and
+// leaves the copy unchanged.
+
+#include "core/io/formats.h"
+#include "core/model/scenario.h"
+
+#include <QHash>
+#include <QWidget>
+
+#include <array>
+#include <functional>
+#include <vector>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QToolButton;
+
+namespace sp::views {
+
+class DegreeChecks;
+
+class ScenarioEditor : public QWidget {
+    Q_OBJECT
+public:
+    /// `samplesDir` holds models/, clusters/ and workloads/ listed in the pickers.
+    explicit ScenarioEditor(const QString& samplesDir, QWidget* parent = nullptr);
+
+    /// Shows a scenario (no edited() signal).
+    void setScenario(const Scenario& s);
+    /// The edited scenario: the last valid value of every field.
+    const Scenario& scenario() const { return m_scenario; }
+    /// Whether every field holds a valid value; errors() lists the messages of those that do not.
+    bool isValid() const;
+    QStringList errors() const;
+
+    /// Replace one part (from File > Open or a picker); emit edited().
+    void replaceModel(const Model& m, const QString& origin);
+    void replaceCluster(const Cluster& c, const QString& origin);
+    void replaceWorkload(const Workload& w, const QString& origin);
+    void replaceConstraints(const Constraints& c);
+    /// Loads a model, cluster, workload or constraints file into the scenario. On error: false, the message
+    /// shown inline and in `error`.
+    bool loadPart(FileKind kind, const QString& path, QString* error = nullptr);
+
+    /// Test access: the line edit of a key field ("nodes", "gpus_per_node", "input_tokens", "output_tokens",
+    /// "ttft_ms", "tpot_ms"), and the message shown under it.
+    QLineEdit* field(const QString& key) const;
+    QString fieldError(const QString& key) const;
+    DegreeChecks* degreeChecks(Axis a) const;
+    QComboBox* pinCombo(Op op) const;
+
+signals:
+    /// A valid change was made to the scenario.
+    void edited();
+    /// A file could not be loaded (the message has file, line and field).
+    void failed(const QString& message);
+
+private:
+    struct Field {
+        QLineEdit* edit = nullptr;
+        QLabel* error = nullptr;
+        std::function<QString(const QString&)> apply; ///< validates and applies; returns the error or empty
+        std::function<QString()> show;                ///< the current value as text
+    };
+    struct Picker {
+        explicit Picker(FileKind k) : kind(k) {}
+        FileKind kind;
+        QComboBox* combo = nullptr;
+        QLabel* info = nullptr;
+        QLabel* error = nullptr;
+        QStringList paths;
+    };
+    QWidget* buildPicker(Picker& p, const QString& subdir, const QString& what);
+    void addField(QFormLayout* form, const QString& key, const QString& label, const QString& tip,
+                  std::function<QString(const QString&)> apply, std::function<QString()> show,
+                  const QString& placeholder = {});
+    void setFieldError(Field& f, const QString& error);
+    void refreshFields();
+    void refreshInfo();
+    void refreshPickers();
+    void rebuildConstraints();
+    void checkDtypes();
+    void constraintsEdited();
+    void refreshSpace();
+    void pickerActivated(Picker& p, int index);
+    void openPart(Picker& p);
+    void changed();
+
+    QString m_samplesDir;
+    Scenario m_scenario;
+    QHash<QString, Field> m_fields;
+    Picker m_model{FileKind::Model}, m_cluster{FileKind::Cluster}, m_workload{FileKind::Workload};
+    QComboBox* m_phase = nullptr;
+    QComboBox* m_dtypes[3] = {};
+    QLabel* m_dtypeError = nullptr;
+    std::array<DegreeChecks*, kAxisCount> m_degrees{};
+    std::array<QComboBox*, kOpCount> m_pins{};
+    QFormLayout* m_pinForm = nullptr;
+    QFormLayout* m_constraintForm = nullptr;
+    QDoubleSpinBox* m_headroom = nullptr;
+    QSpinBox* m_gpus = nullptr;
+    QLabel* m_spaceInfo = nullptr;
+    bool m_loading = false;
+};
+
+/// A row of toggle buttons for the allowed values of one parallelism degree: "any", or a choice among the
+/// powers of two up to a maximum (plus any other value already allowed).
+class DegreeChecks : public QWidget {
+    Q_OBJECT
+public:
+    explicit DegreeChecks(QWidget* parent = nullptr);
+    /// Rebuilds the buttons for values up to `max`, checked per `allowed` (empty: "any").
+    void setValues(int max, const std::vector<int>& allowed);
+    /// The allowed list: empty for "any".
+    std::vector<int> allowed() const;
+    bool noneChecked() const;
+    void setAny(bool any);
+    /// Checks or unchecks one value (turning "any" off).
+    void setChecked(int value, bool on);
+    QList<int> values() const;
+
+signals:
+    void changed();
+
+private:
+    QToolButton* m_any = nullptr;
+    QList<QToolButton*> m_buttons;
+};
+
+} // namespace sp::views

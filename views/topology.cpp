@@ -1,0 +1,606 @@
+#include "views/topology.h"
+
+#include "views/format.h"
+#include "views/meshgroups.h"
+
+#include <QHelpEvent>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollArea>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sp::views {
+
+namespace {
+constexpr int kMinCell = 12;
+const QColor kInk(0x1f, 0x29, 0x37), kMuted(0x6b, 0x72, 0x80), kNodeFill(0xf8, 0xfa, 0xfc),
+    kNodeBorder(0xcb, 0xd5, 0xe1);
+const QColor kTpPen(0x1e, 0x3a, 0x8a), kDpPen(0xea, 0x58, 0x0c), kEpPen(0xc0, 0x26, 0xd3);
+const QColor kMemWeights(0x3b, 0x82, 0xf6), kMemKv(0x8b, 0x5c, 0xf6), kMemAct(0xf5, 0x9e, 0x0b),
+    kMemReserve(0x9c, 0xa3, 0xaf);
+
+/// Link shading: a light tint at no load to the link's full colour at half the step spent on it (or more).
+QColor shade(LinkClass l, double share) {
+    const double t = std::clamp(std::sqrt(std::max(0.0, share) / 0.5), 0.0, 1.0);
+    const QColor a(0xe5, 0xe7, 0xeb), b = linkColor(l);
+    auto mix = [t](int x, int y) { return int(std::lround(x + (y - x) * t)); };
+    return QColor(mix(a.red(), b.red()), mix(a.green(), b.green()), mix(a.blue(), b.blue()));
+}
+
+QColor blendWhite(const QColor& c, double f) {
+    auto mix = [f](int x) { return int(std::lround(x + (255 - x) * f)); };
+    return QColor(mix(c.red()), mix(c.green()), mix(c.blue()));
+}
+} // namespace
+
+QRect TopologyCanvas::Geometry::nodeRect(int node) const {
+    const int c = node % nodeCols, r = node / nodeCols;
+    const int totalW = nodeCols * nodeW + (nodeCols - 1) * nodeGapX;
+    const int x0 = nodes.left() + std::max(0, (nodes.width() - totalW) / 2);
+    return QRect(x0 + c * (nodeW + nodeGapX), nodes.top() + r * (nodeH + nodeGapY), nodeW, nodeH);
+}
+
+TopologyCanvas::TopologyCanvas(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+}
+
+void TopologyCanvas::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan) {
+    m_scenario = std::move(scenario);
+    m_plan = std::move(plan);
+    if (m_scenario && m_hover >= m_scenario->gpus()) m_hover = -1;
+    setMinimumHeight(minimumHeightFor(width()));
+    recompute();
+}
+
+void TopologyCanvas::setPrefill(bool prefill) {
+    m_prefill = prefill;
+    recompute();
+}
+
+void TopologyCanvas::recompute() {
+    std::fill(std::begin(m_share), std::end(m_share), 0.0);
+    std::fill(std::begin(m_bytes), std::end(m_bytes), 0.0);
+    if (m_plan) {
+        const Breakdown& b = m_plan->breakdown(m_prefill);
+        for (const CommCost& c : b.comms) {
+            const int n = occurrences(b, c.layer);
+            m_share[int(c.link)] += c.timeMs * n;
+            m_bytes[int(c.link)] += c.bytes * n;
+        }
+        for (double& s : m_share) s = b.stageMs > 0 ? s / b.stageMs : 0;
+    }
+    updateGeometry();
+    update();
+}
+
+double TopologyCanvas::linkShare(LinkClass l) const {
+    return m_share[int(l)];
+}
+double TopologyCanvas::linkBytes(LinkClass l) const {
+    return m_bytes[int(l)];
+}
+
+void TopologyCanvas::setHoveredGpu(int gpu) {
+    if (!m_scenario || gpu >= m_scenario->gpus()) gpu = -1;
+    if (gpu == m_hover) return;
+    m_hover = gpu;
+    update();
+    emit hoveredGpuChanged(gpu);
+}
+
+std::vector<int> TopologyCanvas::outlined(Axis axis) const {
+    if (m_hover < 0 || !m_plan) return {};
+    const bool moe = m_scenario && m_scenario->model.moe.present();
+    if ((axis == Axis::EP || axis == Axis::ETP || axis == Axis::EDP) && !moe) return {};
+    return groupOf(m_plan->plan, m_hover, axis);
+}
+
+QString TopologyCanvas::gpuDescription(int gpu) const {
+    if (!m_plan || !m_scenario || gpu < 0) return {};
+    const Plan& p = m_plan->plan;
+    const int gpn = m_scenario->cluster.gpusPerNode;
+    const MeshCoords c = meshCoords(p, gpu);
+    auto span = [&](Axis a) {
+        const auto g = groupOf(p, gpu, a);
+        int nodes = 0, last = -1;
+        std::vector<int> ns;
+        for (int x : g) ns.push_back(x / gpn);
+        std::sort(ns.begin(), ns.end());
+        for (int n : ns)
+            if (n != last) ++nodes, last = n;
+        return tr("%1 GPU%2 on %3 node%4")
+            .arg(g.size())
+            .arg(g.size() == 1 ? "" : "s")
+            .arg(nodes)
+            .arg(nodes == 1 ? "" : "s");
+    };
+    QString s = tr("GPU %1 (node %2, slot %3): stage %4, dp %5, tp %6")
+                    .arg(gpu)
+                    .arg(gpu / gpn)
+                    .arg(gpu % gpn)
+                    .arg(c.pp)
+                    .arg(c.dp)
+                    .arg(c.tp);
+    if (m_scenario->model.moe.present()) s += tr(", ep %1, etp %2, edp %3").arg(c.ep).arg(c.etp).arg(c.edp);
+    s += tr(". TP group: %1; DP group: %2").arg(span(Axis::TP), span(Axis::DP));
+    if (m_scenario->model.moe.present()) s += tr("; EP group: %1").arg(span(Axis::EP));
+    return s;
+}
+
+TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
+    Geometry g;
+    const QFontMetrics fm(font());
+    const int lh = fm.height();
+    g.title = QRect(r.left() + 10, r.top() + 6, r.width() - 20, lh + 6);
+    const int legendH = 2 * (lh + 8) + 6;
+    g.legend = QRect(r.left() + 10, r.bottom() - legendH, r.width() - 20, legendH);
+    g.nodes =
+        QRect(r.left() + 22, g.title.bottom() + 10, r.width() - 34, g.legend.top() - g.title.bottom() - 20);
+    if (!m_scenario) return g;
+    // Memory and link bars under the nodes, when the canvas has room for them.
+    const int summaryH = 3 * (2 * lh + 12) + 8;
+    const bool summary = g.nodes.height() > 3 * summaryH;
+    if (summary) g.nodes.setHeight(g.nodes.height() - summaryH - 20);
+    const int N = std::max(1, m_scenario->cluster.nodes), G = std::max(1, m_scenario->cluster.gpusPerNode);
+    g.gpuCols = std::min(G, 8);
+    g.gpuRows = (G + g.gpuCols - 1) / g.gpuCols;
+    g.pad = 8;
+    g.gap = 4;
+    g.labelH = lh + 4;
+    g.railH = 7;
+    const bool multi = N > 1;
+    g.nodeGapX = 16;
+    g.nodeGapY = multi ? 26 : 16;
+    auto nodeW = [&](int s) { return 2 * g.pad + g.gpuCols * s + (g.gpuCols - 1) * g.gap; };
+    auto barH = [](int s) { return std::max(4, s / 6); };
+    auto nodeH = [&](int s) {
+        return g.labelH + g.pad + g.gpuRows * (s + barH(s) + 3) + (g.gpuRows - 1) * g.gap + g.railH + g.pad +
+               4;
+    };
+    int bestS = -1, bestCols = 1;
+    for (int nc = 1; nc <= N; ++nc) {
+        const int nr = (N + nc - 1) / nc;
+        const int sW =
+            ((g.nodes.width() - (nc - 1) * g.nodeGapX) / nc - 2 * g.pad - (g.gpuCols - 1) * g.gap) /
+            g.gpuCols;
+        if (sW < kMinCell && nc > 1) break; // more columns only get narrower
+        int s = std::min(sW, 96);
+        while (s >= kMinCell && nr * nodeH(s) + (nr - 1) * g.nodeGapY > g.nodes.height()) --s;
+        if (s > bestS) bestS = s, bestCols = nc;
+    }
+    if (bestS < kMinCell) {
+        // Does not fit the height: as many node columns as fit the width at the minimum cell; the canvas
+        // grows (minimumHeightFor) and scrolls.
+        bestCols = 1;
+        for (int nc = 1; nc <= N; ++nc)
+            if (nc * nodeW(kMinCell) + (nc - 1) * g.nodeGapX <= g.nodes.width()) bestCols = nc;
+        const int sW = ((g.nodes.width() - (bestCols - 1) * g.nodeGapX) / bestCols - 2 * g.pad -
+                        (g.gpuCols - 1) * g.gap) /
+                       g.gpuCols;
+        bestS = std::clamp(sW, kMinCell, 96);
+    }
+    g.cell = bestS;
+    g.nodeCols = bestCols;
+    g.nodeRows = (N + bestCols - 1) / bestCols;
+    g.barH = barH(g.cell);
+    g.nodeW = nodeW(g.cell);
+    g.nodeH = nodeH(g.cell);
+    const int gridH = g.nodeRows * g.nodeH + (g.nodeRows - 1) * g.nodeGapY;
+    if (summary) {
+        // Nodes, summary and legend as one block, a little above the middle of the canvas.
+        const int legendH = g.legend.height();
+        const int block = gridH + 28 + summaryH + 12 + legendH;
+        const int top = g.title.bottom() + 10;
+        const int spare = std::max(0, r.bottom() - 6 - top - block);
+        g.nodes.moveTop(top + spare / 3);
+        g.nodes.setHeight(gridH);
+        g.summary = QRect(g.nodes.left(), g.nodes.top() + gridH + 28, g.nodes.width(), summaryH);
+        g.legend.moveTop(g.summary.bottom() + 12);
+    }
+    return g;
+}
+
+int TopologyCanvas::minimumHeightFor(int w) const {
+    if (!m_scenario) return 240;
+    const Geometry g =
+        geometry(QRect(0, 0, w, 1)); // no height to spare: minimum cells, columns to fit the width
+    const QFontMetrics fm(font());
+    const int legendH = 2 * (fm.height() + 8) + 6;
+    return std::max(240, g.nodeRows * g.nodeH + (g.nodeRows - 1) * g.nodeGapY + fm.height() + 40 + legendH);
+}
+
+void TopologyCanvas::resizeEvent(QResizeEvent*) {
+    const int need = minimumHeightFor(width());
+    if (need != minimumHeight()) setMinimumHeight(need);
+}
+
+QSize TopologyCanvas::sizeHint() const {
+    return {900, 560};
+}
+QSize TopologyCanvas::minimumSizeHint() const {
+    return {360, 240};
+}
+
+QRect TopologyCanvas::gpuRect(int gpu, const QRect& canvas) const {
+    if (!m_scenario) return {};
+    const Geometry g = geometry(canvas);
+    const int G = m_scenario->cluster.gpusPerNode;
+    const QRect n = g.nodeRect(gpu / G);
+    const int i = gpu % G, c = i % g.gpuCols, r = i / g.gpuCols;
+    return QRect(n.left() + g.pad + c * (g.cell + g.gap),
+                 n.top() + g.labelH + g.pad + r * (g.cell + g.barH + 3 + g.gap), g.cell, g.cell);
+}
+
+int TopologyCanvas::gpuAt(const QPoint& pos) const {
+    if (!m_scenario || !m_plan) return -1;
+    const Geometry g = geometry(rect());
+    const int G = m_scenario->cluster.gpusPerNode;
+    for (int n = 0; n < m_scenario->cluster.nodes; ++n) {
+        if (!g.nodeRect(n).contains(pos)) continue;
+        for (int i = 0; i < G; ++i)
+            if (gpuRect(n * G + i, rect()).adjusted(-2, -2, 2, g.barH + 4).contains(pos)) return n * G + i;
+        return -1;
+    }
+    return -1;
+}
+
+void TopologyCanvas::mouseMoveEvent(QMouseEvent* e) {
+    setHoveredGpu(gpuAt(e->position().toPoint()));
+}
+void TopologyCanvas::leaveEvent(QEvent*) {
+    setHoveredGpu(-1);
+}
+
+bool TopologyCanvas::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* he = static_cast<QHelpEvent*>(e);
+        const int gpu = gpuAt(he->pos());
+        if (gpu < 0 || !m_plan) {
+            QToolTip::hideText();
+            return true;
+        }
+        const Metrics& m = m_plan->metrics();
+        QString tip = gpuDescription(gpu).replace(QStringLiteral(". "), QStringLiteral(".<br>"));
+        tip += tr("<br>memory (peak stage): weights %1, KV cache %2, activations %3, reserve %4 of %5 GiB "
+                  "usable")
+                   .arg(m.weightsGiB, 0, 'f', 1)
+                   .arg(m.kvCacheGiB, 0, 'f', 1)
+                   .arg(m.activationsGiB, 0, 'f', 1)
+                   .arg(m.reserveGiB, 0, 'f', 1)
+                   .arg(m.capacityGiB, 0, 'f', 1);
+        QToolTip::showText(he->globalPos(), tip, this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void TopologyCanvas::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    paintTo(p, rect());
+}
+
+void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
+    p.save();
+    p.fillRect(r, Qt::white);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setFont(font());
+    const QFontMetrics fm(font());
+    const int lh = fm.height();
+    if (!m_scenario || !m_plan) {
+        p.setPen(kMuted);
+        p.drawText(r, Qt::AlignCenter, tr("No plan selected"));
+        p.restore();
+        return;
+    }
+    const Geometry g = geometry(r);
+    const Cluster& cl = m_scenario->cluster;
+    const Plan& plan = m_plan->plan;
+    const Metrics& m = m_plan->metrics();
+    const int N = cl.nodes, G = cl.gpusPerNode;
+    const bool moe = m_scenario->model.moe.present();
+
+    // Title.
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.setPen(kInk);
+    const QString title = tr("%1: %2 node%3 x %4 %5, %6")
+                              .arg(qs(m_plan->label))
+                              .arg(N)
+                              .arg(N == 1 ? "" : "s")
+                              .arg(G)
+                              .arg(qs(cl.gpu.name), degreesText(plan.degrees, moe));
+    p.drawText(g.title, Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(title, Qt::ElideRight, g.title.width()));
+    p.setFont(font());
+
+    std::vector<char> inTp(size_t(N * G), 0), inDp(size_t(N * G), 0), inEp(size_t(N * G), 0);
+    for (int x : outlined(Axis::TP)) inTp[size_t(x)] = 1;
+    for (int x : outlined(Axis::DP)) inDp[size_t(x)] = 1;
+    for (int x : outlined(Axis::EP)) inEp[size_t(x)] = 1;
+
+    // Network fabric (multi-node): a line under each row of nodes, a stub from each node, a trunk joining
+    // rows.
+    const QColor net = shade(LinkClass::Network, m_share[int(LinkClass::Network)]);
+    if (N > 1) {
+        p.setPen(QPen(net, 3, Qt::SolidLine, Qt::RoundCap));
+        int trunkTop = -1, trunkBottom = -1;
+        const int trunkX = g.nodeRect(0).left() - 12;
+        for (int row = 0; row < g.nodeRows; ++row) {
+            const int first = row * g.nodeCols, last = std::min(N, first + g.nodeCols) - 1;
+            const QRect a = g.nodeRect(first), b = g.nodeRect(last);
+            const int y = a.bottom() + g.nodeGapY / 2;
+            p.drawLine(trunkX, y, b.center().x(), y);
+            for (int n = first; n <= last; ++n)
+                p.drawLine(g.nodeRect(n).center().x(), g.nodeRect(n).bottom(), g.nodeRect(n).center().x(), y);
+            if (trunkTop < 0) trunkTop = y;
+            trunkBottom = y;
+        }
+        p.drawLine(trunkX, trunkTop - (g.nodeRows > 1 ? 0 : 0), trunkX, trunkBottom);
+    }
+
+    const QColor nvl = shade(LinkClass::NvLink, m_share[int(LinkClass::NvLink)]);
+    for (int n = 0; n < N; ++n) {
+        const QRect nr = g.nodeRect(n);
+        p.setPen(QPen(kNodeBorder, 1));
+        p.setBrush(kNodeFill);
+        p.drawRoundedRect(QRectF(nr).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+        p.setPen(kMuted);
+        if (g.cell >= 14) {
+            const QString label = g.nodeW > fm.horizontalAdvance(QStringLiteral("node 000  ")) * 1.6
+                                      ? tr("node %1").arg(n)
+                                      : QString::number(n);
+            p.drawText(QRect(nr.left() + g.pad, nr.top() + 2, nr.width() - 2 * g.pad, g.labelH),
+                       Qt::AlignLeft | Qt::AlignVCenter, label);
+        }
+        // NVLink rail (the node's switch fabric).
+        const QRect rail(nr.left() + g.pad, nr.bottom() - g.pad - g.railH, nr.width() - 2 * g.pad, g.railH);
+        p.setPen(Qt::NoPen);
+        p.setBrush(nvl);
+        p.drawRoundedRect(rail, 3, 3);
+        for (int i = 0; i < G; ++i) {
+            const int gpu = n * G + i;
+            const QRect cr = gpuRect(gpu, r);
+            // A short connector to the rail.
+            p.setPen(QPen(nvl, 2));
+            if (i / g.gpuCols == g.gpuRows - 1)
+                p.drawLine(cr.center().x(), cr.bottom() + g.barH + 4, cr.center().x(), rail.top());
+            const MeshCoords c = meshCoords(plan, gpu);
+            QColor fill = stageColor(c.pp);
+            const bool member = inTp[size_t(gpu)] || inDp[size_t(gpu)] || inEp[size_t(gpu)];
+            if (m_hover >= 0 && !member) fill = blendWhite(fill, 0.65);
+            p.setPen(QPen(fill.darker(130), 1));
+            p.setBrush(fill);
+            p.drawRoundedRect(QRectF(cr).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
+            if (g.cell >= 22) {
+                p.setPen(textOn(fill));
+                p.drawText(cr, Qt::AlignCenter, QString::number(i));
+            }
+            // Memory bar: weights, KV cache, activations, reserve, of the usable capacity.
+            const QRect bar(cr.left(), cr.bottom() + 3, cr.width(), g.barH);
+            p.setPen(Qt::NoPen);
+            p.setBrush(QColor(0xe5, 0xe7, 0xeb));
+            p.drawRect(bar);
+            const double cap = std::max(1e-9, m.capacityGiB);
+            double x = bar.left();
+            const std::pair<double, QColor> parts[] = {{m.weightsGiB, kMemWeights},
+                                                       {m.kvCacheGiB, kMemKv},
+                                                       {m.activationsGiB, kMemAct},
+                                                       {m.reserveGiB, kMemReserve}};
+            for (const auto& [gib, col] : parts) {
+                const double w = std::min(double(bar.right() + 1) - x, bar.width() * gib / cap);
+                if (w <= 0) continue;
+                p.fillRect(QRectF(x, bar.top(), w, bar.height()), col);
+                x += w;
+            }
+            if (m.memoryPerGpuGiB > m.capacityGiB) {
+                p.setPen(QPen(QColor(0xdc, 0x26, 0x26), 1.5));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(bar);
+            }
+        }
+    }
+    // Group outlines for the hovered GPU.
+    if (m_hover >= 0) {
+        p.setBrush(Qt::NoBrush);
+        for (int gpu = 0; gpu < N * G; ++gpu) {
+            const QRectF cr = QRectF(gpuRect(gpu, r));
+            if (inTp[size_t(gpu)]) {
+                p.setPen(QPen(kTpPen, 2.5));
+                p.drawRoundedRect(cr.adjusted(-2.5, -2.5, 2.5, 2.5), 4, 4);
+            }
+            if (inDp[size_t(gpu)]) {
+                p.setPen(QPen(kDpPen, 2, Qt::DashLine));
+                p.drawRoundedRect(cr.adjusted(2, 2, -2, -2), 3, 3);
+            }
+            if (inEp[size_t(gpu)] && cr.width() >= 16) {
+                p.setPen(QPen(kEpPen, 2, Qt::DotLine));
+                p.drawRoundedRect(cr.adjusted(5, 5, -5, -5), 2, 2);
+            } else if (inEp[size_t(gpu)]) {
+                // Too small for a third ring: a mark in the corner.
+                p.setPen(Qt::NoPen);
+                p.setBrush(kEpPen);
+                p.drawRect(QRectF(cr.right() - 4, cr.top() + 1, 4, 4));
+                p.setBrush(Qt::NoBrush);
+            }
+        }
+        const QRectF hr = QRectF(gpuRect(m_hover, r));
+        p.setPen(QPen(Qt::black, 2));
+        p.drawRoundedRect(hr.adjusted(-4.5, -4.5, 4.5, 4.5), 5, 5);
+    }
+
+    if (g.summary.isValid()) paintSummary(p, g.summary);
+
+    // Legend: stages, group outlines, memory, links.
+    p.setRenderHint(QPainter::Antialiasing, false);
+    int x = g.legend.left(), y = g.legend.top();
+    auto item = [&](const QString& text, auto&& swatch) {
+        const int w = 16 + 6 + fm.horizontalAdvance(text) + 16;
+        if (x + w > g.legend.right() && x > g.legend.left()) {
+            x = g.legend.left();
+            y += lh + 8;
+        }
+        swatch(QRect(x, y + (lh - 12) / 2, 16, 12));
+        p.setPen(kInk);
+        p.drawText(QRect(x + 22, y, w, lh), Qt::AlignLeft | Qt::AlignVCenter, text);
+        x += w;
+    };
+    const int pp = plan.degrees.pp;
+    for (int s = 0; s < std::min(pp, 8); ++s)
+        item(pp == 1 ? tr("stage 0 (no pipeline)") : tr("stage %1").arg(s),
+             [&](QRect sw) { p.fillRect(sw, stageColor(s)); });
+    if (pp > 8) item(tr("... %1 stages").arg(pp), [&](QRect) {});
+    auto ring = [&](const QColor& c, Qt::PenStyle st) {
+        return [&p, c, st](QRect sw) {
+            p.setPen(QPen(c, 2, st));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(sw.adjusted(1, 1, -1, -1));
+        };
+    };
+    item(tr("TP group"), ring(kTpPen, Qt::SolidLine));
+    item(tr("DP group"), ring(kDpPen, Qt::DashLine));
+    if (moe) item(tr("EP group"), ring(kEpPen, Qt::DotLine));
+    x = g.legend.left();
+    y += lh + 8;
+    item(tr("weights"), [&](QRect sw) { p.fillRect(sw, kMemWeights); });
+    item(tr("KV cache"), [&](QRect sw) { p.fillRect(sw, kMemKv); });
+    item(tr("activations"), [&](QRect sw) { p.fillRect(sw, kMemAct); });
+    item(tr("reserve (%1 / %2 GiB)").arg(m.memoryPerGpuGiB, 0, 'f', 1).arg(m.capacityGiB, 0, 'f', 1),
+         [&](QRect sw) { p.fillRect(sw, kMemReserve); });
+    item(tr("NVLink: %1% of the step, %2/GPU")
+             .arg(100 * m_share[int(LinkClass::NvLink)], 0, 'f', 1)
+             .arg(formatBytes(m_bytes[int(LinkClass::NvLink)])),
+         [&](QRect sw) { p.fillRect(sw, nvl); });
+    if (N > 1)
+        item(tr("network: %1% of the step, %2/GPU")
+                 .arg(100 * m_share[int(LinkClass::Network)], 0, 'f', 1)
+                 .arg(formatBytes(m_bytes[int(LinkClass::Network)])),
+             [&](QRect sw) { p.fillRect(sw, net); });
+    p.restore();
+}
+
+void TopologyCanvas::paintSummary(QPainter& p, const QRect& r) const {
+    const Metrics& m = m_plan->metrics();
+    const Breakdown& b = m_plan->breakdown(m_prefill);
+    const QFontMetrics fm(font());
+    const int lh = fm.height();
+    const int labelW = fm.horizontalAdvance(tr("Communication per %1").arg(qs(b.phase))) + 16;
+    const int barW = std::min(720, r.width() - labelW - 20);
+    if (barW < 160) return;
+    const int x0 = r.left() + std::max(0, (r.width() - labelW - barW) / 2);
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, false);
+    int y = r.top();
+    // A labelled bar with its figures in small print underneath.
+    auto row = [&](const QString& label, auto&& drawBar, const QString& note) {
+        p.setPen(kInk);
+        p.drawText(QRect(x0, y, labelW - 8, lh + 4), Qt::AlignRight | Qt::AlignVCenter, label);
+        const QRect bar(x0 + labelW, y + 2, barW, lh);
+        p.fillRect(bar, QColor(0xf1, 0xf5, 0xf9));
+        drawBar(bar);
+        p.setPen(QColor(0xcb, 0xd5, 0xe1));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(bar.adjusted(0, 0, -1, -1));
+        p.setPen(kMuted);
+        p.drawText(QRect(bar.left(), bar.bottom() + 2, barW, lh + 2), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(note, Qt::ElideRight, barW));
+        y += 2 * lh + 12;
+    };
+    // Memory: the four parts of the usable capacity.
+    const double cap = std::max(1e-9, m.capacityGiB);
+    row(
+        tr("Memory per GPU"),
+        [&](const QRect& bar) {
+            double x = bar.left();
+            const std::pair<double, QColor> parts[] = {{m.weightsGiB, kMemWeights},
+                                                       {m.kvCacheGiB, kMemKv},
+                                                       {m.activationsGiB, kMemAct},
+                                                       {m.reserveGiB, kMemReserve}};
+            for (const auto& [gib, col] : parts) {
+                const double w = std::min(double(bar.right() + 1) - x, bar.width() * gib / cap);
+                if (w > 0) p.fillRect(QRectF(x, bar.top(), w, bar.height()), col);
+                x += std::max(0.0, w);
+            }
+        },
+        tr("%1 of %2 GiB usable (weights %3, KV %4, activations %5, reserve %6)")
+            .arg(m.memoryPerGpuGiB, 0, 'f', 1)
+            .arg(m.capacityGiB, 0, 'f', 1)
+            .arg(m.weightsGiB, 0, 'f', 1)
+            .arg(m.kvCacheGiB, 0, 'f', 1)
+            .arg(m.activationsGiB, 0, 'f', 1)
+            .arg(m.reserveGiB, 0, 'f', 1));
+    // Communication: the share of the step on each link class.
+    const double nv = m_share[int(LinkClass::NvLink)], net = m_share[int(LinkClass::Network)];
+    const double pipe = b.stageMs > 0 ? b.pipelineTransferMs / b.stageMs : 0;
+    row(
+        tr("Communication per %1").arg(qs(b.phase)),
+        [&](const QRect& bar) {
+            double x = bar.left();
+            for (const auto& [share, col] :
+                 {std::pair{nv, linkColor(LinkClass::NvLink)}, std::pair{net, linkColor(LinkClass::Network)},
+                  std::pair{pipe, QColor(0xf5, 0x9e, 0x0b)}}) {
+                const double w = std::min(double(bar.right() + 1) - x, bar.width() * share);
+                if (w > 0) p.fillRect(QRectF(x, bar.top(), w, bar.height()), col);
+                x += std::max(0.0, w);
+            }
+        },
+        tr("NVLink %1% (%2/GPU), network %3% (%4/GPU), pipeline %5% of the %6 slowest stage")
+            .arg(100 * nv, 0, 'f', 1)
+            .arg(formatBytes(m_bytes[int(LinkClass::NvLink)]))
+            .arg(100 * net, 0, 'f', 1)
+            .arg(formatBytes(m_bytes[int(LinkClass::Network)]))
+            .arg(100 * pipe, 0, 'f', 1)
+            .arg(formatMs(b.stageMs)));
+    // Compute: what the rest of the step is spent on.
+    const StepSplit split = stepSplit(b);
+    const double tot = std::max(1e-12, split.total());
+    row(
+        tr("Operators"),
+        [&](const QRect& bar) {
+            const double wc = bar.width() * split.computeMs / tot, wm = bar.width() * split.memoryMs / tot;
+            p.fillRect(QRectF(bar.left(), bar.top(), wc, bar.height()), QColor(0x3b, 0x82, 0xf6));
+            p.fillRect(QRectF(bar.left() + wc, bar.top(), wm, bar.height()), QColor(0x93, 0xc5, 0xfd));
+        },
+        tr("compute-bound %1, memory-bound %2 of the %3")
+            .arg(formatMs(split.computeMs), formatMs(split.memoryMs), qs(b.phase)));
+    p.restore();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
+    m_canvas = new TopologyCanvas;
+    m_info = new QLabel(this);
+    m_info->setWordWrap(true);
+    m_info->setContentsMargins(10, 6, 10, 2);
+    m_info->setStyleSheet(QStringLiteral("color: #374151;"));
+    m_info->setText(tr("Hover a GPU to outline its tensor-, data- and expert-parallel groups."));
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_canvas);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(0);
+    lay->addWidget(m_info);
+    lay->addWidget(scroll, 1);
+    connect(m_canvas, &TopologyCanvas::hoveredGpuChanged, this, [this](int gpu) {
+        m_info->setText(gpu < 0 ? tr("Hover a GPU to outline its tensor-, data- and expert-parallel groups.")
+                                : m_canvas->gpuDescription(gpu));
+    });
+}
+
+void TopologyView::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan) {
+    m_canvas->setPlan(std::move(scenario), std::move(plan));
+    if (m_canvas->hoveredGpu() >= 0) m_info->setText(m_canvas->gpuDescription(m_canvas->hoveredGpu()));
+}
+
+} // namespace sp::views

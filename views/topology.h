@@ -1,0 +1,90 @@
+#pragma once
+// The cluster topology: nodes as boxes with their GPUs, coloured by pipeline stage, a memory bar under each
+// GPU, NVLink rails and the network fabric shaded by the share of the step spent communicating on them.
+// Hovering a GPU outlines its TP, DP and (MoE) EP groups.
+
+#include "core/model/scenario.h"
+#include "views/planrecord.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QLabel;
+
+namespace sp::views {
+
+class TopologyCanvas : public QWidget {
+    Q_OBJECT
+public:
+    explicit TopologyCanvas(QWidget* parent = nullptr);
+
+    void setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan);
+    void setPrefill(bool prefill);
+    /// The GPU whose groups are outlined (-1: none). Hovering sets it.
+    void setHoveredGpu(int gpu);
+    int hoveredGpu() const { return m_hover; }
+    /// The GPUs outlined for the hovered GPU's group along TP, DP or EP (empty when nothing is hovered).
+    std::vector<int> outlined(Axis axis) const;
+    /// A one-line description of a GPU: node, stage, indices, groups.
+    QString gpuDescription(int gpu) const;
+    /// GPU under a point, or -1.
+    int gpuAt(const QPoint& pos) const;
+    /// Where a GPU is drawn for a given canvas rectangle.
+    QRect gpuRect(int gpu, const QRect& canvas) const;
+
+    /// Share of the step time on each link class, and bytes per GPU per step.
+    double linkShare(LinkClass l) const;
+    double linkBytes(LinkClass l) const;
+
+    void paintTo(QPainter& p, const QRect& rect) const;
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    /// The height at which the smallest readable GPU cells fit this width (larger clusters scroll).
+    int minimumHeightFor(int width) const;
+
+signals:
+    void hoveredGpuChanged(int gpu);
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void leaveEvent(QEvent*) override;
+    bool event(QEvent* e) override;
+    void resizeEvent(QResizeEvent*) override;
+
+private:
+    struct Geometry {
+        QRect title, nodes, legend, summary; ///< summary: memory and link bars under the nodes (when room)
+        int nodeCols = 1, nodeRows = 1, gpuCols = 1, gpuRows = 1;
+        int cell = 0, barH = 0, gap = 0, pad = 0, labelH = 0, railH = 0;
+        int nodeW = 0, nodeH = 0, nodeGapX = 0, nodeGapY = 0;
+        QRect nodeRect(int node) const;
+    };
+    Geometry geometry(const QRect& r) const;
+    void recompute();
+    void paintSummary(QPainter& p, const QRect& r) const;
+
+    std::shared_ptr<const Scenario> m_scenario;
+    PlanRecordPtr m_plan;
+    bool m_prefill = false;
+    int m_hover = -1;
+    double m_share[3] = {0, 0, 0};
+    double m_bytes[3] = {0, 0, 0};
+};
+
+/// The canvas with a hint line, in a scroll area for very large clusters.
+class TopologyView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TopologyView(QWidget* parent = nullptr);
+    TopologyCanvas* canvas() const { return m_canvas; }
+    void setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan);
+
+private:
+    TopologyCanvas* m_canvas = nullptr;
+    QLabel* m_info = nullptr;
+};
+
+} // namespace sp::views
