@@ -5,6 +5,7 @@
 #include "views/comparison.h"
 #include "views/elitemodel.h"
 #include "views/heatmap.h"
+#include "views/learningcurve.h"
 #include "views/messagebanner.h"
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"
@@ -123,6 +124,27 @@ private slots:
         w.selectEliteRow(other);
         QCOMPARE(changed.count(), 1);
         QVERIFY(w.currentPlan()->plan == w.eliteModel()->entry(other).candidate->plan);
+    }
+
+    // The rl searcher's learning curve reaches its tab: one point per iteration for each series.
+    void rlFillsLearningCurve() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        QVERIFY(w.learningCurve()->showingPlaceholder());
+        w.runPanel()->setSelectedSearchers({QStringLiteral("rl")});
+        w.runPanel()->setBudget(400);
+        QSignalSpy done(&w, &MainWindow::searchFinished);
+        w.startSearch();
+        QVERIFY(done.wait(120000) || done.count() > 0);
+        QTRY_VERIFY(!w.learningCurve()->showingPlaceholder());
+        const QStringList names = w.learningCurve()->seriesNames();
+        QVERIFY(names.contains(QStringLiteral("entropy")));
+        QVERIFY(names.contains(QStringLiteral("temperature")));
+        const auto entropy = w.learningCurve()->points(QStringLiteral("entropy"));
+        QVERIFY(entropy.size() >= 5); // 400 evaluations at 32 plans an iteration, repeats aside
+        QCOMPARE(entropy.first().x(), 1.0);
+        for (const QString& n : names) QCOMPARE(w.learningCurve()->points(n).size(), entropy.size());
     }
 
     void comparisonMarksDifferingChoices() {

@@ -145,7 +145,7 @@ void MainWindow::buildUi() {
     m_staleBanner = new views::MessageBanner;
     m_chart = new views::SearchChart;
     m_learning = new views::LearningCurveView;
-    m_learning->setSecondarySeries({QStringLiteral("entropy")});
+    m_learning->setSecondarySeries({QStringLiteral("entropy"), QStringLiteral("temperature")});
     m_sharding = new views::ShardingView;
     m_topology = new views::TopologyView;
     m_comparison = new views::ComparisonView;
@@ -590,6 +590,14 @@ void MainWindow::onProgress(quint64 batch, SearchUpdatePtr u) {
     for (const auto& [e, b] : u->curveDelta) r.curve.append(QPointF(double(e), b));
     m_chart->addPoints(u->searcher, u->curveDelta);
     m_chart->setProgress(u->searcher, u->evaluations);
+    // A learning searcher's iterations: mean reward and elite mean on the left axis (log tokens/s), the
+    // policy's entropy and its sampling temperature on the right.
+    for (const LearningPoint& lp : u->learningDelta)
+        appendLearningCurve(int(lp.iteration),
+                            {{tr("mean reward (log tok/s)"), lp.meanReward},
+                             {tr("elite mean (log tok/s)"), lp.eliteMean > 0 ? std::log(lp.eliteMean) : 0.0},
+                             {QStringLiteral("entropy"), lp.entropy},
+                             {QStringLiteral("temperature"), lp.temperature}});
     if (!m_refreshTimer.isActive()) m_refreshTimer.start();
 }
 

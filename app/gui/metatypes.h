@@ -21,6 +21,7 @@ struct SearchUpdate {
     double bestThroughput = 0;
     std::vector<Candidate> elite;                       ///< the latest elite set, best first
     std::vector<std::pair<int64_t, double>> curveDelta; ///< improvements since the previous update
+    std::vector<LearningPoint> learningDelta;           ///< learning-curve points since the previous update
     bool final = false;
 };
 using SearchUpdatePtr = std::shared_ptr<const SearchUpdate>;

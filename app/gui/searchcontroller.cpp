@@ -22,6 +22,7 @@ void ProgressRelay::progress(const Progress& p) {
     u.bestThroughput = p.bestThroughput;
     u.elite = p.elite;
     u.curveDelta.insert(u.curveDelta.end(), p.curveDelta.begin(), p.curveDelta.end());
+    u.learningDelta.insert(u.learningDelta.end(), p.learningDelta.begin(), p.learningDelta.end());
     u.final = u.final || p.final;
     if (m_posted) return; // the GUI has not taken the previous one yet: this one joins it
     m_posted = true;

@@ -69,6 +69,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         }
         policy.setElite(std::move(tokens));
 
+        const double sampledAt = temperature;
         std::vector<rl::Trace> traces;
         std::vector<std::vector<int>> batch;
         traces.reserve(m_o.batch);
@@ -154,6 +155,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         lp.evaluations = run.evaluations();
         lp.meanReward = std::accumulate(rewards.begin(), rewards.end(), 0.0) / double(rewards.size());
         lp.entropy = entropy;
+        lp.temperature = sampledAt;
         double eliteSum = 0;
         int eliteN = 0;
         for (const auto& c : run.elite())

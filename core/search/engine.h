@@ -80,6 +80,7 @@ struct LearningPoint {
     double meanReward = 0;   ///< mean raw reward of the iteration's samples (log tokens/s when feasible)
     double entropy = 0;      ///< mean policy entropy per sampled plan (nats, summed over decisions)
     double eliteMean = 0;    ///< mean throughput of the feasible elite plans
+    double temperature = 1;  ///< sampling temperature the iteration used (rl raises it to keep exploring)
 };
 
 /// A progress event, sent on the searching thread at most every ~40 ms, and once more when the run ends.
@@ -108,8 +109,8 @@ struct SearchResult {
     std::vector<std::pair<int64_t, double>>
         curve;                           ///< (evaluations, best feasible throughput) at each improvement
     std::vector<LearningPoint> learning; ///< one point per iteration of a learning searcher
-    bool stopped = false; ///< ended by a stop request
-    bool refused = false; ///< the searcher did not run (no budget, space too large...)
+    bool stopped = false;                ///< ended by a stop request
+    bool refused = false;                ///< the searcher did not run (no budget, space too large...)
     /// Why it refused, or when no feasible plan was found: the binding constraint, from the closest plan's
     /// violation and shortfall. Empty otherwise.
     std::string message;
