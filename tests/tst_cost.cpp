@@ -337,6 +337,16 @@ private slots:
         QVERIFY(tp2.throughput > tp8.throughput);
     }
 
+    // Contiguous balanced stages, the extra layers in the middle: 61 layers on 4 stages = 15 + 16 + 15 + 15.
+    void pipelineStagesBalanced() {
+        using Spans = std::vector<std::pair<int, int>>;
+        QCOMPARE(pipelineStages(61, 4), (Spans{{0, 15}, {15, 16}, {31, 15}, {46, 15}}));
+        QCOMPARE(pipelineStages(80, 1), (Spans{{0, 80}}));
+        QCOMPARE(pipelineStages(80, 3), (Spans{{0, 27}, {27, 27}, {54, 26}})); // two extra on three stages
+        QCOMPARE(pipelineStages(126, 8),
+                 (Spans{{0, 15}, {15, 16}, {31, 16}, {47, 16}, {63, 16}, {79, 16}, {95, 16}, {111, 15}}));
+    }
+
     void batchIsLargestFeasible() {
         // The chosen batch meets the SLOs and fits; one more does not.
         const Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");

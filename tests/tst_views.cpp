@@ -358,7 +358,7 @@ private slots:
         const Scenario s = scenario("deepseek-v3-h100-32x8.yaml");
         const auto pool = candidates(s, 5, 3);
         for (const Candidate& c : pool) {
-            const std::string y = planYaml(c.plan);
+            const std::string y = toYaml(c.plan);
             auto back = parsePlan(y, "plan.yaml");
             QVERIFY2(back.ok(), back.ok() ? "" : back.error().str().c_str());
             QVERIFY(back.value() == c.plan);

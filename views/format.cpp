@@ -11,8 +11,6 @@
 #include <array>
 #include <cmath>
 
-#include <yaml-cpp/yaml.h>
-
 namespace sp::views {
 
 QString formatCompact(double v) {
@@ -58,19 +56,6 @@ QString formatDuration(double seconds) {
     if (s < 60) return QStringLiteral("%1 s").arg(s);
     if (s < 3600) return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60);
     return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
-}
-
-std::string planYaml(const Plan& p) {
-    YAML::Node root = YAML::Load(toJson(p));
-    root.SetStyle(YAML::EmitterStyle::Block);
-    for (auto it : root) {
-        YAML::Node v = it.second;
-        const std::string key = it.first.as<std::string>();
-        v.SetStyle(key == "degrees" || v.IsSequence() ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
-    }
-    YAML::Emitter e;
-    e << root;
-    return std::string(e.c_str()) + "\n";
 }
 
 QString degreesText(const Degrees& d, bool moe) {

@@ -33,10 +33,6 @@ QString formatMs(double ms);
 /// Seconds as "42 s", "3 min 20 s", "1 h 5 min".
 QString formatDuration(double seconds);
 
-/// A plan file in YAML, block style like the samples (degrees and mesh order on one line). Same content as
-/// sp::toJson(plan), so `shardplan validate` reads it.
-std::string planYaml(const Plan& p);
-
 /// "pp1 dp4 tp2" and, for MoE models, " | ep8 etp1 edp1".
 QString degreesText(const Degrees& d, bool moe);
 /// "tp > dp > pp" (innermost first).

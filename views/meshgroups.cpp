@@ -1,5 +1,7 @@
 #include "views/meshgroups.h"
 
+#include "core/cost/costmodel.h"
+
 #include <algorithm>
 
 namespace sp::views {
@@ -71,16 +73,8 @@ std::vector<int> groupOf(const Plan& p, int gpu, Axis axis) {
 }
 
 std::vector<StageSpan> stageSpans(int layers, int pp) {
-    pp = std::max(1, pp);
-    const int base = layers / pp, extra = layers % pp;
-    const int shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
     std::vector<StageSpan> out;
-    int begin = 0;
-    for (int j = 0; j < pp; ++j) {
-        const int n = base + ((j - shift) >= 0 && (j - shift) < extra ? 1 : 0);
-        out.push_back({begin, n});
-        begin += n;
-    }
+    for (const auto& [begin, count] : pipelineStages(layers, pp)) out.push_back({begin, count});
     return out;
 }
 

@@ -1025,7 +1025,7 @@ bool MainWindow::exportPlan(const QString& path) {
                     views::formatMs(m.ttftMs).toStdString() + ", TPOT " +
                     views::formatMs(m.tpotMs).toStdString() + ", batch " + std::to_string(m.batch) +
                     " (exported by Shard Planner)\n";
-        text += views::planYaml(r->plan);
+        text += toYaml(r->plan);
     }
     QString error;
     if (!views::saveFile(path, QByteArray::fromStdString(text), &error)) {

@@ -117,6 +117,16 @@ struct Stage {
     bool first = false, last = false;
 };
 
+/// (first layer, layer count) of stage i; evaluated per stage on the hot path, so no vector.
+std::pair<int, int> stageSpan(int layers, int pp, int i) {
+    const int base = layers / pp, extra = layers % pp;
+    const int shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
+    auto count = [&](int j) { return base + ((j - shift) >= 0 && (j - shift) < extra ? 1 : 0); };
+    int begin = 0;
+    for (int j = 0; j < i; ++j) begin += count(j);
+    return {begin, count(i)};
+}
+
 /// Members {a*sa + b*sb : a < ka, b < kb} of a mesh with gpn GPUs per node: how many nodes they span and the
 /// most on one node. With the larger stride outermost the ids increase, so one pass counts them.
 GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
@@ -580,15 +590,10 @@ struct CostModel::Impl {
 
     // ------------------------------------------------------------------ stages, times, memory
 
-    /// Stage i of pp: contiguous layers, balanced; the L % pp extra layers go to the middle stages so the
-    /// ends, which also carry the embedding and the head, stay lighter.
+    /// Stage i of pp, by layer kind (see pipelineStages).
     Stage stageOf(int i, int pp) const {
-        const int L = int(s.model.layers), base = L / pp, extra = L % pp;
-        const int shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
-        auto count = [&](int j) { return base + ((j - shift) >= 0 && (j - shift) < extra ? 1 : 0); };
-        int begin = 0;
-        for (int j = 0; j < i; ++j) begin += count(j);
-        const int n = count(i);
+        const int L = int(s.model.layers);
+        const auto [begin, n] = stageSpan(L, pp, i);
         const int firstDense = int(s.model.moe.present() ? s.model.moe.firstDenseLayers : L);
         Stage st;
         st.dense = std::clamp(firstDense - begin, 0, n);
@@ -949,6 +954,13 @@ Plan CostModel::Impl::megatronPlan() const {
 }
 
 // ---------------------------------------------------------------------- public
+
+std::vector<std::pair<int, int>> pipelineStages(int layers, int pp) {
+    pp = std::max(1, pp);
+    std::vector<std::pair<int, int>> out;
+    for (int i = 0; i < pp; ++i) out.push_back(stageSpan(layers, pp, i));
+    return out;
+}
 
 CostModel::CostModel(Scenario s) : d(std::make_unique<Impl>(std::move(s))) {}
 CostModel::~CostModel() = default;

@@ -77,6 +77,11 @@ struct Evaluation {
     Breakdown prefill; ///< prefill or serving: one prefill pass
 };
 
+/// The pipeline's stages: contiguous layers, balanced; the layers % pp extra layers go to the middle stages
+/// so the ends, which also carry the embedding and the head, stay lighter. One (first layer, layer count) per
+/// stage.
+std::vector<std::pair<int, int>> pipelineStages(int layers, int pp);
+
 class CostModel {
 public:
     explicit CostModel(Scenario s);

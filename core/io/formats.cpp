@@ -17,12 +17,17 @@ using io::MapReader;
 
 namespace {
 
-constexpr int64_t kMaxDim = 10'000'000; // generous upper bound on any size; keeps arithmetic far from overflow
+constexpr int64_t kMaxDim =
+    10'000'000; // generous upper bound on any size; keeps arithmetic far from overflow
 constexpr int64_t kMaxLayers = 10'000;
 constexpr int64_t kMaxTokens = 100'000'000;
 
-std::vector<std::string_view> dtypeOptions() { return {kDtypeNames.begin(), kDtypeNames.end()}; }
-std::vector<std::string_view> kindOptions() { return {kFileKindNames.begin(), kFileKindNames.end()}; }
+std::vector<std::string_view> dtypeOptions() {
+    return {kDtypeNames.begin(), kDtypeNames.end()};
+}
+std::vector<std::string_view> kindOptions() {
+    return {kFileKindNames.begin(), kFileKindNames.end()};
+}
 
 void checkHeader(const MapReader& r, FileKind expected) {
     if (r.has("version")) {
@@ -39,8 +44,8 @@ void checkHeader(const MapReader& r, FileKind expected) {
 
 // ---------------------------------------------------------------- model
 
-// Cross-field checks. `r` is the model's mapping: a model file, or a Hugging Face config.json whose keys differ, so
-// an error points at the named sub-field when the file has it and at the mapping otherwise.
+// Cross-field checks. `r` is the model's mapping: a model file, or a Hugging Face config.json whose keys
+// differ, so an error points at the named sub-field when the file has it and at the mapping otherwise.
 void checkModel(const Model& m, const MapReader& r) {
     auto failAt = [&r](std::string_view group, std::string_view key, const std::string& msg) {
         if (r.has(group)) {
@@ -52,24 +57,29 @@ void checkModel(const Model& m, const MapReader& r) {
     const auto& a = m.attention;
     if (a.type == AttentionType::GQA && a.heads % a.kvHeads != 0)
         failAt("attention", "kv_heads",
-               "heads (" + std::to_string(a.heads) + ") must be a multiple of kv_heads (" + std::to_string(a.kvHeads) + ")");
+               "heads (" + std::to_string(a.heads) + ") must be a multiple of kv_heads (" +
+                   std::to_string(a.kvHeads) + ")");
     if (m.moe.present()) {
         if (m.moe.topK > m.moe.experts)
             failAt("moe", "top_k",
-                   "top_k (" + std::to_string(m.moe.topK) + ") exceeds experts (" + std::to_string(m.moe.experts) + ")");
+                   "top_k (" + std::to_string(m.moe.topK) + ") exceeds experts (" +
+                       std::to_string(m.moe.experts) + ")");
         if (m.moe.firstDenseLayers >= m.layers)
-            failAt("moe", "first_dense_layers", "must be less than layers (" + std::to_string(m.layers) + ")");
+            failAt("moe", "first_dense_layers",
+                   "must be less than layers (" + std::to_string(m.layers) + ")");
     }
     if (m.denseLayers() > 0 && m.ffn <= 0) {
-        if (r.has("ffn")) r.failAt("ffn", "the model has dense layers, so the dense FFN size must be positive");
-        io::fail(r.file(), r.self(), "ffn", "the model has dense layers, so the dense FFN size must be positive");
+        if (r.has("ffn"))
+            r.failAt("ffn", "the model has dense layers, so the dense FFN size must be positive");
+        io::fail(r.file(), r.self(), "ffn",
+                 "the model has dense layers, so the dense FFN size must be positive");
     }
 }
 
 Model readModel(const MapReader& r) {
     checkHeader(r, FileKind::Model);
-    r.allowKeys({"version", "kind", "name", "source", "layers", "hidden", "vocab", "tied_embeddings", "attention", "ffn",
-                 "moe", "mtp_layers", "dtypes"});
+    r.allowKeys({"version", "kind", "name", "source", "layers", "hidden", "vocab", "tied_embeddings",
+                 "attention", "ffn", "moe", "mtp_layers", "dtypes"});
     Model m;
     m.name = r.stringOr("name", "");
     m.source = r.stringOr("source", "");
@@ -87,7 +97,8 @@ Model readModel(const MapReader& r) {
         a.kvHeads = at.integerOr("kv_heads", a.heads, 1, 100000);
         a.headDim = at.integerOr("head_dim", 0, 1, 65536);
         if (a.headDim == 0) {
-            if (m.hidden % a.heads != 0) at.failAt("head_dim", "missing, and hidden is not a multiple of heads");
+            if (m.hidden % a.heads != 0)
+                at.failAt("head_dim", "missing, and hidden is not a multiple of heads");
             a.headDim = m.hidden / a.heads;
         }
         for (auto k : {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
@@ -105,12 +116,14 @@ Model readModel(const MapReader& r) {
     m.ffn = r.integerOr("ffn", 0, 0, kMaxDim);
     if (r.has("moe")) {
         const MapReader mo = r.map("moe");
-        mo.allowKeys({"experts", "top_k", "expert_ffn", "shared_experts", "shared_expert_ffn", "first_dense_layers"});
+        mo.allowKeys(
+            {"experts", "top_k", "expert_ffn", "shared_experts", "shared_expert_ffn", "first_dense_layers"});
         m.moe.experts = mo.integer("experts", 1, 1'000'000);
         m.moe.topK = mo.integer("top_k", 1, 1'000'000);
         m.moe.expertFfn = mo.integer("expert_ffn", 1, kMaxDim);
         m.moe.sharedExperts = mo.integerOr("shared_experts", 0, 0, 1024);
-        m.moe.sharedExpertFfn = m.moe.sharedExperts > 0 ? mo.integerOr("shared_expert_ffn", m.moe.expertFfn, 1, kMaxDim) : 0;
+        m.moe.sharedExpertFfn =
+            m.moe.sharedExperts > 0 ? mo.integerOr("shared_expert_ffn", m.moe.expertFfn, 1, kMaxDim) : 0;
         m.moe.firstDenseLayers = mo.integerOr("first_dense_layers", 0, 0, kMaxLayers);
     }
     m.mtpLayers = r.integerOr("mtp_layers", 0, 0, 64);
@@ -125,20 +138,23 @@ Model readModel(const MapReader& r) {
     return m;
 }
 
-bool isHfConfig(const YAML::Node& n) { return n["architectures"].IsDefined() || n["model_type"].IsDefined(); }
+bool isHfConfig(const YAML::Node& n) {
+    return n["architectures"].IsDefined() || n["model_type"].IsDefined();
+}
 
 Model readHfModel(const MapReader& r) {
     std::string arch;
     if (r.has("architectures")) {
         const YAML::Node list = r.node("architectures");
-        if (!list.IsSequence() || list.size() == 0) r.failAt("architectures", "expected a list with one architecture");
+        if (!list.IsSequence() || list.size() == 0)
+            r.failAt("architectures", "expected a list with one architecture");
         arch = io::asString(r.file(), list[0], "architectures[0]");
     } else {
         const std::string type = r.string("model_type");
         static const std::vector<std::pair<std::string_view, std::string_view>> byType{
-            {"llama", "LlamaForCausalLM"},       {"mistral", "MistralForCausalLM"},
-            {"qwen2", "Qwen2ForCausalLM"},       {"mixtral", "MixtralForCausalLM"},
-            {"qwen2_moe", "Qwen2MoeForCausalLM"}, {"qwen3_moe", "Qwen3MoeForCausalLM"},
+            {"llama", "LlamaForCausalLM"},           {"mistral", "MistralForCausalLM"},
+            {"qwen2", "Qwen2ForCausalLM"},           {"mixtral", "MixtralForCausalLM"},
+            {"qwen2_moe", "Qwen2MoeForCausalLM"},    {"qwen3_moe", "Qwen3MoeForCausalLM"},
             {"deepseek_v3", "DeepseekV3ForCausalLM"}};
         for (auto& [t, a] : byType)
             if (t == type) arch = a;
@@ -181,7 +197,8 @@ Model readHfModel(const MapReader& r) {
         a.kvHeads = r.integerOr("num_key_value_heads", a.heads, 1, 100000);
         a.headDim = r.integerOr("head_dim", 0, 1, 65536);
         if (a.headDim == 0) {
-            if (m.hidden % a.heads != 0) r.failAt("num_attention_heads", "hidden_size is not a multiple of it");
+            if (m.hidden % a.heads != 0)
+                r.failAt("num_attention_heads", "hidden_size is not a multiple of it");
             a.headDim = m.hidden / a.heads;
         }
     }
@@ -209,7 +226,8 @@ Model readHfModel(const MapReader& r) {
         m.moe.sharedExperts = r.integerOr("n_shared_experts", 0, 0, 1024);
         m.moe.sharedExpertFfn = m.moe.sharedExperts > 0 ? m.moe.expertFfn : 0;
         m.moe.firstDenseLayers = r.integerOr("first_k_dense_replace", 0, 0, kMaxLayers);
-        if (r.integerOr("moe_layer_freq", 1, 1, kMaxLayers) != 1) r.failAt("moe_layer_freq", "only 1 is supported");
+        if (r.integerOr("moe_layer_freq", 1, 1, kMaxLayers) != 1)
+            r.failAt("moe_layer_freq", "only 1 is supported");
         m.mtpLayers = r.integerOr("num_nextn_predict_layers", 0, 0, 64);
         if (m.moe.firstDenseLayers == 0) m.ffn = 0;
     }
@@ -226,13 +244,16 @@ Model readHfModel(const MapReader& r) {
     return m;
 }
 
-Model readAnyModel(const MapReader& r) { return isHfConfig(r.self()) ? readHfModel(r) : readModel(r); }
+Model readAnyModel(const MapReader& r) {
+    return isHfConfig(r.self()) ? readHfModel(r) : readModel(r);
+}
 
 // ---------------------------------------------------------------- cluster
 
 Cluster readCluster(const MapReader& r) {
     checkHeader(r, FileKind::Cluster);
-    r.allowKeys({"version", "kind", "name", "nodes", "gpus_per_node", "gpu", "intra_node", "inter_node", "efficiency"});
+    r.allowKeys({"version", "kind", "name", "nodes", "gpus_per_node", "gpu", "intra_node", "inter_node",
+                 "efficiency"});
     Cluster c;
     c.name = r.stringOr("name", "");
     c.nodes = int(r.integer("nodes", 1, 100000));
@@ -295,8 +316,10 @@ Workload readWorkload(const MapReader& r) {
         const MapReader b = r.map("batch");
         b.allowKeys({"policy", "size"});
         w.fixedBatch = b.oneOfOr("policy", {"auto", "fixed"}, 0) == 1;
-        if (w.fixedBatch) w.batch = b.integer("size", 1, 10'000'000);
-        else if (b.has("size")) b.failAt("size", "only with policy: fixed");
+        if (w.fixedBatch)
+            w.batch = b.integer("size", 1, 10'000'000);
+        else if (b.has("size"))
+            b.failAt("size", "only with policy: fixed");
     }
     return w;
 }
@@ -317,8 +340,8 @@ Constraints readConstraints(const MapReader& r) {
     }
     if (r.has("pinned")) {
         const MapReader p = r.map("pinned");
-        p.allowKeys({"embedding", "norms", "qkv", "attention", "out_proj", "ffn_up", "ffn_down", "router", "experts",
-                     "shared_experts", "lm_head"});
+        p.allowKeys({"embedding", "norms", "qkv", "attention", "out_proj", "ffn_up", "ffn_down", "router",
+                     "experts", "shared_experts", "lm_head"});
         for (int i = 0; i < kBaseOpCount; ++i) {
             const Op op = static_cast<Op>(i);
             if (p.has(kOpNames[i])) c.pinned[i] = int8_t(p.oneOf(kOpNames[i], choiceNames(op)));
@@ -337,7 +360,8 @@ Plan readPlan(const MapReader& r) {
     Plan p = Plan::megatronChoices({});
     const MapReader d = r.map("degrees");
     d.allowKeys({"pp", "dp", "tp", "ep", "etp", "edp"});
-    for (int a = 0; a < kAxisCount; ++a) p.degrees.set(Axis(a), int(d.integerOr(kAxisNames[a], 1, 1, 1'000'000)));
+    for (int a = 0; a < kAxisCount; ++a)
+        p.degrees.set(Axis(a), int(d.integerOr(kAxisNames[a], 1, 1, 1'000'000)));
     // Without expert degrees, MoE layers spread their experts over the whole stage: ep = dp*tp.
     if (!d.has("ep") && !d.has("etp") && !d.has("edp")) p.degrees.ep = p.degrees.dp * p.degrees.tp;
     const auto& g = p.degrees;
@@ -346,22 +370,24 @@ Plan readPlan(const MapReader& r) {
                    std::to_string(int64_t(g.dp) * g.tp) + "): MoE layers regroup the same GPUs of a stage");
     if (r.has("mesh_order")) {
         const YAML::Node n = r.node("mesh_order");
-        if (!n.IsSequence() || n.size() != 3) io::fail(r.file(), n, "mesh_order", "expected a list of tp, dp and pp in some order");
+        if (!n.IsSequence() || n.size() != 3)
+            io::fail(r.file(), n, "mesh_order", "expected a list of tp, dp and pp in some order");
         std::array<bool, 3> seen{};
         for (size_t i = 0; i < 3; ++i) {
             const std::string s = io::asString(r.file(), n[i], "mesh_order[" + std::to_string(i) + "]");
             const Axis a = s == "tp" ? Axis::TP : s == "dp" ? Axis::DP : s == "pp" ? Axis::PP : Axis::EP;
             if (a == Axis::EP || seen[int(a)])
                 io::fail(r.file(), n[i], "mesh_order[" + std::to_string(i) + "]",
-                         "expected each of tp, dp and pp once, found '" + s + "'" + io::didYouMean(s, {"tp", "dp", "pp"}));
+                         "expected each of tp, dp and pp once, found '" + s + "'" +
+                             io::didYouMean(s, {"tp", "dp", "pp"}));
             seen[int(a)] = true;
             p.meshOrder[i] = a;
         }
     }
     if (r.has("operators")) {
         const MapReader o = r.map("operators");
-        o.allowKeys({"embedding", "norms", "qkv", "attention", "out_proj", "ffn_up", "ffn_down", "router", "experts",
-                     "shared_experts", "lm_head"});
+        o.allowKeys({"embedding", "norms", "qkv", "attention", "out_proj", "ffn_up", "ffn_down", "router",
+                     "experts", "shared_experts", "lm_head"});
         for (int i = 0; i < kBaseOpCount; ++i)
             if (o.has(kOpNames[i])) p.choices[i] = int8_t(o.oneOf(kOpNames[i], choiceNames(Op(i))));
     }
@@ -371,7 +397,8 @@ Plan readPlan(const MapReader& r) {
         const MapReader o = r.map("moe_layer_operators");
         o.allowKeys({"norms", "qkv", "attention", "out_proj"});
         for (Op moeOp : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
-            if (o.has(kOpNames[int(moeOp)])) p.setChoice(moeOp, o.oneOf(kOpNames[int(moeOp)], choiceNames(moeOp)));
+            if (o.has(kOpNames[int(moeOp)]))
+                p.setChoice(moeOp, o.oneOf(kOpNames[int(moeOp)], choiceNames(moeOp)));
     }
     p.batch = r.integerOr("batch", 0, 0, 10'000'000);
     return p;
@@ -464,7 +491,8 @@ void emitModel(YAML::Emitter& e, const Model& m) {
     e << YAML::Key << "type" << YAML::Value << (a.type == AttentionType::MLA ? "mla" : "gqa");
     e << YAML::Key << "heads" << YAML::Value << a.heads;
     if (a.type == AttentionType::GQA) {
-        e << YAML::Key << "kv_heads" << YAML::Value << a.kvHeads << YAML::Key << "head_dim" << YAML::Value << a.headDim;
+        e << YAML::Key << "kv_heads" << YAML::Value << a.kvHeads << YAML::Key << "head_dim" << YAML::Value
+          << a.headDim;
     } else {
         e << YAML::Key << "q_lora_rank" << YAML::Value << a.mla.qLoraRank;
         e << YAML::Key << "kv_lora_rank" << YAML::Value << a.mla.kvLoraRank;
@@ -476,10 +504,12 @@ void emitModel(YAML::Emitter& e, const Model& m) {
     e << YAML::Key << "ffn" << YAML::Value << m.ffn;
     if (m.moe.present()) {
         e << YAML::Key << "moe" << YAML::Value << YAML::BeginMap;
-        e << YAML::Key << "experts" << YAML::Value << m.moe.experts << YAML::Key << "top_k" << YAML::Value << m.moe.topK;
+        e << YAML::Key << "experts" << YAML::Value << m.moe.experts << YAML::Key << "top_k" << YAML::Value
+          << m.moe.topK;
         e << YAML::Key << "expert_ffn" << YAML::Value << m.moe.expertFfn;
         e << YAML::Key << "shared_experts" << YAML::Value << m.moe.sharedExperts;
-        if (m.moe.sharedExperts > 0) e << YAML::Key << "shared_expert_ffn" << YAML::Value << m.moe.sharedExpertFfn;
+        if (m.moe.sharedExperts > 0)
+            e << YAML::Key << "shared_expert_ffn" << YAML::Value << m.moe.sharedExpertFfn;
         e << YAML::Key << "first_dense_layers" << YAML::Value << m.moe.firstDenseLayers;
         e << YAML::EndMap;
     }
@@ -492,15 +522,20 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     e << YAML::BeginMap;
     e << YAML::Key << "version" << YAML::Value << 1 << YAML::Key << "kind" << YAML::Value << "cluster";
     e << YAML::Key << "name" << YAML::Value << c.name;
-    e << YAML::Key << "nodes" << YAML::Value << c.nodes << YAML::Key << "gpus_per_node" << YAML::Value << c.gpusPerNode;
-    e << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value << c.gpu.name;
+    e << YAML::Key << "nodes" << YAML::Value << c.nodes << YAML::Key << "gpus_per_node" << YAML::Value
+      << c.gpusPerNode;
+    e << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
+      << c.gpu.name;
     e << YAML::Key << "tflops" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (int i = 0; i < kDtypeCount; ++i)
-        if (c.gpu.tflops[i] > 0) e << YAML::Key << std::string(kDtypeNames[i]) << YAML::Value << c.gpu.tflops[i];
+        if (c.gpu.tflops[i] > 0)
+            e << YAML::Key << std::string(kDtypeNames[i]) << YAML::Value << c.gpu.tflops[i];
     e << YAML::EndMap;
-    e << YAML::Key << "hbm_gb" << YAML::Value << c.gpu.hbmGB << YAML::Key << "hbm_tb_s" << YAML::Value << c.gpu.hbmTBs;
+    e << YAML::Key << "hbm_gb" << YAML::Value << c.gpu.hbmGB << YAML::Key << "hbm_tb_s" << YAML::Value
+      << c.gpu.hbmTBs;
     e << YAML::EndMap;
-    e << YAML::Key << "intra_node" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value << c.intraNode.name;
+    e << YAML::Key << "intra_node" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
+      << c.intraNode.name;
     e << YAML::Key << "gb_s_per_gpu" << YAML::Value << c.intraNode.gbPerS;
     e << YAML::Key << "latency_us" << YAML::Value << c.intraNode.latencyUs << YAML::EndMap;
     if (c.interNode.gbPerS > 0) {
@@ -511,8 +546,10 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     }
     const auto& f = c.efficiency;
     e << YAML::Key << "efficiency" << YAML::Value << YAML::BeginMap;
-    e << YAML::Key << "compute" << YAML::Value << f.compute << YAML::Key << "memory" << YAML::Value << f.memory;
-    e << YAML::Key << "intra_node" << YAML::Value << f.intraNode << YAML::Key << "inter_node" << YAML::Value << f.interNode;
+    e << YAML::Key << "compute" << YAML::Value << f.compute << YAML::Key << "memory" << YAML::Value
+      << f.memory;
+    e << YAML::Key << "intra_node" << YAML::Value << f.intraNode << YAML::Key << "inter_node" << YAML::Value
+      << f.interNode;
     e << YAML::Key << "launch_us" << YAML::Value << f.launchUs << YAML::EndMap;
     e << YAML::EndMap;
 }
@@ -521,10 +558,12 @@ void emitWorkload(YAML::Emitter& e, const Workload& w) {
     static const char* phases[] = {"prefill", "decode", "serving"};
     e << YAML::BeginMap;
     e << YAML::Key << "version" << YAML::Value << 1 << YAML::Key << "kind" << YAML::Value << "workload";
-    e << YAML::Key << "name" << YAML::Value << w.name << YAML::Key << "phase" << YAML::Value << phases[int(w.phase)];
+    e << YAML::Key << "name" << YAML::Value << w.name << YAML::Key << "phase" << YAML::Value
+      << phases[int(w.phase)];
     e << YAML::Key << "input_tokens" << YAML::Value << w.inputTokens;
     e << YAML::Key << "output_tokens" << YAML::Value << w.outputTokens;
-    e << YAML::Key << "slo" << YAML::Value << YAML::BeginMap << YAML::Key << "ttft_ms" << YAML::Value << w.ttftMs;
+    e << YAML::Key << "slo" << YAML::Value << YAML::BeginMap << YAML::Key << "ttft_ms" << YAML::Value
+      << w.ttftMs;
     e << YAML::Key << "tpot_ms" << YAML::Value << w.tpotMs << YAML::EndMap;
     e << YAML::Key << "batch" << YAML::Value << YAML::BeginMap;
     e << YAML::Key << "policy" << YAML::Value << (w.fixedBatch ? "fixed" : "auto");
@@ -544,13 +583,16 @@ void emitConstraints(YAML::Emitter& e, const Constraints& c) {
     e << YAML::Key << "pinned" << YAML::Value << YAML::BeginMap;
     for (int i = 0; i < kBaseOpCount; ++i)
         if (c.pinned[i] >= 0)
-            e << YAML::Key << std::string(kOpNames[i]) << YAML::Value << std::string(choiceNames(Op(i))[c.pinned[i]]);
+            e << YAML::Key << std::string(kOpNames[i]) << YAML::Value
+              << std::string(choiceNames(Op(i))[c.pinned[i]]);
     e << YAML::EndMap;
     e << YAML::Key << "memory_headroom" << YAML::Value << c.memoryHeadroom;
     e << YAML::EndMap;
 }
 
-std::string emitted(const YAML::Emitter& e) { return std::string(e.c_str()) + "\n"; }
+std::string emitted(const YAML::Emitter& e) {
+    return std::string(e.c_str()) + "\n";
+}
 
 nlohmann::ordered_json planJson(const Plan& p) {
     nlohmann::ordered_json j;
@@ -561,7 +603,8 @@ nlohmann::ordered_json planJson(const Plan& p) {
     j["mesh_order"] = nlohmann::ordered_json::array();
     for (Axis a : p.meshOrder) j["mesh_order"].push_back(std::string(kAxisNames[int(a)]));
     auto& o = j["operators"];
-    for (int i = 0; i < kBaseOpCount; ++i) o[std::string(kOpNames[i])] = std::string(choiceNames(Op(i))[p.choices[i]]);
+    for (int i = 0; i < kBaseOpCount; ++i)
+        o[std::string(kOpNames[i])] = std::string(choiceNames(Op(i))[p.choices[i]]);
     auto& mo = j["moe_layer_operators"];
     for (Op op : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
         mo[std::string(kOpNames[int(op)])] = std::string(choiceNames(op)[p.choice(op)]);
@@ -572,9 +615,9 @@ nlohmann::ordered_json planJson(const Plan& p) {
 } // namespace
 
 const std::vector<std::string_view>& supportedHfArchitectures() {
-    static const std::vector<std::string_view> a{"LlamaForCausalLM",    "MistralForCausalLM",  "Qwen2ForCausalLM",
-                                                 "MixtralForCausalLM",  "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM",
-                                                 "DeepseekV3ForCausalLM"};
+    static const std::vector<std::string_view> a{
+        "LlamaForCausalLM",    "MistralForCausalLM",  "Qwen2ForCausalLM",     "MixtralForCausalLM",
+        "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM", "DeepseekV3ForCausalLM"};
     return a;
 }
 
@@ -584,21 +627,43 @@ std::optional<FileKind> fileKindFromName(std::string_view s) {
     return std::nullopt;
 }
 
-Result<Model> parseModel(const std::string& t, const std::string& f) { return parseWith<Model>(t, f, readAnyModel); }
-Result<Cluster> parseCluster(const std::string& t, const std::string& f) { return parseWith<Cluster>(t, f, readCluster); }
-Result<Workload> parseWorkload(const std::string& t, const std::string& f) { return parseWith<Workload>(t, f, readWorkload); }
+Result<Model> parseModel(const std::string& t, const std::string& f) {
+    return parseWith<Model>(t, f, readAnyModel);
+}
+Result<Cluster> parseCluster(const std::string& t, const std::string& f) {
+    return parseWith<Cluster>(t, f, readCluster);
+}
+Result<Workload> parseWorkload(const std::string& t, const std::string& f) {
+    return parseWith<Workload>(t, f, readWorkload);
+}
 Result<Constraints> parseConstraints(const std::string& t, const std::string& f) {
     return parseWith<Constraints>(t, f, readConstraints);
 }
-Result<Scenario> parseScenario(const std::string& t, const std::string& f) { return parseWith<Scenario>(t, f, readScenario); }
-Result<Plan> parsePlan(const std::string& t, const std::string& f) { return parseWith<Plan>(t, f, readPlan); }
+Result<Scenario> parseScenario(const std::string& t, const std::string& f) {
+    return parseWith<Scenario>(t, f, readScenario);
+}
+Result<Plan> parsePlan(const std::string& t, const std::string& f) {
+    return parseWith<Plan>(t, f, readPlan);
+}
 
-Result<Model> loadModel(const std::string& p) { return loadWith<Model>(p, readAnyModel); }
-Result<Cluster> loadCluster(const std::string& p) { return loadWith<Cluster>(p, readCluster); }
-Result<Workload> loadWorkload(const std::string& p) { return loadWith<Workload>(p, readWorkload); }
-Result<Constraints> loadConstraints(const std::string& p) { return loadWith<Constraints>(p, readConstraints); }
-Result<Scenario> loadScenario(const std::string& p) { return loadWith<Scenario>(p, readScenario); }
-Result<Plan> loadPlan(const std::string& p) { return loadWith<Plan>(p, readPlan); }
+Result<Model> loadModel(const std::string& p) {
+    return loadWith<Model>(p, readAnyModel);
+}
+Result<Cluster> loadCluster(const std::string& p) {
+    return loadWith<Cluster>(p, readCluster);
+}
+Result<Workload> loadWorkload(const std::string& p) {
+    return loadWith<Workload>(p, readWorkload);
+}
+Result<Constraints> loadConstraints(const std::string& p) {
+    return loadWith<Constraints>(p, readConstraints);
+}
+Result<Scenario> loadScenario(const std::string& p) {
+    return loadWith<Scenario>(p, readScenario);
+}
+Result<Plan> loadPlan(const std::string& p) {
+    return loadWith<Plan>(p, readPlan);
+}
 
 Result<FileKind> detectKind(const std::string& path) {
     return loadWith<FileKind>(path, [](const MapReader& r) -> FileKind {
@@ -611,8 +676,9 @@ Result<FileKind> detectKind(const std::string& path) {
         if (n["phase"]) return FileKind::Workload;
         if (n["model"] && n["cluster"]) return FileKind::Scenario;
         if (n["pinned"] || n["degrees"] || n["memory_headroom"]) return FileKind::Constraints;
-        r.failHere("cannot tell what kind of file this is: add 'kind:' (model, cluster, workload, constraints, "
-                   "scenario or plan)");
+        r.failHere(
+            "cannot tell what kind of file this is: add 'kind:' (model, cluster, workload, constraints, "
+            "scenario or plan)");
     });
 }
 
@@ -653,13 +719,22 @@ std::string toYaml(const Scenario& s) {
     return emitted(e);
 }
 std::string toYaml(const Plan& p) {
-    // Same content as the JSON form; YAML::Load reads JSON, so convert through a node for block style.
-    const YAML::Node n = YAML::Load(planJson(p).dump());
+    // Same content as the JSON form (YAML::Load reads JSON); the nodes come back in flow style, so set block
+    // style for the document and the operator maps, and keep the degrees and the mesh order on one line each.
+    YAML::Node root = YAML::Load(planJson(p).dump());
+    root.SetStyle(YAML::EmitterStyle::Block);
+    for (auto it : root) {
+        YAML::Node v = it.second;
+        const bool oneLine = it.first.Scalar() == "degrees" || v.IsSequence();
+        v.SetStyle(oneLine ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
+    }
     YAML::Emitter e;
-    e << n;
+    e << root;
     return emitted(e);
 }
-std::string toJson(const Plan& p) { return planJson(p).dump(2) + "\n"; }
+std::string toJson(const Plan& p) {
+    return planJson(p).dump(2) + "\n";
+}
 
 Result<bool> writeFileAtomic(const std::string& path, const std::string& content) {
     namespace fs = std::filesystem;
@@ -687,10 +762,14 @@ Result<bool> writeFileAtomic(const std::string& path, const std::string& content
 
 std::string formatCount(double n) {
     char buf[32];
-    if (n >= 1e12) std::snprintf(buf, sizeof buf, "%.2fT", n / 1e12);
-    else if (n >= 1e9) std::snprintf(buf, sizeof buf, "%.2fB", n / 1e9);
-    else if (n >= 1e6) std::snprintf(buf, sizeof buf, "%.1fM", n / 1e6);
-    else std::snprintf(buf, sizeof buf, "%.0f", n);
+    if (n >= 1e12)
+        std::snprintf(buf, sizeof buf, "%.2fT", n / 1e12);
+    else if (n >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.2fB", n / 1e9);
+    else if (n >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.1fM", n / 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f", n);
     return buf;
 }
 
@@ -699,7 +778,8 @@ std::string modelSummary(const Model& m, FileReport& rep) {
     const ParamCounts p = countParams(m);
     rep.paramsTotal = p.total;
     rep.paramsActive = p.active;
-    std::string s = m.name + ": " + formatCount(p.total) + " parameters, " + formatCount(p.active) + " active";
+    std::string s =
+        m.name + ": " + formatCount(p.total) + " parameters, " + formatCount(p.active) + " active";
     if (m.moe.present())
         s += ", " + std::to_string(m.moe.experts) + " experts top-" + std::to_string(m.moe.topK);
     if (m.mtpLayers > 0) s += ", MTP " + formatCount(p.mtp);
@@ -729,7 +809,9 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
     };
     static const char* phases[] = {"prefill", "decode", "serving"};
     switch (*kind) {
-    case FileKind::Model: finish(loadModel(path), [&](const Model& m) { return modelSummary(m, rep); }); break;
+    case FileKind::Model:
+        finish(loadModel(path), [&](const Model& m) { return modelSummary(m, rep); });
+        break;
     case FileKind::Cluster:
         finish(loadCluster(path), [](const Cluster& c) {
             return c.name + ": " + std::to_string(c.gpus()) + " GPUs (" + std::to_string(c.nodes) + "x" +
@@ -759,9 +841,10 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
     case FileKind::Plan:
         finish(loadPlan(path), [](const Plan& p) {
             const auto& d = p.degrees;
-            return "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" + std::to_string(d.tp) +
-                   " (ep" + std::to_string(d.ep) + " etp" + std::to_string(d.etp) + " edp" + std::to_string(d.edp) +
-                   ") = " + std::to_string(int64_t(d.pp) * d.dp * d.tp) + " GPUs";
+            return "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
+                   std::to_string(d.tp) + " (ep" + std::to_string(d.ep) + " etp" + std::to_string(d.etp) +
+                   " edp" + std::to_string(d.edp) + ") = " + std::to_string(int64_t(d.pp) * d.dp * d.tp) +
+                   " GPUs";
         });
         break;
     }
