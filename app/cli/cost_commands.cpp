@@ -1,6 +1,7 @@
 #include "cost_commands.h"
 
 #include "args.h"
+#include "common.h"
 #include "metrics_json.h"
 
 #include "core/cost/calibration.h"
@@ -14,23 +15,6 @@
 namespace sp::cli {
 
 namespace {
-
-constexpr int kOk = 0, kBadInput = 1, kUsage = 2;
-
-int usageError(const std::string& why, const char* usage) {
-    std::cerr << "shardplan: " << why << "\n\nusage: " << usage << "\n";
-    return kUsage;
-}
-
-std::string degreesText(const Plan& p, bool moe) {
-    const auto& d = p.degrees;
-    std::string s =
-        "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" + std::to_string(d.tp);
-    if (moe)
-        s += "  (moe: ep" + std::to_string(d.ep) + " x etp" + std::to_string(d.etp) + " x edp" +
-             std::to_string(d.edp) + ")";
-    return s;
-}
 
 void printBreakdown(const Breakdown& b) {
     std::printf("\n%s: slowest stage %.3f ms (%d dense + %d moe layers)", b.phase.c_str(), b.stageMs,

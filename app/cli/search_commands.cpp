@@ -2,6 +2,7 @@
 #include "search_commands.h"
 
 #include "args.h"
+#include "common.h"
 #include "metrics_json.h"
 
 #include "core/cost/validity.h"
@@ -23,13 +24,7 @@ namespace sp::cli {
 
 namespace {
 
-constexpr int kOk = 0, kBadInput = 1, kUsage = 2;
 constexpr int64_t kDefaultBudget = 2000;
-
-int usageError(const std::string& why, const char* usage) {
-    std::cerr << "shardplan: " << why << "\n\nusage: " << usage << "\n";
-    return kUsage;
-}
 
 std::string joined(const std::vector<std::string>& v, const char* sep = ", ") {
     std::string s;
@@ -106,14 +101,8 @@ std::string meshText(const Plan& p) {
     return s;
 }
 
-std::string degreesText(const Plan& p, bool moe) {
-    const Degrees& d = p.degrees;
-    std::string s =
-        "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" + std::to_string(d.tp);
-    if (moe)
-        s += " (moe: ep" + std::to_string(d.ep) + " x etp" + std::to_string(d.etp) + " x edp" +
-             std::to_string(d.edp) + ")";
-    return s + ", mesh " + meshText(p);
+std::string degreesAndMesh(const Plan& p, bool moe) {
+    return degreesText(p, moe) + ", mesh " + meshText(p);
 }
 
 std::string operatorsText(const Plan& p, const Model& m) {
@@ -247,7 +236,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
         std::printf("searcher    %s, seed %llu: %lld evaluations in %.2f s%s\n", r.searcher.c_str(),
                     (unsigned long long)o.seed, (long long)r.evaluations, r.seconds,
                     r.stopped ? " (stopped)" : "");
-        std::printf("plan        %s\n", degreesText(best.plan, scenario->model.moe.present()).c_str());
+        std::printf("plan        %s\n", degreesAndMesh(best.plan, scenario->model.moe.present()).c_str());
         std::printf("operators   %s\n", operatorsText(best.plan, scenario->model).c_str());
         printMetrics(best.metrics);
         if (out) std::printf("written     %s\n", out->c_str());
@@ -342,8 +331,8 @@ int cmdCompare(const std::vector<std::string>& argv) {
         return kOk;
     }
     std::printf("scenario  %s\nA         %s: %s\nB         %s: %s\n\n", scenario->name.c_str(),
-                files[0].c_str(), degreesText(pa, moe).c_str(), files[1].c_str(),
-                degreesText(pb, moe).c_str());
+                files[0].c_str(), degreesAndMesh(pa, moe).c_str(), files[1].c_str(),
+                degreesAndMesh(pb, moe).c_str());
     std::printf("%-22s %14s %14s %10s\n", "", "A", "B", "B/A");
     for (const Row& r : rows) {
         const double q = ratio(r.a, r.b);

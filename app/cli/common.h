@@ -1,0 +1,29 @@
+#pragma once
+// What the CLI verbs share: exit codes, usage errors, how a plan's degrees read.
+#include "core/model/plan.h"
+
+#include <iostream>
+#include <string>
+
+namespace sp::cli {
+
+inline constexpr int kOk = 0, kBadInput = 1, kUsage = 2;
+
+/// Prints why and the verb's usage line; returns the usage exit code.
+inline int usageError(const std::string& why, const char* usage) {
+    std::cerr << "shardplan: " << why << "\n\nusage: " << usage << "\n";
+    return kUsage;
+}
+
+/// "pp1 x dp4 x tp8", and for MoE models "  (moe: ep32 x etp1 x edp1)".
+inline std::string degreesText(const Plan& p, bool moe) {
+    const Degrees& d = p.degrees;
+    std::string s =
+        "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" + std::to_string(d.tp);
+    if (moe)
+        s += " (moe: ep" + std::to_string(d.ep) + " x etp" + std::to_string(d.etp) + " x edp" +
+             std::to_string(d.edp) + ")";
+    return s;
+}
+
+} // namespace sp::cli
