@@ -25,6 +25,13 @@ Params Params::zerosLike() const {
     return z;
 }
 
+void Params::add(const Params& other) {
+    std::vector<const double*> src;
+    const_cast<Params&>(other).forEach([&src](double* p, Eigen::Index) { src.push_back(p); });
+    size_t i = 0;
+    forEach([&](double* p, Eigen::Index n) { Eigen::Map<Vec>(p, n) += Eigen::Map<const Vec>(src[i++], n); });
+}
+
 size_t Params::size() const {
     size_t n = 0;
     const_cast<Params*>(this)->forEach([&n](double*, Eigen::Index k) { n += size_t(k); });
@@ -140,10 +147,11 @@ Trace Policy::trace(const std::vector<int>& actions, const MaskFn& mask) const {
     return walk(mask, nullptr, &actions, 1.0);
 }
 
-double Policy::loss(const std::vector<Trace>& batch, const std::vector<double>& adv, const MaskFn& mask,
-                    double clipEps, double entropyWeight, Params* grad, double* meanEntropy) const {
+double Policy::loss(std::span<const Trace> batch, std::span<const double> adv, const MaskFn& mask,
+                    double clipEps, double entropyWeight, Params* grad, double* meanEntropy,
+                    size_t batchSize) const {
     const int n = decisions(), d = kDim, K = int(m_elite.size());
-    const double invB = 1.0 / double(std::max<size_t>(1, batch.size()));
+    const double invB = 1.0 / double(std::max<size_t>(1, batchSize > 0 ? batchSize : batch.size()));
     double total = 0, entropySum = 0;
     RowsD dKeys = RowsD::Zero(K, d), dValues = RowsD::Zero(K, d);
     std::vector<Step> steps(n);

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 namespace sp {
@@ -60,6 +61,8 @@ struct Params {
     /// Same shapes, all zero.
     Params zerosLike() const;
     size_t size() const;
+    /// this += other (same shapes).
+    void add(const Params& other);
 };
 
 /// One elite plan as the policy sees it.
@@ -101,8 +104,11 @@ public:
     ///   sum_i H_bi
     /// with rho_bi = exp(logp_bi - oldLogp_bi). With eps <= 0 there is no clipping (REINFORCE with baseline
     /// when oldLogp equals the current log-probabilities). Masks are recomputed from the traces' actions.
-    double loss(const std::vector<Trace>& batch, const std::vector<double>& advantages, const MaskFn& mask,
-                double clipEps, double entropyWeight, Params* grad, double* meanEntropy = nullptr) const;
+    /// `batchSize` > 0 normalizes by that many samples instead of batch.size(): the loss of a batch is then
+    /// the sum of the losses of its parts (how the searcher splits an update over threads).
+    double loss(std::span<const Trace> batch, std::span<const double> advantages, const MaskFn& mask,
+                double clipEps, double entropyWeight, Params* grad, double* meanEntropy = nullptr,
+                size_t batchSize = 0) const;
 
 private:
     struct Step; // per-decision forward cache

@@ -3,12 +3,37 @@
 #include "core/search/rng.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <numeric>
+#include <span>
+#include <thread>
 
 namespace sp {
 
 namespace {
+
+/// Samples and updates are split in this many parts whatever the thread count, so results do not depend on
+/// it.
+constexpr int kChunks = 4;
+
+/// Runs fn(0..kChunks-1) on up to `threads` threads (the calling one included) and waits.
+template <class Fn> void parallelChunks(int threads, const Fn& fn) {
+    const int n = std::min(threads, kChunks);
+    if (n <= 1) {
+        for (int c = 0; c < kChunks; ++c) fn(c);
+        return;
+    }
+    std::atomic<int> next{0};
+    auto work = [&] {
+        for (int c; (c = next.fetch_add(1)) < kChunks;) fn(c);
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < n; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+}
 
 /// Raw reward: log-throughput when feasible; below every feasible plan otherwise, by how far it misses.
 double rewardOf(const Metrics& m, double logWorstFeasible) {
@@ -30,6 +55,9 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     rl::Policy policy(counts, m_o.network, options.seed * 0x9E3779B97F4A7C15ull + 17);
     rl::Adam adam(policy.params(), m_o.learningRate);
     rl::Params grad = policy.params().zerosLike();
+    std::vector<rl::Params> parts(kChunks, grad);
+    const int threads =
+        options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     Rng rng(options.seed);
     const rl::MaskFn mask = [&space](int i, const std::vector<int>& prefix, std::vector<uint8_t>& out) {
         space.mask(i, prefix, out);
@@ -72,11 +100,17 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         const double sampledAt = temperature;
         std::vector<rl::Trace> traces;
         std::vector<std::vector<int>> batch;
-        traces.reserve(m_o.batch);
-        for (int b = 0; b < m_o.batch; ++b) {
-            traces.push_back(policy.sample(mask, rng, temperature));
-            batch.push_back(traces.back().actions);
-        }
+        // Each sample draws from its own generator, seeded from this iteration's draw, so samples can be
+        // taken on any number of threads with the same result.
+        traces.resize(size_t(m_o.batch));
+        const uint64_t iterationSeed = rng.next();
+        parallelChunks(threads, [&](int c) {
+            for (int b = c; b < m_o.batch; b += kChunks) {
+                Rng r(iterationSeed + 0x9E3779B97F4A7C15ull * uint64_t(b + 1));
+                traces[size_t(b)] = policy.sample(mask, r, temperature);
+            }
+        });
+        for (const auto& t : traces) batch.push_back(t.actions);
         // A policy that keeps proposing plans it has seen spends no budget: after a while, random valid plans
         // replace half the batch, so the run always advances.
         if (staleIterations >= 8)
@@ -146,8 +180,21 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
             }
         }
         double entropy = 0;
+        // The update, in kChunks fixed parts summed in order: the same gradient on any number of threads.
         for (int e = 0; e < m_o.epochs; ++e) {
-            policy.loss(used, adv, mask, m_o.clip, m_o.entropyWeight, &grad, e == 0 ? &entropy : nullptr);
+            std::array<double, kChunks> partEntropy{};
+            parallelChunks(threads, [&](int c) {
+                const size_t lo = used.size() * size_t(c) / kChunks,
+                             hi = used.size() * size_t(c + 1) / kChunks;
+                policy.loss(std::span(used).subspan(lo, hi - lo), std::span(adv).subspan(lo, hi - lo), mask,
+                            m_o.clip, m_o.entropyWeight, &parts[size_t(c)], &partEntropy[size_t(c)],
+                            used.size());
+            });
+            for (int c = 0; c < kChunks; ++c) {
+                grad.add(parts[size_t(c)]);
+                parts[size_t(c)] = grad.zerosLike();
+                if (e == 0) entropy += partEntropy[size_t(c)];
+            }
             adam.step(policy.params(), grad);
         }
         LearningPoint lp;
