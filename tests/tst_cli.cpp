@@ -109,6 +109,82 @@ private slots:
         QVERIFY(rows[0].toObject()["evals_per_second"].toDouble() > 0);
         QVERIFY(rows[0].toObject()["scenario"].toString().endsWith("llama-3.1-8b-h100-1x8.yaml"));
     }
+
+    // export --format json|yaml writes a plan file that `validate` accepts; the default plan is Megatron's.
+    void exportPlanFiles() {
+        QTemporaryDir dir;
+        const QString scenario = kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml";
+        const QString json = dir.filePath("plan.json"), yaml = dir.filePath("plan.yaml");
+        Run r = shardplan({"export", "--scenario", scenario, "--format", "json", "--out", json});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+        r = shardplan({"validate", "--kind", "plan", json});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        // The Megatron plan on one 8-GPU node: TP = the GPUs of the node.
+        QVERIFY2(r.out.contains("plan pp1 x dp1 x tp8"), qPrintable(r.out));
+        // To stdout, from a searcher: the same plan file format.
+        r = shardplan({"export", "--scenario", scenario, "--searcher", "random", "--budget", "50", "--seed",
+                       "3", "--format", "yaml"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("kind: plan"));
+        QFile f(yaml);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(r.out.toUtf8());
+        f.close();
+        QCOMPARE(shardplan({"validate", yaml}).code, 0);
+    }
+
+    void exportLaunchCommand() {
+        const QString scenario = kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml";
+        Run r = shardplan({"export", "--scenario", scenario, "--plan",
+                           kSamples + "/plans/llama-3.1-8b-tp8.yaml", "--format", "vllm"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.startsWith("vllm serve meta-llama/Llama-3.1-8B \\\n"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("--tensor-parallel-size 8"), qPrintable(r.out));
+        QVERIFY(r.out.contains("\n# "));
+        r = shardplan(
+            {"export", "--scenario", scenario, "--format", "sglang", "--model", "/models/llama 8b"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("--model-path '/models/llama 8b'"), qPrintable(r.out));
+        QVERIFY(r.out.contains("--tp-size 8"));
+    }
+
+    void exportErrors() {
+        const QString scenario = kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml";
+        // Usage: a format that does not exist, no format, --plan with --searcher, --model on a plan file.
+        Run r = shardplan({"export", "--scenario", scenario, "--format", "trtllm"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--format must be json, yaml, vllm or sglang"), qPrintable(r.err));
+        QCOMPARE(shardplan({"export", "--scenario", scenario}).code, 2);
+        QCOMPARE(shardplan({"export", "--scenario", scenario, "--format", "vllm", "--plan", "p.yaml",
+                            "--searcher", "sa"})
+                     .code,
+                 2);
+        QCOMPARE(shardplan({"export", "--scenario", scenario, "--format", "json", "--model", "m"}).code, 2);
+        QCOMPARE(shardplan({"export", "--scenario", scenario, "--format", "vllm", "--budget", "10"}).code, 2);
+        // Bad input: a plan that does not fit the scenario, a plan file that does not exist.
+        QTemporaryDir dir;
+        QFile f(dir.filePath("p.yaml"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("degrees: {tp: 4, dp: 1}\n");
+        f.close();
+        r = shardplan(
+            {"export", "--scenario", scenario, "--plan", dir.filePath("p.yaml"), "--format", "vllm"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(
+            r.err.contains("p.yaml: plan does not fit the scenario: pp*dp*tp = 4 does not match the 8 GPUs"),
+            qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+        r = shardplan(
+            {"export", "--scenario", scenario, "--plan", dir.filePath("missing.yaml"), "--format", "json"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("missing.yaml"), qPrintable(r.err));
+        // A failed write leaves no file.
+        r = shardplan({"export", "--scenario", scenario, "--format", "vllm", "--out",
+                       dir.filePath("no/such/dir/launch.sh")});
+        QCOMPARE(r.code, 1);
+        QVERIFY(!QFile::exists(dir.filePath("no/such/dir/launch.sh")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

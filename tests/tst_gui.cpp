@@ -233,6 +233,32 @@ private slots:
         QVERIFY(w.messageBanner()->text().contains(QStringLiteral("no/such/dir")));
     }
 
+    void exportedLaunchCommand() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        QTemporaryDir dir;
+        for (auto [engine, expected] : {std::pair{ServingEngine::Vllm, "vllm serve meta-llama/Llama-3.1-8B"},
+                                        std::pair{ServingEngine::Sglang, "--tp-size 8"}}) {
+            const QString path = dir.filePath(QStringLiteral("launch-%1.sh").arg(int(engine)));
+            QVERIFY(w.exportLaunchCommand(engine, path));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QString text = QString::fromUtf8(f.readAll());
+            QVERIFY2(text.startsWith(QStringLiteral("#!/bin/sh\n")) && text.contains(QLatin1String(expected)),
+                     qPrintable(text));
+            QVERIFY(QFileInfo(path).isExecutable());
+            // A script the shell can parse.
+            QProcess sh;
+            sh.start(QStringLiteral("sh"), {QStringLiteral("-n"), path});
+            QVERIFY(sh.waitForFinished(10000));
+            QCOMPARE(sh.exitCode(), 0);
+        }
+        QVERIFY(
+            !w.exportLaunchCommand(ServingEngine::Vllm, dir.filePath(QStringLiteral("no/such/dir/l.sh"))));
+        QVERIFY(w.messageBanner()->isVisible());
+    }
+
     void sessionRoundTrip() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("s.spsession"));

@@ -2,6 +2,7 @@
 
 #include "args.h"
 #include "cost_commands.h"
+#include "export_commands.h"
 #include "search_commands.h"
 
 #include "core/io/formats.h"
@@ -34,6 +35,10 @@ commands:
                                             ga, rl; default budget 2000); Ctrl-C stops it with the best so far;
                                             exit 1 when no plan is feasible
   compare --scenario S A B [--json]         two plans' metrics side by side (ratios B/A) and what differs
+  export --scenario S (--plan P | --searcher NAME [--budget N] [--seed K])
+         --format json|yaml|vllm|sglang [--model PATH] [--out F]
+                                            a plan file, or the plan as a vLLM or SGLang launch command
+                                            (default plan: the Megatron plan)
   bench --scenario S... [--searchers LIST] [--budget N] [--seeds K] [--threads T] [--json] [--csv F]
                                             searchers over seeds 1..K: best throughput, vs Megatron, evals to 99%
 
@@ -97,6 +102,7 @@ int main(int argc, char** argv) {
         return sp::cli::cmdEvalSpeed(rest);
     if (cmd == "search") return sp::cli::cmdSearch(rest);
     if (cmd == "compare") return sp::cli::cmdCompare(rest);
+    if (cmd == "export") return sp::cli::cmdExport(rest);
     if (cmd == "bench") return sp::cli::cmdBench(rest);
     return usage("unknown command '" + cmd + "'");
 }

@@ -248,6 +248,11 @@ void MainWindow::buildActions() {
         exp->addAction(tr("&Plan..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportPlanDialog);
     expPlan->setToolTip(tr("Write the selected plan as YAML or JSON (Ctrl+E)"));
     expPlan->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
+    exp->addAction(tr("Launch Command (&vLLM)..."), this, [this] { exportLaunchDialog(ServingEngine::Vllm); })
+        ->setToolTip(tr("Write the selected plan as a vLLM launch command (a shell script)"));
+    exp->addAction(tr("Launch Command (&SGLang)..."), this,
+                   [this] { exportLaunchDialog(ServingEngine::Sglang); })
+        ->setToolTip(tr("Write the selected plan as an SGLang launch command (a shell script)"));
     exp->addAction(tr("Search &History (CSV)..."), QKeySequence(tr("Ctrl+Shift+E")), this,
                    &MainWindow::exportCsvDialog);
     exp->addSeparator();
@@ -1036,6 +1041,33 @@ bool MainWindow::exportPlan(const QString& path) {
     return true;
 }
 
+bool MainWindow::exportLaunchCommand(ServingEngine engine, const QString& path) {
+    const views::PlanRecordPtr r = m_current ? m_current : (m_ctx ? m_ctx->megatron() : nullptr);
+    if (!r) {
+        showError(tr("No plan to export."));
+        return false;
+    }
+    auto command = launchCommand(m_ctx->scenario(), r->plan, engine);
+    if (!command) {
+        showError(qs(command.error().str()));
+        return false;
+    }
+    const std::string text = "#!/bin/sh\n# " + r->label + " for " + m_ctx->scenario().name +
+                             " (exported by Shard Planner)\n" + command->text();
+    QString error;
+    if (!views::saveFile(path, QByteArray::fromStdString(text), &error)) {
+        showError(error);
+        return false;
+    }
+    QFile::setPermissions(path,
+                          QFile::permissions(path) | QFile::ExeOwner | QFile::ExeGroup | QFile::ExeOther);
+    statusBar()->showMessage(tr("Exported the %1 launch command of %2 to %3")
+                                 .arg(engine == ServingEngine::Vllm ? tr("vLLM") : tr("SGLang"), qs(r->label),
+                                      QDir::toNativeSeparators(path)),
+                             8000);
+    return true;
+}
+
 bool MainWindow::exportHistoryCsv(const QString& path) {
     // One row per evaluation count at which any searcher improved (or ended); each searcher's best so far.
     std::set<int64_t> xs;
@@ -1123,6 +1155,17 @@ void MainWindow::exportPlanDialog() {
     if (QFileInfo(path).suffix().isEmpty())
         path += selected.contains(QLatin1String("json")) ? QStringLiteral(".json") : QStringLiteral(".yaml");
     exportPlan(path);
+}
+
+void MainWindow::exportLaunchDialog(ServingEngine engine) {
+    const QString dir =
+        m_scenarioPath.isEmpty() ? QDir::homePath() : QFileInfo(m_scenarioPath).absolutePath();
+    const QString name = QStringLiteral("launch-%1.sh").arg(qs(nameOf(engine)));
+    QString path = QFileDialog::getSaveFileName(this, tr("Export Launch Command"), QDir(dir).filePath(name),
+                                                tr("Shell script (*.sh)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".sh");
+    exportLaunchCommand(engine, path);
 }
 
 void MainWindow::exportCsvDialog() {

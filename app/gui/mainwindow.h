@@ -6,6 +6,8 @@
 #include "searchcontext.h"
 #include "searchcontroller.h"
 
+#include "core/io/launch.h"
+
 #include <QElapsedTimer>
 #include <QHash>
 #include <QMainWindow>
@@ -68,6 +70,8 @@ public:
     bool exportPlan(const QString& path);
     bool exportHistoryCsv(const QString& path);
     bool exportImage(Tab view, const QString& path);
+    /// The selected plan's launch command for a serving engine, as a shell script.
+    bool exportLaunchCommand(ServingEngine engine, const QString& path);
 
     // State, for tests and scripting.
     views::ScenarioEditor* scenarioEditor() const { return m_editor; }
@@ -153,6 +157,7 @@ private:
     void exportPlanDialog();
     void exportCsvDialog();
     void exportImageDialog(Tab view);
+    void exportLaunchDialog(ServingEngine engine);
 
     Options m_options;
     QString m_samplesDir;

@@ -1,0 +1,9 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace sp::cli {
+/// shardplan export --scenario S (--plan P | --searcher NAME [--budget N] [--seed K])
+///                  --format json|yaml|vllm|sglang [--model PATH] [--out F]
+int cmdExport(const std::vector<std::string>& argv);
+} // namespace sp::cli

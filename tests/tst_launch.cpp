@@ -1,0 +1,370 @@
+// Launch commands: a plan's degrees, batch, lengths, dtypes and headroom as vLLM and SGLang flags, the notes
+// on what the flags cannot say, shell quoting, and plans that do not fit refused with the reason.
+#include "core/cost/costmodel.h"
+#include "core/io/formats.h"
+#include "core/io/launch.h"
+
+#include <QTest>
+
+using namespace sp;
+
+namespace {
+
+const std::string kSamples = SHARDPLAN_SAMPLES_DIR;
+
+Scenario compose(const char* model, const char* cluster, const char* workload, int gpus = 0) {
+    auto m = loadModel(kSamples + "/models/" + model);
+    auto c = loadCluster(kSamples + "/clusters/" + cluster);
+    auto w = loadWorkload(kSamples + "/workloads/" + workload);
+    if (!m || !c || !w) qFatal("cannot load the sample files");
+    Scenario s;
+    s.name = model;
+    s.model = m.value(), s.cluster = c.value(), s.workload = w.value();
+    s.constraints.gpus = gpus;
+    return s;
+}
+
+Scenario sampleScenario(const char* file) {
+    auto s = loadScenario(kSamples + "/scenarios/" + file);
+    if (!s) qFatal("%s", s.error().str().c_str());
+    return s.value();
+}
+
+/// A Megatron-style plan (column/row, sequence-parallel norms) with the given degrees and batch.
+Plan plan(int pp, int dp, int tp, int64_t batch, int ep = 0) {
+    Degrees d{pp, dp, tp, ep > 0 ? ep : dp * tp, 1, 1};
+    if (ep > 0) d.edp = dp * tp / ep;
+    Plan p = Plan::megatronChoices(d);
+    p.batch = batch;
+    return p;
+}
+
+QStringList list(const std::vector<std::string>& v) {
+    QStringList out;
+    for (const auto& s : v) out << QString::fromStdString(s);
+    return out;
+}
+
+LaunchCommand command(const Scenario& s, const Plan& p, ServingEngine e, const std::string& model = {}) {
+    auto c = launchCommand(s, p, e, model);
+    if (!c) qFatal("%s", c.error().str().c_str());
+    return c.value();
+}
+
+bool hasNote(const LaunchCommand& c, const std::string& part) {
+    for (const auto& n : c.notes)
+        if (n.find(part) != std::string::npos) return true;
+    return false;
+}
+
+QString notes(const LaunchCommand& c) {
+    QString s;
+    for (const auto& n : c.notes) s += QString::fromStdString(n) + "\n";
+    return s;
+}
+
+} // namespace
+
+class TestLaunch : public QObject {
+    Q_OBJECT
+private slots:
+    // Llama-3.1-70B, TP8 on one 8-GPU node, chat serving (1000 + 1000 tokens), default headroom 0.05.
+    void llama70bTp8OneNode() {
+        const Scenario s = compose("llama-3.1-70b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const Plan p = plan(1, 1, 8, 64);
+        const LaunchCommand v = command(s, p, ServingEngine::Vllm);
+        QCOMPARE(list(v.argv), QStringList({"vllm", "serve", "meta-llama/Llama-3.1-70B",
+                                            "--tensor-parallel-size", "8", "--max-num-seqs", "64",
+                                            "--max-model-len", "2000", "--gpu-memory-utilization", "0.95"}));
+        // Megatron's sequence-parallel norms are not vLLM's (replicated norms in the TP group).
+        QVERIFY2(hasNote(v, "norms token over tp 8 (vLLM: replicated)"), qPrintable(notes(v)));
+        const LaunchCommand g = command(s, p, ServingEngine::Sglang);
+        QCOMPARE(list(g.argv),
+                 QStringList({"python3", "-m", "sglang.launch_server", "--model-path",
+                              "meta-llama/Llama-3.1-70B", "--tp-size", "8", "--max-running-requests", "64",
+                              "--context-length", "2000", "--mem-fraction-static", "0.95"}));
+        QVERIFY2(hasNote(g, "covers the weights and the KV pool only"), qPrintable(notes(g)));
+    }
+
+    // Llama-3.1-8B as four TP2 replicas on one node: vLLM's --max-num-seqs is per DP rank, SGLang gives each
+    // plain DP replica the full --max-running-requests.
+    void tp2Dp4() {
+        const Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const Plan p = plan(1, 4, 2, 32);
+        QCOMPARE(list(command(s, p, ServingEngine::Vllm).argv),
+                 QStringList({"vllm", "serve", "meta-llama/Llama-3.1-8B", "--tensor-parallel-size", "2",
+                              "--data-parallel-size", "4", "--max-num-seqs", "32", "--max-model-len", "2000",
+                              "--gpu-memory-utilization", "0.95"}));
+        QCOMPARE(
+            list(command(s, p, ServingEngine::Sglang).argv),
+            QStringList({"python3", "-m", "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-8B",
+                         "--tp-size", "2", "--dp-size", "4", "--max-running-requests", "32",
+                         "--context-length", "2000", "--mem-fraction-static", "0.95"}));
+    }
+
+    // samples/plans/deepseek-v3-dp-attention.yaml on 32 x 8 H100: tp 8 splits no weights (token/batch
+    // everywhere), EP 256. vLLM: 256 DP ranks of TP 1, EP = TP x DP = 256, 8 DP ranks per node; SGLang: DP
+    // attention over tp-size 256 with DeepEP, dense FFN and LM head data-parallel, 32 nodes.
+    void deepseekDpAttention() {
+        const Scenario s = sampleScenario("deepseek-v3-h100-32x8.yaml");
+        auto loaded = loadPlan(kSamples + "/plans/deepseek-v3-dp-attention.yaml");
+        QVERIFY(loaded.ok());
+        Plan p = loaded.value();
+        p.batch = 64;
+        const LaunchCommand v = command(s, p, ServingEngine::Vllm);
+        // --max-num-seqs: 64 sequences per tp-8 replica spread over its 8 GPUs = 8 per DP rank.
+        QCOMPARE(list(v.argv), QStringList({"vllm",
+                                            "serve",
+                                            "deepseek-ai/DeepSeek-V3",
+                                            "--tensor-parallel-size",
+                                            "1",
+                                            "--data-parallel-size",
+                                            "256",
+                                            "--data-parallel-size-local",
+                                            "8",
+                                            "--data-parallel-address",
+                                            "${HEAD_NODE_IP}",
+                                            "--data-parallel-rpc-port",
+                                            "13345",
+                                            "--enable-expert-parallel",
+                                            "--max-num-seqs",
+                                            "8",
+                                            "--max-model-len",
+                                            "2000",
+                                            "--gpu-memory-utilization",
+                                            "0.95"}));
+        QVERIFY2(hasNote(v, "EP = TP x DP = 1 x 256 = 256, the plan's ep"), qPrintable(notes(v)));
+        QVERIFY2(hasNote(v, "--headless --data-parallel-start-rank K*8"), qPrintable(notes(v)));
+        // DeepSeek-V3's checkpoint is FP8 already: no --quantization.
+        QVERIFY2(hasNote(v, "checkpoint is taken to be FP8 already"), qPrintable(notes(v)));
+        const LaunchCommand g = command(s, p, ServingEngine::Sglang);
+        // --max-running-requests: 64 per replica x 32 replicas = 2048, split by SGLang among 256 workers.
+        QCOMPARE(list(g.argv), QStringList({"python3",
+                                            "-m",
+                                            "sglang.launch_server",
+                                            "--model-path",
+                                            "deepseek-ai/DeepSeek-V3",
+                                            "--tp-size",
+                                            "256",
+                                            "--dp-size",
+                                            "256",
+                                            "--enable-dp-attention",
+                                            "--ep-size",
+                                            "256",
+                                            "--moe-a2a-backend",
+                                            "deepep",
+                                            "--moe-dense-tp-size",
+                                            "1",
+                                            "--enable-dp-lm-head",
+                                            "--nnodes",
+                                            "32",
+                                            "--node-rank",
+                                            "${NODE_RANK}",
+                                            "--dist-init-addr",
+                                            "${HEAD_NODE_IP}:5000",
+                                            "--max-running-requests",
+                                            "2048",
+                                            "--context-length",
+                                            "2000",
+                                            "--mem-fraction-static",
+                                            "0.95"}));
+        QVERIFY2(!hasNote(g, "Operator choices"), qPrintable(notes(g)));
+    }
+
+    // An MoE model with tp 1 and dp 8, experts expert-parallel over the 8 GPUs: DP attention in SGLang.
+    void moeTp1Dp8() {
+        const Scenario s = compose("mixtral-8x7b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const Plan p = plan(1, 8, 1, 16, 8);
+        QCOMPARE(list(command(s, p, ServingEngine::Vllm).argv),
+                 QStringList({"vllm", "serve", "mistralai/Mixtral-8x7B-v0.1", "--tensor-parallel-size", "1",
+                              "--data-parallel-size", "8", "--enable-expert-parallel", "--max-num-seqs", "16",
+                              "--max-model-len", "2000", "--gpu-memory-utilization", "0.95"}));
+        QCOMPARE(list(command(s, p, ServingEngine::Sglang).argv), QStringList({"python3",
+                                                                               "-m",
+                                                                               "sglang.launch_server",
+                                                                               "--model-path",
+                                                                               "mistralai/Mixtral-8x7B-v0.1",
+                                                                               "--tp-size",
+                                                                               "8",
+                                                                               "--dp-size",
+                                                                               "8",
+                                                                               "--enable-dp-attention",
+                                                                               "--ep-size",
+                                                                               "8",
+                                                                               "--moe-a2a-backend",
+                                                                               "deepep",
+                                                                               "--enable-dp-lm-head",
+                                                                               "--max-running-requests",
+                                                                               "128",
+                                                                               "--context-length",
+                                                                               "2000",
+                                                                               "--mem-fraction-static",
+                                                                               "0.95"}));
+        // Experts in two groups of 4 (ep 4 x edp 2): two independent deployments (servers) of 4 GPUs each.
+        const Plan two = plan(1, 8, 1, 16, 4);
+        const LaunchCommand v = command(s, two, ServingEngine::Vllm);
+        QCOMPARE(list(v.argv).mid(3, 5), QStringList({"--tensor-parallel-size", "1", "--data-parallel-size",
+                                                      "4", "--enable-expert-parallel"}));
+        QVERIFY2(hasNote(v, "one of 2 identical deployments of 4 GPUs"), qPrintable(notes(v)));
+        QVERIFY2(hasNote(v, "EP = TP x DP = 1 x 4 = 4, the plan's ep"), qPrintable(notes(v)));
+        const LaunchCommand g = command(s, two, ServingEngine::Sglang);
+        QCOMPARE(list(g.argv).mid(5, 9),
+                 QStringList({"--tp-size", "4", "--dp-size", "4", "--enable-dp-attention", "--ep-size", "4",
+                              "--moe-a2a-backend", "deepep"}));
+        QVERIFY2(hasNote(g, "one of 2 identical servers of 4 GPUs"), qPrintable(notes(g)));
+        // Expert groups of ep 2 x etp 2: vLLM's EP has no expert TP.
+        Plan mixed = plan(1, 2, 4, 16);
+        mixed.degrees.ep = 2, mixed.degrees.etp = 2, mixed.degrees.edp = 2;
+        const LaunchCommand m = command(s, mixed, ServingEngine::Vllm);
+        QVERIFY2(hasNote(m, "the plan's expert groups (ep 2 x etp 2) are not expressible"),
+                 qPrintable(notes(m)));
+        QVERIFY2(list(command(s, mixed, ServingEngine::Sglang).argv)
+                     .join(' ')
+                     .contains("--tp-size 4 --dp-size 2 --ep-size 2 "),
+                 "SGLang: moe TP = tp-size / ep = 2");
+    }
+
+    // Attention by batch inside a TP group on a dense model: SGLang's DP attention, a note for vLLM.
+    void attentionByBatch() {
+        const Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        Plan p = plan(1, 1, 8, 40);
+        p.setChoice(Op::Attention, choice::AttnBatch);
+        const LaunchCommand g = command(s, p, ServingEngine::Sglang);
+        QCOMPARE(list(g.argv).mid(5, 5),
+                 QStringList({"--tp-size", "8", "--dp-size", "8", "--enable-dp-attention"}));
+        const LaunchCommand v = command(s, p, ServingEngine::Vllm);
+        QCOMPARE(list(v.argv).mid(3, 2), QStringList({"--tensor-parallel-size", "8"}));
+        QVERIFY2(hasNote(v, "Attention by batch inside tp 8 (data-parallel attention) is not expressible"),
+                 qPrintable(notes(v)));
+    }
+
+    // Llama-3.1-70B as PP2 x TP8 over two nodes (16 of the 4 x 8 GPUs), decode heavy (256 + 4096 tokens):
+    // the replica spans nodes; two micro-batches of 100 are in flight.
+    void pp2AcrossNodes() {
+        const Scenario s = compose("llama-3.1-70b.yaml", "h100-4x8.yaml", "decode-heavy.yaml", 16);
+        const Plan p = plan(2, 1, 8, 100);
+        const LaunchCommand v = command(s, p, ServingEngine::Vllm);
+        QCOMPARE(list(v.argv),
+                 QStringList({"vllm", "serve", "meta-llama/Llama-3.1-70B", "--tensor-parallel-size", "8",
+                              "--pipeline-parallel-size", "2", "--nnodes", "2", "--node-rank", "${NODE_RANK}",
+                              "--master-addr", "${HEAD_NODE_IP}", "--max-num-seqs", "200", "--max-model-len",
+                              "4352", "--gpu-memory-utilization", "0.95"}));
+        QVERIFY2(hasNote(v, "adding --headless on nodes 1..1"), qPrintable(notes(v)));
+        // 80 layers split evenly in two: no partition to set.
+        QVERIFY(!hasNote(v, "VLLM_PP_LAYER_PARTITION"));
+        const LaunchCommand g = command(s, p, ServingEngine::Sglang);
+        QCOMPARE(list(g.argv), QStringList({"python3",
+                                            "-m",
+                                            "sglang.launch_server",
+                                            "--model-path",
+                                            "meta-llama/Llama-3.1-70B",
+                                            "--tp-size",
+                                            "8",
+                                            "--pp-size",
+                                            "2",
+                                            "--nnodes",
+                                            "2",
+                                            "--node-rank",
+                                            "${NODE_RANK}",
+                                            "--dist-init-addr",
+                                            "${HEAD_NODE_IP}:5000",
+                                            "--max-running-requests",
+                                            "200",
+                                            "--context-length",
+                                            "4352",
+                                            "--mem-fraction-static",
+                                            "0.95"}));
+
+        // Three stages of 80 layers: 26, 27, 27 or the like, which the engines only take from the
+        // environment.
+        const Scenario s3 = compose("llama-3.1-70b.yaml", "h100-4x8.yaml", "decode-heavy.yaml", 24);
+        std::string sizes;
+        for (const auto& st : pipelineStages(80, 3))
+            sizes += (sizes.empty() ? "" : ",") + std::to_string(st.second);
+        QVERIFY(
+            hasNote(command(s3, plan(3, 1, 8, 10), ServingEngine::Vllm), "VLLM_PP_LAYER_PARTITION=" + sizes));
+        QVERIFY(hasNote(command(s3, plan(3, 1, 8, 10), ServingEngine::Sglang),
+                        "SGLANG_PP_LAYER_PARTITION=" + sizes));
+    }
+
+    // pp 2 x dp 2 x tp 8 on 4 nodes, mesh tp, dp, pp: vLLM lays ranks out tp, pp, dp.
+    void meshOrderNote() {
+        const Scenario s = compose("llama-3.1-70b.yaml", "h100-4x8.yaml", "decode-heavy.yaml");
+        Plan p = plan(2, 2, 8, 50);
+        const LaunchCommand v = command(s, p, ServingEngine::Vllm);
+        QVERIFY2(hasNote(v, "the plan packs tp, then dp, then pp"), qPrintable(notes(v)));
+        QVERIFY2(hasNote(v, "vLLM lays ranks out tp, then pp, then dp"), qPrintable(notes(v)));
+        p.meshOrder = {Axis::TP, Axis::PP, Axis::DP};
+        QVERIFY(!hasNote(command(s, p, ServingEngine::Vllm), "Mesh order"));
+    }
+
+    // FP8 KV cache (and FP8 weights on a BF16 checkpoint).
+    void fp8() {
+        Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        s.model.kvCache = Dtype::FP8;
+        const Plan p = plan(1, 1, 8, 64);
+        QStringList v = list(command(s, p, ServingEngine::Vllm).argv);
+        QVERIFY(v.join(' ').contains("--kv-cache-dtype fp8 "));
+        QVERIFY(!v.contains("--quantization"));
+        QStringList g = list(command(s, p, ServingEngine::Sglang).argv);
+        QVERIFY(g.join(' ').contains("--kv-cache-dtype fp8_e4m3 "));
+        s.model.weights = Dtype::FP8;
+        v = list(command(s, p, ServingEngine::Vllm).argv);
+        QVERIFY(v.join(' ').contains("--quantization fp8 --kv-cache-dtype fp8 "));
+        g = list(command(s, p, ServingEngine::Sglang).argv);
+        QVERIFY(g.join(' ').contains("--quantization fp8 --kv-cache-dtype fp8_e4m3 "));
+        // A checkpoint named FP8 is not quantized again.
+        v = list(command(s, p, ServingEngine::Vllm, "meta-llama/Llama-3.1-8B-Instruct-FP8").argv);
+        QVERIFY(!v.contains("--quantization"));
+        QCOMPARE(v[2], QString("meta-llama/Llama-3.1-8B-Instruct-FP8"));
+    }
+
+    // Plans that do not fit the scenario are refused with the reason.
+    void refusesPlansThatDoNotFit() {
+        const Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        auto r = launchCommand(s, plan(1, 1, 16, 8), ServingEngine::Vllm);
+        QVERIFY(!r.ok());
+        const QString msg = QString::fromStdString(r.error().str());
+        QVERIFY2(msg.contains("plan does not fit the scenario"), qPrintable(msg));
+        QVERIFY2(msg.contains("does not match the 8 GPUs"), qPrintable(msg));
+        // Llama-3.1-8B has 32 attention heads: tp 6 does not divide them.
+        Scenario six = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml", 6);
+        r = launchCommand(six, plan(1, 1, 6, 8), ServingEngine::Sglang);
+        QVERIFY(!r.ok());
+        QVERIFY2(QString::fromStdString(r.error().str()).contains("divide the attention heads"),
+                 r.error().str().c_str());
+    }
+
+    void modelPathAndQuoting() {
+        Model m;
+        m.name = "DeepSeek-V3";
+        m.source = "https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json";
+        QCOMPARE(defaultModelPath(m), std::string("deepseek-ai/DeepSeek-V3"));
+        m.name = "Llama-2-70B";
+        m.source = "https://huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json";
+        QCOMPARE(defaultModelPath(m), std::string("meta-llama/Llama-2-70b-hf"));
+        // A synthetic model derived from another's config: the source is not its checkpoint.
+        m.name = "Synthetic-MoE-1.6T (synthetic)";
+        m.source = "https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json";
+        QCOMPARE(defaultModelPath(m), m.name);
+        m.name = "My-Model", m.source = "our own training run";
+        QCOMPARE(defaultModelPath(m), std::string("My-Model"));
+
+        QCOMPARE(shellQuote("meta-llama/Llama-3.1-8B"), std::string("meta-llama/Llama-3.1-8B"));
+        QCOMPARE(shellQuote("/models/my model"), std::string("'/models/my model'"));
+        QCOMPARE(shellQuote("it's"), std::string("'it'\\''s'"));
+        QCOMPARE(shellQuote("${HEAD_NODE_IP}:5000"), std::string("\"${HEAD_NODE_IP}:5000\""));
+        QCOMPARE(shellQuote("$(reboot)"), std::string("'$(reboot)'"));
+        QCOMPARE(shellQuote(""), std::string("''"));
+
+        const Scenario s = compose("llama-3.1-70b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const std::string text =
+            command(s, plan(1, 1, 8, 64), ServingEngine::Vllm, "/models/llama 70b").text();
+        QVERIFY2(text.rfind("vllm serve '/models/llama 70b' \\\n    --tensor-parallel-size 8 \\\n", 0) == 0,
+                 text.c_str());
+        QVERIFY2(text.find("\n# Operator choices vLLM") != std::string::npos, text.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLaunch)
+#include "tst_launch.moc"
