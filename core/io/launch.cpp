@@ -661,10 +661,11 @@ std::string LaunchCommand::text() const {
     size_t i = 0;
     // The program and its positional arguments on the first line, then one option (with its values) a line.
     auto isOption = [this](size_t k) { return argv[k].rfind("--", 0) == 0; };
-    for (; i < argv.size() && !isOption(i); ++i) out += (i ? " " : "") + shellQuote(argv[i]);
+    // (appends rather than `"..." + std::string`, which GCC 12 misreports under -Wrestrict)
+    for (; i < argv.size() && !isOption(i); ++i) out.append(i ? " " : "").append(shellQuote(argv[i]));
     while (i < argv.size()) {
-        out += (out.empty() ? "" : " \\\n    ") + shellQuote(argv[i++]);
-        for (; i < argv.size() && !isOption(i); ++i) out += " " + shellQuote(argv[i]);
+        out.append(out.empty() ? "" : " \\\n    ").append(shellQuote(argv[i++]));
+        for (; i < argv.size() && !isOption(i); ++i) out.append(" ").append(shellQuote(argv[i]));
     }
     out += "\n";
     for (const auto& note : notes) out += commentLines(note, 110);
