@@ -603,7 +603,9 @@ struct CostModel::Impl {
         return st;
     }
 
-    double opTime(const OpTerm& t, double M, double B, double copiesPerReplicaGroup) const {
+    /// Compute and memory seconds of one operator for a replica micro-batch of M tokens and B sequences.
+    std::pair<double, double> opRoofline(const OpTerm& t, double M, double B,
+                                         double copiesPerReplicaGroup) const {
         const double tok = std::ceil(M / t.tokDiv), seq = std::ceil(B / t.seqDiv);
         double fixed = t.bFixed;
         if (t.experts) {
@@ -613,9 +615,12 @@ struct CostModel::Impl {
             const double E = double(s.model.moe.experts);
             fixed *= 1.0 - std::exp(copiesPerReplicaGroup * std::log1p(-1.0 / E));
         }
-        const double flops = t.fTok * tok + t.fSeq * seq;
-        const double bytes = fixed + t.bTok * tok + t.bSeq * seq;
-        return std::max(flops / peakFlops, bytes / bw) + launch;
+        return {(t.fTok * tok + t.fSeq * seq) / peakFlops, (fixed + t.bTok * tok + t.bSeq * seq) / bw};
+    }
+
+    double opTime(const OpTerm& t, double M, double B, double copiesPerReplicaGroup) const {
+        const auto [compute, memory] = opRoofline(t, M, B, copiesPerReplicaGroup);
+        return std::max(compute, memory) + launch;
     }
 
     static double commTime(const CommTerm& k, double M) {
@@ -850,16 +855,13 @@ struct CostModel::Impl {
         auto add = [&](const Block& b, LayerKind kind, double m) {
             for (int i = 0; i < b.nOps; ++i) {
                 const OpTerm& o = b.ops[i];
-                const double tok = std::ceil(m / o.tokDiv), seq = std::ceil(B / o.seqDiv);
-                double fixed = o.bFixed;
-                if (o.experts)
-                    fixed *= 1.0 - std::exp(copies * std::log1p(-1.0 / double(s.model.moe.experts)));
+                const auto [compute, memory] = opRoofline(o, m, B, copies);
                 OpCost oc;
                 oc.layer = kind;
                 oc.op = std::string(kOpNames[int(o.op)]);
                 oc.choice = std::string(choiceNames(o.op)[o.choice]);
-                oc.computeMs = (o.fTok * tok + o.fSeq * seq) / peakFlops * 1e3;
-                oc.memoryMs = (fixed + o.bTok * tok + o.bSeq * seq) / bw * 1e3;
+                oc.computeMs = compute * 1e3;
+                oc.memoryMs = memory * 1e3;
                 oc.timeMs = std::max(oc.computeMs, oc.memoryMs) + launch * 1e3;
                 oc.memoryBound = oc.memoryMs >= oc.computeMs;
                 oc.weightBytes = o.weightBytes;
