@@ -37,6 +37,22 @@ QColor blendWhite(const QColor& c, double f) {
     auto mix = [f](int x) { return int(std::lround(x + (255 - x) * f)); };
     return QColor(mix(c.red()), mix(c.green()), mix(c.blue()));
 }
+
+/// Weights, KV cache, activations and reserve as consecutive shares of the usable capacity.
+void fillMemoryParts(QPainter& p, const QRect& bar, const Metrics& m) {
+    const double cap = std::max(1e-9, m.capacityGiB);
+    double x = bar.left();
+    const std::pair<double, QColor> parts[] = {{m.weightsGiB, kMemWeights},
+                                               {m.kvCacheGiB, kMemKv},
+                                               {m.activationsGiB, kMemAct},
+                                               {m.reserveGiB, kMemReserve}};
+    for (const auto& [gib, col] : parts) {
+        const double w = std::min(double(bar.right() + 1) - x, bar.width() * gib / cap);
+        if (w <= 0) continue;
+        p.fillRect(QRectF(x, bar.top(), w, bar.height()), col);
+        x += w;
+    }
+}
 } // namespace
 
 QRect TopologyCanvas::Geometry::nodeRect(int node) const {
@@ -389,18 +405,7 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
             p.setPen(Qt::NoPen);
             p.setBrush(QColor(0xe5, 0xe7, 0xeb));
             p.drawRect(bar);
-            const double cap = std::max(1e-9, m.capacityGiB);
-            double x = bar.left();
-            const std::pair<double, QColor> parts[] = {{m.weightsGiB, kMemWeights},
-                                                       {m.kvCacheGiB, kMemKv},
-                                                       {m.activationsGiB, kMemAct},
-                                                       {m.reserveGiB, kMemReserve}};
-            for (const auto& [gib, col] : parts) {
-                const double w = std::min(double(bar.right() + 1) - x, bar.width() * gib / cap);
-                if (w <= 0) continue;
-                p.fillRect(QRectF(x, bar.top(), w, bar.height()), col);
-                x += w;
-            }
+            fillMemoryParts(p, bar, m);
             if (m.memoryPerGpuGiB > m.capacityGiB) {
                 p.setPen(QPen(QColor(0xdc, 0x26, 0x26), 1.5));
                 p.setBrush(Qt::NoBrush);
@@ -515,21 +520,8 @@ void TopologyCanvas::paintSummary(QPainter& p, const QRect& r) const {
         y += 2 * lh + 12;
     };
     // Memory: the four parts of the usable capacity.
-    const double cap = std::max(1e-9, m.capacityGiB);
     row(
-        tr("Memory per GPU"),
-        [&](const QRect& bar) {
-            double x = bar.left();
-            const std::pair<double, QColor> parts[] = {{m.weightsGiB, kMemWeights},
-                                                       {m.kvCacheGiB, kMemKv},
-                                                       {m.activationsGiB, kMemAct},
-                                                       {m.reserveGiB, kMemReserve}};
-            for (const auto& [gib, col] : parts) {
-                const double w = std::min(double(bar.right() + 1) - x, bar.width() * gib / cap);
-                if (w > 0) p.fillRect(QRectF(x, bar.top(), w, bar.height()), col);
-                x += std::max(0.0, w);
-            }
-        },
+        tr("Memory per GPU"), [&](const QRect& bar) { fillMemoryParts(p, bar, m); },
         tr("%1 of %2 GiB usable (weights %3, KV %4, activations %5, reserve %6)")
             .arg(m.memoryPerGpuGiB, 0, 'f', 1)
             .arg(m.capacityGiB, 0, 'f', 1)
