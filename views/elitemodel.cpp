@@ -154,6 +154,21 @@ QVariant EliteModel::data(const QModelIndex& index, int role) const {
     const Plan& p = e.candidate->plan;
     const int col = index.column();
     if (role == FeasibleRole) return m.feasible;
+    if (role == SortRole || role == Qt::DisplayRole) {
+        // Text columns sort by what they show.
+        switch (col) {
+        case Degrees:
+            return degreesText(p.degrees, m_moe);
+        case Mesh:
+            return meshText(p);
+        case Sharding:
+            return shardingText(p);
+        case Searcher:
+            return e.searcher;
+        default:
+            break;
+        }
+    }
     if (role == SortRole) {
         switch (col) {
         case Rank:
@@ -172,14 +187,6 @@ QVariant EliteModel::data(const QModelIndex& index, int role) const {
             return qlonglong(m.batch);
         case Memory:
             return m.memoryPerGpuGiB;
-        case Degrees:
-            return degreesText(p.degrees, m_moe);
-        case Mesh:
-            return meshText(p);
-        case Sharding:
-            return shardingText(p);
-        case Searcher:
-            return e.searcher;
         default:
             return {};
         }
@@ -204,14 +211,6 @@ QVariant EliteModel::data(const QModelIndex& index, int role) const {
             return QStringLiteral("%1 / %2 GiB")
                 .arg(m.memoryPerGpuGiB, 0, 'f', 1)
                 .arg(m.capacityGiB, 0, 'f', 0);
-        case Degrees:
-            return degreesText(p.degrees, m_moe);
-        case Mesh:
-            return meshText(p);
-        case Sharding:
-            return shardingText(p);
-        case Searcher:
-            return e.searcher;
         default:
             return {};
         }
