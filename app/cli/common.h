@@ -1,8 +1,10 @@
 #pragma once
 // What the CLI verbs share: exit codes, usage errors, how a plan's degrees read.
+#include "core/io/formats.h"
 #include "core/model/plan.h"
 
 #include <iostream>
+#include <optional>
 #include <string>
 
 namespace sp::cli {
@@ -24,6 +26,16 @@ inline std::string degreesText(const Plan& p, bool moe) {
         s += " (moe: ep" + std::to_string(d.ep) + " x etp" + std::to_string(d.etp) + " x edp" +
              std::to_string(d.edp) + ")";
     return s;
+}
+
+/// The scenario, or nullopt after printing where and why it is bad input.
+inline std::optional<Scenario> loadScenarioOrReport(const std::string& path) {
+    auto s = loadScenario(path);
+    if (!s) {
+        std::cerr << s.error().str() << "\n";
+        return std::nullopt;
+    }
+    return std::move(s).value();
 }
 
 } // namespace sp::cli

@@ -46,11 +46,8 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
     const auto scenarioPath = a.option("scenario");
     if (!scenarioPath) return usageError("--scenario is required", usage);
-    auto s = loadScenario(*scenarioPath);
-    if (!s) {
-        std::cerr << s.error().str() << "\n";
-        return kBadInput;
-    }
+    const auto s = loadScenarioOrReport(*scenarioPath);
+    if (!s) return kBadInput;
     const CostModel model(s.value());
     Plan plan;
     std::string planName = "megatron";
@@ -112,11 +109,8 @@ int cmdEvalSpeed(const std::vector<std::string>& argv) {
     if (!a.flag("json"))
         std::printf("%-52s %14s %10s %12s\n", "scenario", "evals/s", "plans", "batch (mean)");
     for (const auto& path : scenarios) {
-        auto s = loadScenario(path);
-        if (!s) {
-            std::cerr << s.error().str() << "\n";
-            return kBadInput;
-        }
+        const auto s = loadScenarioOrReport(path);
+        if (!s) return kBadInput;
         const CostModel model(s.value());
         // A fixed pool of valid plans around the Megatron plan: every degree split and operator choice
         // varied, so the figure covers batch selection on realistic plans, not one cached case.

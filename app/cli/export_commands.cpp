@@ -57,11 +57,8 @@ int cmdExport(const std::vector<std::string>& argv) {
             return usageError("unknown searcher '" + *searcherName + "' (" + searcherList() + ")", usage);
     }
 
-    auto scenario = loadScenario(*scenarioPath);
-    if (!scenario) {
-        std::cerr << scenario.error().str() << "\n";
-        return kBadInput;
-    }
+    const auto scenario = loadScenarioOrReport(*scenarioPath);
+    if (!scenario) return kBadInput;
     const CostModel model(scenario.value());
     Plan plan;
     if (planPath) {

@@ -123,15 +123,6 @@ void printMetrics(const Metrics& m) {
     std::printf("memory      %.1f of %.1f GiB per GPU\n", m.memoryPerGpuGiB, m.capacityGiB);
 }
 
-std::optional<Scenario> loadScenarioOrReport(const std::string& path) {
-    auto s = loadScenario(path);
-    if (!s) {
-        std::cerr << s.error().str() << "\n";
-        return std::nullopt;
-    }
-    return s.value();
-}
-
 /// The file name without its folders and extension: the short name of a scenario in tables.
 std::string stem(const std::string& path) {
     std::string s = path.substr(path.find_last_of('/') + 1);
