@@ -78,11 +78,13 @@ void checkModel(const Model& m, const MapReader& r) {
 
 Model readModel(const MapReader& r) {
     checkHeader(r, FileKind::Model);
-    r.allowKeys({"version", "kind", "name", "source", "layers", "hidden", "vocab", "tied_embeddings",
-                 "attention", "ffn", "moe", "mtp_layers", "dtypes"});
+    r.allowKeys({"version", "kind", "name", "source", "hub_id", "max_position_embeddings", "layers", "hidden",
+                 "vocab", "tied_embeddings", "attention", "ffn", "moe", "mtp_layers", "dtypes"});
     Model m;
     m.name = r.stringOr("name", "");
     m.source = r.stringOr("source", "");
+    m.hubId = r.stringOr("hub_id", "");
+    m.maxPositionEmbeddings = r.integerOr("max_position_embeddings", 0, 0, int64_t(1) << 40);
     m.layers = r.integer("layers", 1, kMaxLayers);
     m.hidden = r.integer("hidden", 1, kMaxDim);
     m.vocab = r.integer("vocab", 1, kMaxDim * 10);
@@ -178,6 +180,7 @@ Model readHfModel(const MapReader& r) {
             }
     }
     m.source = "Hugging Face config.json (" + arch + ")";
+    m.maxPositionEmbeddings = r.integerOr("max_position_embeddings", 0, 0, int64_t(1) << 40);
     m.layers = r.integer("num_hidden_layers", 1, kMaxLayers);
     m.hidden = r.integer("hidden_size", 1, kMaxDim);
     m.vocab = r.integer("vocab_size", 1, kMaxDim * 10);
@@ -483,6 +486,9 @@ void emitModel(YAML::Emitter& e, const Model& m) {
     e << YAML::Key << "version" << YAML::Value << 1 << YAML::Key << "kind" << YAML::Value << "model";
     e << YAML::Key << "name" << YAML::Value << m.name;
     if (!m.source.empty()) e << YAML::Key << "source" << YAML::Value << m.source;
+    if (!m.hubId.empty()) e << YAML::Key << "hub_id" << YAML::Value << m.hubId;
+    if (m.maxPositionEmbeddings > 0)
+        e << YAML::Key << "max_position_embeddings" << YAML::Value << m.maxPositionEmbeddings;
     e << YAML::Key << "layers" << YAML::Value << m.layers << YAML::Key << "hidden" << YAML::Value << m.hidden;
     e << YAML::Key << "vocab" << YAML::Value << m.vocab;
     e << YAML::Key << "tied_embeddings" << YAML::Value << m.tiedEmbeddings;

@@ -43,6 +43,8 @@ struct Moe {
 struct Model {
     std::string name;
     std::string source;
+    std::string hubId;                 ///< Hugging Face repository id (ORG/NAME) when known: the exports' model path
+    int64_t maxPositionEmbeddings = 0; ///< the longest context the model supports; 0: not stated
     int64_t layers = 0;
     int64_t hidden = 0;
     int64_t vocab = 0;
