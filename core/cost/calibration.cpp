@@ -50,6 +50,12 @@ Result<CalibrationRow> runOne(const io::MapReader& e, const std::string& samples
     if (c.interNode.gbPerS <= 0) c.interNode = {"InfiniBand NDR", 50.0, 6.0}; // 400 Gb/s per GPU
     Workload w;
     w.phase = static_cast<Phase>(e.oneOf("phase", {"prefill", "decode", "serving"}));
+    // TensorRT-LLM's default capacity scheduler (GUARANTEED_NO_EVICT) admits a request only with KV
+    // blocks for its whole input + output (TensorRT-LLM docs, "KV cache reuse"/scheduler policy:
+    // CapacitySchedulerPolicy.GUARANTEED_NO_EVICT is the default); vLLM and SGLang page optimistically.
+    const std::string src = e.stringOr("source", "");
+    if (src.find("TensorRT-LLM") != std::string::npos || src.find("mlcommons") != std::string::npos)
+        w.kvReservation = Workload::KvReservation::Worst;
     if (!e.has("input_tokens")) return Error{e.file(), 0, 0, row.id, "input length not stated"};
     w.inputTokens = e.integer("input_tokens", 1, 10'000'000);
     w.outputTokens = e.has("output_tokens") ? e.integer("output_tokens", 1, 10'000'000) : 1;

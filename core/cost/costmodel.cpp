@@ -86,6 +86,9 @@ struct OpTerm {
     double fTok = 0, fSeq = 0, bFixed = 0, bTok = 0, bSeq = 0;
     double weightBytes = 0; ///< resident per GPU
     bool experts = false;   ///< routed experts: only the experts that receive tokens are read
+    bool attention = false; ///< the attention core: its sequence terms depend on decode or prefill tokens
+    double peak = 0;        ///< achieved FLOP/s of this operator's math; 0: the GEMM rate
+    int ep = 1;             ///< routed experts: GPUs the experts are spread over (load imbalance)
 };
 
 /// One collective in one layer: time = alpha + secPerTok * ceil(M / tokDiv).
@@ -155,16 +158,38 @@ struct Compiled {
     LinkClass p2pLink = LinkClass::Local;
     double p2pAlpha = 0, p2pSecPerTok = 0;
     double kvDense = 0, kvMoe = 0; ///< KV bytes per GPU per sequence per context token per layer
+    Overlap overlap = Overlap::Auto;
+    double budget = double(kDefaultPrefillBudget); ///< tokens per forward pass of a replica
+    double syncRanks = 1; ///< attention replicas that meet at every MoE all-to-all (data-parallel attention)
     int8_t choiceOf(Op o) const { return choices[int(o)]; }
+};
+
+/// One forward pass of a replica's micro-batch: `dec` decode tokens (one per running sequence) and `pre` prefill
+/// tokens of `prompts` prompts, in one pass as engines with chunked prefill run them (vLLM, TensorRT-LLM
+/// in-flight batching).
+struct Step {
+    double dec = 0, pre = 0, prompts = 0;
+    /// Prefill tokens of the busiest of the attention ranks that meet at the MoE all-to-alls (data-parallel
+    /// attention): prompts land whole on one rank, and every rank waits for it. pre when ranks are
+    /// independent.
+    double preCrit = 0;
+    double tokens() const { return dec + pre; }
+    double rows() const { return dec + prompts; } ///< positions whose logits are computed (sampled)
+    Step half() const { return {dec / 2, pre / 2, prompts / 2, preCrit / 2}; }
+    Step critical() const {
+        return {dec, preCrit, pre > 0 ? prompts * preCrit / pre : 0.0, preCrit};
+    }
 };
 
 struct PassTimes {
     double stageMax = 0, stageSum = 0;
     int slowest = 0;
+    bool twoBatch = false; ///< the MoE layers ran with two-batch overlap
 };
 
 struct AtBatch {
     double throughput = 0, ttft = 0, tpot = 0; // tokens/s, s, s
+    bool overTokenBudget = false;              // a step needs more tokens than the prefill budget allows
 };
 
 } // namespace
@@ -174,7 +199,10 @@ struct CostModel::Impl {
     Net net;
     double ctxDecode = 0; ///< mean context of a decode step: I + O/2
     double ctxMax = 0;    ///< KV reserved per sequence: I + O (prefill: I)
-    double peakFlops = 0; ///< achieved FLOP/s (peak * eta)
+    double peakFlops = 0; ///< achieved FLOP/s of the GEMMs (peak * eta)
+    double attnFlops = 0; ///< achieved FLOP/s of the attention core (activation precision)
+    double expertFlops = 0; ///< achieved FLOP/s of the routed experts' grouped GEMMs
+    double budget = 0;    ///< tokens per forward pass of a replica (chunked prefill)
     double bw = 0;        ///< achieved HBM bytes/s
     double launch = 0;    ///< seconds per kernel
     double capBytes = 0;  ///< usable HBM per GPU
@@ -188,6 +216,12 @@ struct CostModel::Impl {
         ctxDecode = double(w.inputTokens) + double(w.outputTokens) / 2.0;
         ctxMax = double(w.inputTokens) + (w.phase == Phase::Prefill ? 0.0 : double(w.outputTokens));
         peakFlops = computePeak() * 1e12 * c.efficiency.compute;
+        // The attention core (QK^T, softmax, PV) runs at the activation precision: FP8 weights make the
+        // GEMMs FP8, not the attention, unless FP8 attention is configured (FlashAttention-3's FP8 path is
+        // opt-in in the engines).
+        attnFlops = c.gpu.tflops[int(s.model.activations)] * 1e12 * c.efficiency.compute;
+        if (attnFlops <= 0) attnFlops = peakFlops;
+        expertFlops = peakFlops * c.efficiency.groupedGemm;
         bw = c.gpu.hbmTBs * 1e12 * c.efficiency.memory;
         launch = c.efficiency.launchUs * 1e-6;
         capBytes = c.gpu.hbmGB * 1e9 * (1.0 - s.constraints.memoryHeadroom);
@@ -374,6 +408,8 @@ struct CostModel::Impl {
             OpTerm t;
             t.op = opAttn;
             t.choice = cAttn;
+            t.attention = true;
+            t.peak = attnFlops;
             const double pairF = attnPairFlops(x.decode), kvTok = kvBytesPerToken();
             const double S = double(s.workload.inputTokens);
             const bool byBatch = cAttn == choice::AttnBatch;
@@ -427,6 +463,73 @@ struct CostModel::Impl {
         x.b.actBytesPerTok += 3.0 * f * ab / (upNeed == Lay::T ? 1.0 : tp);
     }
 
+    /// Expected copies, per top-k pick of a token, that must travel to other GPUs. A pick goes to the etp
+    /// shards of one ep rank of the token's own expert replica (MoE ranks: etp innermost, then ep, over the
+    /// stage's GPUs taken tp-first). With a replicated residual the token is already on every GPU of its tp
+    /// group, so ranks inside that group need nothing (pure MoE tensor parallelism, ep 1 and etp = tp, needs
+    /// no dispatch at all); with token-sharded norms only its one owner has it.
+    static double dispatchedCopies(const Degrees& d, Lay res) {
+        const double ep = d.ep, etp = d.etp, tp = d.tp;
+        if (res == Lay::T) return etp - 1.0 / ep;
+        if (etp >= tp) return etp - tp / ep; // the pick's rank holds the tp group with probability 1/ep
+        return etp * (1.0 - std::min(ep, tp / etp) / ep);
+    }
+
+    /// Expected number of the cluster's `nodes` nodes that a token's k picks reach: uniform routing, or
+    /// DeepSeek-V3's node-limited routing (topk_group of n_group expert groups, the groups laid out over
+    /// the nodes in order, as the expert-parallel ranks hold consecutive experts).
+    double nodesReached(double k, int nodes) const {
+        if (nodes <= 1) return 1.0;
+        const double N = nodes;
+        double reach = N * (1.0 - std::pow(1.0 - 1.0 / N, k));
+        const Moe& e = s.model.moe;
+        if (e.groups > 0 && e.topkGroups < e.groups) {
+            const double G = double(e.groups), t = double(e.topkGroups);
+            if (e.groups % nodes == 0) {
+                // t groups of G drawn without replacement, G/N groups on a node: P(node missed).
+                const double g = G / N;
+                double miss = 1.0;
+                for (int i = 0; i < int(t); ++i) miss *= std::max(0.0, (G - g - i) / (G - i));
+                reach = std::min(reach, N * (1.0 - miss));
+            } else {
+                reach = std::min(reach, t * std::ceil(N / G)); // a group spans N/G nodes
+            }
+        }
+        return reach;
+    }
+
+    /// One direction of the expert all-to-all, per replica token, for a GPU of the expert replica `g`, with
+    /// `copies` picks of a token travelling (the tp GPUs holding a token share its sending).
+    ///  - prefill passes use DeepEP's normal kernels: a token crosses the network once per destination node
+    ///    and fans out over NVLink there (deepseek-ai/DeepEP README, "normal kernels ... forwarding from
+    ///    NVLink to RDMA");
+    ///  - decode steps use its low-latency kernels: pure RDMA, one message per destination GPU;
+    ///  - dispatch sends FP8 (with one fp32 scale per 128 values) when the experts run FP8 GEMMs, as DeepEP
+    ///    and DeepSeek's inference system do; the combine returns BF16.
+    CommTerm moeAllToAll(const GroupShape& g, const Degrees& d, double copies, double holders, bool decode,
+                         bool fp8) const {
+        CommTerm t;
+        t.kind = Collective::AllToAll;
+        t.group = g;
+        const double h = double(s.model.hidden);
+        const double bytes = fp8 ? h * (1.0 + 4.0 / 128.0) : h * ab;
+        const double p = g.size, n = g.perNode;
+        const double others = std::max(1.0, p - holders);
+        const double cross = g.nodes > 1 ? (p - n) / others : 0.0; // share of travelling copies leaving
+        double nic = copies * cross, nvlink = copies * (1.0 - cross);
+        if (!decode && g.nodes > 1) {
+            const double perNodeCopies = copies / double(d.etp);
+            const double remoteNodes = nodesReached(perNodeCopies, g.nodes) * (g.nodes - 1.0) / g.nodes;
+            nvlink += nic * (n - 1.0) / n; // forwarded inside the destination node
+            nic = std::min(nic, remoteNodes * double(d.etp));
+        }
+        const double perGpu = bytes / double(d.tp);
+        t.bytesPerTok = (nic + nvlink) * perGpu;
+        t.alpha = collectiveAlpha(t.kind, g, net);
+        t.secPerTok = std::max(nic * perGpu / net.bwInter, nvlink * perGpu / net.bwIntra);
+        return t;
+    }
+
     void compileMoe(Walker& x) const {
         const Moe& e = s.model.moe;
         const Degrees& d = x.c.d;
@@ -447,27 +550,26 @@ struct CostModel::Impl {
             t.bTok = h * ab;
             x.b.add(t);
         }
-        // Dispatch and combine: the stage's dp*M tokens are spread over its G GPUs (a free slice of R); each
-        // of the k copies goes to every etp shard of its expert, among the ep x etp GPUs of one expert
-        // replica.
-        if (x.c.a2aG.size > 1) {
-            CommTerm t;
-            t.kind = Collective::AllToAll;
-            t.group = x.c.a2aG;
-            t.from = Op::Router;
-            t.to = Op::Experts;
-            t.bytesPerTok = double(d.dp) / double(G) * k * h * ab * double(d.etp);
-            t.alpha = collectiveAlpha(t.kind, t.group, net);
-            t.secPerTok = t.bytesPerTok * collectiveSecondsPerByte(t.kind, t.group, net);
-            x.b.add(t);
-            t.from = t.to = Op::Experts; // combine: the same volume back
-            x.b.add(t);
+        // Dispatch and combine (see moeAllToAll): only the copies whose expert shard is not already on a GPU
+        // that holds the token travel.
+        const double remote = dispatchedCopies(d, res);
+        const double holders = res == Lay::T ? 1.0 : std::min(d.tp, x.c.a2aG.perNode);
+        if (x.c.a2aG.size > 1 && remote > 0) {
+            const bool fp8 = s.model.weights == Dtype::FP8;
+            for (int dir = 0; dir < 2; ++dir) {
+                CommTerm t = moeAllToAll(x.c.a2aG, d, remote * k, holders, x.decode, dir == 0 && fp8);
+                t.from = dir == 0 ? Op::Router : Op::Experts;
+                t.to = Op::Experts;
+                x.b.add(t);
+            }
         }
         {
             OpTerm t;
             t.op = Op::Experts;
             t.choice = cExp;
             t.experts = true;
+            t.peak = expertFlops;
+            t.ep = d.ep;
             const double params = 3.0 * h * double(e.expertFfn);
             const double copiesPerGpu = double(d.dp) * k / double(G); // per replica token
             t.fTok = copiesPerGpu * 2.0 * params;
@@ -484,11 +586,15 @@ struct CostModel::Impl {
             x.to(need, Op::SharedExperts);
             x.b.add(gemm(Op::SharedExperts, cShared, tp, need, h, 3.0 * sf, 3.0 * h * sf));
             x.produced(cShared == choice::SharedColumnRow ? Lay::P : Lay::T, Op::SharedExperts, h);
-            x.to(res, Op::Norms);
+            // Partial sums meet the routed experts' all-reduce in one collective (the engines add the
+            // shared and routed outputs before reducing).
+            if (!(res == Lay::R && x.lay == Lay::P)) x.to(res, Op::Norms);
         }
-        // The routed output comes back spread over the GPUs (T): an all-gather when the residual is
-        // replicated.
-        x.produced(Lay::T, Op::Experts, h);
+        // The routed output: with a replicated residual, each GPU of the tp group holds partial sums (its
+        // own experts' results for every token, and the returned copies of the tokens it sent), so an
+        // all-reduce (or a reduce-scatter into token-sharded norms) completes it; with token-sharded norms
+        // every token's results come back to its one owner.
+        x.produced(res == Lay::T ? Lay::T : Lay::P, Op::Experts, h);
         x.to(res, Op::Norms);
         x.produced(res, Op::Norms, h);
     }
@@ -522,7 +628,8 @@ struct CostModel::Impl {
             t.kind = c == choice::HeadVocab ? Collective::Gather : Collective::AllReduce;
             t.group = x.c.tpG;
             t.from = t.to = Op::LmHead;
-            t.bytesPerTok = V * 4.0;
+            t.bytesPerTok = V * ab; // in the activation dtype, converted to fp32 after the gather (vLLM's
+                                      // LogitsProcessor gathers the model-dtype logits)
             t.alpha = collectiveAlpha(t.kind, t.group, net);
             t.secPerTok = t.bytesPerTok * collectiveSecondsPerByte(t.kind, t.group, net);
             x.b.add(t);
@@ -545,6 +652,8 @@ struct CostModel::Impl {
     void compile(const Plan& p, Compiled& c) const {
         c.d = p.degrees;
         c.choices = p.choices;
+        c.overlap = p.overlap;
+        c.budget = double(p.prefillBudget > 0 ? p.prefillBudget : kDefaultPrefillBudget);
         const Degrees& d = p.degrees;
         const Model& m = s.model;
         const int gpn = s.cluster.gpusPerNode;
@@ -556,6 +665,7 @@ struct CostModel::Impl {
             const int k = d.ep * d.etp;
             const int kt = std::min(k, d.tp), kd = std::max(1, k / d.tp);
             c.a2aG = place(kt, sTp, kd, sDp, gpn);
+            c.syncRanks = m.moeLayers() > 0 ? double(std::min(d.dp, kd)) : 1.0;
         }
         if (d.pp > 1) {
             const GroupShape ppG = place(d.pp, sPp, 1, sPp * d.pp, gpn);
@@ -603,19 +713,25 @@ struct CostModel::Impl {
         return st;
     }
 
-    /// Compute and memory seconds of one operator for a replica micro-batch of M tokens and B sequences.
+    /// Compute and memory seconds of one operator for M local-replica tokens and B sequences.
     std::pair<double, double> opRoofline(const OpTerm& t, double M, double B,
                                          double copiesPerReplicaGroup) const {
         const double tok = std::ceil(M / t.tokDiv), seq = std::ceil(B / t.seqDiv);
-        double fixed = t.bFixed;
+        double fixed = t.bFixed, perTok = 1.0;
         if (t.experts) {
             // With n token copies over E experts, an expert receives one with probability 1 - (1 - 1/E)^n;
             // only those experts' weights are read (this is what makes small-batch MoE decode cheap and
             // memory-bound).
             const double E = double(s.model.moe.experts);
             fixed *= 1.0 - std::exp(copiesPerReplicaGroup * std::log1p(-1.0 / E));
+            // The layer waits for the busiest GPU: with lambda copies per GPU on average, the most loaded
+            // of ep GPUs gets about lambda + sqrt(2 lambda ln ep) (the maximum of ep Poisson loads, uniform
+            // routing; skewed routing is worse, EPLB's redundant experts bring it back towards this).
+            const double lambda = copiesPerReplicaGroup / double(t.ep);
+            if (t.ep > 1 && lambda > 0) perTok = 1.0 + std::sqrt(2.0 * std::log(double(t.ep)) / lambda);
         }
-        return {(t.fTok * tok + t.fSeq * seq) / peakFlops, (fixed + t.bTok * tok + t.bSeq * seq) / bw};
+        const double peak = t.peak > 0 ? t.peak : peakFlops;
+        return {(t.fTok * tok * perTok + t.fSeq * seq) / peak, (fixed + t.bTok * tok * perTok + t.bSeq * seq) / bw};
     }
 
     double opTime(const OpTerm& t, double M, double B, double copiesPerReplicaGroup) const {
@@ -624,15 +740,61 @@ struct CostModel::Impl {
     }
 
     static double commTime(const CommTerm& k, double M) {
-        return k.alpha + k.secPerTok * std::ceil(M / k.tokDiv);
+        return M <= 0 ? 0.0 : k.alpha + k.secPerTok * std::ceil(M / k.tokDiv);
     }
 
-    double blockTime(const Block& b, const Compiled& c, double M, double B) const {
-        const double copies = double(c.d.dp) * M * double(s.model.moe.topK) / double(std::max(1, c.d.edp));
-        double t = 0;
-        for (int i = 0; i < b.nOps; ++i) t += opTime(b.ops[i], M, B, copies);
-        for (int i = 0; i < b.nComms; ++i) t += commTime(b.comms[i], M);
-        return t;
+    double copiesOf(const Compiled& c, double M) const {
+        return double(c.d.dp) * M * double(s.model.moe.topK) / double(std::max(1, c.d.edp));
+    }
+
+    /// Compute and communication seconds of one layer kind in a step. The attention core serves the decode
+    /// tokens (against their context) and the prefill tokens (causal over their prompt) in one kernel; every
+    /// other operator sees all the step's tokens at once, so its weights are read once. A step with prefill
+    /// tokens uses the prefill block's collectives (DeepEP normal kernels), a decode-only step the decode
+    /// block's (low-latency kernels).
+    std::pair<double, double> blockParts(const Compiled& c, const Block& bd, const Block& bp, const Step& st,
+                                         double rows) const {
+        const Block& main = st.pre > 0 ? bp : bd;
+        // The routed experts see every rank's tokens spread by the all-to-all; the rest runs on the
+        // busiest rank's.
+        const Step cr = st.critical();
+        const double M = cr.tokens(), copies = copiesOf(c, st.tokens());
+        double ops = 0, comms = 0;
+        for (int i = 0; i < main.nOps; ++i) {
+            if (main.ops[i].attention) {
+                double t = 0;
+                if (cr.dec > 0) t += opTime(bd.ops[i], cr.dec, cr.dec, copies);
+                if (cr.pre > 0) t += opTime(bp.ops[i], cr.pre, cr.prompts, copies);
+                if (cr.dec > 0 && cr.pre > 0) t -= launch; // one varlen kernel
+                ops += t;
+            } else {
+                const OpTerm& o = main.ops[i];
+                ops += opTime(o, o.op == Op::LmHead ? rows : o.experts ? st.tokens() : M, cr.dec + cr.prompts,
+                              copies);
+            }
+        }
+        for (int i = 0; i < main.nComms; ++i)
+            comms += commTime(main.comms[i], main.comms[i].from == Op::LmHead ? rows : M);
+        return {ops, comms};
+    }
+
+    /// One layer kind's time in a step; MoE layers may run as two half-batches, one's communication under
+    /// the other's compute: 2 x (longer + (1 - overlap) x shorter) of a half, each half re-reading weights.
+    double blockTime(const Compiled& c, const Block& bd, const Block& bp, const Step& st, bool moe,
+                     bool& twoBatch) const {
+        const auto [ops, comms] = blockParts(c, bd, bp, st, st.rows());
+        const double serial = ops + comms;
+        twoBatch = false;
+        if (!moe || c.overlap == Overlap::Off || comms <= 0 || st.dec + st.prompts < 2) return serial;
+        const Step h = st.half();
+        const auto [o2, x2] = blockParts(c, bd, bp, h, h.rows());
+        const double ov = s.cluster.efficiency.overlap;
+        const double tbo = 2.0 * (std::max(o2, x2) + (1.0 - ov) * std::min(o2, x2));
+        if (c.overlap == Overlap::TwoBatch || tbo < serial) {
+            twoBatch = true;
+            return tbo;
+        }
+        return serial;
     }
 
     double p2pTime(const Compiled& c, const Stage& st, double M) const {
@@ -641,55 +803,117 @@ struct CostModel::Impl {
         return c.p2pAlpha + c.p2pSecPerTok * M / (tokenSharded ? c.d.tp : 1);
     }
 
-    /// One pass (pass 0: decode step of B sequences; 1: prefill of B prompts) through every stage.
-    PassTimes passTimes(const Compiled& c, int pass, double M, double B, double headM) const {
-        const double td = s.model.denseLayers() > 0 ? blockTime(c.dense[pass], c, M, B) : 0.0;
-        const double tm = s.model.moeLayers() > 0 ? blockTime(c.moe[pass], c, M, B) : 0.0;
-        const double te = blockTime(c.emb[pass], c, M, B), th = blockTime(c.head[pass], c, headM, B);
+    /// One step of a replica's micro-batch through every stage.
+    PassTimes passTimes(const Compiled& c, const Step& st) const {
         PassTimes r;
-        for (int i = 0; i < c.d.pp; ++i) {
-            const Stage st = stageOf(i, c.d.pp);
-            const double t = st.dense * td + st.moe * tm + (st.first ? te : 0.0) + (st.last ? th : 0.0) +
-                             p2pTime(c, st, M);
+        bool tbo = false, unused = false;
+        const double td = s.model.denseLayers() > 0 ? blockTime(c, c.dense[0], c.dense[1], st, false, unused) : 0.0;
+        const double tm = s.model.moeLayers() > 0 ? blockTime(c, c.moe[0], c.moe[1], st, true, tbo) : 0.0;
+        const double te = blockTime(c, c.emb[0], c.emb[1], st, false, unused);
+        const double th = blockTime(c, c.head[0], c.head[1], st, false, unused);
+        r.twoBatch = tbo;
+        const int pp = c.d.pp;
+        const int L = int(s.model.layers);
+        const int firstDense = int(s.model.moe.present() ? s.model.moe.firstDenseLayers : L);
+        // Stage spans in one pass (the extra layers go to the middle stages, see pipelineStages).
+        const int base = L / pp, extra = L % pp, shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
+        int begin = 0;
+        for (int i = 0; i < pp; ++i) {
+            const int n = base + ((i - shift) >= 0 && (i - shift) < extra ? 1 : 0);
+            Stage sg;
+            sg.dense = std::clamp(firstDense - begin, 0, n);
+            sg.moe = n - sg.dense;
+            sg.first = i == 0;
+            sg.last = i == pp - 1;
+            begin += n;
+            const double t = sg.dense * td + sg.moe * tm + (sg.first ? te : 0.0) + (sg.last ? th : 0.0) +
+                             p2pTime(c, sg, st.tokens());
             r.stageSum += t;
             if (t > r.stageMax) r.stageMax = t, r.slowest = i;
         }
         return r;
     }
 
-    /// Throughput, TTFT and TPOT at B sequences per micro-batch per replica (pp micro-batches in flight).
-    ///  prefill: a pass of B prompts of I tokens; cycle = max(pp * slowest stage, sum of stages);
-    ///           throughput = dp * pp * B * I / cycle; TTFT = sum of stages.
-    ///  decode:  cycle = max(pp * slowest stage, sum of stages) of a step of B tokens; TPOT = cycle;
-    ///           throughput = dp * pp * B / cycle.
-    ///  serving (continuous batching): each cycle, each micro-batch advances one token and its B/O finished
-    ///           sequences are replaced by new requests whose prefills run inside the cycle:
-    ///           cycle = decode cycle(B) + pp * (B / O) * slowest stage of a one-prompt prefill;
-    ///           TPOT = cycle; throughput = dp * pp * B / cycle; TTFT = prefill of one prompt + cycle.
-    AtBatch atBatch(const Compiled& c, double B, const PassTimes& pre1) const {
+    /// The step a phase runs at B sequences per micro-batch.
+    ///  prefill: B prompts of I tokens; decode: B tokens; serving: B decode tokens plus the prefill tokens
+    ///  of the B / O prompts that replace the finished sequences (B I / O tokens), in one pass.
+    ///  With data-parallel attention, the r ranks that meet at the all-to-alls start n = r B / O prompts a
+    ///  step between them, each whole on one rank (in chunks of at most budget - B tokens): the busiest rank
+    ///  starts min(n, n/r + sqrt(2 (n/r) ln r)) of them (the maximum of r Poisson loads).
+    Step stepAt(const Compiled& c, double B) const {
+        const Workload& w = s.workload;
+        const double I = double(w.inputTokens), O = double(w.outputTokens);
+        switch (w.phase) {
+        case Phase::Prefill:
+            return {0.0, B * I, B, B * I};
+        case Phase::Decode:
+            return {B, 0.0, 0.0, 0.0};
+        case Phase::Serving: {
+            Step st{B, B * I / O, B / O, B * I / O};
+            const double r = c.syncRanks;
+            if (r > 1) {
+                const double n = r * B / O, per = n / r;
+                const double busiest = std::min(n, per + std::sqrt(2.0 * per * std::log(r)));
+                const double chunk = std::min(I, std::max(1.0, c.budget - B));
+                st.preCrit = std::max(st.pre, std::min(busiest * I, std::max(chunk, st.pre)));
+            }
+            return st;
+        }
+        }
+        return {};
+    }
+
+    /// Throughput, TTFT and TPOT at B sequences per micro-batch per replica, pp micro-batches in flight;
+    /// cycle = max(pp x slowest stage, sum of stages) of the phase's step (stepAt).
+    ///  prefill: throughput = dp pp B I / cycle; TTFT = sum of stages.
+    ///  decode:  TPOT = cycle; throughput = dp pp B / cycle.
+    ///  serving (continuous batching with chunked prefill): TPOT = cycle; throughput = dp pp B / cycle;
+    ///           a new prompt's I tokens take I / (budget - B) steps of the spare budget, so
+    ///           TTFT = (1 + ceil(I / (budget - B))) x cycle (it waits for the step in progress).
+    AtBatch atBatch(const Compiled& c, double B) const {
         const Workload& w = s.workload;
         const double pp = c.d.pp, dp = c.d.dp;
+        const Step st = stepAt(c, B);
+        const PassTimes t = passTimes(c, st);
+        const double cycle = std::max(pp * t.stageMax, t.stageSum);
         AtBatch r;
+        r.overTokenBudget = st.tokens() > std::max(c.budget, w.phase == Phase::Prefill ? double(w.inputTokens) : 0.0) + 1e-9;
         if (w.phase == Phase::Prefill) {
-            const double I = double(w.inputTokens);
-            const PassTimes t = passTimes(c, 1, B * I, B, B);
-            const double cycle = std::max(pp * t.stageMax, t.stageSum);
-            r.throughput = dp * pp * B * I / cycle;
+            r.throughput = dp * pp * B * double(w.inputTokens) / cycle;
             r.ttft = t.stageSum;
             return r;
         }
-        const PassTimes t = passTimes(c, 0, B, B, B);
-        double cycle = std::max(pp * t.stageMax, t.stageSum);
-        if (w.phase == Phase::Serving) {
-            cycle += pp * (B / double(w.outputTokens)) * pre1.stageMax;
-            r.ttft = pre1.stageSum + cycle;
-        }
         r.tpot = cycle;
         r.throughput = dp * pp * B / cycle;
+        if (w.phase == Phase::Serving) {
+            const double spare = std::max(1.0, c.budget - B);
+            r.ttft = (1.0 + std::ceil(double(w.inputTokens) / spare)) * cycle;
+        }
         return r;
     }
 
-    /// Bytes per GPU of stage i: fixed + perSeq * B.
+    /// The largest B whose step fits the token budget (serving: B (1 + I / O); prefill: B I, where one
+    /// prompt longer than the budget runs in chunks; decode: B).
+    int64_t budgetBatchLimit(const Compiled& c) const {
+        const Workload& w = s.workload;
+        const double I = double(w.inputTokens), O = double(w.outputTokens);
+        double lim = c.budget;
+        if (w.phase == Phase::Prefill) lim = c.budget / I;
+        if (w.phase == Phase::Serving) lim = c.budget * O / (I + O);
+        return std::max<int64_t>(1, int64_t(std::floor(lim + 1e-9)));
+    }
+
+    /// KV context held per sequence: what it has written (paged caches: input + output / 2 on average in
+    /// serving and decode) or the worst case (input + output).
+    double kvContext() const {
+        const Workload& w = s.workload;
+        if (w.phase == Phase::Prefill) return double(w.inputTokens);
+        return w.kvReservation == Workload::KvReservation::Worst ? ctxMax : ctxDecode;
+    }
+
+    /// Bytes per GPU of stage i: fixed + perSeq * B. Activations: the body's per token of the largest pass
+    /// (serving: the token budget, as engines size activations by profiling a pass of max_num_batched_tokens);
+    /// logits only for the positions that are sampled (one per sequence).
     void stageMemory(const Compiled& c, int i, double& fixed, double& perSeq, double& weights,
                      double& kvPerSeq) const {
         const Workload& w = s.workload;
@@ -697,15 +921,24 @@ struct CostModel::Impl {
         weights = st.dense * c.dense[0].weights() + st.moe * c.moe[0].weights() +
                   (st.first ? c.emb[0].weights() : 0.0) + (st.last ? c.head[0].weights() : 0.0);
         // Every in-flight sequence (pp micro-batches of B) keeps the KV of this stage's layers.
-        kvPerSeq = double(c.d.pp) * ctxMax * (st.dense * c.kvDense + st.moe * c.kvMoe);
-        const int pass = w.phase == Phase::Prefill ? 1 : 0;
-        const double act = std::max(st.dense > 0 ? c.dense[pass].actBytesPerTok : 0.0,
-                                    st.moe > 0 ? c.moe[pass].actBytesPerTok : 0.0) +
-                           (st.last ? c.head[pass].actBytesPerTok : 0.0);
-        const double tokPerSeq = w.phase == Phase::Prefill ? double(w.inputTokens) : 1.0;
+        kvPerSeq = double(c.d.pp) * kvContext() * (st.dense * c.kvDense + st.moe * c.kvMoe);
+        const int pass = w.phase == Phase::Decode ? 0 : 1;
+        const double body = std::max(st.dense > 0 ? c.dense[pass].actBytesPerTok : 0.0,
+                                     st.moe > 0 ? c.moe[pass].actBytesPerTok : 0.0);
+        const double logits = st.last ? c.head[pass].actBytesPerTok : 0.0;
         fixed = weights + kReserveBytes;
-        if (w.phase == Phase::Serving) fixed += act * double(w.inputTokens); // a prompt being prefilled
-        perSeq = kvPerSeq + act * tokPerSeq;
+        perSeq = kvPerSeq + logits;
+        switch (w.phase) {
+        case Phase::Prefill:
+            perSeq += body * double(w.inputTokens);
+            break;
+        case Phase::Decode:
+            perSeq += body;
+            break;
+        case Phase::Serving:
+            fixed += body * c.budget;
+            break;
+        }
     }
 
     int64_t memoryBatchLimit(const Compiled& c) const {
@@ -749,12 +982,12 @@ struct CostModel::Impl {
         const Workload& w = s.workload;
         char buf[160];
         if (w.ttftMs > 0 && w.phase != Phase::Decode && r.ttft * 1e3 > w.ttftMs) {
-            std::snprintf(buf, sizeof buf, "TTFT %.1f ms at batch %lld exceeds the SLO of %.0f ms",
+            std::snprintf(buf, sizeof buf, "TTFT %.1f ms at batch %lld exceeds the SLO of %.3g ms",
                           r.ttft * 1e3, (long long)B, w.ttftMs);
             m.violations.emplace_back(buf);
         }
         if (w.tpotMs > 0 && w.phase != Phase::Prefill && r.tpot * 1e3 > w.tpotMs) {
-            std::snprintf(buf, sizeof buf, "TPOT %.1f ms at batch %lld exceeds the SLO of %.0f ms",
+            std::snprintf(buf, sizeof buf, "TPOT %.1f ms at batch %lld exceeds the SLO of %.3g ms",
                           r.tpot * 1e3, (long long)B, w.tpotMs);
             m.violations.emplace_back(buf);
         }
@@ -772,40 +1005,41 @@ struct CostModel::Impl {
         m.valid = true;
         compile(p, c);
         const Workload& w = s.workload;
-        PassTimes pre1;
-        if (w.phase == Phase::Serving) pre1 = passTimes(c, 1, double(w.inputTokens), 1.0, 1.0);
         const int64_t fixedB = p.batch > 0 ? p.batch : w.fixedBatch ? w.batch : 0;
         const int64_t memLimit = memoryBatchLimit(c);
+        const int64_t limit = std::min(memLimit, budgetBatchLimit(c));
         int64_t B;
         bool memOk = true;
         if (fixedB > 0) {
             B = fixedB;
             memOk = B <= memLimit;
-        } else if (memLimit < 1) {
+        } else if (limit < 1) {
             B = 1;
             memOk = false;
         } else {
             // The largest batch meeting the SLOs: latency grows with the batch, so binary search on [1,
-            // memLimit].
-            int64_t lo = 1, hi = memLimit;
-            if (sloRatio(atBatch(c, double(hi), pre1)) <= 1.0)
+            // limit].
+            int64_t lo = 1, hi = limit;
+            if (sloRatio(atBatch(c, double(hi))) <= 1.0)
                 lo = hi;
-            else if (sloRatio(atBatch(c, 1.0, pre1)) > 1.0)
+            else if (sloRatio(atBatch(c, 1.0)) > 1.0)
                 hi = 1;
             else {
                 while (hi - lo > 1) { // invariant: lo meets the SLOs, hi does not
                     const int64_t mid = lo + (hi - lo) / 2;
-                    (sloRatio(atBatch(c, double(mid), pre1)) <= 1.0 ? lo : hi) = mid;
+                    (sloRatio(atBatch(c, double(mid))) <= 1.0 ? lo : hi) = mid;
                 }
             }
             B = lo;
         }
-        const AtBatch r = atBatch(c, double(B), pre1);
+        const AtBatch r = atBatch(c, double(B));
         m.batch = B;
         m.throughput = r.throughput;
         m.throughputPerGpu = r.throughput / double(s.gpus());
         m.ttftMs = r.ttft * 1e3;
         m.tpotMs = r.tpot * 1e3;
+        m.prefillBudget = int64_t(c.budget);
+        m.twoBatchOverlap = passTimes(c, stepAt(c, double(B))).twoBatch;
         fillMemory(c, double(B), m);
         m.rooflineFraction = roofline > 0 ? m.throughput / roofline : 0.0;
         const double slo = sloRatio(r);
@@ -816,6 +1050,15 @@ struct CostModel::Impl {
                           m.memoryPerGpuGiB, (long long)B, m.capacityGiB);
             m.violations.emplace_back(buf);
             shortfall = std::max(shortfall, m.memoryPerGpuGiB / m.capacityGiB);
+        }
+        if (r.overTokenBudget && w.phase != Phase::Prefill) {
+            const double need = stepAt(c, double(B)).tokens();
+            char buf[200];
+            std::snprintf(buf, sizeof buf,
+                          "prefill budget: a step at batch %lld needs %.0f tokens, the budget is %.0f",
+                          (long long)B, need, c.budget);
+            m.violations.emplace_back(buf);
+            shortfall = std::max(shortfall, need / c.budget);
         }
         if (slo > 1.0) {
             describeSlo(r, B, m);
@@ -841,21 +1084,35 @@ struct CostModel::Impl {
 
     // ------------------------------------------------------------------ explain
 
-    Breakdown breakdown(const Compiled& c, int pass, double M, double B, double headM) const {
+    Breakdown breakdown(const Compiled& c, const Step& step, std::string phase) const {
         Breakdown out;
-        out.phase = pass == 0 ? "decode step" : "prefill pass";
-        const PassTimes t = passTimes(c, pass, M, B, headM);
+        out.phase = std::move(phase);
+        const PassTimes t = passTimes(c, step);
         const Stage st = stageOf(t.slowest, c.d.pp);
         out.denseLayers = st.dense;
         out.moeLayers = st.moe;
         out.stageMs = t.stageMax * 1e3;
-        out.pipelineTransferMs = c.d.pp > 1 ? p2pTime(c, stageOf(0, c.d.pp), M) * 1e3 : 0.0;
+        out.twoBatchOverlap = t.twoBatch;
+        out.pipelineTransferMs = c.d.pp > 1 ? p2pTime(c, stageOf(0, c.d.pp), step.tokens()) * 1e3 : 0.0;
         out.bubbleMs = c.d.pp > 1 ? (double(c.d.pp) * t.stageMax - t.stageSum) / double(c.d.pp) * 1e3 : 0.0;
-        const double copies = double(c.d.dp) * M * double(s.model.moe.topK) / double(std::max(1, c.d.edp));
-        auto add = [&](const Block& b, LayerKind kind, double m) {
+        const Step cr = step.critical();
+        const double M = cr.tokens(), rows = step.rows(), copies = copiesOf(c, step.tokens());
+        // The same terms as blockParts, one row each (the attention core sums its decode and prefill parts).
+        auto add = [&](const Block& bd, const Block& bp, LayerKind kind, bool overlapped) {
+            const Block& b = step.pre > 0 ? bp : bd;
             for (int i = 0; i < b.nOps; ++i) {
                 const OpTerm& o = b.ops[i];
-                const auto [compute, memory] = opRoofline(o, m, B, copies);
+                double compute = 0, memory = 0;
+                auto part = [&](const OpTerm& term, double m, double seqs) {
+                    const auto [cs, ms] = opRoofline(term, m, seqs, copies);
+                    compute += cs, memory += ms;
+                };
+                if (o.attention) {
+                    if (cr.dec > 0) part(bd.ops[i], cr.dec, cr.dec);
+                    if (cr.pre > 0) part(bp.ops[i], cr.pre, cr.prompts);
+                } else {
+                    part(o, o.op == Op::LmHead ? rows : o.experts ? step.tokens() : M, cr.dec + cr.prompts);
+                }
                 OpCost oc;
                 oc.layer = kind;
                 oc.op = std::string(kOpNames[int(o.op)]);
@@ -869,11 +1126,11 @@ struct CostModel::Impl {
             }
             for (int i = 0; i < b.nComms; ++i) {
                 const CommTerm& k = b.comms[i];
+                const double m = k.from == Op::LmHead ? rows : M;
                 CommCost cc;
                 cc.layer = kind;
                 cc.where = std::string(kOpNames[int(k.from)]) +
-                           (k.from == k.to ? (k.kind == Collective::AllToAll ? " combine" : "")
-                                           : " -> " + std::string(kOpNames[int(k.to)]));
+                           (k.from == k.to ? "" : " -> " + std::string(kOpNames[int(k.to)]));
                 if (k.from == Op::Router && k.to == Op::Experts) cc.where = "experts dispatch";
                 if (k.from == Op::Experts && k.to == Op::Experts) cc.where = "experts combine";
                 cc.kind = k.kind;
@@ -881,13 +1138,14 @@ struct CostModel::Impl {
                 cc.group = k.group.size;
                 cc.bytes = k.bytesPerTok * std::ceil(m / k.tokDiv);
                 cc.timeMs = commTime(k, m) * 1e3;
+                cc.overlapped = overlapped;
                 out.comms.push_back(std::move(cc));
             }
         };
-        if (st.dense > 0) add(c.dense[pass], LayerKind::Dense, M);
-        if (st.moe > 0) add(c.moe[pass], LayerKind::Moe, M);
-        if (st.first) add(c.emb[pass], LayerKind::Embedding, M);
-        if (st.last) add(c.head[pass], LayerKind::Head, headM);
+        if (st.dense > 0) add(c.dense[0], c.dense[1], LayerKind::Dense, false);
+        if (st.moe > 0) add(c.moe[0], c.moe[1], LayerKind::Moe, t.twoBatch);
+        if (st.first) add(c.emb[0], c.emb[1], LayerKind::Embedding, false);
+        if (st.last) add(c.head[0], c.head[1], LayerKind::Head, false);
         return out;
     }
 
@@ -988,9 +1246,18 @@ Evaluation CostModel::explain(const Plan& p) const {
     if (!e.metrics.valid) return e;
     const Workload& w = d->s.workload;
     const double B = double(e.metrics.batch);
-    if (w.phase != Phase::Prefill) e.decode = d->breakdown(c, 0, B, B, B);
-    if (w.phase == Phase::Prefill) e.prefill = d->breakdown(c, 1, B * double(w.inputTokens), B, B);
-    if (w.phase == Phase::Serving) e.prefill = d->breakdown(c, 1, double(w.inputTokens), 1.0, 1.0);
+    const double I = double(w.inputTokens);
+    if (w.phase == Phase::Decode) e.decode = d->breakdown(c, {B, 0.0, 0.0}, "decode step");
+    if (w.phase == Phase::Prefill) e.prefill = d->breakdown(c, {0.0, B * I, B, B * I}, "prefill pass");
+    if (w.phase == Phase::Serving) {
+        // The serving step as it runs (decode tokens and the new prompts' prefill tokens in one pass), and
+        // one prompt's prefill alone for reference.
+        char name[96];
+        const Step st = d->stepAt(c, B);
+        std::snprintf(name, sizeof name, "serving step (%.0f decode + %.0f prefill tokens)", st.dec, st.pre);
+        e.decode = d->breakdown(c, st, name);
+        e.prefill = d->breakdown(c, {0.0, I, 1.0, I}, "prefill pass (one prompt)");
+    }
     return e;
 }
 

@@ -38,6 +38,8 @@ struct Metrics {
     double capacityGiB = 0;        ///< usable HBM per GPU (after headroom)
     double rooflineThroughput = 0; ///< physical bound of the workload on this cluster (same units)
     double rooflineFraction = 0;
+    int64_t prefillBudget = 0;     ///< tokens per forward pass of a replica that the plan ran with
+    bool twoBatchOverlap = false;  ///< the MoE layers ran as two overlapped half-batches
 };
 
 struct OpCost {
@@ -59,6 +61,7 @@ struct CommCost {
     int group = 1;     ///< GPUs in the collective
     double bytes = 0;  ///< per GPU payload
     double timeMs = 0; ///< per occurrence (one layer)
+    bool overlapped = false; ///< runs under the other half-batch's compute (two-batch overlap)
 };
 
 struct Breakdown {
@@ -68,7 +71,9 @@ struct Breakdown {
     double stageMs = 0;                 ///< slowest stage, one step
     double pipelineTransferMs = 0;      ///< per stage boundary
     double bubbleMs = 0;                ///< per step, from unequal stages
-    std::string phase;                  ///< "decode step" or "prefill pass"
+    std::string phase;                  ///< "decode step", "prefill pass" or "serving step (...)"
+    bool twoBatchOverlap = false;       ///< MoE layers as two half-batches: their layer time is
+                                        ///< 2 x (longer + (1 - overlap) x shorter) of a half's parts
 };
 
 struct Evaluation {

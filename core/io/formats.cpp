@@ -119,7 +119,8 @@ Model readModel(const MapReader& r) {
     if (r.has("moe")) {
         const MapReader mo = r.map("moe");
         mo.allowKeys(
-            {"experts", "top_k", "expert_ffn", "shared_experts", "shared_expert_ffn", "first_dense_layers"});
+            {"experts", "top_k", "expert_ffn", "shared_experts", "shared_expert_ffn", "first_dense_layers",
+             "groups", "topk_groups"});
         m.moe.experts = mo.integer("experts", 1, 1'000'000);
         m.moe.topK = mo.integer("top_k", 1, 1'000'000);
         m.moe.expertFfn = mo.integer("expert_ffn", 1, kMaxDim);
@@ -127,6 +128,10 @@ Model readModel(const MapReader& r) {
         m.moe.sharedExpertFfn =
             m.moe.sharedExperts > 0 ? mo.integerOr("shared_expert_ffn", m.moe.expertFfn, 1, kMaxDim) : 0;
         m.moe.firstDenseLayers = mo.integerOr("first_dense_layers", 0, 0, kMaxLayers);
+        m.moe.groups = mo.integerOr("groups", 0, 0, m.moe.experts);
+        m.moe.topkGroups = m.moe.groups > 0 ? mo.integerOr("topk_groups", m.moe.groups, 1, m.moe.groups) : 0;
+        if (m.moe.groups > 0 && m.moe.experts % m.moe.groups != 0)
+            mo.failAt("groups", "must divide the experts (" + std::to_string(m.moe.experts) + ")");
     }
     m.mtpLayers = r.integerOr("mtp_layers", 0, 0, 64);
     if (r.has("dtypes")) {
@@ -229,6 +234,10 @@ Model readHfModel(const MapReader& r) {
         m.moe.sharedExperts = r.integerOr("n_shared_experts", 0, 0, 1024);
         m.moe.sharedExpertFfn = m.moe.sharedExperts > 0 ? m.moe.expertFfn : 0;
         m.moe.firstDenseLayers = r.integerOr("first_k_dense_replace", 0, 0, kMaxLayers);
+        m.moe.groups = r.integerOr("n_group", 0, 0, m.moe.experts);
+        if (m.moe.groups > 0 && m.moe.experts % m.moe.groups != 0)
+            r.failAt("n_group", "must divide n_routed_experts");
+        m.moe.topkGroups = m.moe.groups > 0 ? r.integerOr("topk_group", m.moe.groups, 1, m.moe.groups) : 0;
         if (r.integerOr("moe_layer_freq", 1, 1, kMaxLayers) != 1)
             r.failAt("moe_layer_freq", "only 1 is supported");
         m.mtpLayers = r.integerOr("num_nextn_predict_layers", 0, 0, 64);
@@ -288,13 +297,15 @@ Cluster readCluster(const MapReader& r) {
     }
     if (r.has("efficiency")) {
         const MapReader e = r.map("efficiency");
-        e.allowKeys({"compute", "memory", "intra_node", "inter_node", "launch_us"});
+        e.allowKeys({"compute", "memory", "intra_node", "inter_node", "launch_us", "grouped_gemm", "overlap"});
         const Efficiency d;
         c.efficiency.compute = e.numberOr("compute", d.compute, 0.01, 1.0);
         c.efficiency.memory = e.numberOr("memory", d.memory, 0.01, 1.0);
         c.efficiency.intraNode = e.numberOr("intra_node", d.intraNode, 0.01, 1.0);
         c.efficiency.interNode = e.numberOr("inter_node", d.interNode, 0.01, 1.0);
         c.efficiency.launchUs = e.numberOr("launch_us", d.launchUs, 0.0, 1e5);
+        c.efficiency.groupedGemm = e.numberOr("grouped_gemm", d.groupedGemm, 0.01, 1.0);
+        c.efficiency.overlap = e.numberOr("overlap", d.overlap, 0.0, 1.0);
     }
     return c;
 }
@@ -303,7 +314,8 @@ Cluster readCluster(const MapReader& r) {
 
 Workload readWorkload(const MapReader& r) {
     checkHeader(r, FileKind::Workload);
-    r.allowKeys({"version", "kind", "name", "phase", "input_tokens", "output_tokens", "slo", "batch"});
+    r.allowKeys({"version", "kind", "name", "phase", "input_tokens", "output_tokens", "slo", "batch",
+                 "kv_reservation"});
     Workload w;
     w.name = r.stringOr("name", "");
     w.phase = static_cast<Phase>(r.oneOf("phase", {"prefill", "decode", "serving"}));
@@ -324,6 +336,7 @@ Workload readWorkload(const MapReader& r) {
         else if (b.has("size"))
             b.failAt("size", "only with policy: fixed");
     }
+    w.kvReservation = static_cast<Workload::KvReservation>(r.oneOfOr("kv_reservation", {"paged", "worst"}, 0));
     return w;
 }
 
@@ -359,7 +372,8 @@ Constraints readConstraints(const MapReader& r) {
 
 Plan readPlan(const MapReader& r) {
     checkHeader(r, FileKind::Plan);
-    r.allowKeys({"version", "kind", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch"});
+    r.allowKeys({"version", "kind", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
+                 "overlap", "prefill_budget"});
     Plan p = Plan::megatronChoices({});
     const MapReader d = r.map("degrees");
     d.allowKeys({"pp", "dp", "tp", "ep", "etp", "edp"});
@@ -404,6 +418,9 @@ Plan readPlan(const MapReader& r) {
                 p.setChoice(moeOp, o.oneOf(kOpNames[int(moeOp)], choiceNames(moeOp)));
     }
     p.batch = r.integerOr("batch", 0, 0, 10'000'000);
+    p.overlap = static_cast<Overlap>(
+        r.oneOfOr("overlap", std::vector<std::string_view>(kOverlapNames.begin(), kOverlapNames.end()), 0));
+    p.prefillBudget = r.integerOr("prefill_budget", 0, 0, 100'000'000);
     return p;
 }
 
@@ -517,6 +534,9 @@ void emitModel(YAML::Emitter& e, const Model& m) {
         if (m.moe.sharedExperts > 0)
             e << YAML::Key << "shared_expert_ffn" << YAML::Value << m.moe.sharedExpertFfn;
         e << YAML::Key << "first_dense_layers" << YAML::Value << m.moe.firstDenseLayers;
+        if (m.moe.groups > 0)
+            e << YAML::Key << "groups" << YAML::Value << m.moe.groups << YAML::Key << "topk_groups"
+              << YAML::Value << m.moe.topkGroups;
         e << YAML::EndMap;
     }
     e << YAML::Key << "mtp_layers" << YAML::Value << m.mtpLayers;
@@ -556,7 +576,9 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
       << f.memory;
     e << YAML::Key << "intra_node" << YAML::Value << f.intraNode << YAML::Key << "inter_node" << YAML::Value
       << f.interNode;
-    e << YAML::Key << "launch_us" << YAML::Value << f.launchUs << YAML::EndMap;
+    e << YAML::Key << "launch_us" << YAML::Value << f.launchUs;
+    e << YAML::Key << "grouped_gemm" << YAML::Value << f.groupedGemm << YAML::Key << "overlap" << YAML::Value
+      << f.overlap << YAML::EndMap;
     e << YAML::EndMap;
 }
 
@@ -574,7 +596,10 @@ void emitWorkload(YAML::Emitter& e, const Workload& w) {
     e << YAML::Key << "batch" << YAML::Value << YAML::BeginMap;
     e << YAML::Key << "policy" << YAML::Value << (w.fixedBatch ? "fixed" : "auto");
     if (w.fixedBatch) e << YAML::Key << "size" << YAML::Value << w.batch;
-    e << YAML::EndMap << YAML::EndMap;
+    e << YAML::EndMap;
+    if (w.kvReservation == Workload::KvReservation::Worst)
+        e << YAML::Key << "kv_reservation" << YAML::Value << "worst";
+    e << YAML::EndMap;
 }
 
 void emitConstraints(YAML::Emitter& e, const Constraints& c) {
@@ -615,6 +640,8 @@ nlohmann::ordered_json planJson(const Plan& p) {
     for (Op op : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
         mo[std::string(kOpNames[int(op)])] = std::string(choiceNames(op)[p.choice(op)]);
     if (p.batch > 0) j["batch"] = p.batch;
+    if (p.overlap != Overlap::Auto) j["overlap"] = std::string(kOverlapNames[int(p.overlap)]);
+    if (p.prefillBudget > 0) j["prefill_budget"] = p.prefillBudget;
     return j;
 }
 

@@ -36,6 +36,10 @@ struct Moe {
     int64_t sharedExperts = 0;
     int64_t sharedExpertFfn = 0; ///< intermediate size of one shared expert
     int64_t firstDenseLayers = 0;
+    /// Node-limited routing (DeepSeek-V3 config.json n_group, topk_group): the experts form `groups` equal
+    /// groups and a token picks its top-k experts from only `topkGroups` of them. 0: unrestricted.
+    int64_t groups = 0;
+    int64_t topkGroups = 0;
     bool present() const { return experts > 0; }
     bool operator==(const Moe&) const = default;
 };

@@ -57,12 +57,22 @@ struct Degrees {
     bool operator==(const Degrees&) const = default;
 };
 
+/// How a MoE layer's communication meets its compute. TwoBatch splits each micro-batch in two and runs one
+/// half's all-to-alls and collectives under the other half's compute (SGLang --enable-two-batch-overlap,
+/// DeepSeek's inference system); each half re-reads the weights and launches its own kernels.
+enum class Overlap : int8_t { Auto, Off, TwoBatch };
+inline constexpr std::array<std::string_view, 3> kOverlapNames{"auto", "off", "two-batch"};
+
 struct Plan {
     Degrees degrees;
     /// Axes tp, dp, pp from innermost (packed inside a node first) to outermost.
     std::array<Axis, 3> meshOrder{Axis::TP, Axis::DP, Axis::PP};
     std::array<int8_t, kOpCount> choices{}; ///< resolved choice per operator
     int64_t batch = 0;                       ///< sequences per replica; 0: chosen by the cost model
+    Overlap overlap = Overlap::Auto;         ///< Auto: the cost model takes the faster, per pass
+    /// Tokens one forward pass of a replica may carry (chunked prefill: vLLM max_num_batched_tokens, SGLang
+    /// chunked_prefill_size, TensorRT-LLM max_num_tokens); 0: the engines' default, kDefaultPrefillBudget.
+    int64_t prefillBudget = 0;
 
     /// A plan with the given degrees and the Megatron recipe's choices.
     static Plan megatronChoices(Degrees d);
@@ -70,6 +80,11 @@ struct Plan {
     void setChoice(Op op, int c) { choices[static_cast<int>(op)] = static_cast<int8_t>(c); }
     bool operator==(const Plan&) const = default;
 };
+
+/// vLLM's default max_num_batched_tokens for its OpenAI server on GPUs with 70 GiB or more
+/// (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults), and TensorRT-LLM's default max_num_tokens
+/// (docs/source/performance/performance-tuning-guide/tuning-max-batch-size-and-max-num-tokens.md).
+inline constexpr int64_t kDefaultPrefillBudget = 8192;
 
 struct Constraints {
     int gpus = 0; ///< GPUs to use; 0: the whole cluster

@@ -15,6 +15,10 @@ struct Workload {
     double tpotMs = 0; ///< 0: no limit
     bool fixedBatch = false;
     int64_t batch = 0; ///< sequences per model replica, when fixed
+    /// KV-cache memory per sequence: Paged holds what in-flight sequences have written (input + output/2 on
+    /// average under continuous batching, as vLLM's and SGLang's paged caches do); Worst reserves input +
+    /// output for every sequence.
+    enum class KvReservation { Paged, Worst } kvReservation = KvReservation::Paged;
     bool operator==(const Workload&) const = default;
 };
 

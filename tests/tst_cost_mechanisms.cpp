@@ -1,0 +1,240 @@
+// The serving mechanisms of the cost model, each against a hand calculation: MoE dispatch traffic by layout,
+// node-limited and de-duplicated dispatch, two-batch overlap, chunked-prefill serving steps, paged KV memory,
+// and the attention core's precision.
+#include "core/cost/costmodel.h"
+#include "core/io/formats.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace sp;
+
+namespace {
+
+const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
+
+Scenario scenario(const QString& path) {
+    auto s = loadScenario(path.toStdString());
+    if (!s) qFatal("%s", s.error().str().c_str());
+    return s.value();
+}
+
+/// DeepSeek-V3 (the sample model) on `nodes` x 8 H100 (the 4x8 sample cluster's figures).
+Scenario deepseek(int nodes, Phase phase, int input, int64_t batch) {
+    Scenario s = scenario(kSamples + "/scenarios/deepseek-v3-h100-32x8.yaml");
+    auto c = loadCluster((kSamples + "/clusters/h100-4x8.yaml").toStdString());
+    if (!c) qFatal("%s", c.error().str().c_str());
+    s.cluster = c.value();
+    s.cluster.nodes = nodes;
+    s.constraints = Constraints{};
+    s.workload.phase = phase;
+    s.workload.inputTokens = input;
+    s.workload.outputTokens = 1;
+    s.workload.ttftMs = s.workload.tpotMs = 0;
+    s.workload.fixedBatch = true;
+    s.workload.batch = batch;
+    return s;
+}
+
+/// Data-parallel attention over every GPU, experts expert-parallel over them (SGLang's and DeepSeek's layout).
+Plan dpAttention(int gpus) {
+    Plan p = Plan::megatronChoices({1, gpus, 1, gpus, 1, 1});
+    return p;
+}
+
+const CommCost* findComm(const Breakdown& b, const std::string& where) {
+    for (const auto& c : b.comms)
+        if (c.where == where) return &c;
+    return nullptr;
+}
+
+double layerTime(const Breakdown& b, LayerKind kind, double& comms) {
+    double ops = 0;
+    comms = 0;
+    for (const auto& o : b.ops)
+        if (o.layer == kind) ops += o.timeMs;
+    for (const auto& c : b.comms)
+        if (c.layer == kind) comms += c.timeMs;
+    return ops;
+}
+
+} // namespace
+
+class TestCostMechanisms : public QObject {
+    Q_OBJECT
+private slots:
+    // Mixtral-8x7B with --tp 8 as the engines run it (ep 1, expert TP 8, replicated residual): every GPU
+    // already holds every token, so there is no dispatch, only the all-reduce after the experts.
+    void pureExpertTpNeedsNoDispatch() {
+        Scenario s = scenario(kSamples + "/scenarios/mixtral-8x22b-h100-1x8.yaml");
+        Plan p = Plan::megatronChoices({1, 1, 8, 1, 8, 1});
+        p.setChoice(Op::Experts, choice::ExpTensor);
+        p.setChoice(Op::Norms, choice::NormReplicated);
+        p.setChoice(Op::MoeNorms, choice::NormReplicated);
+        const CostModel cm(s);
+        QVERIFY(!cm.checkPlan(p));
+        const Evaluation e = cm.explain(p);
+        const Breakdown& b = e.decode.ops.empty() ? e.prefill : e.decode;
+        QVERIFY(!findComm(b, "experts dispatch"));
+        QVERIFY(!findComm(b, "experts combine"));
+        const CommCost* reduce = findComm(b, "experts -> norms");
+        QVERIFY(reduce);
+        QCOMPARE(reduce->kind, Collective::AllReduce);
+        // vLLM's expert parallelism inside one TP group (tp 8, ep 8): the same, every rank has the tokens.
+        p.degrees = {1, 1, 8, 8, 1, 1};
+        p.setChoice(Op::Experts, choice::ExpExpert);
+        const Evaluation e2 = cm.explain(p);
+        const Breakdown& b2 = e2.decode.ops.empty() ? e2.prefill : e2.decode;
+        QVERIFY(!findComm(b2, "experts dispatch"));
+    }
+
+    // DP attention + EP 8 inside one node, a decode step of 128 tokens per GPU (DeepEP low-latency: one
+    // message per destination GPU). Of a token's 8 picks, 1/8 land on its own GPU: 7 travel, all over NVLink.
+    // Dispatch is FP8 with one fp32 scale per 128 values: 7168 x (1 + 4/128) = 7392 bytes a copy; the combine
+    // returns BF16: 7168 x 2 = 14336.
+    void dpAttentionDispatchBytes() {
+        const CostModel cm(deepseek(1, Phase::Decode, 2000, 128));
+        const Evaluation e = cm.explain(dpAttention(8));
+        const CommCost* d = findComm(e.decode, "experts dispatch");
+        const CommCost* c = findComm(e.decode, "experts combine");
+        QVERIFY(d && c);
+        QCOMPARE(d->link, LinkClass::NvLink);
+        QCOMPARE(d->bytes, 128.0 * 7.0 * 7392.0);
+        QCOMPARE(c->bytes, 128.0 * 7.0 * 14336.0);
+    }
+
+    // Prefill on 4x8 H100, EP 32 (DeepEP normal kernels: one copy per destination node over the NIC, then
+    // NVLink). Per token: 8 x (1 - 1/32) = 7.75 copies travel; of the 31 other GPUs 24 are on other nodes.
+    // Without de-duplication 7.75 x 24/31 = 6 copies would cross the NIC. Node-limited routing (n_group 8,
+    // topk_group 4, two groups a node): a node is missed with C(6,4)/C(8,4) = 15/70, so 4 x 55/70 nodes are
+    // reached, 3/4 of them remote: 33/14 = 2.357 copies cross the NIC. NVLink carries the 7.75 x 7/31 = 1.75
+    // copies for the own node plus the forwarding of the 6 remote ones to 7 of 8 GPUs there: 5.25.
+    void nodeLimitedDedupDispatchBytes() {
+        const int tokens = 4 * 2000;
+        Scenario s = deepseek(4, Phase::Prefill, 2000, 4);
+        const CostModel cm(s);
+        const Evaluation e = cm.explain(dpAttention(32));
+        const CommCost* d = findComm(e.prefill, "experts dispatch");
+        QVERIFY(d);
+        QCOMPARE(d->link, LinkClass::Network);
+        const double nic = 4.0 * (55.0 / 70.0) * 0.75, nvlink = 1.75 + 5.25;
+        QVERIFY(std::fabs(d->bytes - tokens * (nic + nvlink) * 7392.0) < 1e-6 * d->bytes);
+        // Unrestricted routing: 4 (1 - (3/4)^7.75) nodes reached.
+        s.model.moe.groups = s.model.moe.topkGroups = 0;
+        const Evaluation u = CostModel(s).explain(dpAttention(32));
+        const double nicU = 4.0 * (1.0 - std::pow(0.75, 7.75)) * 0.75;
+        QVERIFY(std::fabs(findComm(u.prefill, "experts dispatch")->bytes - tokens * (nicU + nvlink) * 7392.0) <
+                1e-6 * d->bytes);
+        QVERIFY(nicU > nic);
+    }
+
+    // Two-batch overlap on a decode step: each half (B/2 tokens) has compute o and communication x in a MoE
+    // layer; the layer takes 2 (max(o, x) + (1 - overlap) min(o, x)). Checked against the breakdowns of a
+    // plan without overlap at B and B/2.
+    void twoBatchOverlapLayerTime() {
+        Scenario s = deepseek(9, Phase::Decode, 2000, 256);
+        for (double ov : {0.0, 0.5, 1.0}) {
+            s.cluster.efficiency.overlap = ov;
+            Plan off = dpAttention(72), on = off;
+            off.overlap = Overlap::Off;
+            on.overlap = Overlap::TwoBatch;
+            const Evaluation eOff = CostModel(s).explain(off), eOn = CostModel(s).explain(on);
+            QVERIFY(eOn.decode.twoBatchOverlap && !eOff.decode.twoBatchOverlap);
+            Scenario half = s;
+            half.workload.batch = 128;
+            const Evaluation eHalf = CostModel(half).explain(off);
+            double x2 = 0, xFull = 0;
+            const double o2 = layerTime(eHalf.decode, LayerKind::Moe, x2);
+            const double oFull = layerTime(eOff.decode, LayerKind::Moe, xFull);
+            const double tbo = 2.0 * (std::max(o2, x2) + (1.0 - ov) * std::min(o2, x2));
+            // The stage: the MoE layers change, the dense layers, embedding and head do not.
+            const double expect = eOff.decode.stageMs + eOff.decode.moeLayers * (tbo - (oFull + xFull));
+            QVERIFY2(std::fabs(eOn.decode.stageMs - expect) < 1e-9 * expect,
+                     qPrintable(QString("overlap %1: %2 ms, expected %3").arg(ov).arg(eOn.decode.stageMs).arg(expect)));
+            // Auto takes the faster.
+            const Metrics autoM = CostModel(s).evaluate(dpAttention(72));
+            QVERIFY(autoM.tpotMs <= std::min(eOn.metrics.tpotMs, eOff.metrics.tpotMs) * (1 + 1e-12));
+        }
+        // With nothing hidden, splitting only costs: each half re-reads the weights.
+        s.cluster.efficiency.overlap = 0.0;
+        Plan on = dpAttention(72), off = on;
+        on.overlap = Overlap::TwoBatch;
+        off.overlap = Overlap::Off;
+        QVERIFY(CostModel(s).evaluate(on).tpotMs > CostModel(s).evaluate(off).tpotMs);
+    }
+
+    // A serving step with chunked prefill: Llama-3.1-8B on one H100, 1000-token prompts, 100 output tokens,
+    // 10 sequences: each step carries the 10 decode tokens and 10 x 1000 / 100 = 100 prefill tokens in one
+    // pass. The FFN up/gate GEMM sees 110 tokens: 2 x (2 x 4096 x 14336) x 110 FLOPs at 989 TFLOP/s x 0.7.
+    // A new prompt fits the spare budget (8192 - 10) in one step: TTFT = 2 cycles (the step in flight, then
+    // its own).
+    void batchedPrefillStep() {
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        s.constraints.gpus = 1;
+        s.workload.phase = Phase::Serving;
+        s.workload.inputTokens = 1000;
+        s.workload.outputTokens = 100;
+        s.workload.ttftMs = s.workload.tpotMs = 0;
+        s.workload.fixedBatch = true;
+        s.workload.batch = 10;
+        const CostModel cm(s);
+        const Evaluation e = cm.explain(Plan::megatronChoices({1, 1, 1, 1, 1, 1}));
+        QVERIFY(e.metrics.feasible);
+        QVERIFY(QString::fromStdString(e.decode.phase).contains("10 decode + 100 prefill"));
+        const double flops = 2.0 * (2.0 * 4096 * 14336) * 110;
+        for (const auto& o : e.decode.ops)
+            if (o.op == "ffn_up") QVERIFY(std::fabs(o.computeMs - flops / (989e12 * 0.7) * 1e3) < 1e-9);
+        QVERIFY(std::fabs(e.metrics.ttftMs - 2.0 * e.metrics.tpotMs) < 1e-9);
+        QCOMPARE(e.metrics.prefillBudget, kDefaultPrefillBudget);
+        // A step may not carry more than the budget: at 8,192 tokens, B (1 + 1000/100) <= 8192 gives B <= 744.
+        s.workload.fixedBatch = false;
+        QVERIFY(CostModel(s).evaluate(Plan::megatronChoices({1, 1, 1, 1, 1, 1})).batch <= 744);
+        Plan small = Plan::megatronChoices({1, 1, 1, 1, 1, 1});
+        small.prefillBudget = 1100; // 1100 / 11 = 100 sequences at most
+        QCOMPARE(CostModel(s).evaluate(small).batch, int64_t(100));
+    }
+
+    // Paged KV at a known batch: Llama-3.1-8B (32 layers, 8 KV heads of 128, BF16 K and V), 10 sequences of
+    // 1000 + 100 tokens. Paged: on average input + output/2 = 1050 tokens written:
+    // 10 x 1050 x 32 x 8 x 128 x 2 x 2 bytes = 1,376,256,000 B = 1.2817 GiB; the worst case, 1100 tokens.
+    void pagedKvMemory() {
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        s.constraints.gpus = 1;
+        s.workload.phase = Phase::Serving;
+        s.workload.inputTokens = 1000;
+        s.workload.outputTokens = 100;
+        s.workload.fixedBatch = true;
+        s.workload.batch = 10;
+        const Plan p = Plan::megatronChoices({1, 1, 1, 1, 1, 1});
+        const double perToken = 32.0 * 8 * 128 * 2 * 2, gib = 1024.0 * 1024 * 1024;
+        QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 10 * 1050 * perToken / gib) < 1e-9);
+        s.workload.kvReservation = Workload::KvReservation::Worst;
+        QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 10 * 1100 * perToken / gib) < 1e-9);
+    }
+
+    // FP8 weights make the GEMMs FP8, not the attention core: its compute time stays at the BF16 rate while
+    // the QKV projection's halves (989 -> 1979 TFLOP/s).
+    void attentionAtActivationPrecision() {
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        s.constraints.gpus = 1;
+        s.workload.phase = Phase::Prefill;
+        s.workload.inputTokens = 4096;
+        s.workload.fixedBatch = true;
+        s.workload.batch = 1;
+        const Plan p = Plan::megatronChoices({1, 1, 1, 1, 1, 1});
+        const Evaluation bf16 = CostModel(s).explain(p);
+        s.model.weights = Dtype::FP8;
+        const Evaluation fp8 = CostModel(s).explain(p);
+        auto op = [](const Evaluation& e, const char* name) {
+            for (const auto& o : e.prefill.ops)
+                if (o.op == name && o.layer == LayerKind::Dense) return o.computeMs;
+            return -1.0;
+        };
+        QCOMPARE(op(fp8, "attention"), op(bf16, "attention"));
+        QVERIFY(std::fabs(op(fp8, "qkv") - op(bf16, "qkv") * 989.0 / 1979.0) < 1e-9);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCostMechanisms)
+#include "tst_cost_mechanisms.moc"
