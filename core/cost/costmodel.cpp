@@ -1095,31 +1095,44 @@ struct CostModel::Impl {
         out.twoBatchOverlap = t.twoBatch;
         out.pipelineTransferMs = c.d.pp > 1 ? p2pTime(c, stageOf(0, c.d.pp), step.tokens()) * 1e3 : 0.0;
         out.bubbleMs = c.d.pp > 1 ? (double(c.d.pp) * t.stageMax - t.stageSum) / double(c.d.pp) * 1e3 : 0.0;
-        const Step cr = step.critical();
-        const double M = cr.tokens(), rows = step.rows(), copies = copiesOf(c, step.tokens());
         // The same terms as blockParts, one row each (the attention core sums its decode and prefill parts).
+        // Under two-batch overlap a MoE layer's rows are its two halves' work: the operators at twice a
+        // half's time, the collectives at the part that stays exposed (fullMs keeps their whole time), so
+        // the rows still add up to the stage.
         auto add = [&](const Block& bd, const Block& bp, LayerKind kind, bool overlapped) {
-            const Block& b = step.pre > 0 ? bp : bd;
+            const Step at = overlapped ? step.half() : step;
+            const double reps = overlapped ? 2.0 : 1.0;
+            double commShare = 1.0;
+            if (overlapped) {
+                const auto [o2, x2] = blockParts(c, bd, bp, at, at.rows());
+                const double ov = s.cluster.efficiency.overlap;
+                const double tbo = 2.0 * (std::max(o2, x2) + (1.0 - ov) * std::min(o2, x2));
+                commShare = x2 > 0 ? (tbo - 2.0 * o2) / (2.0 * x2) : 0.0;
+            }
+            const Step cr = at.critical();
+            const double M = cr.tokens(), rows = at.rows(), copies = copiesOf(c, at.tokens());
+            const Block& b = at.pre > 0 ? bp : bd;
             for (int i = 0; i < b.nOps; ++i) {
                 const OpTerm& o = b.ops[i];
-                double compute = 0, memory = 0;
+                double compute = 0, memory = 0, time = 0;
                 auto part = [&](const OpTerm& term, double m, double seqs) {
                     const auto [cs, ms] = opRoofline(term, m, seqs, copies);
-                    compute += cs, memory += ms;
+                    compute += cs, memory += ms, time += std::max(cs, ms) + launch;
                 };
                 if (o.attention) {
                     if (cr.dec > 0) part(bd.ops[i], cr.dec, cr.dec);
                     if (cr.pre > 0) part(bp.ops[i], cr.pre, cr.prompts);
+                    if (cr.dec > 0 && cr.pre > 0) time -= launch; // one varlen kernel
                 } else {
-                    part(o, o.op == Op::LmHead ? rows : o.experts ? step.tokens() : M, cr.dec + cr.prompts);
+                    part(o, o.op == Op::LmHead ? rows : o.experts ? at.tokens() : M, cr.dec + cr.prompts);
                 }
                 OpCost oc;
                 oc.layer = kind;
                 oc.op = std::string(kOpNames[int(o.op)]);
                 oc.choice = std::string(choiceNames(o.op)[o.choice]);
-                oc.computeMs = compute * 1e3;
-                oc.memoryMs = memory * 1e3;
-                oc.timeMs = std::max(oc.computeMs, oc.memoryMs) + launch * 1e3;
+                oc.computeMs = reps * compute * 1e3;
+                oc.memoryMs = reps * memory * 1e3;
+                oc.timeMs = reps * time * 1e3;
                 oc.memoryBound = oc.memoryMs >= oc.computeMs;
                 oc.weightBytes = o.weightBytes;
                 out.ops.push_back(std::move(oc));
@@ -1136,8 +1149,9 @@ struct CostModel::Impl {
                 cc.kind = k.kind;
                 cc.link = linkOf(k.group);
                 cc.group = k.group.size;
-                cc.bytes = k.bytesPerTok * std::ceil(m / k.tokDiv);
-                cc.timeMs = commTime(k, m) * 1e3;
+                cc.bytes = reps * k.bytesPerTok * std::ceil(m / k.tokDiv);
+                cc.fullMs = reps * commTime(k, m) * 1e3;
+                cc.timeMs = cc.fullMs * commShare;
                 cc.overlapped = overlapped;
                 out.comms.push_back(std::move(cc));
             }

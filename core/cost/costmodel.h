@@ -60,7 +60,8 @@ struct CommCost {
     LinkClass link;
     int group = 1;     ///< GPUs in the collective
     double bytes = 0;  ///< per GPU payload
-    double timeMs = 0; ///< per occurrence (one layer)
+    double timeMs = 0; ///< per occurrence (one layer); under two-batch overlap, the part left exposed
+    double fullMs = 0; ///< per occurrence, whole (equals timeMs without overlap)
     bool overlapped = false; ///< runs under the other half-batch's compute (two-batch overlap)
 };
 
