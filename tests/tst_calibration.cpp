@@ -1,18 +1,25 @@
-// The cost model against public measurements (tests/data/calibration): median absolute error under 25%.
+// The cost model against public measurements (tests/data/calibration), and fitting its efficiency factors to
+// measured runs (shardplan calibrate --fit).
 #include "core/cost/calibration.h"
+#include "core/io/formats.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <fstream>
 
 using namespace sp;
+
+namespace {
+const std::string kMeasurements = SHARDPLAN_TESTDATA_DIR "/calibration/measurements.yaml";
+}
 
 class TestCalibration : public QObject {
     Q_OBJECT
 private slots:
     void medianErrorUnder25Percent() {
-        auto rep =
-            runCalibration(SHARDPLAN_TESTDATA_DIR "/calibration/measurements.yaml", SHARDPLAN_SAMPLES_DIR);
+        auto rep = runCalibration(kMeasurements, SHARDPLAN_SAMPLES_DIR);
         QVERIFY2(rep.ok(), rep.error().str().c_str());
         for (const auto& r : rep->rows)
             qInfo("%-62s %12.1f %12.1f %+6.0f%%", r.id.c_str(), r.measured, r.predicted, 100 * r.error);
@@ -28,6 +35,76 @@ private slots:
         QVERIFY(rep->medianAbsError < 0.25);
         // A bound that holds: no prediction is off by more than a factor of two.
         for (const auto& r : rep->rows) QVERIFY2(std::fabs(r.error) < 1.0, r.id.c_str());
+    }
+
+    // Measurements made with the model itself at known factors: the fit from the defaults finds factors
+    // that reproduce them, and recovers the ones the runs pin down (compute-bound prefill fixes compute,
+    // memory-bound decode fixes memory, small steps the launch cost).
+    void fitRecoversKnownFactors() {
+        auto set = loadCalibrationSet(kMeasurements, SHARDPLAN_SAMPLES_DIR);
+        QVERIFY2(set.ok(), set.error().str().c_str());
+        Efficiency truth;
+        truth.compute = 0.55, truth.memory = 0.7, truth.intraNode = 0.75, truth.interNode = 0.8;
+        truth.launchUs = 6.0, truth.overlap = 0.3, truth.groupedGemm = 0.9;
+        CalibrationSet synthetic = set.value();
+        for (auto& c : synthetic.cases) {
+            CalibrationCase t = c;
+            t.scenario.cluster.efficiency = truth;
+            c.measured = predictCase(t).predicted;
+            QVERIFY(c.measured > 0);
+        }
+        const auto f = fitEfficiency(synthetic, Efficiency{}, /*leaveOneOut=*/false);
+        QVERIFY2(f.ok(), f.error().str().c_str());
+        qInfo("before %.1f%%, after %.3f%%; compute %.4f memory %.4f launch %.3f us", 100 * f->before.medianAbsError,
+              100 * f->after.medianAbsError, f->efficiency.compute, f->efficiency.memory, f->efficiency.launchUs);
+        QVERIFY(f->before.medianAbsError > 0.05); // the defaults are off
+        QVERIFY(f->after.medianAbsError < 0.005);
+        QVERIFY(std::fabs(f->efficiency.compute / truth.compute - 1) < 0.03);
+        QVERIFY(std::fabs(f->efficiency.memory / truth.memory - 1) < 0.03);
+        QVERIFY(std::fabs(f->efficiency.launchUs / truth.launchUs - 1) < 0.1);
+    }
+
+    // On the public measurements the fit lowers the held-out error, not only the in-sample one.
+    void fitLowersLeaveOneOutError() {
+        auto set = loadCalibrationSet(kMeasurements, SHARDPLAN_SAMPLES_DIR);
+        QVERIFY(set.ok());
+        const auto f = fitEfficiency(set.value(), set->cases.front().scenario.cluster.efficiency);
+        QVERIFY2(f.ok(), f.error().str().c_str());
+        qInfo("median |error| %.1f%% -> %.1f%% fitted, %.1f%% leave-one-out", 100 * f->before.medianAbsError,
+              100 * f->after.medianAbsError, 100 * f->looMedianAfter);
+        QCOMPARE(f->looErrors.size(), set->cases.size());
+        QVERIFY(f->after.medianAbsError < f->before.medianAbsError);
+        QVERIFY(f->looMedianAfter < f->before.medianAbsError);
+        for (const auto& x : f->factors) QVERIFY2(x.after >= x.lo && x.after <= x.hi, x.name.c_str());
+        QVERIFY(!fitEfficiency(CalibrationSet{}, Efficiency{}).ok()); // nothing to fit
+    }
+
+    // `vllm bench serve --save-result` JSON: 100 requests of 1000 input and 200 output tokens on average, 64
+    // concurrent over 8 replicas (8 each), 5000 output tok/s and a mean TPOT of 25 ms: two cases.
+    void readsVllmBenchResult() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.json").toStdString();
+        std::ofstream(path) << R"({"backend": "vllm", "completed": 100, "total_input_tokens": 100000,
+            "total_output_tokens": 20000, "output_throughput": 5000.0, "max_concurrency": 64,
+            "mean_ttft_ms": 80.0, "mean_tpot_ms": 25.0})";
+        auto s = loadScenario(SHARDPLAN_SAMPLES_DIR "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        QVERIFY(s.ok());
+        const Plan p = Plan::megatronChoices({1, 8, 1, 8, 1, 1});
+        auto set = loadVllmBenchResult(path, s.value(), p);
+        QVERIFY2(set.ok(), set.error().str().c_str());
+        QCOMPARE(set->cases.size(), size_t(2));
+        const auto& c = set->cases[0];
+        QCOMPARE(c.scenario.workload.inputTokens, int64_t(1000));
+        QCOMPARE(c.scenario.workload.outputTokens, int64_t(200));
+        QCOMPARE(c.plan.batch, int64_t(8));
+        QCOMPARE(c.measured, 5000.0);
+        QCOMPARE(set->cases[1].metric, std::string("tpot_ms"));
+        QVERIFY(predictCase(c).predicted > 0);
+        // A file without the run's totals is refused with the field.
+        std::ofstream(path) << R"({"completed": 100})";
+        auto bad = loadVllmBenchResult(path, s.value(), p);
+        QVERIFY(!bad.ok());
+        QVERIFY2(QString::fromStdString(bad.error().str()).contains("total_input_tokens"), bad.error().str().c_str());
     }
 };
 

@@ -162,16 +162,143 @@ int cmdEvalSpeed(const std::vector<std::string>& argv) {
     return kOk;
 }
 
+namespace {
+
+nlohmann::ordered_json rowsJson(const CalibrationReport& rep) {
+    auto rows = nlohmann::ordered_json::array();
+    for (const auto& r : rep.rows)
+        rows.push_back({{"id", r.id},
+                        {"metric", r.metric},
+                        {"measured", r.measured},
+                        {"predicted", r.predicted},
+                        {"error", r.error},
+                        {"feasible", r.feasible}});
+    return rows;
+}
+
+int reportFit(const FitResult& f, const std::string& source, const Args& a, const std::string& clusterPath) {
+    const bool json = a.flag("json");
+    std::string written;
+    if (auto out = a.option("out")) {
+        auto c = loadCluster(clusterPath);
+        if (!c) {
+            std::cerr << c.error().str() << "\n";
+            return kBadInput;
+        }
+        Cluster fitted = c.value();
+        fitted.efficiency = f.efficiency;
+        char head[400];
+        std::snprintf(head, sizeof head,
+                      "# %s with its efficiency factors fitted by `shardplan calibrate --fit` to %zu measured runs\n"
+                      "# in %s: median |error| %.1f%% before, %.1f%% after, %.1f%% leave-one-out.\n",
+                      clusterPath.c_str(), f.after.rows.size(), source.c_str(), 100 * f.before.medianAbsError,
+                      100 * f.after.medianAbsError, 100 * f.looMedianAfter);
+        std::string text = head;
+        for (const auto& fac : f.factors) {
+            char line[160];
+            std::snprintf(line, sizeof line, "#   %-12s %.4g -> %.4g (bounds %.3g-%.3g)\n", fac.name.c_str(),
+                          fac.before, fac.after, fac.lo, fac.hi);
+            text += line;
+        }
+        text += toYaml(fitted);
+        auto w = writeFileAtomic(*out, text);
+        if (!w) {
+            std::cerr << w.error().str() << "\n";
+            return kBadInput;
+        }
+        written = *out;
+    }
+    if (json) {
+        nlohmann::ordered_json j;
+        j["fitted_to"] = source;
+        auto& fac = j["factors"] = nlohmann::ordered_json::array();
+        for (const auto& x : f.factors)
+            fac.push_back({{"name", x.name}, {"before", x.before}, {"after", x.after}, {"lo", x.lo}, {"hi", x.hi}});
+        j["median_abs_error_before"] = f.before.medianAbsError;
+        j["median_abs_error_after"] = f.after.medianAbsError;
+        j["loo_median_abs_error"] = f.looMedianAfter;
+        j["before"] = rowsJson(f.before);
+        j["after"] = rowsJson(f.after);
+        j["loo_errors"] = f.looErrors;
+        j["skipped"] = f.before.skipped;
+        if (!written.empty()) j["written"] = written;
+        std::cout << j.dump(2) << "\n";
+        return kOk;
+    }
+    std::printf("%-62s %12s %9s %9s %9s\n", "measurement", "measured", "before", "after", "held out");
+    for (size_t i = 0; i < f.after.rows.size(); ++i) {
+        const auto& b = f.before.rows[i];
+        const auto& r = f.after.rows[i];
+        std::printf("%-62s %12.1f %+8.0f%% %+8.0f%%", r.id.c_str(), r.measured, 100 * b.error, 100 * r.error);
+        if (i < f.looErrors.size()) std::printf(" %+8.0f%%", 100 * f.looErrors[i]);
+        std::printf("\n");
+    }
+    std::printf("\nfactor        before     after   bounds\n");
+    for (const auto& x : f.factors)
+        std::printf("%-12s %7.4g %9.4g   %g-%g\n", x.name.c_str(), x.before, x.after, x.lo, x.hi);
+    std::printf("\nmedian absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out (%zu measurements)\n",
+                100 * f.before.medianAbsError, 100 * f.after.medianAbsError, 100 * f.looMedianAfter,
+                f.after.rows.size());
+    if (!written.empty()) std::printf("written: %s\n", written.c_str());
+    return kOk;
+}
+
+} // namespace
+
 int cmdCalibrate(const std::vector<std::string>& argv) {
-    const char* usage = "shardplan calibrate [--json] [MEASUREMENTS.yaml]";
-    Args a(argv, {"json"}, {});
+    const char* usage =
+        "shardplan calibrate [--json] [MEASUREMENTS.yaml]\n"
+        "       shardplan calibrate --fit FILE [--cluster C] [--scenario S [--plan P]] [--out FITTED.yaml] [--json]\n"
+        "  FILE: measurements in the project's format, or `vllm bench serve --save-result` JSON (with --scenario:\n"
+        "  the model and cluster it ran on, and --plan: its layout, default the Megatron plan)";
+    Args a(argv, {"json"}, {"fit", "cluster", "scenario", "plan", "out"});
     if (!a.ok()) return usageError(a.error(), usage);
+    const std::string samples = SHARDPLAN_SAMPLES_DIR;
+    if (auto fitPath = a.option("fit")) {
+        if (!a.positionals().empty()) return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
+        Result<CalibrationSet> set = Error{};
+        std::string clusterPath = a.option("cluster").value_or(samples + "/clusters/h100-4x8.yaml");
+        if (auto sc = a.option("scenario")) {
+            const auto s = loadScenarioOrReport(*sc);
+            if (!s) return kBadInput;
+            const CostModel model(s.value());
+            Plan plan = model.megatronPlan();
+            if (auto pp = a.option("plan")) {
+                auto p = loadPlan(*pp);
+                if (!p) {
+                    std::cerr << p.error().str() << "\n";
+                    return kBadInput;
+                }
+                plan = p.value();
+            }
+            set = loadVllmBenchResult(*fitPath, s.value(), plan);
+        } else {
+            if (a.option("plan")) return usageError("--plan goes with --scenario", usage);
+            set = loadCalibrationSet(*fitPath, samples);
+        }
+        if (!set) {
+            std::cerr << set.error().str() << "\n";
+            return kBadInput;
+        }
+        auto start = loadCluster(clusterPath);
+        if (!start) {
+            std::cerr << start.error().str() << "\n";
+            return kBadInput;
+        }
+        auto f = fitEfficiency(set.value(), start.value().efficiency);
+        if (!f) {
+            std::cerr << *fitPath << ": " << f.error().message << "\n";
+            return kBadInput;
+        }
+        return reportFit(f.value(), *fitPath, a, clusterPath);
+    }
+    for (auto o : {"cluster", "scenario", "plan", "out"})
+        if (a.option(o)) return usageError(std::string("--") + o + " goes with --fit", usage);
     if (a.positionals().size() > 1) return usageError("at most one measurements file", usage);
-    const std::string path =
-        a.positionals().empty()
-            ? std::string(SHARDPLAN_SAMPLES_DIR "/../tests/data/calibration/measurements.yaml")
-            : a.positionals()[0];
-    auto rep = runCalibration(path, SHARDPLAN_SAMPLES_DIR);
+    const std::string path = a.positionals().empty()
+                                 ? samples + "/../tests/data/calibration/measurements.yaml"
+                                 : a.positionals()[0];
+    auto rep = runCalibration(path, samples);
     if (!rep) {
         std::cerr << rep.error().str() << "\n";
         return kBadInput;
@@ -179,14 +306,7 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
     if (a.flag("json")) {
         nlohmann::ordered_json j;
         j["median_abs_error"] = rep->medianAbsError;
-        auto& rows = j["rows"] = nlohmann::ordered_json::array();
-        for (const auto& r : rep->rows)
-            rows.push_back({{"id", r.id},
-                            {"metric", r.metric},
-                            {"measured", r.measured},
-                            {"predicted", r.predicted},
-                            {"error", r.error},
-                            {"feasible", r.feasible}});
+        j["rows"] = rowsJson(rep.value());
         j["skipped"] = rep->skipped;
         std::cout << j.dump(2) << "\n";
         return kOk;

@@ -25,11 +25,14 @@ namespace {
 //    data-parallel, as in the DP-attention deployments.
 //  - batch: fixed when given (per replica), else chosen by the model; SLOs when given, else none (max
 //  throughput).
-Result<CalibrationRow> runOne(const io::MapReader& e, const std::string& samples, const std::string& here) {
-    CalibrationRow row;
+Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& samples, const std::string& here) {
+    CalibrationCase row;
     row.id = e.string("id");
     row.metric = e.string("metric");
     row.measured = e.number("value", 1e-9, 1e12);
+    static const std::vector<std::string_view> kMetrics{"output_tokens_per_s", "input_tokens_per_s",
+                                                         "total_tokens_per_s", "ttft_ms", "tpot_ms"};
+    e.oneOf("metric", kMetrics);
     const std::string modelName = e.string("model");
     auto model = loadModel(samples + "/models/" + modelName + ".yaml");
     if (!model) return model.error();
@@ -94,40 +97,65 @@ Result<CalibrationRow> runOne(const io::MapReader& e, const std::string& samples
     if (e.has("batch")) plan.batch = e.integer("batch", 1, 10'000'000);
     const CostModel cm(s);
     if (auto why = cm.checkPlan(plan)) return Error{e.file(), 0, 0, row.id, "plan: " + *why};
-    const Metrics r = cm.evaluate(plan);
-    row.feasible = r.feasible;
-    if (row.metric == "output_tokens_per_s" || row.metric == "input_tokens_per_s")
-        row.predicted = r.throughput;
-    else if (row.metric == "total_tokens_per_s")
-        row.predicted = r.throughput * double(w.inputTokens + w.outputTokens) / double(w.outputTokens);
-    else if (row.metric == "ttft_ms") {
-        // A lightly loaded server (a couple of requests per second): the prefill of one prompt.
-        Workload one = w;
-        one.phase = Phase::Prefill;
-        one.fixedBatch = true, one.batch = 1;
-        s.workload = one;
-        row.predicted = CostModel(s).evaluate(plan).ttftMs;
-    } else if (row.metric == "tpot_ms") {
-        Workload one = w;
-        one.fixedBatch = true, one.batch = 1;
-        s.workload = one;
-        row.predicted = CostModel(s).evaluate(plan).tpotMs;
-    } else
-        e.failAt("metric", "unknown metric '" + row.metric + "'");
-    row.error = row.predicted / row.measured - 1.0;
+    row.scenario = std::move(s);
+    row.plan = plan;
     return row;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
 } // namespace
 
-Result<CalibrationReport> runCalibration(const std::string& path, const std::string& samplesDir) {
+CalibrationRow predictCase(const CalibrationCase& c) {
+    CalibrationRow row;
+    row.id = c.id;
+    row.metric = c.metric;
+    row.measured = c.measured;
+    const Workload& w = c.scenario.workload;
+    const Metrics r = CostModel(c.scenario).evaluate(c.plan);
+    row.feasible = r.feasible;
+    if (c.metric == "output_tokens_per_s" || c.metric == "input_tokens_per_s")
+        row.predicted = r.throughput;
+    else if (c.metric == "total_tokens_per_s")
+        row.predicted = r.throughput * double(w.inputTokens + w.outputTokens) / double(w.outputTokens);
+    else {
+        // A lightly loaded server: the prefill of one prompt (TTFT), or a decode step at batch 1 (TPOT),
+        // unless the case fixes the batch.
+        Scenario one = c.scenario;
+        if (c.metric == "ttft_ms") one.workload.phase = Phase::Prefill;
+        if (!one.workload.fixedBatch && c.plan.batch == 0) one.workload.fixedBatch = true, one.workload.batch = 1;
+        const Metrics m = CostModel(one).evaluate(c.plan);
+        row.predicted = c.metric == "ttft_ms" ? m.ttftMs : m.tpotMs;
+    }
+    row.error = row.predicted / row.measured - 1.0;
+    return row;
+}
+
+CalibrationReport calibrationReport(const CalibrationSet& set) {
+    CalibrationReport rep;
+    rep.skipped = set.skipped;
+    std::vector<double> errs;
+    for (const auto& c : set.cases) {
+        rep.rows.push_back(predictCase(c));
+        errs.push_back(std::fabs(rep.rows.back().error));
+    }
+    rep.medianAbsError = median(errs);
+    return rep;
+}
+
+Result<CalibrationSet> loadCalibrationSet(const std::string& path, const std::string& samplesDir) {
     try {
         const YAML::Node root = io::parseDocument(io::readFile(path), path);
         const io::MapReader r(path, root, "");
         const YAML::Node list = r.node("measurements");
         if (!list.IsSequence()) r.failAt("measurements", "expected a list");
         const std::string here = std::filesystem::path(path).parent_path().string();
-        CalibrationReport rep;
+        CalibrationSet set;
         for (size_t i = 0; i < list.size(); ++i) {
             // null fields ("not stated by the source") read as absent
             YAML::Node entry = YAML::Clone(list[i]);
@@ -136,23 +164,60 @@ Result<CalibrationReport> runCalibration(const std::string& path, const std::str
                 if (it->second.IsNull()) nulls.push_back(it->first.Scalar());
             for (const auto& k : nulls) entry.remove(k);
             const io::MapReader e(path, entry, "measurements[" + std::to_string(i) + "]");
-            auto row = runOne(e, samplesDir, here);
-            if (row)
-                rep.rows.push_back(row.value());
+            auto c = buildCase(e, samplesDir, here);
+            if (c)
+                set.cases.push_back(std::move(c.value()));
             else
-                rep.skipped.push_back(e.string("id") + ": " + row.error().message);
+                set.skipped.push_back(e.string("id") + ": " + c.error().message);
         }
-        std::vector<double> errs;
-        for (const auto& row : rep.rows) errs.push_back(std::fabs(row.error));
-        if (!errs.empty()) {
-            std::sort(errs.begin(), errs.end());
-            const size_t n = errs.size();
-            rep.medianAbsError = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2.0;
-        }
-        return rep;
+        return set;
     } catch (const InputError& e) {
         return e.error();
     }
+}
+
+Result<CalibrationSet> loadVllmBenchResult(const std::string& path, const Scenario& base, const Plan& plan) {
+    try {
+        const YAML::Node root = io::parseDocument(io::readFile(path), path); // JSON is YAML
+        const io::MapReader r(path, root, "");
+        const double completed = r.number("completed", 1, 1e12);
+        const double in = r.number("total_input_tokens", 1, 1e15), out = r.number("total_output_tokens", 1, 1e15);
+        CalibrationSet set;
+        CalibrationCase c;
+        c.scenario = base;
+        c.scenario.workload.phase = Phase::Serving;
+        c.scenario.workload.inputTokens = std::max<int64_t>(1, std::llround(in / completed));
+        c.scenario.workload.outputTokens = std::max<int64_t>(1, std::llround(out / completed));
+        c.scenario.workload.ttftMs = c.scenario.workload.tpotMs = 0;
+        c.plan = plan;
+        const std::string stem = std::filesystem::path(path).stem().string();
+        if (r.has("max_concurrency") && !r.node("max_concurrency").IsNull()) {
+            // Concurrent requests spread over the replicas.
+            const double conc = r.number("max_concurrency", 1, 1e9);
+            c.plan.batch = std::max<int64_t>(1, std::llround(conc / double(plan.degrees.dp * plan.degrees.pp)));
+        }
+        if (auto why = CostModel(c.scenario).checkPlan(c.plan))
+            return Error{path, 0, 0, "", "plan does not fit the scenario: " + *why};
+        c.id = stem + " output throughput";
+        c.metric = "output_tokens_per_s";
+        c.measured = r.number("output_throughput", 1e-9, 1e12);
+        set.cases.push_back(c);
+        if (c.plan.batch > 0 && r.has("mean_tpot_ms")) {
+            c.id = stem + " mean TPOT";
+            c.metric = "tpot_ms";
+            c.measured = r.number("mean_tpot_ms", 1e-6, 1e9);
+            set.cases.push_back(c);
+        }
+        return set;
+    } catch (const InputError& e) {
+        return e.error();
+    }
+}
+
+Result<CalibrationReport> runCalibration(const std::string& path, const std::string& samplesDir) {
+    auto set = loadCalibrationSet(path, samplesDir);
+    if (!set) return set.error();
+    return calibrationReport(set.value());
 }
 
 } // namespace sp

@@ -1,9 +1,10 @@
 #pragma once
-// Checks the cost model against public measurements (tests/data/calibration/measurements.yaml): each entry
-// becomes a scenario and a plan, and the model's prediction of the measured metric is compared with the
-// measured value.
+// Checks the cost model against measured runs (tests/data/calibration/measurements.yaml, or the user's own):
+// each entry becomes a scenario and a plan, and the model's prediction of the measured metric is compared
+// with the measured value. fitEfficiency() fits the cluster's efficiency factors to such runs.
 
 #include "core/common/error.h"
+#include "core/model/scenario.h"
 
 #include <string>
 #include <vector>
@@ -25,7 +26,58 @@ struct CalibrationReport {
     double medianAbsError = 0;
 };
 
-/// samplesDir holds models/ and clusters/; H800 comes from clusters/ beside the measurements file.
+/// One measured run, ready to predict: its scenario, the plan it ran, and the metric measured.
+struct CalibrationCase {
+    std::string id;
+    std::string metric; ///< output_tokens_per_s, input_tokens_per_s, total_tokens_per_s, ttft_ms, tpot_ms
+    double measured = 0;
+    Scenario scenario;
+    Plan plan;
+};
+
+struct CalibrationSet {
+    std::vector<CalibrationCase> cases;
+    std::vector<std::string> skipped; ///< "id: why"
+};
+
+/// Reads measurements in the project's format. samplesDir holds models/ and clusters/; H800 comes from
+/// clusters/ beside the measurements file.
+Result<CalibrationSet> loadCalibrationSet(const std::string& measurementsPath, const std::string& samplesDir);
+
+/// Reads the JSON that `vllm bench serve --save-result` writes (one run: output_throughput, total_input_tokens,
+/// total_output_tokens, completed, max_concurrency, mean_ttft_ms, mean_tpot_ms) as cases of `base`
+/// (the model and cluster it ran on) with `plan`: its output throughput, and its mean TPOT when the run
+/// states its concurrency.
+Result<CalibrationSet> loadVllmBenchResult(const std::string& path, const Scenario& base, const Plan& plan);
+
+/// The model's prediction of a case's metric (its scenario's efficiency factors as they are).
+CalibrationRow predictCase(const CalibrationCase& c);
+/// Every case predicted, with the median absolute error.
+CalibrationReport calibrationReport(const CalibrationSet& set);
+
+/// loadCalibrationSet + calibrationReport.
 Result<CalibrationReport> runCalibration(const std::string& measurementsPath, const std::string& samplesDir);
+
+/// A fitted factor: its name (as in cluster files' efficiency map), start, result and bounds.
+struct FittedFactor {
+    std::string name;
+    double before = 0, after = 0, lo = 0, hi = 0;
+};
+
+struct FitResult {
+    Efficiency efficiency;              ///< the fitted factors
+    std::vector<FittedFactor> factors;  ///< each factor before and after, with its bounds
+    CalibrationReport before, after;    ///< every case with the start factors and with the fitted ones
+    std::vector<double> looErrors;      ///< per case: predicted / measured - 1 when fitted on the others
+    double looMedianBefore = 0;         ///< median |error| before fitting (the same as before.medianAbsError)
+    double looMedianAfter = 0;          ///< median |leave-one-out error| after
+    int objectiveEvaluations = 0;
+};
+
+/// Fits the efficiency factors (compute, memory, NVLink, NIC, launch, two-batch overlap, grouped GEMM),
+/// shared by every case, by least squares on log(predicted / measured) within physical bounds, starting from
+/// `start` (coordinate descent with golden-section line searches in each factor). Every case's cluster takes
+/// the fitted factors. With fewer than two cases there is nothing to fit: an error.
+Result<FitResult> fitEfficiency(const CalibrationSet& set, const Efficiency& start, bool leaveOneOut = true);
 
 } // namespace sp
