@@ -89,6 +89,7 @@ struct OpTerm {
     bool attention = false; ///< the attention core: its sequence terms depend on decode or prefill tokens
     double peak = 0;        ///< achieved FLOP/s of this operator's math; 0: the GEMM rate
     int ep = 1;             ///< routed experts: GPUs the experts are spread over (load imbalance)
+    double imbalanceK = 0;  ///< routed experts: sqrt(2 ln ep), see opRoofline
 };
 
 /// One collective in one layer: time = alpha + secPerTok * ceil(M / tokDiv).
@@ -190,6 +191,7 @@ struct PassTimes {
 struct AtBatch {
     double throughput = 0, ttft = 0, tpot = 0; // tokens/s, s, s
     bool overTokenBudget = false;              // a step needs more tokens than the prefill budget allows
+    bool twoBatch = false;                     // the MoE layers ran with two-batch overlap
 };
 
 } // namespace
@@ -205,6 +207,7 @@ struct CostModel::Impl {
     double budget = 0;    ///< tokens per forward pass of a replica (chunked prefill)
     double bw = 0;        ///< achieved HBM bytes/s
     double launch = 0;    ///< seconds per kernel
+    double logMissOne = 0; ///< log(1 - 1/E): an expert missed by one token copy
     double capBytes = 0;  ///< usable HBM per GPU
     double ab = 2, wb = 2, kb = 2;
     double roofline = 0;
@@ -222,6 +225,7 @@ struct CostModel::Impl {
         attnFlops = c.gpu.tflops[int(s.model.activations)] * 1e12 * c.efficiency.compute;
         if (attnFlops <= 0) attnFlops = peakFlops;
         expertFlops = peakFlops * c.efficiency.groupedGemm;
+        if (s.model.moe.present()) logMissOne = std::log1p(-1.0 / double(s.model.moe.experts));
         bw = c.gpu.hbmTBs * 1e12 * c.efficiency.memory;
         launch = c.efficiency.launchUs * 1e-6;
         capBytes = c.gpu.hbmGB * 1e9 * (1.0 - s.constraints.memoryHeadroom);
@@ -570,6 +574,7 @@ struct CostModel::Impl {
             t.experts = true;
             t.peak = expertFlops;
             t.ep = d.ep;
+            t.imbalanceK = d.ep > 1 ? std::sqrt(2.0 * std::log(double(d.ep))) : 0.0;
             const double params = 3.0 * h * double(e.expertFfn);
             const double copiesPerGpu = double(d.dp) * k / double(G); // per replica token
             t.fTok = copiesPerGpu * 2.0 * params;
@@ -713,30 +718,39 @@ struct CostModel::Impl {
         return st;
     }
 
-    /// Compute and memory seconds of one operator for M local-replica tokens and B sequences.
-    std::pair<double, double> opRoofline(const OpTerm& t, double M, double B,
-                                         double copiesPerReplicaGroup) const {
-        const double tok = std::ceil(M / t.tokDiv), seq = std::ceil(B / t.seqDiv);
-        double fixed = t.bFixed, perTok = 1.0;
+    /// Compute and memory seconds of one operator for M local-replica tokens and B sequences; with `half`,
+    /// also for a half-batch (M/2, B/2) in the same pass (two-batch overlap).
+    struct Roof {
+        double compute = 0, memory = 0;
+        double time(double launch) const { return std::max(compute, memory) + launch; }
+    };
+    Roof opRoofline(const OpTerm& t, double M, double B, double copiesPerReplicaGroup, Roof* half = nullptr) const {
+        const double inv = 1.0 / (t.peak > 0 ? t.peak : peakFlops);
+        double fixed = t.bFixed, perTok = 1.0, fixedH = fixed, perTokH = 1.0;
         if (t.experts) {
             // With n token copies over E experts, an expert receives one with probability 1 - (1 - 1/E)^n;
             // only those experts' weights are read (this is what makes small-batch MoE decode cheap and
-            // memory-bound).
-            const double E = double(s.model.moe.experts);
-            fixed *= 1.0 - std::exp(copiesPerReplicaGroup * std::log1p(-1.0 / E));
+            // memory-bound). A half-batch's miss probability is the square root of the whole one's.
+            const double miss = std::exp(copiesPerReplicaGroup * logMissOne);
+            fixed *= 1.0 - miss;
+            fixedH *= 1.0 - std::sqrt(miss);
             // The layer waits for the busiest GPU: with lambda copies per GPU on average, the most loaded
             // of ep GPUs gets about lambda + sqrt(2 lambda ln ep) (the maximum of ep Poisson loads, uniform
             // routing; skewed routing is worse, EPLB's redundant experts bring it back towards this).
             const double lambda = copiesPerReplicaGroup / double(t.ep);
-            if (t.ep > 1 && lambda > 0) perTok = 1.0 + std::sqrt(2.0 * std::log(double(t.ep)) / lambda);
+            if (t.imbalanceK > 0 && lambda > 0) {
+                const double k = t.imbalanceK / std::sqrt(lambda);
+                perTok = 1.0 + k;
+                perTokH = 1.0 + k * std::sqrt(2.0);
+            }
         }
-        const double peak = t.peak > 0 ? t.peak : peakFlops;
-        return {(t.fTok * tok * perTok + t.fSeq * seq) / peak, (fixed + t.bTok * tok * perTok + t.bSeq * seq) / bw};
-    }
-
-    double opTime(const OpTerm& t, double M, double B, double copiesPerReplicaGroup) const {
-        const auto [compute, memory] = opRoofline(t, M, B, copiesPerReplicaGroup);
-        return std::max(compute, memory) + launch;
+        const double tok = std::ceil(M / t.tokDiv), seq = std::ceil(B / t.seqDiv);
+        if (half) {
+            const double tokH = std::ceil(M / 2 / t.tokDiv), seqH = std::ceil(B / 2 / t.seqDiv);
+            half->compute = (t.fTok * tokH * perTokH + t.fSeq * seqH) * inv;
+            half->memory = (fixedH + t.bTok * tokH * perTokH + t.bSeq * seqH) / bw;
+        }
+        return {(t.fTok * tok * perTok + t.fSeq * seq) * inv, (fixed + t.bTok * tok * perTok + t.bSeq * seq) / bw};
     }
 
     static double commTime(const CommTerm& k, double M) {
@@ -747,54 +761,75 @@ struct CostModel::Impl {
         return double(c.d.dp) * M * double(s.model.moe.topK) / double(std::max(1, c.d.edp));
     }
 
-    /// Compute and communication seconds of one layer kind in a step. The attention core serves the decode
-    /// tokens (against their context) and the prefill tokens (causal over their prompt) in one kernel; every
-    /// other operator sees all the step's tokens at once, so its weights are read once. A step with prefill
-    /// tokens uses the prefill block's collectives (DeepEP normal kernels), a decode-only step the decode
-    /// block's (low-latency kernels).
-    std::pair<double, double> blockParts(const Compiled& c, const Block& bd, const Block& bp, const Step& st,
-                                         double rows) const {
-        const Block& main = st.pre > 0 ? bp : bd;
-        // The routed experts see every rank's tokens spread by the all-to-all; the rest runs on the
-        // busiest rank's.
-        const Step cr = st.critical();
-        const double M = cr.tokens(), copies = copiesOf(c, st.tokens());
+    struct Parts {
         double ops = 0, comms = 0;
+    };
+
+    /// Compute and communication seconds of one layer kind in a step (and, with `half`, of a half-batch).
+    /// The attention core serves the decode tokens (against their context) and the prefill tokens (causal
+    /// over their prompt) in one kernel; every other operator sees all the step's tokens at once, so its
+    /// weights are read once. A step with prefill tokens uses the prefill block's collectives (DeepEP normal
+    /// kernels), a decode-only step the decode block's (low-latency kernels). The routed experts see every
+    /// rank's tokens spread by the all-to-all; the rest runs on the busiest rank's.
+    Parts blockParts(const Compiled& c, const Block& bd, const Block& bp, const Step& st,
+                     Parts* half = nullptr) const {
+        const Block& main = st.pre > 0 ? bp : bd;
+        const Step cr = st.critical();
+        const double M = cr.tokens(), copies = copiesOf(c, st.tokens()), rows = st.rows();
+        Parts p;
+        Parts h;
+        Roof hr;
+        Roof* hp = half ? &hr : nullptr;
         for (int i = 0; i < main.nOps; ++i) {
             if (main.ops[i].attention) {
-                double t = 0;
-                if (cr.dec > 0) t += opTime(bd.ops[i], cr.dec, cr.dec, copies);
-                if (cr.pre > 0) t += opTime(bp.ops[i], cr.pre, cr.prompts, copies);
-                if (cr.dec > 0 && cr.pre > 0) t -= launch; // one varlen kernel
-                ops += t;
+                const bool both = cr.dec > 0 && cr.pre > 0;
+                if (cr.dec > 0) {
+                    p.ops += opRoofline(bd.ops[i], cr.dec, cr.dec, copies, hp).time(launch);
+                    if (half) h.ops += hr.time(launch);
+                }
+                if (cr.pre > 0) {
+                    p.ops += opRoofline(bp.ops[i], cr.pre, cr.prompts, copies, hp).time(launch);
+                    if (half) h.ops += hr.time(launch);
+                }
+                if (both) p.ops -= launch, h.ops -= launch; // one varlen kernel
             } else {
                 const OpTerm& o = main.ops[i];
-                ops += opTime(o, o.op == Op::LmHead ? rows : o.experts ? st.tokens() : M, cr.dec + cr.prompts,
-                              copies);
+                const double m = o.op == Op::LmHead ? rows : o.experts ? st.tokens() : M;
+                p.ops += opRoofline(o, m, cr.dec + cr.prompts, copies, hp).time(launch);
+                if (half) h.ops += hr.time(launch);
             }
         }
-        for (int i = 0; i < main.nComms; ++i)
-            comms += commTime(main.comms[i], main.comms[i].from == Op::LmHead ? rows : M);
-        return {ops, comms};
+        for (int i = 0; i < main.nComms; ++i) {
+            const CommTerm& k = main.comms[i];
+            const double m = k.from == Op::LmHead ? rows : M;
+            p.comms += commTime(k, m);
+            if (half) h.comms += commTime(k, m / 2);
+        }
+        if (half) *half = h;
+        return p;
     }
 
     /// One layer kind's time in a step; MoE layers may run as two half-batches, one's communication under
     /// the other's compute: 2 x (longer + (1 - overlap) x shorter) of a half, each half re-reading weights.
     double blockTime(const Compiled& c, const Block& bd, const Block& bp, const Step& st, bool moe,
                      bool& twoBatch) const {
-        const auto [ops, comms] = blockParts(c, bd, bp, st, st.rows());
-        const double serial = ops + comms;
         twoBatch = false;
-        if (!moe || c.overlap == Overlap::Off || comms <= 0 || st.dec + st.prompts < 2) return serial;
-        const Step h = st.half();
-        const auto [o2, x2] = blockParts(c, bd, bp, h, h.rows());
-        const double ov = s.cluster.efficiency.overlap;
-        const double tbo = 2.0 * (std::max(o2, x2) + (1.0 - ov) * std::min(o2, x2));
+        const bool tryTbo = moe && c.overlap != Overlap::Off && st.dec + st.prompts >= 2;
+        Parts h;
+        const Parts full = blockParts(c, bd, bp, st, tryTbo ? &h : nullptr);
+        const double serial = full.ops + full.comms;
+        if (!tryTbo || full.comms <= 0) return serial;
+        const double tbo = twoBatchTime(h);
         if (c.overlap == Overlap::TwoBatch || tbo < serial) {
             twoBatch = true;
             return tbo;
         }
         return serial;
+    }
+
+    double twoBatchTime(const Parts& half) const {
+        const double ov = s.cluster.efficiency.overlap;
+        return 2.0 * (std::max(half.ops, half.comms) + (1.0 - ov) * std::min(half.ops, half.comms));
     }
 
     double p2pTime(const Compiled& c, const Stage& st, double M) const {
@@ -877,6 +912,7 @@ struct CostModel::Impl {
         const PassTimes t = passTimes(c, st);
         const double cycle = std::max(pp * t.stageMax, t.stageSum);
         AtBatch r;
+        r.twoBatch = t.twoBatch;
         r.overTokenBudget = st.tokens() > std::max(c.budget, w.phase == Phase::Prefill ? double(w.inputTokens) : 0.0) + 1e-9;
         if (w.phase == Phase::Prefill) {
             r.throughput = dp * pp * B * double(w.inputTokens) / cycle;
@@ -1039,7 +1075,7 @@ struct CostModel::Impl {
         m.ttftMs = r.ttft * 1e3;
         m.tpotMs = r.tpot * 1e3;
         m.prefillBudget = int64_t(c.budget);
-        m.twoBatchOverlap = passTimes(c, stepAt(c, double(B))).twoBatch;
+        m.twoBatchOverlap = r.twoBatch;
         fillMemory(c, double(B), m);
         m.rooflineFraction = roofline > 0 ? m.throughput / roofline : 0.0;
         const double slo = sloRatio(r);
@@ -1104,10 +1140,9 @@ struct CostModel::Impl {
             const double reps = overlapped ? 2.0 : 1.0;
             double commShare = 1.0;
             if (overlapped) {
-                const auto [o2, x2] = blockParts(c, bd, bp, at, at.rows());
-                const double ov = s.cluster.efficiency.overlap;
-                const double tbo = 2.0 * (std::max(o2, x2) + (1.0 - ov) * std::min(o2, x2));
-                commShare = x2 > 0 ? (tbo - 2.0 * o2) / (2.0 * x2) : 0.0;
+                Parts h;
+                blockParts(c, bd, bp, step, &h);
+                commShare = h.comms > 0 ? (twoBatchTime(h) - 2.0 * h.ops) / (2.0 * h.comms) : 0.0;
             }
             const Step cr = at.critical();
             const double M = cr.tokens(), rows = at.rows(), copies = copiesOf(c, at.tokens());
@@ -1116,8 +1151,8 @@ struct CostModel::Impl {
                 const OpTerm& o = b.ops[i];
                 double compute = 0, memory = 0, time = 0;
                 auto part = [&](const OpTerm& term, double m, double seqs) {
-                    const auto [cs, ms] = opRoofline(term, m, seqs, copies);
-                    compute += cs, memory += ms, time += std::max(cs, ms) + launch;
+                    const Roof r = opRoofline(term, m, seqs, copies);
+                    compute += r.compute, memory += r.memory, time += r.time(launch);
                 };
                 if (o.attention) {
                     if (cr.dec > 0) part(bd.ops[i], cr.dec, cr.dec);
