@@ -337,6 +337,31 @@ private slots:
         QVERIFY(tp2.throughput > tp8.throughput);
     }
 
+    // (c) Llama-3.1-405B FP8 on one 8x H200 node (NVIDIA's post on pipeline parallelism in TensorRT-LLM,
+    // developer.nvidia.com/blog, "Boosting Llama 3.1 405B Throughput by Another 1.5x on NVIDIA H200 Tensor Core
+    // GPUs and NVLink Switch"): pipeline parallelism gives the most throughput at full load, tensor
+    // parallelism the lowest latency for one user.
+    void factPipelineForThroughputTensorForLatency() {
+        Scenario s;
+        s.model = loadModel((kSamples + "/models/llama-3.1-405b.yaml").toStdString()).value();
+        s.model.weights = s.model.kvCache = Dtype::FP8;
+        s.cluster = loadCluster((kSamples + "/clusters/h200-1x8.yaml").toStdString()).value();
+        s.workload.phase = Phase::Serving;
+        s.workload.inputTokens = s.workload.outputTokens = 2048;
+        const CostModel cm(s);
+        const Plan tp8 = Plan::megatronChoices({1, 1, 8, 8, 1, 1}), pp8 = Plan::megatronChoices({8, 1, 1, 1, 1, 1});
+        const Metrics tpMax = cm.evaluate(tp8), ppMax = cm.evaluate(pp8);
+        QVERIFY(tpMax.feasible && ppMax.feasible);
+        s.workload.fixedBatch = true;
+        s.workload.batch = 1;
+        const CostModel one(s);
+        const Metrics tp1 = one.evaluate(tp8), pp1 = one.evaluate(pp8);
+        qInfo("full load: PP8 %.0f tok/s, TP8 %.0f; batch 1: TP8 TPOT %.1f ms, PP8 %.1f ms", ppMax.throughput,
+              tpMax.throughput, tp1.tpotMs, pp1.tpotMs);
+        QVERIFY(ppMax.throughput > tpMax.throughput);
+        QVERIFY(tp1.tpotMs < pp1.tpotMs);
+    }
+
     // Contiguous balanced stages, the extra layers in the middle: 61 layers on 4 stages = 15 + 16 + 15 + 15.
     void pipelineStagesBalanced() {
         using Spans = std::vector<std::pair<int, int>>;

@@ -21,6 +21,7 @@ void printBreakdown(const Breakdown& b) {
                 b.denseLayers, b.moeLayers);
     if (b.bubbleMs > 0 || b.pipelineTransferMs > 0)
         std::printf(", stage transfer %.3f ms, bubble %.3f ms", b.pipelineTransferMs, b.bubbleMs);
+    if (b.twoBatchOverlap) std::printf(", MoE layers as two overlapped half-batches");
     std::printf("\n  %-12s %-15s %-11s %10s %10s %10s  %s\n", "layer", "operator", "choice", "compute ms",
                 "memory ms", "time ms", "bound");
     for (const auto& o : b.ops)
@@ -30,10 +31,13 @@ void printBreakdown(const Breakdown& b) {
     if (b.comms.empty()) return;
     std::printf("  %-12s %-26s %-15s %-8s %5s %12s %10s\n", "layer", "collective", "kind", "link", "group",
                 "bytes/GPU", "time ms");
-    for (const auto& c : b.comms)
-        std::printf("  %-12s %-26s %-15s %-8s %5d %12.0f %10.4f\n", std::string(nameOf(c.layer)).c_str(),
+    for (const auto& c : b.comms) {
+        std::printf("  %-12s %-26s %-15s %-8s %5d %12.0f %10.4f", std::string(nameOf(c.layer)).c_str(),
                     c.where.c_str(), std::string(nameOf(c.kind)).c_str(), std::string(nameOf(c.link)).c_str(),
                     c.group, c.bytes, c.timeMs);
+        if (c.overlapped) std::printf("  (exposed; %.4f ms whole)", c.fullMs);
+        std::printf("\n");
+    }
 }
 
 } // namespace
@@ -87,6 +91,8 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
                 m.throughputPerGpu, 100.0 * m.rooflineFraction, m.rooflineThroughput);
     std::printf("latency    TTFT %.1f ms, TPOT %.2f ms, batch %lld per replica\n", m.ttftMs, m.tpotMs,
                 (long long)m.batch);
+    std::printf("step       up to %lld tokens per pass%s\n", (long long)m.prefillBudget,
+                m.twoBatchOverlap ? ", MoE layers as two overlapped half-batches" : "");
     std::printf(
         "memory     %.1f of %.1f GiB per GPU: weights %.1f, KV cache %.1f, activations %.1f, reserve %.1f\n",
         m.memoryPerGpuGiB, m.capacityGiB, m.weightsGiB, m.kvCacheGiB, m.activationsGiB, m.reserveGiB);

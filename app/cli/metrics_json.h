@@ -13,6 +13,8 @@ inline nlohmann::ordered_json metricsJson(const sp::Metrics& m) {
     j["ttft_ms"] = m.ttftMs;
     j["tpot_ms"] = m.tpotMs;
     j["batch"] = m.batch;
+    j["prefill_budget"] = m.prefillBudget;
+    j["two_batch_overlap"] = m.twoBatchOverlap;
     j["memory_per_gpu_gib"] = m.memoryPerGpuGiB;
     j["memory"] = {{"weights_gib", m.weightsGiB},
                    {"kv_cache_gib", m.kvCacheGiB},
