@@ -228,6 +228,28 @@ void meshNote(const Ctx& c, const char* engine, const std::vector<Axis>& engineO
 }
 
 /// Weights and activations dtypes: --quantization and --dtype (same spelling in both engines).
+std::optional<Refusal> headsRefusal(const Ctx& c, int attnTp, const char* engine, bool batchAttention) {
+    const int64_t heads = c.m.attention.heads;
+    if (attnTp <= 1 || heads <= 0 || heads % attnTp == 0) return std::nullopt;
+    Refusal r;
+    r.reason = std::string(engine) + " shards attention by head, and " + str(heads) +
+               " heads do not divide among " + str(attnTp) + " GPUs";
+    const int g = int(std::gcd(int64_t(c.d.tp), heads));
+    Plan a = c.p;
+    a.degrees.tp = g, a.degrees.dp = c.d.dp * (c.d.tp / g);
+    r.candidates.push_back(
+        {"tp " + str(c.d.tp) + " -> " + str(g) + ", dp " + str(c.d.dp) + " -> " + str(a.degrees.dp), a});
+    if (batchAttention) {
+        Plan b = c.p;
+        for (Op op : {Op::Qkv, Op::MoeQkv}) b.setChoice(op, choice::QkvToken);
+        for (Op op : {Op::Attention, Op::MoeAttention}) b.setChoice(op, choice::AttnBatch);
+        for (Op op : {Op::OutProj, Op::MoeOutProj}) b.setChoice(op, choice::OutToken);
+        r.candidates.push_back(
+            {"attention by batch over tp " + str(c.d.tp) + " (data-parallel attention)", b});
+    }
+    return r;
+}
+
 bool fp8Checkpoint(const Ctx& c) {
     // DeepSeek publishes V3 and R1 in FP8 (128x128 block scales, quantization_config in config.json); a
     // Hugging Face import reads weights fp8 from that quantization_config; checkpoints named FP8 are FP8.

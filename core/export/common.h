@@ -60,6 +60,12 @@ struct Refusal {
 };
 using EngineResult = std::variant<LaunchCommand, Refusal>;
 
+/// The engines shard attention by head: an attention tensor-parallel group of `attnTp` GPUs must divide the
+/// heads (vLLM's ModelConfig.verify_with_parallel_config; SGLang and TensorRT-LLM alike). A refusal with
+/// the nearest layouts when it does not: tp down to gcd(tp, heads) with dp up, and (`batchAttention`)
+/// attention by batch over the same tp.
+std::optional<Refusal> headsRefusal(const Ctx& c, int attnTp, const char* engine, bool batchAttention);
+
 /// The per-operator choices that differ from the engine's fixed scheme. `group(op)` is the number of GPUs
 /// the engine shards that operator over; ops for which it returns 0 are left out.
 std::vector<std::string> operatorDifferences(const Ctx& c, const char* engine,

@@ -61,7 +61,29 @@ std::vector<std::string> trtllmWorker(const std::vector<std::string>& serve) {
 }
 
 /// The engine's command as the Dynamo worker's; other commands (ray, mpirun's own arguments) stay.
+std::vector<std::string> engineWorker(const std::vector<std::string>& a, ServingEngine engine);
+
+/// An `env NAME=VALUE` prefix stays; the frontend serves the API, so the engine's --port goes.
 std::vector<std::string> worker(const std::vector<std::string>& a, ServingEngine engine) {
+    size_t i = 0;
+    if (!a.empty() && a[0] == "env")
+        for (i = 1; i < a.size() && a[i].find('=') != std::string::npos; ++i) {
+        }
+    std::vector<std::string> out(a.begin(), a.begin() + long(i));
+    std::vector<std::string> rest;
+    for (size_t k = i; k < a.size(); ++k) {
+        if (a[k] == "--port" && k + 1 < a.size()) {
+            ++k;
+            continue;
+        }
+        rest.push_back(a[k]);
+    }
+    const auto w = engineWorker(rest, engine);
+    out.insert(out.end(), w.begin(), w.end());
+    return out;
+}
+
+std::vector<std::string> engineWorker(const std::vector<std::string>& a, ServingEngine engine) {
     if (engine == ServingEngine::Vllm && a.size() >= 3 && a[0] == "vllm" && a[1] == "serve") {
         std::vector<std::string> out = {"python3", "-m", "dynamo.vllm", "--model", a[2]};
         out.insert(out.end(), a.begin() + 3, a.end());

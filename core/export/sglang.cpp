@@ -53,6 +53,7 @@ EngineResult sglangCommand(const Ctx& c) {
     const int stage = d.dp * d.tp;
     // Attention's tensor-parallel group: 1 when attention runs by batch (or nothing splits over tp).
     const int attnTp = c.tpIsData || c.attnBatch ? 1 : d.tp;
+    if (auto r = headsRefusal(c, attnTp, "SGLang", true)) return *r;
     // Batch attention inside a tp group that still splits other operators: DP attention within the group.
     const bool innerDp = attnTp < d.tp && !c.tpIsData;
     // One server (tp-size GPUs per stage) is the smallest set of whole attention groups (whole tp groups

@@ -101,6 +101,7 @@ EngineResult trtllmCommand(const Ctx& c) {
         }
         return r;
     }
+    if (auto r = headsRefusal(c, attentionDp ? 1 : tpSize, "TensorRT-LLM", true)) return *r;
     const int servers = stage / tpSize;
     const int serverGpus = tpSize * d.pp;
     const std::string options = "extra-llm-api-options.yaml";

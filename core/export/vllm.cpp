@@ -68,6 +68,7 @@ EngineResult vllmCommand(const Ctx& c) {
     const int unit = c.moe ? std::lcm(d.ep * d.etp, tp) : stage;
     const int deployments = stage / unit;
     const int dp = unit / tp;
+    if (auto r = headsRefusal(c, tp, "vLLM", false)) return *r;
     add(lc.argv, "--tensor-parallel-size", tp);
     if (d.pp > 1) add(lc.argv, "--pipeline-parallel-size", d.pp);
     if (dp > 1) add(lc.argv, "--data-parallel-size", dp);
