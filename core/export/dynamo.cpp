@@ -129,9 +129,11 @@ EngineResult dynamoCommand(const Ctx& c, ServingEngine engine) {
         if (!node.commands.empty())
             node.env.insert(node.env.begin(), {{"ETCD_ENDPOINTS", ""}, {"NATS_SERVER", ""}});
     }
-    if (!out.nodes.empty())
+    if (!out.nodes.empty()) {
         out.nodes[0].commands.insert(out.nodes[0].commands.begin(),
                                      {"python3", "-m", "dynamo.frontend", "--http-port", "8000"});
+        out.nodes[0].background += 1;
+    }
     out.notes.insert(
         out.notes.begin(),
         "Dynamo: node 0 runs the frontend (the OpenAI API, port 8000) and every worker registers "

@@ -123,13 +123,16 @@ std::vector<std::pair<std::string, std::string>> LaunchCommand::scripts() const 
             else
                 t += "export " + name + "=" + shellQuote(value) + "\n";
         }
+        if (!node.comment.empty()) t += "# " + node.comment + "\n";
         for (size_t i = 0; i < node.commands.size(); ++i) {
-            const bool last = i + 1 == node.commands.size();
             std::string cmd = commandText(node.commands[i]);
             cmd.pop_back();
-            t += (last && i == 0 ? "exec " : "") + cmd + (last ? "\n" : " &\n");
+            if (i < node.background)
+                t += cmd + " &\n";
+            else
+                t += (i + 1 == node.commands.size() && node.background == 0 ? "exec " : "") + cmd + "\n";
         }
-        if (node.commands.size() > 1) t += "wait\n";
+        if (node.background > 0) t += "wait\n";
         out.emplace_back("node" + str(int64_t(k)) + ".sh", t);
     }
     return out;

@@ -61,8 +61,12 @@ struct ExportOptions {
 struct NodeLaunch {
     /// Environment set before the commands; an empty value is one the user must set (e.g. HEAD_NODE_IP).
     std::vector<std::pair<std::string, std::string>> env;
-    /// Commands, one argument per entry, started in order; all but the last run in the background.
+    /// Commands, one argument per entry, run in order; the first `background` of them in the background
+    /// (the Dynamo frontend), the others each to its end (the last one for as long as it serves).
     std::vector<std::vector<std::string>> commands;
+    size_t background = 0;
+    /// Why a node has nothing to start (its processes are started from another node), else empty.
+    std::string comment;
 };
 
 /// One engine launch: the command line(s), per node, and what they leave out.

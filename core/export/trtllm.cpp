@@ -216,6 +216,9 @@ EngineResult trtllmCommand(const Ctx& c) {
                 if (r == 0) {
                     node.env = {{"HOSTFILE", ""}};
                     node.commands = {lc.argv};
+                } else {
+                    node.comment = "nothing to start here: mpirun on node " + str(int64_t(s) * nodes) +
+                                   " starts this node's ranks over ssh";
                 }
                 lc.nodes.push_back(std::move(node));
             }

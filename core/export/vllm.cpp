@@ -92,7 +92,8 @@ EngineResult vllmCommand(const Ctx& c) {
     // rank -> the extra arguments of node `rank`'s command; empty for one node.
     std::function<std::vector<std::vector<std::string>>(int)> perNode;
     auto rayNodes = [&] {
-        // A Ray cluster over the nodes; the command runs on the head node once all have joined.
+        // A Ray cluster over the nodes; the command runs on the head node (vLLM waits for the placement
+        // group's GPUs, so the other nodes may join after it starts).
         perNode = [this_argv = &lc.argv](int rank) {
             if (rank > 0)
                 return std::vector<std::vector<std::string>>{
@@ -157,7 +158,7 @@ EngineResult vllmCommand(const Ctx& c) {
                         " (ray start --head on node 0, ray start --address on the "
                         "others)" +
                         (dp > 1 ? ", set VLLM_RAY_DP_PACK_STRATEGY=span" : "") +
-                        " and run this once, on node 0, when all have joined.");
+                        " and run this once, on node 0; it waits for the nodes' GPUs to join.");
             rayNodes();
         }
     }
