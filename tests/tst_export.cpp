@@ -163,6 +163,9 @@ private slots:
                 o.modelPath = model;
                 const auto r = launchCommand(s, plan, o);
                 if (!r) {
+                    // The Megatron plan and the search's best are always exported (adapted where needed).
+                    QVERIFY2(&plan != &plans[0].second && &plan != &plans[1].second,
+                             (t.label() + ", " + what + ": " + r.error().message).c_str());
                     // A refusal says why; the only reasons are the ones the engines give.
                     QVERIFY2(r.error().message.find("cannot export") != std::string::npos,
                              (t.label() + ", " + what + ": " + r.error().message).c_str());
@@ -184,7 +187,6 @@ private slots:
         }
         qInfo("%s: %d exported (%d with the nearest runnable layout), %d refused", qPrintable(scenario),
               exported, adapted, refused);
-        // The Megatron plan and the search's best are exported for every engine (adapted where needed).
         QVERIFY(exported >= 2 * int(targets().size()));
     }
 
@@ -422,7 +424,9 @@ private slots:
                     "2",
                     "--data-parallel-backend",
                     "ray"};
-        bad.nodes = {NodeLaunch{{}, {bad.argv}}};
+        NodeLaunch node;
+        node.commands = {bad.argv};
+        bad.nodes = {node};
         auto v = checkLaunch(bad, s, findEngineVersion(ServingEngine::Vllm, "0.10.2").value());
         QVERIFY2(!v.empty() && v[0].find("larger than the 8 GPUs of a node") != std::string::npos,
                  v.empty() ? "" : v[0].c_str());
