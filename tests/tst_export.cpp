@@ -367,6 +367,27 @@ private slots:
 
     // ------------------------------------------------------------------------------------------------
     // The rules one by one, and the checker catching what the exports used to write.
+    // Every row names its source, the flags the exports may write and the asserts a layout can break.
+    void versionTables() {
+        for (ServingEngine e : servingEngines()) {
+            const auto& rows = engineVersions(e);
+            QVERIFY(!rows.empty());
+            for (const auto& r : rows) {
+                QCOMPARE(r.engine, e);
+                QVERIFY(!r.version.empty() && r.source.find(".py") != std::string::npos);
+                QVERIFY(!r.flags.empty() && !r.constraints.empty());
+            }
+        }
+        // The difference between the vLLM rows is --nnodes; between the SGLang rows the DeepEP switch.
+        const auto& v = engineVersions(ServingEngine::Vllm);
+        QVERIFY(!v.front().nnodes && v.back().nnodes);
+        QVERIFY(std::count(v.back().flags.begin(), v.back().flags.end(), "--nnodes") == 1);
+        QVERIFY(std::count(v.front().flags.begin(), v.front().flags.end(), "--nnodes") == 0);
+        const auto& g = engineVersions(ServingEngine::Sglang);
+        QVERIFY(std::count(g.front().flags.begin(), g.front().flags.end(), "--enable-deepep-moe") == 1);
+        QVERIFY(std::count(g.back().flags.begin(), g.back().flags.end(), "--moe-a2a-backend") == 1);
+    }
+
     void unknownVersionListsTheKnownOnes() {
         const Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
         ExportOptions o;

@@ -106,26 +106,7 @@ struct Checker {
     // vLLM: vllm/engine/arg_utils.py (the flags), vllm/config/parallel.py ParallelConfig.__post_init__ (the
     // executor rules), vllm/config/model.py verify_with_parallel_config (heads % tp).
     void vllm(const ParsedCommand& c, const EngineVersion& ver) {
-        std::set<std::string> allowed = {"--tensor-parallel-size",
-                                         "--pipeline-parallel-size",
-                                         "--data-parallel-size",
-                                         "--data-parallel-size-local",
-                                         "--data-parallel-address",
-                                         "--data-parallel-rpc-port",
-                                         "--data-parallel-start-rank",
-                                         "--headless",
-                                         "--data-parallel-backend",
-                                         "--distributed-executor-backend",
-                                         "--enable-expert-parallel",
-                                         "--max-num-seqs",
-                                         "--max-model-len",
-                                         "--gpu-memory-utilization",
-                                         "--kv-cache-dtype",
-                                         "--quantization",
-                                         "--dtype",
-                                         "--port",
-                                         "--model"};
-        if (ver.nnodes) allowed.insert({"--nnodes", "--node-rank", "--master-addr"});
+        const std::set<std::string> allowed(ver.flags.begin(), ver.flags.end());
         allowedFlags(c, allowed, "vLLM " + ver.version);
         const int64_t tp = c.integer("--tensor-parallel-size", 1),
                       pp = c.integer("--pipeline-parallel-size", 1);
@@ -174,26 +155,7 @@ struct Checker {
     // SGLang: python/sglang/srt/server_args.py (the flags; check_server_args; _handle_context_parallelism
     // for --moe-dp-size).
     void sglang(const ParsedCommand& c, const EngineVersion& ver) {
-        std::set<std::string> allowed = {"--model-path",
-                                         "--tp-size",
-                                         "--dp-size",
-                                         "--pp-size",
-                                         "--ep-size",
-                                         "--enable-dp-attention",
-                                         "--enable-dp-lm-head",
-                                         "--moe-dense-tp-size",
-                                         "--max-running-requests",
-                                         "--context-length",
-                                         "--kv-cache-dtype",
-                                         "--quantization",
-                                         "--dtype",
-                                         "--mem-fraction-static",
-                                         "--nnodes",
-                                         "--node-rank",
-                                         "--dist-init-addr",
-                                         "--port"};
-        allowed.insert(ver.moeA2aBackend ? "--moe-a2a-backend" : "--enable-deepep-moe");
-        if (ver.moeDpSize) allowed.insert("--moe-dp-size");
+        const std::set<std::string> allowed(ver.flags.begin(), ver.flags.end());
         allowedFlags(c, allowed, "SGLang " + ver.version);
         const int64_t tp = c.integer("--tp-size", 1), pp = c.integer("--pp-size", 1),
                       dp = c.integer("--dp-size", 1);
@@ -260,10 +222,7 @@ struct Checker {
         }
         ParsedCommand t = c;
         t.options = o;
-        allowedFlags(t,
-                     {"--backend", "--tp_size", "--pp_size", "--ep_size", "--max_batch_size",
-                      "--max_num_tokens", "--max_seq_len", "--kv_cache_free_gpu_memory_fraction",
-                      "--extra_llm_api_options", "--port"},
+        allowedFlags(t, std::set<std::string>(ver.flags.begin(), ver.flags.end()),
                      "TensorRT-LLM " + ver.version);
         if (!t.has("--backend") || o["--backend"] != "pytorch") fail("TensorRT-LLM: not the PyTorch backend");
         const int64_t tp = t.integer("--tp_size", 1), pp = t.integer("--pp_size", 1), world = tp * pp;

@@ -26,6 +26,10 @@ const std::vector<EngineVersion>& dynamoVersions() {
         v.source =
             "components/src/dynamo/{frontend/frontend_args.py,vllm/args.py,trtllm/backend_args.py} read at "
             "main (commits 0243c51bb6e8, 000a36a7399a, 0a6a115c6cd1)";
+        v.flags = {"--http-port"}; // the frontend's; the workers take their engine's newest row
+        v.constraints = {
+            "a frontend on node 0; workers register through etcd and NATS (ETCD_ENDPOINTS, NATS_SERVER)",
+            "the workers' flags follow their engine's newest row"};
         return std::vector<EngineVersion>{v};
     }();
     return rows;

@@ -30,6 +30,11 @@ struct EngineVersion {
     ServingEngine engine = ServingEngine::Vllm;
     std::string version; ///< "0.11.1"
     std::string source;  ///< the parser file(s) and the release or commit they were read from
+    /// The options the exports write for this version, as its parser spells them; a command with any other
+    /// is one this version refuses (core/export/check.h).
+    std::vector<std::string> flags;
+    /// The asserts of its parser that a layout can break, one sentence each with where they are.
+    std::vector<std::string> constraints;
     // vLLM
     bool nnodes = false; ///< --nnodes/--node-rank/--master-addr (multi-node multiprocessing)
     // SGLang

@@ -32,6 +32,31 @@ const std::vector<EngineVersion>& sglangVersions() {
         old.moeA2aBackend = false;
         old.moeDpSize = false;
         old.defaultMemoryFraction = 0; // derived from the GPU's memory and the parallel sizes
+        old.flags = {"--model-path",
+                     "--tp-size",
+                     "--dp-size",
+                     "--pp-size",
+                     "--ep-size",
+                     "--enable-dp-attention",
+                     "--enable-dp-lm-head",
+                     "--moe-dense-tp-size",
+                     "--max-running-requests",
+                     "--context-length",
+                     "--kv-cache-dtype",
+                     "--quantization",
+                     "--dtype",
+                     "--mem-fraction-static",
+                     "--nnodes",
+                     "--node-rank",
+                     "--dist-init-addr",
+                     "--port",
+                     "--enable-deepep-moe"};
+        old.constraints = {
+            "check_server_args: tp x pp divides by --nnodes; multi-node data parallel only with DP attention",
+            "DP attention: --tp-size divides by --dp-size (attention TP = tp / dp divides the heads)",
+            "--ep-size divides --tp-size; DeepEP sets ep_size = tp_size",
+            "--enable-dp-lm-head needs --enable-dp-attention; --moe-dense-tp-size is 1 or unset",
+            "--context-length <= the model's max_position_embeddings"};
         EngineVersion now = old;
         now.version = "0.5.6";
         now.source = "python/sglang/srt/server_args.py of main (read at commit 001067fffe33): "
@@ -39,6 +64,12 @@ const std::vector<EngineVersion>& sglangVersions() {
                      "ServerArgs._handle_context_parallelism";
         now.moeA2aBackend = true;
         now.moeDpSize = true;
+        now.flags.back() = "--moe-a2a-backend";
+        now.flags.push_back("--moe-dp-size");
+        now.constraints.push_back(
+            "_handle_context_parallelism, --moe-dp-size > 1: tp_size % moe_dp_size == 0, "
+            "ep_size * moe_dp_size == tp_size when ep_size > 1, pp_size == 1, and "
+            "attn_cp_size == moe_dp_size");
         return std::vector<EngineVersion>{old, now};
     }();
     return rows;

@@ -34,6 +34,24 @@ const std::vector<EngineVersion>& trtllmVersions() {
             "in {CUTLASS, CUTEDSL, WIDEEP, TRTLLM, DEEPGEMM, VANILLA}, default CUTLASS";
         v1.defaultPrefillTokens = 8192; // BuildConfig.max_num_tokens
         v1.defaultMemoryFraction = 0.9;
+        v1.flags = {"--backend",
+                    "--tp_size",
+                    "--pp_size",
+                    "--ep_size",
+                    "--max_batch_size",
+                    "--max_num_tokens",
+                    "--max_seq_len",
+                    "--kv_cache_free_gpu_memory_fraction",
+                    "--extra_llm_api_options",
+                    "--port"};
+        v1.constraints = {
+            "mapping.py: moe_tensor_parallel_size x moe_expert_parallel_size = tp_size; the experts divide "
+            "by the "
+            "EP size",
+            "llm_args.py StrictBaseModel: only known keys in the --extra_llm_api_options YAML",
+            "a server over several nodes runs under mpirun/srun with trtllm-llmapi-launch, one rank per GPU",
+            "chunked prefill off by default: --max_num_tokens holds a whole prompt",
+            "--max_seq_len <= the model's max_position_embeddings"};
         EngineVersion v12 = v1;
         v12.version = "1.2";
         v12.source =

@@ -42,12 +42,43 @@ const std::vector<EngineVersion>& vllmVersions() {
                      "--distributed-executor-backend; no --nnodes";
         v10.nnodes = false;
         v10.defaultMemoryFraction = 0.9;
+        v10.flags = {"--model",
+                     "--tensor-parallel-size",
+                     "--pipeline-parallel-size",
+                     "--data-parallel-size",
+                     "--data-parallel-size-local",
+                     "--data-parallel-address",
+                     "--data-parallel-rpc-port",
+                     "--data-parallel-start-rank",
+                     "--headless",
+                     "--data-parallel-backend",
+                     "--distributed-executor-backend",
+                     "--enable-expert-parallel",
+                     "--max-num-seqs",
+                     "--max-model-len",
+                     "--gpu-memory-utilization",
+                     "--kv-cache-dtype",
+                     "--quantization",
+                     "--dtype",
+                     "--port"};
+        v10.constraints = {
+            "ModelConfig.verify_with_parallel_config: the attention heads divide by --tensor-parallel-size",
+            "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs needs "
+            "--distributed-executor-backend ray",
+            "--data-parallel-size-local x tp x pp fits a node; --data-parallel-start-rank + local <= dp",
+            "--kv-cache-dtype in {auto, fp8, fp8_e4m3, fp8_e5m2}; --gpu-memory-utilization in (0, 1]",
+            "--max-model-len <= the model's max_position_embeddings (ModelConfig)"};
         EngineVersion v12 = v10;
         v12.version = "0.12.0";
         v12.source =
             "vllm/engine/arg_utils.py and vllm/config/parallel.py (ParallelConfig.__post_init__) read "
             "at commit 840e7972c6ab (main after 0.12.0): adds --nnodes, --node-rank, --master-addr";
         v12.nnodes = true;
+        v12.flags.insert(v12.flags.end(), {"--nnodes", "--node-rank", "--master-addr"});
+        v12.constraints[1] =
+            "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs needs "
+            "--distributed-executor-backend ray or --nnodes > 1; --nnodes > 1 refuses the Ray "
+            "executor and a --data-parallel-backend other than mp; tp x pp x dp divides by --nnodes";
         return std::vector<EngineVersion>{v10, v12};
     }();
     return rows;
