@@ -503,6 +503,18 @@ private slots:
                  std::string("/models/l8b"));
     }
 
+    // DP ranks of 6 GPUs do not pack into 8-GPU nodes: node 0's command only, the rest by hand (a note).
+    void vllmRanksThatDoNotPack() {
+        const Scenario s = compose("llama-3.1-8b.yaml", "h100-4x8.yaml", "chat-serving.yaml", 12);
+        const LaunchCommand c = exportOk(s, megatron(3, 2, 2, 8), ServingEngine::Vllm);
+        QCOMPARE(c.nodes.size(), size_t(2));
+        QCOMPARE(c.nodes[0].commands, std::vector<std::vector<std::string>>{c.argv});
+        QVERIFY(c.nodes[1].commands.empty());
+        QVERIFY(c.scripts()[1].second.find("# nothing to start here") != std::string::npos);
+        QVERIFY2(hasNote(c, "do not pack evenly into nodes of 8"), qPrintable(joinedNotes(c)));
+        QVERIFY(checkLaunch(c, s, findEngineVersion(ServingEngine::Vllm, "").value()).empty());
+    }
+
     // The scripts read back as their commands, quoting included.
     void scriptsParseBack() {
         const Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");

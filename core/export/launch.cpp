@@ -123,7 +123,10 @@ std::vector<std::pair<std::string, std::string>> LaunchCommand::scripts() const 
             else
                 t += "export " + name + "=" + shellQuote(value) + "\n";
         }
-        if (!node.comment.empty()) t += "# " + node.comment + "\n";
+        if (!node.comment.empty())
+            t += "# " + node.comment + "\n";
+        else if (node.commands.empty())
+            t += "# nothing to start here: see NOTES.txt\n";
         for (size_t i = 0; i < node.commands.size(); ++i) {
             std::string cmd = commandText(node.commands[i]);
             cmd.pop_back();

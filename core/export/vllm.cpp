@@ -158,6 +158,10 @@ EngineResult vllmCommand(const Ctx& c) {
                             " GPUs do not pack evenly into nodes of " + str(c.gpn) +
                             "; place them by hand with --data-parallel-size-local and "
                             "--data-parallel-start-rank on each node (the scripts start node 0 only).");
+                perNode = [&lc](int rank) {
+                    return rank == 0 ? std::vector<std::vector<std::string>>{lc.argv}
+                                     : std::vector<std::vector<std::string>>{};
+                };
             }
         } else if (dp == 1 && c.version.nnodes) {
             // vllm/config/parallel.py (ParallelConfig.__post_init__): with nnodes > 1 the multiprocessing
