@@ -487,6 +487,18 @@ private slots:
                 v[0].find("--max-model-len 32769 exceeds the model's max_position_embeddings 4096") == 0);
     }
 
+    // The prefill budget is the engine's default: a 32768-token prompt on H200 (141 GB) is 4 chunks of 8192
+    // for vLLM (arg_utils.py get_batch_defaults: 8192 on 70 GiB or more) and SGLang (server_args.py: 8192
+    // below 160 GiB); TensorRT-LLM, whose chunked prefill is off, gets --max_num_tokens 32768.
+    void prefillBudget() {
+        const Scenario s = compose("qwen3-235b-a22b.yaml", "h200-1x8.yaml", "long-context-prefill.yaml");
+        const Plan p = megatron(1, 1, 8, 1, 8);
+        QVERIFY(hasNote(exportOk(s, p, ServingEngine::Vllm), "prefilled in 4 chunks"));
+        QVERIFY(hasNote(exportOk(s, p, ServingEngine::Sglang), "prefilled in 4 chunks"));
+        const auto t = exportOk(s, p, ServingEngine::Trtllm).argv;
+        QCOMPARE(*(std::find(t.begin(), t.end(), "--max_num_tokens") + 1), std::string("32768"));
+    }
+
     // The model path: the Hub id; a model with none needs --model.
     void modelPath() {
         Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");

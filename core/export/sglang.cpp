@@ -217,6 +217,17 @@ EngineResult sglangCommand(const Ctx& c) {
     }
     add(lc.argv, "--context-length", c.contextLength);
     if (!c.contextNote.empty()) n.push_back(c.contextNote);
+    {
+        // The prefill token budget: the plan states none, so SGLang's default --chunked-prefill-size applies
+        // (server_args.py, by the GPU's memory: 2048 below 35 GiB, 8192 below 160 GiB, 16384 above).
+        const double mib = c.s.cluster.gpu.hbmGB * 1e9 / double(1 << 20);
+        const int64_t chunk = mib < 35 * 1024 ? 2048 : mib < 160 * 1024 ? 8192 : 16384;
+        if (c.s.workload.inputTokens > chunk)
+            n.push_back("Prefill: SGLang's default --chunked-prefill-size on " + c.s.cluster.gpu.name +
+                        " is " + str(chunk) + " tokens, so each " + str(c.s.workload.inputTokens) +
+                        "-token prompt is prefilled in " + str(ceilDiv(c.s.workload.inputTokens, chunk)) +
+                        " chunks (the cost model prices one pass).");
+    }
     dtypeFlags(c, "SGLang", lc);
     if (c.m.kvCache == Dtype::FP8) add(lc.argv, "--kv-cache-dtype", "fp8_e4m3");
     add(lc.argv, "--mem-fraction-static", fraction(1.0 - c.s.constraints.memoryHeadroom));
