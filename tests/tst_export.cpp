@@ -170,6 +170,8 @@ private slots:
                     QVERIFY2(r.error().message.find("cannot export") != std::string::npos,
                              (t.label() + ", " + what + ": " + r.error().message).c_str());
                     ++refused;
+                    qInfo("refused: %s, %s %s: %s", t.label().c_str(), what.c_str(),
+                          degreesTextForTest(plan).c_str(), r.error().message.c_str());
                     continue;
                 }
                 ++exported;

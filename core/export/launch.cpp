@@ -324,24 +324,35 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
     }
     const Refusal& refusal = std::get<Refusal>(r);
     const std::string engineName = std::string(nameOf(o.engine)) + " " + version.version;
-    if (!o.adapt || depth > 0 || refusal.candidates.empty())
+    // Up to two steps away from the plan (e.g. tp down to the head count, then the expert replicas folded).
+    if (!o.adapt || depth > 1 || refusal.candidates.empty())
         return Error{"", 0, 0, "", "cannot export to " + engineName + ": " + refusal.reason};
-    // The nearest runnable layouts, best first by the cost model (feasible before infeasible).
+    // The nearest runnable layouts, best first by the cost model (feasible before infeasible); the first
+    // that the engine runs is exported.
+    struct Ranked {
+        const std::pair<std::string, Plan>* cand;
+        Metrics m;
+    };
+    std::vector<Ranked> ranked;
+    for (const auto& cand : refusal.candidates)
+        if (!cost.checkPlan(cand.second)) ranked.push_back({&cand, cost.evaluate(cand.second)});
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& x, const Ranked& y) {
+        if (x.m.feasible != y.m.feasible) return x.m.feasible;
+        return x.m.throughput > y.m.throughput;
+    });
     const std::pair<std::string, Plan>* best = nullptr;
     Metrics bestMetrics;
-    for (const auto& cand : refusal.candidates) {
-        if (cost.checkPlan(cand.second)) continue;
-        const Metrics m = cost.evaluate(cand.second);
-        if (!best || (m.feasible && !bestMetrics.feasible) ||
-            (m.feasible == bestMetrics.feasible && m.throughput > bestMetrics.throughput))
-            best = &cand, bestMetrics = m;
+    std::optional<Result<LaunchCommand>> adapted;
+    for (const auto& r : ranked) {
+        auto e = exportPlan(scenario, r.cand->second, o, cost, version, depth + 1);
+        if (!e) continue;
+        best = r.cand, bestMetrics = r.m, adapted.emplace(std::move(e));
+        break;
     }
     if (!best)
         return Error{"", 0, 0, "",
                      "cannot export to " + engineName + ": " + refusal.reason +
-                         ", and no nearby layout fits"};
-    auto adapted = exportPlan(scenario, best->second, o, cost, version, depth + 1);
-    if (!adapted) return adapted;
+                         ", and no nearby layout fits that it runs"};
     const Metrics& was = c.metrics;
     std::string costs = "the cost model gives " + tokensPerSecond(was.throughput) + " for the plan and " +
                         tokensPerSecond(bestMetrics.throughput) + " for this layout";
@@ -351,7 +362,7 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
     }
     if (was.feasible && !bestMetrics.feasible)
         costs += "; this layout is infeasible: " + bestMetrics.violation;
-    LaunchCommand lc = std::move(adapted).value();
+    LaunchCommand lc = std::move(*adapted).value();
     lc.notes.insert(lc.notes.begin(), "Layout changed: " + refusal.reason + ", so this exports " +
                                           best->first + " instead; " + costs + ".");
     lc.adapted = true;
