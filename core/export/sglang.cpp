@@ -219,9 +219,13 @@ EngineResult sglangCommand(const Ctx& c) {
     if (!c.contextNote.empty()) n.push_back(c.contextNote);
     {
         // The prefill token budget: the plan states none, so SGLang's default --chunked-prefill-size applies
-        // (server_args.py, by the GPU's memory: 2048 below 35 GiB, 8192 below 160 GiB, 16384 above).
+        // (server_args.py _handle_gpu_memory_settings, read at commit 001067fffe33, by the GPU's memory: 2048
+        // below 35 GiB, 4096 below 60, 8192 below 160 (H100, H200), 16384 above).
         const double mib = c.s.cluster.gpu.hbmGB * 1e9 / double(1 << 20);
-        const int64_t chunk = mib < 35 * 1024 ? 2048 : mib < 160 * 1024 ? 8192 : 16384;
+        const int64_t chunk = mib < 35 * 1024    ? 2048
+                              : mib < 60 * 1024  ? 4096
+                              : mib < 160 * 1024 ? 8192
+                                                 : 16384;
         if (c.s.workload.inputTokens > chunk)
             n.push_back("Prefill: SGLang's default --chunked-prefill-size on " + c.s.cluster.gpu.name +
                         " is " + str(chunk) + " tokens, so each " + str(c.s.workload.inputTokens) +
