@@ -1,8 +1,8 @@
 // Launch commands: a plan's degrees, batch, lengths, dtypes and headroom as vLLM and SGLang flags, the notes
 // on what the flags cannot say, shell quoting, and plans that do not fit refused with the reason.
 #include "core/cost/costmodel.h"
+#include "core/export/launch.h"
 #include "core/io/formats.h"
-#include "core/io/launch.h"
 
 #include <QTest>
 
@@ -343,12 +343,17 @@ private slots:
         m.name = "Llama-2-70B";
         m.source = "https://huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json";
         QCOMPARE(defaultModelPath(m), std::string("meta-llama/Llama-2-70b-hf"));
-        // A synthetic model derived from another's config: the source is not its checkpoint.
+        // The Hub id wins over the source.
+        m.hubId = "meta-llama/Llama-2-70b-chat-hf";
+        QCOMPARE(defaultModelPath(m), std::string("meta-llama/Llama-2-70b-chat-hf"));
+        m.hubId.clear();
+        // A synthetic model derived from another's config: the source is not its checkpoint, and a display
+        // name is nothing an engine can load, so there is no default.
         m.name = "Synthetic-MoE-1.6T (synthetic)";
         m.source = "https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json";
-        QCOMPARE(defaultModelPath(m), m.name);
+        QCOMPARE(defaultModelPath(m), std::string());
         m.name = "My-Model", m.source = "our own training run";
-        QCOMPARE(defaultModelPath(m), std::string("My-Model"));
+        QCOMPARE(defaultModelPath(m), std::string());
 
         QCOMPARE(shellQuote("meta-llama/Llama-3.1-8B"), std::string("meta-llama/Llama-3.1-8B"));
         QCOMPARE(shellQuote("/models/my model"), std::string("'/models/my model'"));

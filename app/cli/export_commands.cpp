@@ -1,11 +1,13 @@
-// shardplan export: a plan file (JSON, YAML) or a serving engine's launch command (vLLM, SGLang).
+// shardplan export: a plan file (JSON, YAML) or a serving engine's launch (vLLM, SGLang, TensorRT-LLM,
+// Dynamo), printed or written as one script per node.
 #include "export_commands.h"
 
 #include "args.h"
 #include "common.h"
+#include "interrupt.h"
 
+#include "core/export/launch.h"
 #include "core/io/formats.h"
-#include "core/io/launch.h"
 #include "core/search/searcher.h"
 
 #include <iostream>
@@ -26,21 +28,62 @@ std::string searcherList() {
 } // namespace
 
 int cmdExport(const std::vector<std::string>& argv) {
-    const char* usage = "shardplan export --scenario S (--plan P | --searcher NAME [--budget N] [--seed K])\n"
-                        "                        --format json|yaml|vllm|sglang [--model PATH] [--out F]";
-    Args a(argv, {}, {"scenario", "plan", "searcher", "budget", "seed", "format", "model", "out"});
+    const char* usage =
+        "shardplan export --scenario S (--plan P | --searcher NAME [--budget N] [--seed K])\n"
+        "                        (--format json|yaml | --engine vllm|sglang|trtllm|dynamo [--engine-version "
+        "V]\n"
+        "                         [--worker vllm|sglang|trtllm] [--strict] [--model PATH] [--out-dir DIR])\n"
+        "                        [--out F]      (--format vllm|sglang: --engine with the newest version)";
+    Args a(argv, {"strict"},
+           {"scenario", "plan", "searcher", "budget", "seed", "format", "model", "out", "engine",
+            "engine-version", "worker", "out-dir"});
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
     const auto scenarioPath = a.option("scenario");
     if (!scenarioPath) return usageError("--scenario is required", usage);
     const auto format = a.option("format");
-    if (!format) return usageError("--format is required (json, yaml, vllm or sglang)", usage);
-    const bool planFile = *format == "json" || *format == "yaml";
-    const std::optional<ServingEngine> engine = servingEngineFromName(*format);
-    if (!planFile && !engine) return usageError("--format must be json, yaml, vllm or sglang", usage);
-    if (planFile && a.option("model"))
-        return usageError("--model applies to --format vllm and sglang", usage);
+    const auto engineName = a.option("engine");
+    if (format && engineName) return usageError("give --format or --engine, not both", usage);
+    if (!format && !engineName)
+        return usageError("--format (json, yaml) or --engine (vllm, sglang, trtllm, dynamo) is required",
+                          usage);
+    const bool planFile = format && (*format == "json" || *format == "yaml");
+    std::optional<ServingEngine> engine;
+    if (format && !planFile) {
+        // --format vllm|sglang: the alias of --engine for the two engines it always had.
+        engine = servingEngineFromName(*format);
+        if (engine != ServingEngine::Vllm && engine != ServingEngine::Sglang)
+            return usageError("--format must be json, yaml, vllm or sglang", usage);
+    }
+    if (engineName) {
+        engine = servingEngineFromName(*engineName);
+        if (!engine)
+            return usageError("--engine must be vllm, sglang, trtllm or dynamo, not '" + *engineName + "'",
+                              usage);
+    }
+    if (planFile)
+        for (const char* o : {"model", "engine-version", "worker", "out-dir"})
+            if (a.option(o)) return usageError(std::string("--") + o + " applies to engine exports", usage);
+    if (planFile && a.flag("strict")) return usageError("--strict applies to engine exports", usage);
+    ExportOptions options;
+    if (engine) {
+        options.engine = *engine;
+        options.version = a.option("engine-version").value_or("");
+        options.modelPath = a.option("model").value_or("");
+        options.adapt = !a.flag("strict");
+        if (auto v = findEngineVersion(*engine, options.version); !v)
+            return usageError(v.error().message, usage);
+        if (const auto w = a.option("worker")) {
+            if (*engine != ServingEngine::Dynamo)
+                return usageError("--worker goes with --engine dynamo", usage);
+            const auto we = servingEngineFromName(*w);
+            if (!we || *we == ServingEngine::Dynamo)
+                return usageError("--worker must be vllm, sglang or trtllm", usage);
+            options.dynamoWorker = *we;
+        }
+    }
+    if (a.option("out") && a.option("out-dir")) return usageError("give --out or --out-dir, not both", usage);
     const auto planPath = a.option("plan");
     const auto searcherName = a.option("searcher");
     if (planPath && searcherName) return usageError("give --plan or --searcher, not both", usage);
@@ -79,7 +122,12 @@ int cmdExport(const std::vector<std::string>& argv) {
         SearchOptions o;
         o.budget.evaluations = budget.value_or(kDefaultBudget);
         o.seed = uint64_t(seed.value_or(1));
-        const SearchResult r = searcher->run(space, searchEngine, o, nullptr, {});
+        SearchResult r;
+        {
+            // Ctrl-C stops the search; the best plan so far is exported.
+            InterruptToStop interrupt;
+            r = searcher->run(space, searchEngine, o, nullptr, interrupt.token());
+        }
         if (r.refused || r.evaluations == 0) {
             std::cerr << "shardplan: " << r.message << "\n";
             return kBadInput;
@@ -91,22 +139,33 @@ int cmdExport(const std::vector<std::string>& argv) {
         }
         plan = r.best.plan;
         std::cerr << "shardplan: " << *searcherName << ", seed " << o.seed << ": " << r.evaluations
-                  << " evaluations, best " << degreesText(plan, scenario->model.moe.present()) << ", "
+                  << " evaluations" << (r.stopped ? " (stopped)" : "") << ", best "
+                  << degreesText(plan, scenario->model.moe.present()) << ", "
                   << static_cast<long long>(r.best.metrics.throughput) << " tokens/s\n";
     } else {
         plan = model.megatronPlan();
     }
 
     std::string text;
-    if (*format == "json") {
+    if (format && *format == "json") {
         text = toJson(plan);
-    } else if (*format == "yaml") {
+    } else if (format && *format == "yaml") {
         text = toYaml(plan);
     } else {
-        auto cmd = launchCommand(scenario.value(), plan, *engine, a.option("model").value_or(""));
+        auto cmd = launchCommand(scenario.value(), plan, options);
         if (!cmd) {
             std::cerr << planPath.value_or("shardplan") << ": " << cmd.error().str() << "\n";
             return kBadInput;
+        }
+        if (cmd->adapted) std::cerr << "shardplan: " << cmd->notes.front() << "\n";
+        if (const auto dir = a.option("out-dir")) {
+            auto written = writeLaunchDirectory(*dir, cmd.value(), toYaml(cmd->plan));
+            if (!written) {
+                std::cerr << written.error().str() << "\n";
+                return kBadInput;
+            }
+            for (const auto& path : written.value()) std::cout << path << "\n";
+            return kOk;
         }
         text = cmd->text();
     }

@@ -3,6 +3,7 @@
 
 #include "args.h"
 #include "common.h"
+#include "interrupt.h"
 #include "metrics_json.h"
 
 #include "core/cost/validity.h"
@@ -31,43 +32,6 @@ std::string joined(const std::vector<std::string>& v, const char* sep = ", ") {
     for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
     return s;
 }
-
-// Ctrl-C requests a stop through a stop token: the handler only sets a lock-free flag (all a signal handler
-// may do); a watcher thread turns it into request_stop().
-std::atomic<bool> g_interrupted{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
-extern "C" void onInterrupt(int) {
-    g_interrupted.store(true);
-}
-
-class InterruptToStop {
-public:
-    InterruptToStop() {
-        g_interrupted.store(false);
-        m_previous = std::signal(SIGINT, onInterrupt);
-        m_watcher = std::jthread([this](std::stop_token st) {
-            while (!st.stop_requested()) {
-                if (g_interrupted.load()) {
-                    m_source.request_stop();
-                    return;
-                }
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            }
-        });
-    }
-    ~InterruptToStop() {
-        m_watcher.request_stop();
-        m_watcher.join();
-        std::signal(SIGINT, m_previous);
-    }
-    std::stop_token token() const { return m_source.get_token(); }
-    bool interrupted() const { return m_source.stop_requested(); }
-
-private:
-    std::stop_source m_source;
-    std::jthread m_watcher;
-    void (*m_previous)(int) = SIG_DFL;
-};
 
 /// The live progress line on stderr: rewritten in place on a terminal; elsewhere only the final state.
 class ProgressLine : public Observer {

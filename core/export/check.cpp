@@ -1,0 +1,430 @@
+// The exported launches read back and checked against the engines' parsers. Each rule names the parser
+// code it comes from (the same files and commits as the exporters' version tables).
+#include "core/export/check.h"
+
+#include "core/export/common.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <set>
+
+namespace sp {
+
+using namespace exporting;
+
+namespace {
+
+std::string trim(const std::string& s) {
+    const size_t a = s.find_first_not_of(" \t");
+    if (a == std::string::npos) return {};
+    return s.substr(a, s.find_last_not_of(" \t") + 1 - a);
+}
+
+/// One logical line split into words the way sh does for the quoting exportScripts() writes: single
+/// quotes literal, double quotes with `${NAME}` kept as text, `\` escaping outside quotes.
+std::vector<std::string> words(const std::string& line) {
+    std::vector<std::string> out;
+    std::string w;
+    bool inWord = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char ch = line[i];
+        if (ch == '\'') {
+            const size_t j = line.find('\'', i + 1);
+            w += line.substr(i + 1, (j == std::string::npos ? line.size() : j) - i - 1);
+            i = j == std::string::npos ? line.size() : j;
+            inWord = true;
+        } else if (ch == '"') {
+            size_t j = i + 1;
+            for (; j < line.size() && line[j] != '"'; ++j) {
+                if (line[j] == '\\' && j + 1 < line.size()) ++j;
+                w += line[j];
+            }
+            i = j;
+            inWord = true;
+        } else if (ch == '\\' && i + 1 < line.size()) {
+            w += line[++i];
+            inWord = true;
+        } else if (ch == ' ' || ch == '\t') {
+            if (inWord) out.push_back(w), w.clear(), inWord = false;
+        } else {
+            w += ch;
+            inWord = true;
+        }
+    }
+    if (inWord) out.push_back(w);
+    return out;
+}
+
+bool startsWith(const std::string& s, std::string_view p) {
+    return s.rfind(p, 0) == 0;
+}
+
+/// The `${NAME}` placeholders in a word.
+std::vector<std::string> placeholders(const std::string& w) {
+    std::vector<std::string> out;
+    for (size_t i = w.find("${"); i != std::string::npos; i = w.find("${", i + 2)) {
+        const size_t j = w.find('}', i);
+        if (j == std::string::npos) break;
+        out.push_back(w.substr(i + 2, j - i - 2));
+    }
+    return out;
+}
+
+struct Checker {
+    const LaunchCommand& lc;
+    const Scenario& s;
+    std::vector<std::string> v; ///< the violations
+
+    void fail(const std::string& what) {
+        if (std::find(v.begin(), v.end(), what) == v.end()) v.push_back(what);
+    }
+    int gpn() const { return std::max(1, s.cluster.gpusPerNode); }
+
+    void allowedFlags(const ParsedCommand& c, const std::set<std::string>& allowed, const std::string& who) {
+        for (const auto& [flag, value] : c.options)
+            if (!allowed.count(flag)) fail(who + " does not have " + flag);
+    }
+
+    void context(int64_t length, const char* flag) {
+        const int64_t limit = s.model.maxPositionEmbeddings;
+        if (limit > 0 && length > limit)
+            fail(std::string(flag) + " " + str(length) + " exceeds the model's max_position_embeddings " +
+                 str(limit) + " (the engines refuse a longer context than the model's config allows)");
+        if (length <= 0) fail(std::string(flag) + " is missing");
+    }
+
+    void model(const ParsedCommand& c) {
+        if (c.model.empty()) fail(c.program + ": no model path");
+        if (!s.model.hubId.empty() && c.model != s.model.hubId)
+            fail(c.program + " loads '" + c.model + "', not the model's Hub id " + s.model.hubId);
+        if (c.model == "config" || c.model == s.model.name)
+            if (s.model.hubId.empty() || c.model != s.model.hubId)
+                fail(c.program + " loads '" + c.model + "', a file stem or display name");
+    }
+
+    // vLLM: vllm/engine/arg_utils.py (the flags), vllm/config/parallel.py ParallelConfig.__post_init__ (the
+    // executor rules), vllm/config/model.py verify_with_parallel_config (heads % tp).
+    void vllm(const ParsedCommand& c, const EngineVersion& ver) {
+        const std::set<std::string> allowed(ver.flags.begin(), ver.flags.end());
+        allowedFlags(c, allowed, "vLLM " + ver.version);
+        const int64_t tp = c.integer("--tensor-parallel-size", 1),
+                      pp = c.integer("--pipeline-parallel-size", 1);
+        const int64_t dp = c.integer("--data-parallel-size", 1), nnodes = c.integer("--nnodes", 1);
+        const int64_t world = tp * pp;
+        const std::string executor =
+            c.has("--distributed-executor-backend") ? c.options.at("--distributed-executor-backend") : "";
+        const int64_t local = c.visibleGpus > 0 ? c.visibleGpus : gpn();
+        if (s.model.attention.heads % tp != 0)
+            fail("vLLM: " + str(s.model.attention.heads) +
+                 " attention heads do not divide by tensor parallel " + str(tp));
+        if (world > local && executor != "ray" && nnodes <= 1)
+            fail("vLLM: world size " + str(world) + " is larger than the " + str(local) +
+                 " GPUs of a node without --distributed-executor-backend ray or --nnodes (ParallelConfig)");
+        if (nnodes > 1) {
+            if (executor == "ray") fail("vLLM: --nnodes > 1 with the Ray executor (ParallelConfig)");
+            if (c.has("--data-parallel-backend") && c.options.at("--data-parallel-backend") != "mp")
+                fail("vLLM: --nnodes > 1 needs --data-parallel-backend mp");
+            if ((world * dp) % nnodes != 0)
+                fail("vLLM: world size " + str(world * dp) + " does not divide by --nnodes " + str(nnodes));
+            else if (world * dp / nnodes > gpn())
+                fail("vLLM: " + str(world * dp / nnodes) + " GPUs per node, more than the nodes have");
+            if (!c.has("--node-rank") || !c.has("--master-addr"))
+                fail("vLLM: --nnodes without --node-rank/--master-addr");
+        }
+        if (c.has("--data-parallel-size-local")) {
+            const int64_t l = c.integer("--data-parallel-size-local", 1);
+            if (l * world > gpn())
+                fail("vLLM: " + str(l) + " local DP ranks of " + str(world) + " GPUs exceed a node");
+            if (c.integer("--data-parallel-start-rank", 0) + l > dp)
+                fail("vLLM: DP ranks past --data-parallel-size");
+        }
+        if (c.has("--kv-cache-dtype")) {
+            const auto& d = c.options.at("--kv-cache-dtype");
+            if (d != "auto" && d != "fp8" && d != "fp8_e4m3" && d != "fp8_e5m2")
+                fail("vLLM: --kv-cache-dtype " + d);
+        }
+        const double util =
+            std::stod(c.has("--gpu-memory-utilization") ? c.options.at("--gpu-memory-utilization")
+                                                        : std::string("0.9"));
+        if (util <= 0 || util > 1) fail("vLLM: --gpu-memory-utilization outside (0, 1]");
+        context(c.integer("--max-model-len", 0), "--max-model-len");
+        if (dp * world > s.gpus()) fail("vLLM: " + str(dp * world) + " GPUs, more than the scenario's");
+    }
+
+    // SGLang: python/sglang/srt/server_args.py (the flags; check_server_args; _handle_context_parallelism
+    // for --moe-dp-size).
+    void sglang(const ParsedCommand& c, const EngineVersion& ver) {
+        const std::set<std::string> allowed(ver.flags.begin(), ver.flags.end());
+        allowedFlags(c, allowed, "SGLang " + ver.version);
+        const int64_t tp = c.integer("--tp-size", 1), pp = c.integer("--pp-size", 1),
+                      dp = c.integer("--dp-size", 1);
+        const int64_t ep = c.integer("--ep-size", 1), moeDp = c.integer("--moe-dp-size", 1);
+        const int64_t nnodes = c.integer("--nnodes", 1), cp = c.integer("--attn-cp-size", 1);
+        const bool dpAttn = c.has("--enable-dp-attention");
+        if (dpAttn && tp % dp != 0)
+            fail("SGLang: --tp-size " + str(tp) + " does not divide by --dp-size " + str(dp));
+        if (tp % ep != 0) fail("SGLang: --tp-size " + str(tp) + " does not divide by --ep-size " + str(ep));
+        const bool deepep = (c.has("--moe-a2a-backend") && c.options.at("--moe-a2a-backend") == "deepep") ||
+                            c.has("--enable-deepep-moe");
+        if (deepep && ep != tp) fail("SGLang: DeepEP sets ep_size = tp_size, but --ep-size is " + str(ep));
+        if (moeDp > 1) {
+            if (tp % moeDp != 0) fail("SGLang: tp_size % moe_dp_size != 0");
+            if (ep * moeDp > tp) fail("SGLang: ep_size * moe_dp_size > tp_size");
+            if (pp != 1) fail("SGLang: moe_dp_size > 1 with pp_size > 1");
+            if (ep > 1 && ep * moeDp != tp) fail("SGLang: ep_size * moe_dp_size != tp_size");
+        }
+        if (cp != moeDp && moeDp != 1) fail("SGLang: moe_dp_size > 1 without attn_cp_size == moe_dp_size");
+        if (nnodes > 1 && dp > 1 && !dpAttn)
+            fail("SGLang: multi-node data parallel is not supported unless dp attention (check_server_args)");
+        if ((tp * pp) % nnodes != 0)
+            fail("SGLang: tp_size x pp_size does not divide by --nnodes");
+        else if (tp * pp / nnodes > (c.visibleGpus > 0 ? c.visibleGpus : gpn()))
+            fail("SGLang: " + str(tp * pp / nnodes) + " GPUs per node, more than a node has");
+        if (nnodes > 1 && (!c.has("--node-rank") || !c.has("--dist-init-addr")))
+            fail("SGLang: --nnodes without --node-rank/--dist-init-addr");
+        if (c.has("--moe-dense-tp-size") && c.integer("--moe-dense-tp-size", 1) != 1)
+            fail("SGLang: --moe-dense-tp-size other than 1");
+        if (c.has("--enable-dp-lm-head") && !dpAttn)
+            fail("SGLang: --enable-dp-lm-head without --enable-dp-attention");
+        if (s.model.attention.heads % (tp / (dpAttn ? dp : 1)) != 0)
+            fail("SGLang: the attention heads do not divide by the attention TP size");
+        context(c.integer("--context-length", 0), "--context-length");
+        if (tp * pp * (dpAttn ? 1 : dp) > s.gpus()) fail("SGLang: more GPUs than the scenario's");
+    }
+
+    // TensorRT-LLM: tensorrt_llm/commands/serve.py (the flags), llmapi/llm_args.py (the YAML keys, which
+    // StrictBaseModel checks), mapping.py (moe_tp x moe_ep = tp_size).
+    void trtllm(const ParsedCommand& c, const EngineVersion& ver, bool dynamo) {
+        std::map<std::string, std::string> o = c.options;
+        if (dynamo) {
+            // dynamo.trtllm's spellings (components/src/dynamo/trtllm/backend_args.py) back to
+            // trtllm-serve's.
+            static const std::pair<const char*, const char*> back[] = {
+                {"--tensor-parallel-size", "--tp_size"},
+                {"--pipeline-parallel-size", "--pp_size"},
+                {"--expert-parallel-size", "--ep_size"},
+                {"--max-batch-size", "--max_batch_size"},
+                {"--max-num-tokens", "--max_num_tokens"},
+                {"--max-seq-len", "--max_seq_len"},
+                {"--free-gpu-memory-fraction", "--kv_cache_free_gpu_memory_fraction"},
+                {"--extra-engine-args", "--extra_llm_api_options"}};
+            std::map<std::string, std::string> r;
+            for (const auto& [k, val] : o) {
+                std::string key = k;
+                for (const auto& [from, to] : back)
+                    if (key == from) key = to;
+                if (key == "--model" || key == "--disaggregation-mode") continue;
+                r[key] = val;
+            }
+            r["--backend"] = "pytorch";
+            o = r;
+        }
+        ParsedCommand t = c;
+        t.options = o;
+        allowedFlags(t, std::set<std::string>(ver.flags.begin(), ver.flags.end()),
+                     "TensorRT-LLM " + ver.version);
+        if (!t.has("--backend") || o["--backend"] != "pytorch") fail("TensorRT-LLM: not the PyTorch backend");
+        const int64_t tp = t.integer("--tp_size", 1), pp = t.integer("--pp_size", 1), world = tp * pp;
+        if (world > (c.visibleGpus > 0 ? c.visibleGpus : gpn())) {
+            const auto& l = c.launcher;
+            const bool mpi = !l.empty() && (l[0] == "mpirun" || l[0] == "srun");
+            const bool launch = std::find(l.begin(), l.end(), "trtllm-llmapi-launch") != l.end();
+            if (!mpi || !launch)
+                fail("TensorRT-LLM: " + str(world) +
+                     " ranks over nodes without mpirun/srun + trtllm-llmapi-launch");
+            auto np = std::find(l.begin(), l.end(), "-np");
+            if (mpi && l[0] == "mpirun" &&
+                (np == l.end() || np + 1 == l.end() || std::stoll(*(np + 1)) != world))
+                fail("TensorRT-LLM: mpirun -np is not tp_size x pp_size = " + str(world));
+        }
+        context(t.integer("--max_seq_len", 0), "--max_seq_len");
+        if (t.integer("--max_num_tokens", 8192) < s.workload.inputTokens)
+            fail("TensorRT-LLM: --max_num_tokens below a prompt, with chunked prefill off");
+        const double f = std::stod(o.count("--kv_cache_free_gpu_memory_fraction")
+                                       ? o["--kv_cache_free_gpu_memory_fraction"]
+                                       : std::string("0.9"));
+        if (f <= 0 || f > 1) fail("TensorRT-LLM: KV cache memory fraction outside (0, 1]");
+        // The YAML.
+        if (!o.count("--extra_llm_api_options")) return;
+        const std::string name = o["--extra_llm_api_options"];
+        auto file =
+            std::find_if(lc.files.begin(), lc.files.end(), [&](const auto& p) { return p.first == name; });
+        if (file == lc.files.end()) {
+            fail("TensorRT-LLM: " + name + " is not among the exported files");
+            return;
+        }
+        YAML::Node y;
+        try {
+            y = YAML::Load(file->second);
+        } catch (const YAML::Exception& e) {
+            fail("TensorRT-LLM: " + name + " is not YAML: " + e.what());
+            return;
+        }
+        static const std::map<std::string, std::set<std::string>> keys = {
+            {"enable_attention_dp", {}},
+            {"moe_expert_parallel_size", {}},
+            {"moe_tensor_parallel_size", {}},
+            {"moe_config", {"backend"}},
+            {"kv_cache_config", {"free_gpu_memory_fraction", "dtype"}},
+            {"cuda_graph_config", {"max_batch_size", "enable_padding", "batch_sizes"}}};
+        for (const auto& kv : y) {
+            const std::string k = kv.first.as<std::string>();
+            auto it = keys.find(k);
+            if (it == keys.end()) {
+                fail("TensorRT-LLM: unknown LLM API option " + k);
+                continue;
+            }
+            if (kv.second.IsMap())
+                for (const auto& sub : kv.second)
+                    if (!it->second.count(sub.first.as<std::string>()))
+                        fail("TensorRT-LLM: unknown option " + k + "." + sub.first.as<std::string>());
+        }
+        if (y["moe_expert_parallel_size"]) {
+            const int64_t ep = y["moe_expert_parallel_size"].as<int64_t>();
+            const int64_t mtp =
+                y["moe_tensor_parallel_size"] ? y["moe_tensor_parallel_size"].as<int64_t>() : tp / ep;
+            if (ep * mtp != tp)
+                fail("TensorRT-LLM: moe_expert_parallel_size x moe_tensor_parallel_size != tp_size");
+            if (t.has("--ep_size") && t.integer("--ep_size", 1) != ep)
+                fail("TensorRT-LLM: --ep_size and the YAML disagree");
+            if (s.model.moe.experts % ep != 0) fail("TensorRT-LLM: the experts do not divide by the EP size");
+        }
+        if (y["moe_config"] && y["moe_config"]["backend"]) {
+            const std::string b = y["moe_config"]["backend"].as<std::string>();
+            static const std::set<std::string> known = {"CUTLASS", "CUTEDSL",  "WIDEEP",
+                                                        "TRTLLM",  "DEEPGEMM", "VANILLA"};
+            if (!known.count(b)) fail("TensorRT-LLM: moe_config backend " + b);
+        }
+        const bool adp = y["enable_attention_dp"] && y["enable_attention_dp"].as<bool>();
+        if (!adp && s.model.attention.heads % tp != 0)
+            fail("TensorRT-LLM: the attention heads do not divide by tp_size");
+    }
+};
+
+} // namespace
+
+std::vector<std::vector<std::string>> parseScript(const std::string& script) {
+    std::vector<std::vector<std::string>> out;
+    std::string logical;
+    size_t pos = 0;
+    while (pos <= script.size()) {
+        size_t end = script.find('\n', pos);
+        if (end == std::string::npos) end = script.size();
+        std::string line = script.substr(pos, end - pos);
+        pos = end + 1;
+        if (!line.empty() && line.back() == '\\') {
+            logical += line.substr(0, line.size() - 1);
+            continue;
+        }
+        logical += line;
+        const std::string l = trim(logical);
+        logical.clear();
+        if (l.empty() || l[0] == '#') continue;
+        auto w = words(l);
+        if (w.empty()) continue;
+        const std::string& first = w[0];
+        if (first == "set" || first == "cd" || first == "export" || first == ":" || first == "wait") continue;
+        if (first == "exec") w.erase(w.begin());
+        if (!w.empty() && w.back() == "&") w.pop_back();
+        if (!w.empty()) out.push_back(std::move(w));
+        if (end == script.size()) break;
+    }
+    return out;
+}
+
+int64_t ParsedCommand::integer(const std::string& flag, int64_t otherwise) const {
+    auto it = options.find(flag);
+    if (it == options.end() || it->second.empty()) return otherwise;
+    try {
+        return std::stoll(it->second);
+    } catch (...) {
+        return otherwise;
+    }
+}
+
+std::optional<ParsedCommand> parseEngineCommand(const std::vector<std::string>& w) {
+    ParsedCommand c;
+    size_t i = 0;
+    if (i < w.size() && w[i] == "env") {
+        for (++i; i < w.size() && w[i].find('=') != std::string::npos && w[i][0] != '-'; ++i)
+            if (startsWith(w[i], "CUDA_VISIBLE_DEVICES="))
+                c.visibleGpus = int(std::count(w[i].begin(), w[i].end(), ',')) + 1;
+    }
+    // The launcher: everything up to trtllm-serve or trtllm-llmapi-launch's program.
+    size_t prog = i;
+    for (size_t k = i; k < w.size(); ++k)
+        if (w[k] == "trtllm-serve" || w[k] == "vllm" || w[k] == "python3") {
+            prog = k;
+            break;
+        }
+    c.launcher.assign(w.begin() + long(i), w.begin() + long(prog));
+    i = prog;
+    if (i >= w.size()) return std::nullopt;
+    size_t optionsFrom = 0;
+    if (w[i] == "vllm" && i + 2 < w.size() && w[i + 1] == "serve") {
+        c.program = "vllm serve", c.model = w[i + 2], optionsFrom = i + 3;
+    } else if (w[i] == "trtllm-serve" && i + 1 < w.size()) {
+        c.program = "trtllm-serve", c.model = w[i + 1], optionsFrom = i + 2;
+    } else if (w[i] == "python3" && i + 2 < w.size() && w[i + 1] == "-m") {
+        c.program = w[i + 2], optionsFrom = i + 3;
+        if (c.program == "dynamo.frontend") return std::nullopt;
+    } else {
+        return std::nullopt;
+    }
+    for (size_t k = optionsFrom; k < w.size(); ++k) {
+        if (!startsWith(w[k], "--")) continue;
+        std::string value;
+        if (k + 1 < w.size() && !startsWith(w[k + 1], "--")) value = w[++k];
+        c.options[w[k - (value.empty() ? 0 : 1)]] = value;
+    }
+    for (const char* m : {"--model-path", "--model"})
+        if (c.model.empty() && c.options.count(m)) c.model = c.options[m];
+    return c;
+}
+
+std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario& scenario,
+                                     const EngineVersion& version, ServingEngine worker) {
+    Checker k{launch, scenario, {}};
+    const auto scripts = launch.scripts();
+    if (scripts.empty()) k.fail("no node scripts");
+    if (int(scripts.size()) > scenario.cluster.nodes)
+        k.fail(str(int64_t(scripts.size())) + " node scripts for a cluster of " +
+               str(scenario.cluster.nodes) + " nodes");
+    bool frontend = false;
+    for (size_t n = 0; n < scripts.size(); ++n) {
+        const auto& [name, text] = scripts[n];
+        const auto cmds = parseScript(text);
+        // The script says what the node's commands say, word for word (quoting survives the shell).
+        if (cmds != launch.nodes[n].commands) k.fail(name + " does not read back as its commands");
+        std::set<std::string> env;
+        for (const auto& [var, value] : launch.nodes[n].env) env.insert(var);
+        for (const auto& words : cmds) {
+            for (const auto& w : words)
+                for (const auto& p : placeholders(w))
+                    if (!env.count(p)) k.fail(name + " uses ${" + p + "} without setting or requiring it");
+            if (words.size() >= 3 && words[2] == "dynamo.frontend") frontend = true;
+            const auto c = parseEngineCommand(words);
+            if (!c) continue;
+            k.model(*c);
+            const ServingEngine e = version.engine == ServingEngine::Dynamo ? worker : version.engine;
+            const EngineVersion ver =
+                version.engine == ServingEngine::Dynamo ? engineVersions(worker).back() : version;
+            const bool dyn = version.engine == ServingEngine::Dynamo;
+            if (dyn && !(env.count("ETCD_ENDPOINTS") && env.count("NATS_SERVER")))
+                k.fail(name + ": a Dynamo worker without ETCD_ENDPOINTS and NATS_SERVER");
+            const std::string expected = e == ServingEngine::Vllm ? (dyn ? "dynamo.vllm" : "vllm serve")
+                                         : e == ServingEngine::Sglang
+                                             ? (dyn ? "dynamo.sglang" : "sglang.launch_server")
+                                             : (dyn ? "dynamo.trtllm" : "trtllm-serve");
+            if (c->program != expected) k.fail(name + " runs " + c->program + ", not " + expected);
+            if (e == ServingEngine::Vllm) k.vllm(*c, ver);
+            if (e == ServingEngine::Sglang) k.sglang(*c, ver);
+            if (e == ServingEngine::Trtllm) k.trtllm(*c, ver, dyn);
+        }
+    }
+    if (version.engine == ServingEngine::Dynamo && !frontend) k.fail("Dynamo without a frontend");
+    return k.v;
+}
+
+} // namespace sp

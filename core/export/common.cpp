@@ -1,0 +1,343 @@
+// What the engine exporters share. The engines' fixed sharding scheme (vLLM, SGLang and TensorRT-LLM alike,
+// after Megatron-LM) is described at engineChoice(); the flags each engine takes are cited in its own file.
+#include "core/export/common.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+namespace sp::exporting {
+
+namespace {
+
+std::string opName(Op op) {
+    return std::string(op >= Op::MoeNorms ? "moe." : "") + std::string(kOpNames[int(op)]);
+}
+
+std::string choiceName(Op op, int c) {
+    return std::string(choiceNames(op)[size_t(c)]);
+}
+
+/// The engines' fixed scheme on a tensor-parallel group of more than one GPU (vLLM and SGLang alike, after
+/// Megatron-LM): vocab-parallel embedding and LM head, column-parallel QKV, FFN up and shared-expert up,
+/// row-parallel output and down projections, attention by head, replicated norms (no sequence parallelism)
+/// and router.
+int engineChoice(Op op) {
+    switch (baseOp(op)) {
+    case Op::Norms:
+        return choice::NormReplicated;
+    case Op::Router:
+        return choice::RouterReplicated;
+    default:
+        return 0; // vocab, column, head, row, column, row, column_row, vocab
+    }
+}
+
+/// The operators whose sharding the engines fix (the experts are mapped through their own flags).
+constexpr Op kMappedOps[] = {Op::Embedding, Op::Norms,   Op::Qkv,          Op::Attention,     Op::OutProj,
+                             Op::FfnUp,     Op::FfnDown, Op::Router,       Op::SharedExperts, Op::LmHead,
+                             Op::MoeNorms,  Op::MoeQkv,  Op::MoeAttention, Op::MoeOutProj};
+
+/// The DP/TP/PP axes with more than one GPU, innermost first; with `tpIsData` the plan's tp axis counts as
+/// data parallelism (it is folded into dp).
+std::vector<std::string> meshAxes(const std::vector<Axis>& order, const Degrees& d, bool tpIsData) {
+    std::vector<std::string> out;
+    for (Axis a : order) {
+        if (tpIsData && a == Axis::TP) continue;
+        const int n = a == Axis::DP && tpIsData ? d.dp * d.tp : d.get(a);
+        if (n > 1) out.emplace_back(kAxisNames[int(a)]);
+    }
+    return out;
+}
+
+} // namespace
+
+std::string lower(std::string s) {
+    for (char& c : s)
+        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    return s;
+}
+
+std::string str(int64_t v) {
+    return std::to_string(v);
+}
+
+/// 0.95, 0.9, 0.925: a fraction with at most three decimals and no trailing zeros.
+std::string fraction(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", x);
+    std::string s = buf;
+    while (s.size() > 1 && s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s;
+}
+
+std::string gib(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", x);
+    return buf;
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+    return s;
+}
+
+/// Whether a choice divides the operator's weights, heads or sequences among the tp group, as opposed to
+/// running it whole on each GPU's own tokens (token, replicated, batch). Norms and the router hold no split
+/// weights either way; the experts have their own group (ep x etp x edp).
+bool opApplies(const Model& m, Op op) {
+    switch (op) {
+    case Op::FfnUp:
+    case Op::FfnDown:
+    case Op::Norms:
+    case Op::Qkv:
+    case Op::Attention:
+    case Op::OutProj:
+        return m.denseLayers() > 0;
+    case Op::Router:
+    case Op::Experts:
+    case Op::MoeNorms:
+    case Op::MoeQkv:
+    case Op::MoeAttention:
+    case Op::MoeOutProj:
+        return m.moeLayers() > 0;
+    case Op::SharedExperts:
+        return m.moeLayers() > 0 && m.moe.sharedExperts > 0;
+    default:
+        return true;
+    }
+}
+
+bool splitsOverTp(Op op, int c) {
+    switch (baseOp(op)) {
+    case Op::Embedding:
+        return c == choice::EmbVocab;
+    case Op::Qkv:
+        return c != choice::QkvToken;
+    case Op::Attention:
+        return c != choice::AttnBatch;
+    case Op::OutProj:
+        return c != choice::OutToken;
+    case Op::FfnUp:
+        return c != choice::UpToken;
+    case Op::FfnDown:
+        return c != choice::DownToken;
+    case Op::SharedExperts:
+        return c != choice::SharedToken;
+    case Op::LmHead:
+        return c != choice::HeadToken;
+    default:
+        return false;
+    }
+}
+
+/// The per-operator choices that differ from the engine's fixed scheme. `group(op)` is the number of GPUs
+/// the engine shards that operator over; ops for which it returns 0 are left out (placed by the engine in a
+/// way the flags do not set).
+std::vector<std::string> operatorDifferences(const Ctx& c, const char* engine,
+                                             const std::function<int(Op)>& group) {
+    std::vector<std::string> diffs;
+    for (Op op : kMappedOps) {
+        if (!opApplies(c.m, op)) continue;
+        const int g = group(op);
+        if (g == 0) continue;
+        const int ch = c.p.choice(op);
+        if (c.d.tp == 1 && g == 1) continue; // both run it whole on one GPU: every choice is the same
+        const std::string planSide =
+            opName(op) + " " + choiceName(op, ch) +
+            (splitsOverTp(op, ch) || baseOp(op) == Op::Norms || baseOp(op) == Op::Router
+                 ? " over tp " + str(c.d.tp)
+                 : "");
+        if (g == 1) {
+            if (splitsOverTp(op, ch))
+                diffs.push_back(planSide + " (" + engine + ": whole on each GPU, its own tokens)");
+        } else if (g != c.d.tp) {
+            diffs.push_back(planSide + " (" + engine + ": " + choiceName(op, engineChoice(op)) + " over " +
+                            str(g) + " GPUs)");
+        } else if (ch != engineChoice(op)) {
+            diffs.push_back(planSide + " (" + engine + ": " + choiceName(op, engineChoice(op)) + ")");
+        }
+    }
+    return diffs;
+}
+
+void addCommonNotes(const Ctx& c, const char* engine, LaunchCommand& lc, const char* batchFlag,
+                    const char* layerEnv) {
+    auto& n = lc.notes;
+    const Degrees& d = c.d;
+    if (c.p.choice(c.attnOp) == choice::AttnSequence && d.tp > 1)
+        n.push_back(std::string("Attention by sequence (context parallelism over tp ") + str(d.tp) +
+                    ") is not mapped: " + engine +
+                    " shards attention by head across its tensor-parallel group.");
+    if (d.pp > 1 && c.m.layers % d.pp != 0) {
+        std::vector<std::string> sizes;
+        for (const auto& stageSpan : pipelineStages(int(c.m.layers), d.pp))
+            sizes.push_back(str(stageSpan.second));
+        if (layerEnv)
+            n.push_back("Pipeline: the plan's " + str(d.pp) + " stages hold " + joined(sizes, ", ") +
+                        " layers (the extra layers in the middle stages); set " + layerEnv + "=" +
+                        joined(sizes, ",") + " in the environment for " + engine + " to split the same way.");
+        else
+            n.push_back("Pipeline: the plan's " + str(d.pp) + " stages hold " + joined(sizes, ", ") +
+                        " layers (the extra layers in the middle stages); " + engine +
+                        " splits the layers its own way (no flag sets the split).");
+    }
+    if (c.m.weights == Dtype::INT8 || c.m.weights == Dtype::FP4)
+        n.push_back(std::string("Weights ") + std::string(nameOf(c.m.weights)) +
+                    ": not mapped; pick the quantization method of your checkpoint (" + engine +
+                    " reads it from the checkpoint's quantization_config).");
+    if (c.m.activations == Dtype::FP8 || c.m.activations == Dtype::INT8 || c.m.activations == Dtype::FP4)
+        n.push_back(std::string("Activations ") + std::string(nameOf(c.m.activations)) +
+                    ": not an engine flag; the quantization method of the weights decides the precision of "
+                    "the GEMMs' inputs.");
+    if (c.m.kvCache == Dtype::INT8 || c.m.kvCache == Dtype::FP4)
+        n.push_back(std::string("KV cache ") + std::string(nameOf(c.m.kvCache)) + ": not mapped; " + engine +
+                    " keeps the KV cache in the model's dtype unless told otherwise.");
+    if (!c.metrics.feasible && c.metrics.valid)
+        n.push_back("The cost model finds this plan infeasible: " + c.metrics.violation + ".");
+    const Workload& w = c.s.workload;
+    if (w.ttftMs > 0 || w.tpotMs > 0) {
+        std::vector<std::string> slos;
+        if (w.ttftMs > 0) slos.push_back("TTFT " + fraction(w.ttftMs) + " ms");
+        if (w.tpotMs > 0) slos.push_back("TPOT " + fraction(w.tpotMs) + " ms");
+        n.push_back("The SLOs (" + joined(slos, ", ") + ") are not engine flags" +
+                    (c.batch > 0
+                         ? std::string(": the ") + batchFlag + " cap is what meets them in the cost model."
+                         : std::string(".")));
+    }
+    if (w.phase != Phase::Serving)
+        n.push_back(std::string("The workload is ") + (w.phase == Phase::Decode ? "decode" : "prefill") +
+                    " only: in a prefill-decode disaggregated deployment this is the " +
+                    (w.phase == Phase::Decode ? "decode" : "prefill") +
+                    " instances' command (the disaggregation flags are not mapped).");
+}
+
+/// The plan's mesh order against the engine's rank layout, when one launch (`launchGpus`) spans nodes.
+void meshNote(const Ctx& c, const char* engine, const std::vector<Axis>& engineOrder, bool tpIsData,
+              int launchGpus, LaunchCommand& lc) {
+    if (launchGpus <= c.gpn) return; // one node: every group is on NVLink whatever the order
+    const std::vector<Axis> planOrder(c.p.meshOrder.begin(), c.p.meshOrder.end());
+    const auto plan = meshAxes(planOrder, c.d, tpIsData), eng = meshAxes(engineOrder, c.d, tpIsData);
+    if (plan == eng) return;
+    lc.notes.push_back("Mesh order: the plan packs " + joined(plan, ", then ") +
+                       " from the innermost (inside a node) outwards; " + engine + " lays ranks out " +
+                       joined(eng, ", then ") +
+                       ", so its groups span other GPUs and links than the plan's cost assumes.");
+}
+
+/// Weights and activations dtypes: --quantization and --dtype (same spelling in both engines).
+std::optional<Refusal> headsRefusal(const Ctx& c, int attnTp, const char* engine, bool batchAttention) {
+    const int64_t heads = c.m.attention.heads;
+    if (attnTp <= 1 || heads <= 0 || heads % attnTp == 0) return std::nullopt;
+    Refusal r;
+    r.reason = std::string(engine) + " shards attention by head, and " + str(heads) +
+               " heads do not divide among " + str(attnTp) + " GPUs";
+    const int g = int(std::gcd(int64_t(c.d.tp), heads));
+    Plan a = c.p;
+    a.degrees.tp = g, a.degrees.dp = c.d.dp * (c.d.tp / g);
+    r.candidates.push_back(
+        {"tp " + str(c.d.tp) + " -> " + str(g) + ", dp " + str(c.d.dp) + " -> " + str(a.degrees.dp), a});
+    if (batchAttention) {
+        Plan b = c.p;
+        for (Op op : {Op::Qkv, Op::MoeQkv}) b.setChoice(op, choice::QkvToken);
+        for (Op op : {Op::Attention, Op::MoeAttention}) b.setChoice(op, choice::AttnBatch);
+        for (Op op : {Op::OutProj, Op::MoeOutProj}) b.setChoice(op, choice::OutToken);
+        r.candidates.push_back(
+            {"attention by batch over tp " + str(c.d.tp) + " (data-parallel attention)", b});
+    }
+    return r;
+}
+
+bool fp8Checkpoint(const Ctx& c) {
+    // DeepSeek publishes V3 and R1 in FP8 (128x128 block scales, quantization_config in config.json); a
+    // Hugging Face import reads weights fp8 from that quantization_config; checkpoints named FP8 are FP8.
+    // (The source is left out: it may name the config a synthetic model was derived from.)
+    const std::string all = lower(c.m.name + " " + c.model);
+    return all.find("fp8") != std::string::npos || c.m.source.rfind("Hugging Face config.json", 0) == 0 ||
+           all.find("deepseek-v3") != std::string::npos || all.find("deepseek-r1") != std::string::npos;
+}
+
+void dtypeFlags(const Ctx& c, const char* engine, LaunchCommand& lc) {
+    auto& a = lc.argv;
+    const Model& m = c.m;
+    if (m.activations == Dtype::FP16) a.insert(a.end(), {"--dtype", "float16"});
+    if (m.activations == Dtype::FP32) a.insert(a.end(), {"--dtype", "float32"});
+    if (m.activations == Dtype::BF16 && (m.weights == Dtype::FP16 || m.weights == Dtype::FP32))
+        a.insert(a.end(), {"--dtype", "bfloat16"});
+    if (m.weights != Dtype::FP8) return;
+    if (fp8Checkpoint(c)) {
+        lc.notes.push_back(std::string("Weights fp8: the checkpoint is taken to be FP8 already, so no "
+                                       "--quantization flag: ") +
+                           engine +
+                           " reads its quantization_config. For a BF16 checkpoint add --quantization fp8.");
+    } else {
+        a.insert(a.end(), {"--quantization", "fp8"});
+        lc.notes.push_back(std::string("Weights fp8: --quantization fp8 has ") + engine +
+                           " quantize the BF16/FP16 checkpoint to FP8 as it loads; drop it for a checkpoint "
+                           "that is FP8 already.");
+    }
+}
+
+void add(std::vector<std::string>& argv, const char* name, const std::string& value) {
+    argv.insert(argv.end(), {name, value});
+}
+
+void add(std::vector<std::string>& argv, const char* name, int64_t value) {
+    add(argv, name, str(value));
+}
+
+std::optional<std::string> flagValue(const std::vector<std::string>& argv, std::string_view flag) {
+    for (size_t i = 0; i + 1 < argv.size(); ++i)
+        if (argv[i] == flag) return argv[i + 1];
+    return std::nullopt;
+}
+
+std::string count(int64_t n, const char* what) {
+    return str(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+
+void placeNodes(LaunchCommand& lc, int deployments, int deploymentGpus, int gpn,
+                const std::function<std::vector<std::vector<std::string>>(int rank)>& commandFor,
+                const char* portFlag) {
+    lc.nodes.clear();
+    if (deploymentGpus <= gpn) {
+        // Whole launches per node, each on its own GPUs and port.
+        const int perNode = std::max(1, gpn / deploymentGpus);
+        const int nodes = int(ceilDiv(deployments, perNode));
+        for (int n = 0; n < nodes; ++n) {
+            NodeLaunch node;
+            const int here = std::min(perNode, deployments - n * perNode);
+            for (int k = 0; k < here; ++k) {
+                auto cmds = commandFor(0);
+                if (here > 1 || perNode > 1) {
+                    std::vector<std::string> gpus;
+                    for (int g = 0; g < deploymentGpus; ++g) gpus.push_back(str(k * deploymentGpus + g));
+                    // CUDA_VISIBLE_DEVICES applies to the engine's command, the last one.
+                    cmds.back().insert(cmds.back().begin(),
+                                       {"env", "CUDA_VISIBLE_DEVICES=" + joined(gpus, ",")});
+                    if (here > 1 && portFlag) add(cmds.back(), portFlag, 8000 + k);
+                }
+                for (auto& cmd : cmds) node.commands.push_back(std::move(cmd));
+            }
+            lc.nodes.push_back(std::move(node));
+        }
+        return;
+    }
+    // Launches over several nodes: NODE_RANK per node, HEAD_NODE_IP (that deployment's node 0) from the user.
+    const int nodesPer = int(ceilDiv(deploymentGpus, gpn));
+    for (int dep = 0; dep < deployments; ++dep)
+        for (int r = 0; r < nodesPer; ++r) {
+            NodeLaunch node;
+            node.env = {{"NODE_RANK", str(r)}, {"HEAD_NODE_IP", ""}};
+            node.commands = commandFor(r);
+            lc.nodes.push_back(std::move(node));
+        }
+}
+
+} // namespace sp::exporting

@@ -1,0 +1,110 @@
+#pragma once
+// What the engine exporters share: the plan as the engines' fixed sharding scheme, notes, shell quoting,
+// the model path and context length, per-node scripts, and the nearest runnable layout when a version
+// cannot run a plan. Internal to core/export.
+
+#include "core/cost/costmodel.h"
+#include "core/export/launch.h"
+
+#include <functional>
+#include <variant>
+
+namespace sp::exporting {
+
+std::string lower(std::string s);
+std::string str(int64_t v);
+/// 0.95, 0.9, 0.925: a fraction with at most three decimals and no trailing zeros.
+std::string fraction(double x);
+std::string gib(double x);
+std::string joined(const std::vector<std::string>& v, const char* sep);
+/// "1 GPU", "8 GPUs".
+std::string count(int64_t n, const char* what);
+int64_t ceilDiv(int64_t a, int64_t b);
+
+/// Whether a choice divides the operator's weights, heads or sequences among the tp group, as opposed to
+/// running it whole on each GPU's own tokens (token, replicated, batch).
+bool splitsOverTp(Op op, int c);
+
+/// Whether an operator exists in the model: the dense-layer operators need dense layers, the router, experts
+/// and Moe* overrides MoE layers, the shared experts shared experts.
+bool opApplies(const Model& m, Op op);
+
+/// What every engine's mapping starts from.
+struct Ctx {
+    Ctx(const Scenario& scenario, const Plan& plan, const CostModel& cost)
+        : s(scenario), p(plan), m(scenario.model), d(plan.degrees), cost(cost) {}
+    const Scenario& s;
+    const Plan& p;
+    const Model& m;
+    Degrees d;
+    const CostModel& cost;
+    EngineVersion version;
+    bool moe = false;
+    int gpus = 0, gpn = 0;
+    Metrics metrics;
+    int64_t batch = 0;       ///< sequences per replica per micro-batch; 0: unknown
+    std::string batchSource; ///< where the batch comes from
+    Op attnOp = Op::Attention;
+    bool attnBatch = false;    ///< attention by batch (DP attention) in the (MoE) layers
+    bool tpIsData = false;     ///< tp > 1 but no operator splits over it: the tp axis is data parallelism
+    std::string model;         ///< the path the engine loads
+    int64_t contextLength = 0; ///< input + output tokens, capped by the model's max_position_embeddings
+    std::string contextNote;   ///< why it was capped, when it was
+};
+
+/// A plan the engine version cannot run: why, and the layouts nearest to it that it can, each with what
+/// changed ("etp 2 -> 4, edp 2 -> 1").
+struct Refusal {
+    std::string reason;
+    std::vector<std::pair<std::string, Plan>> candidates;
+};
+using EngineResult = std::variant<LaunchCommand, Refusal>;
+
+/// The engines shard attention by head: an attention tensor-parallel group of `attnTp` GPUs must divide the
+/// heads (vLLM's ModelConfig.verify_with_parallel_config; SGLang and TensorRT-LLM alike). A refusal with
+/// the nearest layouts when it does not: tp down to gcd(tp, heads) with dp up, and (`batchAttention`)
+/// attention by batch over the same tp.
+std::optional<Refusal> headsRefusal(const Ctx& c, int attnTp, const char* engine, bool batchAttention);
+
+/// The per-operator choices that differ from the engine's fixed scheme. `group(op)` is the number of GPUs
+/// the engine shards that operator over; ops for which it returns 0 are left out.
+std::vector<std::string> operatorDifferences(const Ctx& c, const char* engine,
+                                             const std::function<int(Op)>& group);
+/// Notes every engine shares: context parallelism, uneven pipeline stages (`layerEnv`), dtypes the flags
+/// do not set, infeasibility, SLOs (`batchFlag`), phase.
+void addCommonNotes(const Ctx& c, const char* engine, LaunchCommand& lc, const char* batchFlag,
+                    const char* layerEnv);
+/// The plan's mesh order against the engine's rank layout, when one launch (`launchGpus`) spans nodes.
+void meshNote(const Ctx& c, const char* engine, const std::vector<Axis>& engineOrder, bool tpIsData,
+              int launchGpus, LaunchCommand& lc);
+/// --dtype and --quantization (vLLM and SGLang spell them alike).
+void dtypeFlags(const Ctx& c, const char* engine, LaunchCommand& lc);
+/// Whether the checkpoint is taken to be FP8 already (DeepSeek-V3/R1, names with FP8).
+bool fp8Checkpoint(const Ctx& c);
+
+/// Flags appended as "--name value".
+void add(std::vector<std::string>& argv, const char* name, const std::string& value);
+void add(std::vector<std::string>& argv, const char* name, int64_t value);
+/// The value after `flag` in argv, if the flag is there.
+std::optional<std::string> flagValue(const std::vector<std::string>& argv, std::string_view flag);
+
+/// Nodes for `deployments` identical launches of `deploymentGpus` GPUs each on nodes of `gpn` GPUs.
+/// `commandFor(rank)` is the command on node `rank` of one deployment (rank 0 serves the API). Launches
+/// smaller than a node share nodes, each given its GPUs (CUDA_VISIBLE_DEVICES) and its own `portFlag`
+/// port from 8000; launches larger than a node get NODE_RANK set and HEAD_NODE_IP required.
+void placeNodes(LaunchCommand& lc, int deployments, int deploymentGpus, int gpn,
+                const std::function<std::vector<std::vector<std::string>>(int rank)>& commandFor,
+                const char* portFlag = "--port");
+
+/// The engines, each given the version row in `c.version`.
+EngineResult vllmCommand(const Ctx& c);
+EngineResult sglangCommand(const Ctx& c);
+EngineResult trtllmCommand(const Ctx& c);
+EngineResult dynamoCommand(const Ctx& c, ServingEngine worker);
+
+const std::vector<EngineVersion>& vllmVersions();
+const std::vector<EngineVersion>& sglangVersions();
+const std::vector<EngineVersion>& trtllmVersions();
+const std::vector<EngineVersion>& dynamoVersions();
+
+} // namespace sp::exporting

@@ -1,0 +1,398 @@
+// The exporters' entry point: engine names and version tables, the context, shell text and scripts, and
+// the nearest runnable layout for a plan that an engine version cannot run.
+#include "core/export/common.h"
+
+#include "core/io/formats.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace sp {
+
+using namespace exporting;
+
+namespace {
+
+bool isSafeShellChar(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           std::string_view("@%+=:,./_-").find(c) != std::string_view::npos;
+}
+
+bool isNameChar(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/// A note as `# ` comment lines of at most `width` characters (longer words stay whole).
+std::string commentLines(const std::string& note, size_t width) {
+    std::string out, line = "#";
+    size_t i = 0;
+    while (i < note.size()) {
+        while (i < note.size() && note[i] == ' ') ++i;
+        size_t j = note.find(' ', i);
+        if (j == std::string::npos) j = note.size();
+        if (j == i) break;
+        const std::string word = note.substr(i, j - i);
+        if (line.size() > 3 && line.size() + 1 + word.size() > width) {
+            out += line + "\n";
+            line = "#  ";
+        }
+        line += " " + word;
+        i = j;
+    }
+    return out + line + "\n";
+}
+
+} // namespace
+
+std::string shellQuote(const std::string& arg) {
+    if (arg.empty()) return "''";
+    if (std::all_of(arg.begin(), arg.end(), isSafeShellChar)) return arg;
+    // Safe characters and ${NAME} placeholders only: double quotes, so the shell expands the placeholders.
+    bool placeholders = false, plain = true;
+    for (size_t i = 0; i < arg.size() && plain;) {
+        if (isSafeShellChar(arg[i])) {
+            ++i;
+            continue;
+        }
+        size_t j = i + 2;
+        if (arg.compare(i, 2, "${") == 0) {
+            while (j < arg.size() && isNameChar(arg[j])) ++j;
+            if (j < arg.size() && arg[j] == '}' && j > i + 2) {
+                placeholders = true;
+                i = j + 1;
+                continue;
+            }
+        }
+        plain = false;
+    }
+    if (plain && placeholders) return "\"" + arg + "\"";
+    std::string out = "'";
+    for (char ch : arg) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return out + "'";
+}
+
+namespace {
+
+/// One command, the program and its positional arguments on the first line, then one option (with its
+/// values) a line.
+std::string commandText(const std::vector<std::string>& argv) {
+    std::string out;
+    size_t i = 0;
+    auto isOption = [&argv](size_t k) { return argv[k].rfind("--", 0) == 0; };
+    // (appends rather than `"..." + std::string`, which GCC 12 misreports under -Wrestrict)
+    for (; i < argv.size() && !isOption(i); ++i) out.append(i ? " " : "").append(shellQuote(argv[i]));
+    while (i < argv.size()) {
+        out.append(out.empty() ? "" : " \\\n    ").append(shellQuote(argv[i++]));
+        for (; i < argv.size() && !isOption(i); ++i) out.append(" ").append(shellQuote(argv[i]));
+    }
+    return out + "\n";
+}
+
+} // namespace
+
+std::string LaunchCommand::text() const {
+    std::string out;
+    // The files the commands read, as here-documents that write them.
+    for (const auto& [name, content] : files)
+        out += "cat > " + shellQuote(name) + " <<'EOF'\n" + content + "EOF\n\n";
+    // Node 0's other commands (Ray's head, Dynamo's frontend) before the engine's.
+    if (!nodes.empty())
+        for (const auto& cmd : nodes[0].commands)
+            if (cmd != argv) out += commandText(cmd) + "\n";
+    out += commandText(argv);
+    for (const auto& note : notes) out += commentLines(note, 110);
+    return out;
+}
+
+std::string LaunchCommand::notesText() const {
+    std::string out;
+    for (const auto& note : notes) out += note + "\n\n";
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> LaunchCommand::scripts() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+        const NodeLaunch& node = nodes[k];
+        std::string t = "#!/bin/sh\n# " + std::string(nameOf(engine)) + " " + version + ": node " +
+                        str(int64_t(k)) + " of " + str(int64_t(nodes.size())) +
+                        " (see NOTES.txt)\nset -e\ncd \"$(dirname \"$0\")\"\n";
+        for (const auto& [name, value] : node.env) {
+            if (value.empty())
+                t += ": \"${" + name + ":?set " + name + " (see NOTES.txt)}\"\n";
+            else
+                t += "export " + name + "=" + shellQuote(value) + "\n";
+        }
+        if (!node.comment.empty())
+            t += "# " + node.comment + "\n";
+        else if (node.commands.empty())
+            t += "# nothing to start here: see NOTES.txt\n";
+        for (size_t i = 0; i < node.commands.size(); ++i) {
+            std::string cmd = commandText(node.commands[i]);
+            cmd.pop_back();
+            if (i < node.background)
+                t += cmd + " &\n";
+            else
+                t += (i + 1 == node.commands.size() && node.background == 0 ? "exec " : "") + cmd + "\n";
+        }
+        if (node.background > 0) t += "wait\n";
+        out.emplace_back("node" + str(int64_t(k)) + ".sh", t);
+    }
+    return out;
+}
+
+std::string defaultModelPath(const Model& m) {
+    if (!m.hubId.empty()) return m.hubId;
+    std::string s = m.source;
+    for (const char* prefix : {"https://", "http://"})
+        if (s.rfind(prefix, 0) == 0) s = s.substr(std::string_view(prefix).size());
+    if (s.rfind("www.", 0) == 0) s = s.substr(4);
+    const std::string host = "huggingface.co/";
+    if (s.rfind(host, 0) == 0) {
+        s = s.substr(host.size());
+        const size_t a = s.find('/');
+        if (a != std::string::npos && a > 0) {
+            const size_t b = s.find_first_of("/?#", a + 1);
+            const std::string id = s.substr(0, b);
+            // Only when the repository is the model's own (Llama-2-70B -> meta-llama/Llama-2-70b-hf), not
+            // the config a synthetic model was derived from.
+            if (id.size() > a + 1 && lower(id.substr(a + 1)).rfind(lower(m.name), 0) == 0) return id;
+        }
+    }
+    return {};
+}
+
+Result<std::vector<std::string>> writeLaunchDirectory(const std::string& dir, const LaunchCommand& launch,
+                                                      const std::string& planYaml) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return Error{dir, 0, 0, "", "cannot create the directory: " + ec.message()};
+    std::vector<std::pair<std::string, std::string>> files = launch.scripts();
+    const size_t scripts = files.size();
+    files.insert(files.end(), launch.files.begin(), launch.files.end());
+    files.emplace_back("plan.yaml", planYaml);
+    std::string notes = std::string(nameOf(launch.engine)) + " " + launch.version + ": " +
+                        str(int64_t(scripts)) + " node script" + (scripts == 1 ? "" : "s") +
+                        " (run nodeK.sh on node K), plan.yaml the plan they serve" +
+                        (launch.adapted ? " (the nearest layout the engine runs, see below)" : "") +
+                        ".\n\nWhat the engine's flags do not express, and what to set by hand:\n\n" +
+                        launch.notesText();
+    files.emplace_back("NOTES.txt", notes);
+    std::vector<std::string> written;
+    for (size_t i = 0; i < files.size(); ++i) {
+        const std::string path = (fs::path(dir) / files[i].first).string();
+        if (auto w = writeFileAtomic(path, files[i].second); !w) return w.error();
+        if (i < scripts) {
+            fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                            fs::perm_options::add, ec);
+            if (ec) return Error{path, 0, 0, "", "cannot make the script executable: " + ec.message()};
+        }
+        written.push_back(path);
+    }
+    return written;
+}
+
+std::string_view nameOf(ServingEngine e) {
+    switch (e) {
+    case ServingEngine::Vllm:
+        return "vllm";
+    case ServingEngine::Sglang:
+        return "sglang";
+    case ServingEngine::Trtllm:
+        return "trtllm";
+    case ServingEngine::Dynamo:
+        return "dynamo";
+    }
+    return "vllm";
+}
+
+std::optional<ServingEngine> servingEngineFromName(std::string_view s) {
+    for (ServingEngine e : servingEngines())
+        if (s == nameOf(e)) return e;
+    return std::nullopt;
+}
+
+const std::vector<ServingEngine>& servingEngines() {
+    static const std::vector<ServingEngine> all{ServingEngine::Vllm, ServingEngine::Sglang,
+                                                ServingEngine::Trtllm, ServingEngine::Dynamo};
+    return all;
+}
+
+const std::vector<EngineVersion>& engineVersions(ServingEngine e) {
+    switch (e) {
+    case ServingEngine::Sglang:
+        return sglangVersions();
+    case ServingEngine::Trtllm:
+        return trtllmVersions();
+    case ServingEngine::Dynamo:
+        return dynamoVersions();
+    default:
+        return vllmVersions();
+    }
+}
+
+std::string knownVersionsText(ServingEngine e) {
+    std::vector<std::string> v;
+    for (const auto& row : engineVersions(e)) v.push_back(row.version);
+    return joined(v, ", ");
+}
+
+Result<EngineVersion> findEngineVersion(ServingEngine e, std::string_view version) {
+    const auto& rows = engineVersions(e);
+    if (version.empty()) return rows.back();
+    for (const auto& row : rows)
+        if (row.version == version) return row;
+    return Error{"", 0, 0, "engine-version",
+                 "unknown " + std::string(nameOf(e)) + " version '" + std::string(version) +
+                     "' (known: " + knownVersionsText(e) + ")"};
+}
+
+namespace {
+
+/// The longest context the command asks for: the workload's input + output, refused when the prompt alone
+/// is longer than the model's max_position_embeddings, capped (with a note) when only the output is.
+std::optional<std::string> setContext(Ctx& c) {
+    const Workload& w = c.s.workload;
+    const int64_t need = w.inputTokens + w.outputTokens, limit = c.m.maxPositionEmbeddings;
+    c.contextLength = need;
+    if (limit <= 0 || need <= limit) return std::nullopt;
+    if (w.inputTokens >= limit)
+        return "the workload's prompts (" + str(w.inputTokens) + " tokens) + outputs (" +
+               str(w.outputTokens) + ") need a context of " + str(need) + " tokens, longer than " + c.m.name +
+               "'s max_position_embeddings " + str(limit);
+    c.contextLength = limit;
+    c.contextNote = "Context: " + str(need) + " tokens (input + output) is longer than " + c.m.name +
+                    "'s max_position_embeddings " + str(limit) + ", so the context length is capped at " +
+                    str(limit) + ": outputs stop after " + str(limit - w.inputTokens) +
+                    " tokens instead of " + str(w.outputTokens) + ".";
+    return std::nullopt;
+}
+
+std::string tokensPerSecond(double x) {
+    return str(int64_t(x + 0.5)) + " tokens/s";
+}
+
+EngineResult run(const Ctx& c, const ExportOptions& o) {
+    switch (o.engine) {
+    case ServingEngine::Sglang:
+        return sglangCommand(c);
+    case ServingEngine::Trtllm:
+        return trtllmCommand(c);
+    case ServingEngine::Dynamo:
+        return dynamoCommand(c, o.dynamoWorker);
+    default:
+        return vllmCommand(c);
+    }
+}
+
+Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, const ExportOptions& o,
+                                 const CostModel& cost, const EngineVersion& version, int depth) {
+    Ctx c(scenario, plan, cost);
+    c.version = version;
+    c.moe = c.m.moe.present();
+    c.gpus = scenario.gpus();
+    c.gpn = std::max(1, scenario.cluster.gpusPerNode);
+    c.metrics = cost.evaluate(plan);
+    c.model = o.modelPath.empty() ? defaultModelPath(c.m) : o.modelPath;
+    if (c.model.empty())
+        return Error{"", 0, 0, "model",
+                     "the model '" + c.m.name +
+                         "' has no Hugging Face id (hub_id) and no huggingface.co source: give the path or "
+                         "repository id the engine should load with --model"};
+    if (auto why = setContext(c)) return Error{"", 0, 0, "", "cannot export: " + *why};
+    if (plan.batch > 0) {
+        c.batch = plan.batch, c.batchSource = "fixed by the plan";
+    } else if (scenario.workload.fixedBatch && scenario.workload.batch > 0) {
+        c.batch = scenario.workload.batch, c.batchSource = "fixed by the workload";
+    } else if (c.metrics.feasible && c.metrics.batch > 0) {
+        c.batch = c.metrics.batch, c.batchSource = "the cost model's choice";
+    }
+    c.attnOp = c.moe && opApplies(c.m, Op::MoeAttention) ? Op::MoeAttention : Op::Attention;
+    c.attnBatch = plan.choice(c.attnOp) == choice::AttnBatch;
+    c.tpIsData = plan.degrees.tp > 1;
+    for (Op op : {Op::Embedding, Op::Qkv, Op::Attention, Op::OutProj, Op::FfnUp, Op::FfnDown,
+                  Op::SharedExperts, Op::LmHead, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
+        if (opApplies(c.m, op) && splitsOverTp(op, plan.choice(op))) c.tpIsData = false;
+
+    EngineResult r = run(c, o);
+    if (auto* lc = std::get_if<LaunchCommand>(&r)) {
+        lc->engine = o.engine;
+        lc->version = version.version;
+        lc->plan = plan;
+        return std::move(*lc);
+    }
+    const Refusal& refusal = std::get<Refusal>(r);
+    const std::string engineName = std::string(nameOf(o.engine)) + " " + version.version;
+    // Up to two steps away from the plan (e.g. tp down to the head count, then the expert replicas folded).
+    if (!o.adapt || depth > 1 || refusal.candidates.empty())
+        return Error{"", 0, 0, "", "cannot export to " + engineName + ": " + refusal.reason};
+    // The nearest runnable layouts, best first by the cost model (feasible before infeasible); the first
+    // that the engine runs is exported.
+    struct Ranked {
+        const std::pair<std::string, Plan>* cand;
+        Metrics m;
+    };
+    std::vector<Ranked> ranked;
+    for (const auto& cand : refusal.candidates)
+        if (!cost.checkPlan(cand.second)) ranked.push_back({&cand, cost.evaluate(cand.second)});
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& x, const Ranked& y) {
+        if (x.m.feasible != y.m.feasible) return x.m.feasible;
+        return x.m.throughput > y.m.throughput;
+    });
+    const std::pair<std::string, Plan>* best = nullptr;
+    Metrics bestMetrics;
+    std::optional<Result<LaunchCommand>> adapted;
+    for (const auto& r : ranked) {
+        auto e = exportPlan(scenario, r.cand->second, o, cost, version, depth + 1);
+        if (!e) continue;
+        best = r.cand, bestMetrics = r.m, adapted.emplace(std::move(e));
+        break;
+    }
+    if (!best)
+        return Error{"", 0, 0, "",
+                     "cannot export to " + engineName + ": " + refusal.reason +
+                         ", and no nearby layout fits that it runs"};
+    const Metrics& was = c.metrics;
+    std::string costs = "the cost model gives " + tokensPerSecond(was.throughput) + " for the plan and " +
+                        tokensPerSecond(bestMetrics.throughput) + " for this layout";
+    if (was.throughput > 0) {
+        const double pct = 100.0 * (bestMetrics.throughput - was.throughput) / was.throughput;
+        costs += " (" + std::string(pct >= 0 ? "+" : "") + fraction(pct) + "%)";
+    }
+    if (was.feasible && !bestMetrics.feasible)
+        costs += "; this layout is infeasible: " + bestMetrics.violation;
+    LaunchCommand lc = std::move(*adapted).value();
+    lc.notes.insert(lc.notes.begin(), "Layout changed: " + refusal.reason + ", so this exports " +
+                                          best->first + " instead; " + costs + ".");
+    lc.adapted = true;
+    return lc;
+}
+
+} // namespace
+
+Result<LaunchCommand> launchCommand(const Scenario& scenario, const Plan& plan,
+                                    const ExportOptions& options) {
+    try {
+        auto version = findEngineVersion(options.engine, options.version);
+        if (!version) return version.error();
+        if (options.engine == ServingEngine::Dynamo && (options.dynamoWorker == ServingEngine::Dynamo))
+            return Error{"", 0, 0, "", "Dynamo's workers run vllm, sglang or trtllm"};
+        const CostModel cost(scenario);
+        if (auto why = cost.checkPlan(plan))
+            return Error{"", 0, 0, "", "plan does not fit the scenario: " + *why};
+        return exportPlan(scenario, plan, options, cost, version.value(), 0);
+    } catch (const InputError& e) {
+        return e.error();
+    }
+}
+
+Result<LaunchCommand> launchCommand(const Scenario& scenario, const Plan& plan, ServingEngine engine,
+                                    const std::string& modelPath) {
+    ExportOptions o;
+    o.engine = engine;
+    o.modelPath = modelPath;
+    return launchCommand(scenario, plan, o);
+}
+
+} // namespace sp

@@ -1,0 +1,127 @@
+#pragma once
+// Launch commands for serving engines, per engine version: a plan's degrees, batch, context length, dtypes
+// and memory headroom as vLLM, SGLang, TensorRT-LLM or NVIDIA Dynamo flags, one script per node, plus notes
+// on what the plan says that the flags cannot express. Each engine's flags and constraints, with the
+// parser file and release they were read from, are in its own file (vllm.cpp, sglang.cpp, trtllm.cpp,
+// dynamo.cpp); this layer sits above the cost model, which it uses to evaluate what it exports.
+
+#include "core/common/error.h"
+#include "core/model/scenario.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sp {
+
+/// The serving engines a plan can be exported to (sp::Engine is the search engine).
+enum class ServingEngine { Vllm, Sglang, Trtllm, Dynamo };
+/// "vllm", "sglang", "trtllm", "dynamo".
+std::string_view nameOf(ServingEngine e);
+std::optional<ServingEngine> servingEngineFromName(std::string_view s);
+/// Every serving engine, in the order above.
+const std::vector<ServingEngine>& servingEngines();
+
+/// One row of an engine's version table: what that release's argument parser accepts and checks. The
+/// flags a field names are those of the engine it belongs to (see the engine's file for the citations).
+struct EngineVersion {
+    ServingEngine engine = ServingEngine::Vllm;
+    std::string version; ///< "0.11.1"
+    std::string source;  ///< the parser file(s) and the release or commit they were read from
+    /// The options the exports write for this version, as its parser spells them; a command with any other
+    /// is one this version refuses (core/export/check.h).
+    std::vector<std::string> flags;
+    /// The asserts of its parser that a layout can break, one sentence each with where they are.
+    std::vector<std::string> constraints;
+    // vLLM
+    bool nnodes = false; ///< --nnodes/--node-rank/--master-addr (multi-node multiprocessing)
+    // SGLang
+    bool moeDpSize = false;     ///< --moe-dp-size
+    bool moeA2aBackend = false; ///< --moe-a2a-backend deepep (before: --enable-deepep-moe)
+    // all engines
+    int64_t defaultPrefillTokens = 0; ///< the engine's default prefill token budget per step (0: derived)
+    double defaultMemoryFraction = 0; ///< the engine's default memory fraction
+};
+
+/// The known versions of an engine, oldest first.
+const std::vector<EngineVersion>& engineVersions(ServingEngine e);
+/// "0.10.2, 0.11.1" (oldest first).
+std::string knownVersionsText(ServingEngine e);
+/// The row for `version` (empty: the newest known); an error listing the known ones for any other.
+Result<EngineVersion> findEngineVersion(ServingEngine e, std::string_view version);
+
+struct ExportOptions {
+    ServingEngine engine = ServingEngine::Vllm;
+    std::string version;   ///< empty: the newest known
+    std::string modelPath; ///< empty: the model's Hub id (Model::hubId, else its huggingface.co source)
+    /// A plan the version cannot run: export the nearest runnable layout with a note (true) or refuse.
+    bool adapt = true;
+    /// Dynamo's worker engine (vllm, sglang or trtllm).
+    ServingEngine dynamoWorker = ServingEngine::Vllm;
+};
+
+/// What one node runs.
+struct NodeLaunch {
+    /// Environment set before the commands; an empty value is one the user must set (e.g. HEAD_NODE_IP).
+    std::vector<std::pair<std::string, std::string>> env;
+    /// Commands, one argument per entry, run in order; the first `background` of them in the background
+    /// (the Dynamo frontend), the others each to its end (the last one for as long as it serves).
+    std::vector<std::vector<std::string>> commands;
+    size_t background = 0;
+    /// Why a node has nothing to start (its processes are started from another node), else empty.
+    std::string comment;
+};
+
+/// One engine launch: the command line(s), per node, and what they leave out.
+struct LaunchCommand {
+    ServingEngine engine = ServingEngine::Vllm;
+    std::string version; ///< the engine version the flags are for
+    /// Node 0's engine command, one argument per entry. An argument may hold a `${NAME}` placeholder (e.g.
+    /// `${NODE_RANK}`) that the user sets on each node; text() leaves those for the shell to expand.
+    std::vector<std::string> argv;
+    /// What the plan says that the engine's flags cannot express, one sentence or two each.
+    std::vector<std::string> notes;
+    /// Every node's commands (node 0 first); the nodes of one deployment, then the next.
+    std::vector<NodeLaunch> nodes;
+    /// Files the commands read, written beside the scripts: (file name, content).
+    std::vector<std::pair<std::string, std::string>> files;
+    /// The plan exported: the plan given, or the nearest layout the version can run (adapted).
+    Plan plan;
+    bool adapted = false;
+    /// Node 0's commands, shell-quoted (one option per line, joined by backslashes), then the notes as `# `
+    /// comments.
+    std::string text() const;
+    /// One POSIX shell script per node: ("node0.sh", text), ...
+    std::vector<std::pair<std::string, std::string>> scripts() const;
+    /// The notes, one paragraph each.
+    std::string notesText() const;
+};
+
+/// Writes `dir` (created when missing): one script per node (node0.sh, ... executable), the files the
+/// commands read, `plan.yaml` (`planYaml`) and NOTES.txt (what the engine cannot express). Each file is
+/// written atomically. The names written, or the first error.
+Result<std::vector<std::string>> writeLaunchDirectory(const std::string& dir, const LaunchCommand& launch,
+                                                      const std::string& planYaml);
+
+/// A model's path for the engines: its Hub id, else its `source` turned into a Hugging Face repo id when
+/// it is a huggingface.co URL of the model's own repository
+/// (https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json -> deepseek-ai/DeepSeek-V3);
+/// empty when neither says (a file stem or display name is not something an engine can load).
+std::string defaultModelPath(const Model& m);
+
+/// One argument quoted for a POSIX shell: as is when it is made of safe characters only, in double quotes
+/// when its only specials are `${NAME}` placeholders, else in single quotes.
+std::string shellQuote(const std::string& arg);
+
+/// The engine's launch for `plan` on `scenario`. An error, naming what is wrong, when the plan does not
+/// fit the scenario (CostModel::checkPlan), the version is unknown, the model path is unknown, the
+/// workload needs a longer context than the model has, or the version cannot run the plan and
+/// `adapt` is off.
+Result<LaunchCommand> launchCommand(const Scenario& scenario, const Plan& plan, const ExportOptions& options);
+/// The newest known version of `engine`, serving `modelPath` (empty: defaultModelPath()).
+Result<LaunchCommand> launchCommand(const Scenario& scenario, const Plan& plan, ServingEngine engine,
+                                    const std::string& modelPath = {});
+
+} // namespace sp

@@ -1,0 +1,277 @@
+// SGLang, `python3 -m sglang.launch_server`: its version table and the plan as its flags.
+//
+// SGLang, `python3 -m sglang.launch_server --model-path MODEL`:
+//  - python/sglang/srt/server_args.py (github.com/sgl-project/sglang, main of 2025-2026: the version with
+//    --moe-a2a-backend; older releases spelled the DeepEP switch --enable-deepep-moe) and
+//    https://docs.sglang.io/advanced_features/server_arguments.html: --tp-size, --dp-size, --pp-size,
+//    --ep-size, --moe-dp-size, --enable-dp-attention ("data parallelism for attention and tensor parallelism
+//    for FFN"; attention TP = tp_size / dp_size), --moe-a2a-backend deepep (which sets ep_size = tp_size),
+//    --moe-dense-tp-size 1, --enable-dp-lm-head, --max-running-requests (divided among the DP-attention
+//    workers; not divided among plain DP replicas), --context-length, --kv-cache-dtype fp8_e4m3,
+//    --quantization fp8, --dtype, --mem-fraction-static ("model weights and KV cache memory pool"),
+//    --nnodes, --node-rank, --dist-init-addr; check_server_args: "multi-node data parallel is not supported
+//    unless dp attention"; python/sglang/srt/layers/dp_attention.py: attn_tp_size = tp_size // dp_size;
+//  - https://docs.sglang.io/advanced_features/expert_parallelism.html: --moe-a2a-backend (none by default:
+//    all-gather/all-reduce dispatch; deepep: all-to-all); python/sglang/srt/distributed/utils.py,
+//    get_pp_indices: SGLANG_PP_LAYER_PARTITION for uneven stages.
+#include "core/export/common.h"
+
+#include <numeric>
+
+namespace sp::exporting {
+
+const std::vector<EngineVersion>& sglangVersions() {
+    static const std::vector<EngineVersion> rows = [] {
+        EngineVersion old;
+        old.engine = ServingEngine::Sglang;
+        old.version = "0.4.9";
+        old.source =
+            "python/sglang/srt/server_args.py at v0.4.9: --tp-size, --dp-size, --pp-size, --ep-size, "
+            "--enable-dp-attention, --enable-dp-lm-head, --moe-dense-tp-size, --enable-deepep-moe "
+            "(no --moe-a2a-backend, no --moe-dp-size)";
+        old.moeA2aBackend = false;
+        old.moeDpSize = false;
+        old.defaultMemoryFraction = 0; // derived from the GPU's memory and the parallel sizes
+        old.flags = {"--model-path",
+                     "--tp-size",
+                     "--dp-size",
+                     "--pp-size",
+                     "--ep-size",
+                     "--enable-dp-attention",
+                     "--enable-dp-lm-head",
+                     "--moe-dense-tp-size",
+                     "--max-running-requests",
+                     "--context-length",
+                     "--kv-cache-dtype",
+                     "--quantization",
+                     "--dtype",
+                     "--mem-fraction-static",
+                     "--nnodes",
+                     "--node-rank",
+                     "--dist-init-addr",
+                     "--port",
+                     "--enable-deepep-moe"};
+        old.constraints = {
+            "check_server_args: tp x pp divides by --nnodes; multi-node data parallel only with DP attention",
+            "DP attention: --tp-size divides by --dp-size (attention TP = tp / dp divides the heads)",
+            "--ep-size divides --tp-size; DeepEP sets ep_size = tp_size",
+            "--enable-dp-lm-head needs --enable-dp-attention; --moe-dense-tp-size is 1 or unset",
+            "--context-length <= the model's max_position_embeddings"};
+        EngineVersion now = old;
+        now.version = "0.5.6";
+        now.source = "python/sglang/srt/server_args.py of main (read at commit 001067fffe33): "
+                     "--moe-a2a-backend replaces --enable-deepep-moe; --moe-dp-size with the asserts of "
+                     "ServerArgs._handle_context_parallelism";
+        now.moeA2aBackend = true;
+        now.moeDpSize = true;
+        now.flags.back() = "--moe-a2a-backend";
+        now.flags.push_back("--moe-dp-size");
+        now.constraints.push_back(
+            "_handle_context_parallelism, --moe-dp-size > 1: tp_size % moe_dp_size == 0, "
+            "ep_size * moe_dp_size == tp_size when ep_size > 1, pp_size == 1, and "
+            "attn_cp_size == moe_dp_size");
+        return std::vector<EngineVersion>{old, now};
+    }();
+    return rows;
+}
+
+EngineResult sglangCommand(const Ctx& c) {
+    LaunchCommand lc;
+    lc.engine = ServingEngine::Sglang;
+    lc.argv = {"python3", "-m", "sglang.launch_server", "--model-path", c.model};
+    auto& n = lc.notes;
+    const Degrees& d = c.d;
+    const int stage = d.dp * d.tp;
+    // Attention's tensor-parallel group: 1 when attention runs by batch (or nothing splits over tp).
+    const int attnTp = c.tpIsData || c.attnBatch ? 1 : d.tp;
+    if (auto r = headsRefusal(c, attnTp, "SGLang", true)) return *r;
+    // Batch attention inside a tp group that still splits other operators: DP attention within the group.
+    const bool innerDp = attnTp < d.tp && !c.tpIsData;
+    // One server (tp-size GPUs per stage) is the smallest set of whole attention groups (whole tp groups
+    // with innerDp) that holds whole expert groups; SGLang's MoE layers span a server's tp-size as
+    // ep x moe-tp x moe-dp. Several attention groups in a server need DP attention.
+    const int eg = c.moe ? d.ep * d.etp : 1;
+    const int unit = std::lcm(eg, innerDp ? d.tp : attnTp);
+    const int servers = stage / unit;
+    const bool dpAttn = unit > attnTp;
+    const int dpSize = dpAttn ? unit / attnTp : servers;
+    // Plain replicas share one server through --dp-size, but only on one node ("multi-node data parallel is
+    // not supported unless dp attention").
+    const bool combined = !dpAttn && servers > 1 && c.gpus <= c.gpn;
+    const int serverGpus = unit * d.pp * (combined ? servers : 1);
+
+    add(lc.argv, "--tp-size", unit);
+    if (dpSize > 1 && (dpAttn || combined)) add(lc.argv, "--dp-size", dpSize);
+    if (d.pp > 1) add(lc.argv, "--pp-size", d.pp);
+    if (dpAttn) lc.argv.push_back("--enable-dp-attention");
+    if (c.tpIsData)
+        n.push_back("The plan's tp " + str(d.tp) +
+                    " splits no weights (every operator runs whole on each GPU's own tokens or sequences): "
+                    "that is data parallelism, so SGLang's attention runs on one GPU per data-parallel "
+                    "group.");
+    if (dpAttn)
+        n.push_back("Attention: data-parallel over " + str(dpSize) + " groups of " + count(attnTp, "GPU") +
+                    " inside SGLang's tp-size " + str(unit) + " (attention TP = tp-size / dp-size)" +
+                    (c.m.attention.type == AttentionType::MLA
+                         ? std::string(".")
+                         : std::string("; SGLang's --enable-dp-attention help names DeepSeek-V2/V3 and Qwen "
+                                       "2/3 MoE models as supported: check yours is.")));
+    if (servers > 1 && !combined)
+        n.push_back(
+            "Servers: this command is one of " + str(servers) + " identical servers of " +
+            count(serverGpus, "GPU") +
+            (dpAttn ? (c.moe ? " (one per expert replica: SGLang's expert groups span a server's tp-size)"
+                             : " (SGLang's --dp-size is taken by DP attention)")
+                    : " (SGLang's --dp-size does not span nodes without DP attention)") +
+            "; put them behind sgl-router or another load balancer.");
+
+    int denseGroup = unit; // the dense FFN's group (an MoE model's dense layers)
+    bool dpLmHead = false;
+    if (c.moe) {
+        const int moeDp = unit / eg;
+        if (moeDp > 1) {
+            // The server's tp-size holds several expert replicas. python/sglang/srt/server_args.py,
+            // ServerArgs._handle_context_parallelism (main, late 2025) allows --moe-dp-size > 1 only
+            // with tp_size % moe_dp_size == 0, ep_size * moe_dp_size == tp_size when ep_size > 1, pp_size ==
+            // 1 and attention context parallelism of the same size (attn_cp_size == moe_dp_size), which is
+            // not the plan's attention: fold the replicas into the expert group instead.
+            Refusal r;
+            r.reason = "SGLang " + c.version.version + " cannot hold " + str(moeDp) +
+                       " expert replicas inside one server of tp-size " + str(unit) +
+                       " (--moe-dp-size needs attention context parallelism of that size" +
+                       (d.pp > 1 ? " and pp-size 1" : "") + ")";
+            Plan a = c.p, b = c.p;
+            a.degrees.etp *= moeDp, a.degrees.edp /= moeDp;
+            b.degrees.ep *= moeDp, b.degrees.edp /= moeDp;
+            r.candidates.push_back({"etp " + str(d.etp) + " -> " + str(a.degrees.etp) + ", edp " +
+                                        str(d.edp) + " -> " + str(a.degrees.edp),
+                                    a});
+            r.candidates.push_back({"ep " + str(d.ep) + " -> " + str(b.degrees.ep) + ", edp " + str(d.edp) +
+                                        " -> " + str(b.degrees.edp),
+                                    b});
+            return r;
+        }
+        if (d.ep > 1) add(lc.argv, "--ep-size", d.ep);
+        if (d.ep > 1 && d.ep == unit) {
+            // --moe-a2a-backend deepep sets ep_size = tp_size; releases before it spelled it
+            // --enable-deepep-moe.
+            if (c.version.moeA2aBackend)
+                add(lc.argv, "--moe-a2a-backend", "deepep");
+            else
+                lc.argv.push_back("--enable-deepep-moe");
+            n.push_back(
+                "Experts: " +
+                std::string(c.version.moeA2aBackend ? "--moe-a2a-backend deepep" : "--enable-deepep-moe") +
+                " gives the all-to-all dispatch the cost model prices (it needs DeepEP installed).");
+        } else if (d.ep > 1) {
+            n.push_back("Experts: SGLang's default dispatch (--moe-a2a-backend none) gathers tokens instead "
+                        "of the plan's all-to-all; deepep would need ep = tp-size = " +
+                        str(unit) + ".");
+        }
+        if (dpAttn && c.m.denseLayers() > 0) {
+            const bool ffnSplit = d.tp > 1 && (splitsOverTp(Op::FfnUp, c.p.choice(Op::FfnUp)) ||
+                                               splitsOverTp(Op::FfnDown, c.p.choice(Op::FfnDown)));
+            if (!ffnSplit) add(lc.argv, "--moe-dense-tp-size", 1);
+            denseGroup = ffnSplit ? unit : 1;
+        }
+    }
+    if (dpAttn) {
+        // The LM head is vocab-parallel over the server's tp-size, or over the attention group with
+        // --enable-dp-lm-head: take the one that is the plan's.
+        const int head = d.tp > 1 && splitsOverTp(Op::LmHead, c.p.choice(Op::LmHead)) ? d.tp : 1;
+        dpLmHead = head == attnTp || head != unit;
+        if (dpLmHead) lc.argv.push_back("--enable-dp-lm-head");
+    }
+
+    if (serverGpus > c.gpn) {
+        const int nodes = int(ceilDiv(serverGpus, c.gpn));
+        add(lc.argv, "--nnodes", nodes);
+        add(lc.argv, "--node-rank", "${NODE_RANK}");
+        add(lc.argv, "--dist-init-addr", "${HEAD_NODE_IP}:5000");
+        n.push_back("Nodes: run this on each of the " + str(nodes) + " nodes" +
+                    (servers > 1 && !combined ? " of a server" : "") + " with NODE_RANK 0.." +
+                    str(nodes - 1) +
+                    " and HEAD_NODE_IP set to the address of its node 0 (which serves the API)" +
+                    (serverGpus % c.gpn ? "; " + str(serverGpus) + " GPUs do not fill whole nodes of " +
+                                              str(c.gpn) + ", which SGLang expects"
+                                        : std::string()) +
+                    ".");
+    }
+
+    if (c.batch > 0) {
+        // The plan keeps pp micro-batches of `batch` sequences in flight per replica (its tp GPUs). SGLang
+        // divides --max-running-requests among its DP-attention workers, but gives each plain DP replica all
+        // of it: either way the cap is the plan's sequences on `unit` GPUs.
+        const int64_t cap = ceilDiv(c.batch * d.pp * unit, d.tp);
+        add(lc.argv, "--max-running-requests", cap);
+        n.push_back(
+            "Batch: " + str(c.batch) + " sequences per replica of " + count(d.tp, "GPU") + " (" +
+            c.batchSource + ")" + (d.pp > 1 ? " in each of " + str(d.pp) + " micro-batches" : std::string()) +
+            (dpAttn ? "; SGLang splits --max-running-requests among its " + str(dpSize) +
+                          " DP-attention workers."
+                    : (combined ? "; SGLang gives each of its " + str(dpSize) + " DP replicas the full cap."
+                                : std::string("."))));
+    } else {
+        n.push_back("Batch: the cost model found no feasible batch, so --max-running-requests is left to "
+                    "SGLang.");
+    }
+    add(lc.argv, "--context-length", c.contextLength);
+    if (!c.contextNote.empty()) n.push_back(c.contextNote);
+    {
+        // The prefill token budget: the plan states none, so SGLang's default --chunked-prefill-size applies
+        // (server_args.py _handle_gpu_memory_settings, read at commit 001067fffe33, by the GPU's memory: 2048
+        // below 35 GiB, 4096 below 60, 8192 below 160 (H100, H200), 16384 above).
+        const double mib = c.s.cluster.gpu.hbmGB * 1e9 / double(1 << 20);
+        const int64_t chunk = mib < 35 * 1024    ? 2048
+                              : mib < 60 * 1024  ? 4096
+                              : mib < 160 * 1024 ? 8192
+                                                 : 16384;
+        if (c.s.workload.inputTokens > chunk)
+            n.push_back("Prefill: SGLang's default --chunked-prefill-size on " + c.s.cluster.gpu.name +
+                        " is " + str(chunk) + " tokens, so each " + str(c.s.workload.inputTokens) +
+                        "-token prompt is prefilled in " + str(ceilDiv(c.s.workload.inputTokens, chunk)) +
+                        " chunks (the cost model prices one pass).");
+    }
+    dtypeFlags(c, "SGLang", lc);
+    if (c.m.kvCache == Dtype::FP8) add(lc.argv, "--kv-cache-dtype", "fp8_e4m3");
+    add(lc.argv, "--mem-fraction-static", fraction(1.0 - c.s.constraints.memoryHeadroom));
+    if (c.metrics.valid && c.metrics.activationsGiB + c.metrics.reserveGiB > 0)
+        n.push_back(
+            "Memory: SGLang's --mem-fraction-static covers the weights and the KV pool only; the plan "
+            "also needs " +
+            gib(c.metrics.activationsGiB + c.metrics.reserveGiB) +
+            " GiB per GPU for activations and its reserve inside that fraction: lower it if SGLang "
+            "runs out of memory.");
+
+    const auto diffs = operatorDifferences(c, "SGLang", [&](Op op) {
+        switch (baseOp(op)) {
+        case Op::FfnUp:
+        case Op::FfnDown:
+            return c.moe ? denseGroup : unit;
+        case Op::LmHead:
+            return dpLmHead ? attnTp : unit;
+        case Op::Embedding:
+        case Op::Router:
+        case Op::SharedExperts:
+            return dpAttn ? 0 : unit;
+        default:
+            return attnTp;
+        }
+    });
+    if (!diffs.empty())
+        n.push_back("Operator choices SGLang's fixed scheme does not take: " + joined(diffs, "; ") + ".");
+    if (dpAttn && unit > 1)
+        n.push_back(std::string("The embedding") +
+                    (c.moe ? ", router and shared experts follow" : " follows") +
+                    " SGLang's own placement under DP attention (no flag sets them).");
+    if (dpAttn)
+        meshNote(c, "SGLang", {Axis::TP, Axis::DP, Axis::PP}, c.tpIsData, serverGpus, lc);
+    else
+        meshNote(c, "SGLang", {Axis::TP, Axis::PP, Axis::DP}, c.tpIsData, serverGpus, lc);
+    addCommonNotes(c, "SGLang", lc, "--max-running-requests", "SGLANG_PP_LAYER_PARTITION");
+    placeNodes(lc, combined ? 1 : servers, serverGpus, c.gpn,
+               [&lc](int) { return std::vector<std::vector<std::string>>{lc.argv}; });
+    return lc;
+}
+
+} // namespace sp::exporting

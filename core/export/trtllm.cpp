@@ -1,0 +1,251 @@
+// TensorRT-LLM, `trtllm-serve MODEL --backend pytorch`: its version table and the plan as its flags and its
+// --extra_llm_api_options YAML.
+//
+// Flags, from tensorrt_llm/commands/serve.py (NVIDIA/TensorRT-LLM, read at commit 00209af149e7 of main):
+// --backend {pytorch,tensorrt,_autodeploy} (default pytorch), --max_batch_size, --max_num_tokens,
+// --max_seq_len ("maximum total length of one request, including prompt and outputs"), --tp_size
+// (--tensor_parallel_size), --pp_size, --ep_size (--moe_expert_parallel_size),
+// --kv_cache_free_gpu_memory_fraction (--free_gpu_memory_fraction, default 0.9: "free GPU memory fraction
+// reserved for KV cache, after allocating model weights and buffers"), --extra_llm_api_options (--config:
+// "a YAML file that overwrites the parameters specified by trtllm-serve"), --port; chunked prefill is off
+// unless --enable_chunked_prefill, so a prompt must fit --max_num_tokens.
+// The YAML keys, from tensorrt_llm/llmapi/llm_args.py (StrictBaseModel: unknown keys are refused):
+// enable_attention_dp, moe_expert_parallel_size, moe_tensor_parallel_size, moe_config.backend (CUTLASS the
+// default of the older release, AUTO of the newer), kv_cache_config.{free_gpu_memory_fraction,dtype},
+// cuda_graph_config.{max_batch_size,enable_padding}. tensorrt_llm/mapping.py: the MoE layers regroup the
+// tp_size ranks as moe_tp x moe_ep (their product must be tp_size); with enable_attention_dp each rank runs
+// attention on its own requests. Multi-node: docs/source/deployment-guide (trtllm-llmapi-launch under mpirun
+// or srun, one MPI rank per GPU).
+#include "core/export/common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace sp::exporting {
+
+const std::vector<EngineVersion>& trtllmVersions() {
+    static const std::vector<EngineVersion> rows = [] {
+        EngineVersion v1;
+        v1.engine = ServingEngine::Trtllm;
+        v1.version = "1.0";
+        v1.source =
+            "tensorrt_llm/commands/serve.py and tensorrt_llm/llmapi/llm_args.py of 1.0: MoeConfig.backend "
+            "in {CUTLASS, CUTEDSL, WIDEEP, TRTLLM, DEEPGEMM, VANILLA}, default CUTLASS";
+        v1.defaultPrefillTokens = 8192; // BuildConfig.max_num_tokens
+        v1.defaultMemoryFraction = 0.9;
+        v1.flags = {"--backend",
+                    "--tp_size",
+                    "--pp_size",
+                    "--ep_size",
+                    "--max_batch_size",
+                    "--max_num_tokens",
+                    "--max_seq_len",
+                    "--kv_cache_free_gpu_memory_fraction",
+                    "--extra_llm_api_options",
+                    "--port"};
+        v1.constraints = {
+            "mapping.py: moe_tensor_parallel_size x moe_expert_parallel_size = tp_size; the experts divide "
+            "by the "
+            "EP size",
+            "llm_args.py StrictBaseModel: only known keys in the --extra_llm_api_options YAML",
+            "a server over several nodes runs under mpirun/srun with trtllm-llmapi-launch, one rank per GPU",
+            "chunked prefill off by default: --max_num_tokens holds a whole prompt",
+            "--max_seq_len <= the model's max_position_embeddings"};
+        EngineVersion v12 = v1;
+        v12.version = "1.2";
+        v12.source =
+            "tensorrt_llm/commands/serve.py read at commit 00209af149e7 (main) and llmapi/llm_args.py: "
+            "MoeConfig.backend adds AUTO (the default)";
+        return std::vector<EngineVersion>{v1, v12};
+    }();
+    return rows;
+}
+
+EngineResult trtllmCommand(const Ctx& c) {
+    LaunchCommand lc;
+    auto& n = lc.notes;
+    const Degrees& d = c.d;
+    const int stage = d.dp * d.tp;
+    const int attnTp = c.tpIsData || c.attnBatch ? 1 : d.tp;
+    const int eg = c.moe ? d.ep * d.etp : 1;
+    // One server's tp_size: the expert group under attention DP; the attention group otherwise, and then
+    // the expert group must be exactly that group (moe_tp x moe_ep = tp_size).
+    int tpSize = 0;
+    bool attentionDp = false;
+    if (!c.moe) {
+        tpSize = c.tpIsData ? 1 : d.tp;
+        attentionDp = !c.tpIsData && c.attnBatch && d.tp > 1;
+    } else if (attnTp == 1) {
+        tpSize = eg;
+        attentionDp = eg > 1;
+    } else if (eg == attnTp) {
+        tpSize = attnTp;
+    } else {
+        Refusal r;
+        r.reason =
+            "TensorRT-LLM's MoE layers regroup one server's tp_size ranks (moe_tp x moe_ep = tp_size), so "
+            "an expert group of " +
+            str(eg) + " GPUs cannot sit beside attention tensor parallelism of " + str(attnTp);
+        Plan a = c.p;
+        a.degrees.tp = eg, a.degrees.dp = stage / eg;
+        if (stage % eg == 0)
+            r.candidates.push_back(
+                {"tp " + str(d.tp) + " -> " + str(eg) + ", dp " + str(d.dp) + " -> " + str(a.degrees.dp), a});
+        {
+            // Attention data-parallel (each rank its own requests) over the expert group.
+            Plan b = c.p;
+            for (Op op : {Op::Qkv, Op::MoeQkv}) b.setChoice(op, choice::QkvToken);
+            for (Op op : {Op::Attention, Op::MoeAttention}) b.setChoice(op, choice::AttnBatch);
+            for (Op op : {Op::OutProj, Op::MoeOutProj}) b.setChoice(op, choice::OutToken);
+            r.candidates.push_back(
+                {"attention by batch (enable_attention_dp) over the expert group, not by head over tp " +
+                     str(d.tp),
+                 b});
+        }
+        if (attnTp % d.etp == 0) {
+            Plan b = c.p;
+            b.degrees.ep = attnTp / d.etp, b.degrees.edp = stage / attnTp;
+            r.candidates.push_back({"ep " + str(d.ep) + " -> " + str(b.degrees.ep) + ", edp " + str(d.edp) +
+                                        " -> " + str(b.degrees.edp),
+                                    b});
+        }
+        if (attnTp % d.ep == 0) {
+            Plan b = c.p;
+            b.degrees.etp = attnTp / d.ep, b.degrees.edp = stage / attnTp;
+            r.candidates.push_back({"etp " + str(d.etp) + " -> " + str(b.degrees.etp) + ", edp " +
+                                        str(d.edp) + " -> " + str(b.degrees.edp),
+                                    b});
+        }
+        return r;
+    }
+    if (auto r = headsRefusal(c, attentionDp ? 1 : tpSize, "TensorRT-LLM", true)) return *r;
+    const int servers = stage / tpSize;
+    const int serverGpus = tpSize * d.pp;
+    const std::string options = "extra-llm-api-options.yaml";
+
+    std::vector<std::string> serve = {"trtllm-serve", c.model, "--backend", "pytorch"};
+    add(serve, "--tp_size", tpSize);
+    add(serve, "--pp_size", d.pp);
+    if (c.moe) add(serve, "--ep_size", d.ep);
+
+    // Batch: with attention DP each rank schedules its own requests (max_batch_size per rank).
+    int64_t maxBatch = 0;
+    if (c.batch > 0) {
+        maxBatch = attentionDp ? ceilDiv(c.batch * d.pp, d.tp) : ceilDiv(c.batch * d.pp * tpSize, d.tp);
+        add(serve, "--max_batch_size", maxBatch);
+        n.push_back("Batch: " + str(c.batch) + " sequences per replica of " + count(d.tp, "GPU") + " (" +
+                    c.batchSource + ")" + (d.pp > 1 ? " in each of " + str(d.pp) + " micro-batches" : "") +
+                    (attentionDp ? "; with attention DP --max_batch_size applies to each of the " +
+                                       str(tpSize) + " ranks."
+                                 : "."));
+    } else {
+        n.push_back(
+            "Batch: the cost model found no feasible batch, so --max_batch_size is left to TensorRT-LLM.");
+    }
+    // The prefill budget: BuildConfig's default max_num_tokens, raised to hold a whole prompt (chunked
+    // prefill is off by default).
+    const int64_t tokens =
+        std::max<int64_t>({c.version.defaultPrefillTokens, c.s.workload.inputTokens, maxBatch});
+    add(serve, "--max_num_tokens", tokens);
+    if (tokens != c.version.defaultPrefillTokens)
+        n.push_back("Prefill: --max_num_tokens " + str(tokens) + " (TensorRT-LLM's default is " +
+                    str(c.version.defaultPrefillTokens) +
+                    ") so that a whole prompt fits one step; chunked prefill is off by default.");
+    add(serve, "--max_seq_len", c.contextLength);
+    if (!c.contextNote.empty()) n.push_back(c.contextNote);
+
+    // Memory: TensorRT-LLM gives the KV cache a fraction of the memory left after weights and buffers; the
+    // plan keeps `headroom` of the HBM free, so the fraction is what the plan's KV budget is of that rest.
+    double kvFraction = c.version.defaultMemoryFraction;
+    if (c.metrics.valid && c.metrics.capacityGiB > 0) {
+        const double headroom = c.s.constraints.memoryHeadroom;
+        const double hbm = c.metrics.capacityGiB / std::max(0.01, 1.0 - headroom);
+        const double used = c.metrics.weightsGiB + c.metrics.activationsGiB + c.metrics.reserveGiB;
+        const double free = hbm - used;
+        if (free > 0) kvFraction = std::clamp((c.metrics.capacityGiB - used) / free, 0.05, 0.95);
+    }
+    add(serve, "--kv_cache_free_gpu_memory_fraction", fraction(kvFraction));
+    add(serve, "--extra_llm_api_options", options);
+
+    // The YAML: the keys the flags do not cover.
+    std::string yaml;
+    yaml += "# TensorRT-LLM LLM API options for this plan (tensorrt_llm/llmapi/llm_args.py)\n";
+    yaml += std::string("enable_attention_dp: ") + (attentionDp ? "true" : "false") + "\n";
+    if (c.moe) {
+        yaml += "moe_expert_parallel_size: " + str(d.ep) + "\n";
+        yaml += "moe_tensor_parallel_size: " + str(tpSize / d.ep) + "\n";
+        yaml += "moe_config:\n  backend: CUTLASS\n";
+    }
+    yaml += "kv_cache_config:\n  free_gpu_memory_fraction: " + fraction(kvFraction) + "\n";
+    if (c.m.kvCache == Dtype::FP8) yaml += "  dtype: fp8\n";
+    if (maxBatch > 0)
+        yaml += "cuda_graph_config:\n  max_batch_size: " + str(maxBatch) + "\n  enable_padding: true\n";
+    lc.files.push_back({options, yaml});
+
+    if (c.moe && tpSize / d.ep != d.etp)
+        n.push_back("Experts: TensorRT-LLM splits each expert over tp_size / ep = " + str(tpSize / d.ep) +
+                    " GPUs, the plan over etp " + str(d.etp) + ".");
+    if (c.moe && d.ep > 1 && attentionDp)
+        n.push_back(
+            "Experts: moe_config backend CUTLASS dispatches by all-gather; WIDEEP gives the all-to-all the "
+            "cost model prices (it needs the wide-EP kernels of the build).");
+    if (!c.moe && c.attnBatch && d.tp > 1)
+        n.push_back("Attention: enable_attention_dp runs attention data-parallel over the " + str(d.tp) +
+                    " ranks while the other layers stay tensor-parallel.");
+    if (c.m.weights == Dtype::FP8 && !fp8Checkpoint(c))
+        n.push_back(
+            "Weights fp8: TensorRT-LLM serves FP8 from a checkpoint quantized ahead (NVIDIA ModelOpt), not "
+            "from BF16 weights; point MODEL at an FP8 checkpoint.");
+    if (c.m.kvCache == Dtype::FP8 && c.m.weights != Dtype::FP8)
+        n.push_back("KV cache fp8: kv_cache_config dtype fp8 (in the YAML).");
+    if (servers > 1)
+        n.push_back(
+            "Servers: this is one of " + str(servers) + " identical servers of " + count(serverGpus, "GPU") +
+            " (TensorRT-LLM has no data parallelism across servers); put them behind a load balancer.");
+
+    const auto diffs = operatorDifferences(c, "TensorRT-LLM", [&](Op op) {
+        if (attentionDp) return baseOp(op) == Op::Embedding || baseOp(op) == Op::LmHead ? 0 : 1;
+        return tpSize;
+    });
+    if (!diffs.empty())
+        n.push_back("Operator choices TensorRT-LLM's fixed scheme does not take: " + joined(diffs, "; ") +
+                    ".");
+    meshNote(c, "TensorRT-LLM", {Axis::TP, Axis::PP, Axis::DP}, c.tpIsData, serverGpus, lc);
+    addCommonNotes(c, "TensorRT-LLM", lc, "--max_batch_size", nullptr);
+
+    if (serverGpus > c.gpn) {
+        // One MPI rank per GPU over the server's nodes, started from its node 0 (trtllm-llmapi-launch).
+        const int nodes = int(ceilDiv(serverGpus, c.gpn));
+        lc.argv = {"mpirun",      "--allow-run-as-root", "-np", str(serverGpus), "--hostfile",
+                   "${HOSTFILE}", "trtllm-llmapi-launch"};
+        lc.argv.insert(lc.argv.end(), serve.begin(), serve.end());
+        n.push_back("Nodes: the server spans " + str(nodes) +
+                    " nodes; mpirun on its node 0 starts one rank per GPU "
+                    "(HOSTFILE lists the nodes, " +
+                    str(c.gpn) +
+                    " slots each; the other nodes need only ssh "
+                    "and the same files). Under Slurm use srun -N " +
+                    str(nodes) + " --ntasks-per-node " + str(c.gpn) +
+                    " --mpi=pmix trtllm-llmapi-launch with the same trtllm-serve arguments.");
+        for (int s = 0; s < servers; ++s)
+            for (int r = 0; r < nodes; ++r) {
+                NodeLaunch node;
+                if (r == 0) {
+                    node.env = {{"HOSTFILE", ""}};
+                    node.commands = {lc.argv};
+                } else {
+                    node.comment = "nothing to start here: mpirun on node " + str(int64_t(s) * nodes) +
+                                   " starts this node's ranks over ssh";
+                }
+                lc.nodes.push_back(std::move(node));
+            }
+    } else {
+        lc.argv = serve;
+        placeNodes(lc, servers, serverGpus, c.gpn,
+                   [&lc](int) { return std::vector<std::vector<std::string>>{lc.argv}; });
+    }
+    return lc;
+}
+
+} // namespace sp::exporting

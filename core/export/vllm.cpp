@@ -1,0 +1,272 @@
+// vLLM, `vllm serve MODEL`: its version table and the plan as its flags.
+//
+// Every flag written here was checked against vLLM's own documentation or argument definitions; a plan
+// property with no verified flag goes into a note instead.
+//
+// vLLM, `vllm serve MODEL`:
+//  - engine arguments, https://docs.vllm.ai/en/latest/configuration/engine_args/ (the `vllm serve`
+//    reference): --tensor-parallel-size, --pipeline-parallel-size, --max-model-len, --max-num-seqs,
+//    --gpu-memory-utilization, --kv-cache-dtype {auto,fp8,fp8_e5m2,fp8_e4m3}, --quantization fp8,
+//    --dtype {auto,half,float16,bfloat16,float,float32};
+//  - docs/serving/data_parallel_deployment.md (github.com/vllm-project/vllm): --data-parallel-size,
+//    --enable-expert-parallel, "expert layers form a group of size DP x TP", "--max-num-seqs applies per DP
+//    rank", multi-node --data-parallel-size-local, --data-parallel-address, --data-parallel-rpc-port,
+//    --data-parallel-start-rank, --headless, --data-parallel-backend=ray with VLLM_RAY_DP_PACK_STRATEGY=span;
+//  - docs/serving/expert_parallel_deployment.md: --all2all-backend (default allgather_reducescatter;
+//    deepep_low_latency for decode, deepep_high_throughput for prefill);
+//  - docs/serving/parallelism_scaling.md: one replica over several nodes, --nnodes, --node-rank,
+//    --master-addr, --headless on the other nodes;
+//  - vllm/distributed/parallel_state.py, initialize_model_parallel: ranks laid out ExternalDP x DP x PP x TP
+//    (TP innermost); vllm/model_executor/layers/fused_moe/layer.py: ep_size = tp_size * dp_size;
+//    vllm/envs.py: VLLM_PP_LAYER_PARTITION.
+//  - vllm/config/parallel.py, ParallelConfig.__post_init__ (read at commit 840e7972c6ab of main): a world
+//    size (tp x pp) larger than the host's GPUs is refused unless --distributed-executor-backend ray or
+//    --nnodes > 1 (multiprocessing); nnodes > 1 is refused with the Ray executor or with
+//    --data-parallel-backend other than mp.
+#include "core/export/common.h"
+
+#include <numeric>
+
+namespace sp::exporting {
+
+const std::vector<EngineVersion>& vllmVersions() {
+    // One row per release whose parser we read. --nnodes/--node-rank/--master-addr (multi-node
+    // multiprocessing, docs/serving/parallelism_scaling.md) are the difference that changes our commands;
+    // before them a replica larger than a host runs only on Ray.
+    static const std::vector<EngineVersion> rows = [] {
+        EngineVersion v10;
+        v10.engine = ServingEngine::Vllm;
+        v10.version = "0.10.2";
+        v10.source = "vllm/engine/arg_utils.py and vllm/config/parallel.py at v0.10.2: --data-parallel-size, "
+                     "-size-local, -address, -rpc-port, -start-rank, --headless, --enable-expert-parallel, "
+                     "--distributed-executor-backend; no --nnodes";
+        v10.nnodes = false;
+        v10.defaultMemoryFraction = 0.9;
+        v10.flags = {"--model",
+                     "--tensor-parallel-size",
+                     "--pipeline-parallel-size",
+                     "--data-parallel-size",
+                     "--data-parallel-size-local",
+                     "--data-parallel-address",
+                     "--data-parallel-rpc-port",
+                     "--data-parallel-start-rank",
+                     "--headless",
+                     "--data-parallel-backend",
+                     "--distributed-executor-backend",
+                     "--enable-expert-parallel",
+                     "--max-num-seqs",
+                     "--max-model-len",
+                     "--gpu-memory-utilization",
+                     "--kv-cache-dtype",
+                     "--quantization",
+                     "--dtype",
+                     "--port"};
+        v10.constraints = {
+            "ModelConfig.verify_with_parallel_config: the attention heads divide by --tensor-parallel-size",
+            "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs needs "
+            "--distributed-executor-backend ray",
+            "--data-parallel-size-local x tp x pp fits a node; --data-parallel-start-rank + local <= dp",
+            "--kv-cache-dtype in {auto, fp8, fp8_e4m3, fp8_e5m2}; --gpu-memory-utilization in (0, 1]",
+            "--max-model-len <= the model's max_position_embeddings (ModelConfig)"};
+        EngineVersion v12 = v10;
+        v12.version = "0.12.0";
+        v12.source =
+            "vllm/engine/arg_utils.py and vllm/config/parallel.py (ParallelConfig.__post_init__) read "
+            "at commit 840e7972c6ab (main after 0.12.0): adds --nnodes, --node-rank, --master-addr";
+        v12.nnodes = true;
+        v12.flags.insert(v12.flags.end(), {"--nnodes", "--node-rank", "--master-addr"});
+        v12.constraints[1] =
+            "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs needs "
+            "--distributed-executor-backend ray or --nnodes > 1; --nnodes > 1 refuses the Ray "
+            "executor and a --data-parallel-backend other than mp; tp x pp x dp divides by --nnodes";
+        return std::vector<EngineVersion>{v10, v12};
+    }();
+    return rows;
+}
+
+EngineResult vllmCommand(const Ctx& c) {
+    LaunchCommand lc;
+    lc.engine = ServingEngine::Vllm;
+    lc.argv = {"vllm", "serve", c.model};
+    auto& n = lc.notes;
+    const Degrees& d = c.d;
+    const int stage = d.dp * d.tp;
+    // vLLM has no data-parallel attention inside a tensor-parallel group: a tp axis that splits nothing is
+    // data parallelism (each GPU a DP rank), otherwise it is vLLM's TP.
+    const int tp = c.tpIsData ? 1 : d.tp;
+    // vLLM's expert layers span a whole deployment (TP x DP), so the plan's expert replicas (edp) become
+    // separate deployments, each the smallest set of whole DP ranks that holds whole expert groups.
+    const int unit = c.moe ? std::lcm(d.ep * d.etp, tp) : stage;
+    const int deployments = stage / unit;
+    const int dp = unit / tp;
+    if (auto r = headsRefusal(c, tp, "vLLM", false)) return *r;
+    add(lc.argv, "--tensor-parallel-size", tp);
+    if (d.pp > 1) add(lc.argv, "--pipeline-parallel-size", d.pp);
+    if (dp > 1) add(lc.argv, "--data-parallel-size", dp);
+    if (c.tpIsData)
+        n.push_back("The plan's tp " + str(d.tp) +
+                    " splits no weights (every operator runs whole on each GPU's own tokens or sequences): "
+                    "that is data parallelism, so vLLM runs tensor parallel 1 with one DP rank per GPU.");
+    else if (c.attnBatch && d.tp > 1)
+        n.push_back("Attention by batch inside tp " + str(d.tp) +
+                    " (data-parallel attention) is not expressible in vLLM, which shards attention by head "
+                    "over its tensor-parallel group (SGLang's --enable-dp-attention is).");
+    if (deployments > 1)
+        n.push_back("Deployments: this is one of " + str(deployments) + " identical deployments of " +
+                    count(int64_t(unit) * d.pp, "GPU") + ", one per expert replica (edp " + str(d.edp) +
+                    "): vLLM's expert group spans a whole deployment. Put them behind a load balancer.");
+
+    // Nodes: a DP rank is tp*pp GPUs (TP innermost, then PP).
+    const int rankGpus = tp * d.pp, deploymentGpus = unit * d.pp;
+    const int nodes = int(ceilDiv(deploymentGpus, c.gpn));
+    const std::string each = deployments > 1 ? " of each deployment" : "";
+    // rank -> the extra arguments of node `rank`'s command; empty for one node.
+    std::function<std::vector<std::vector<std::string>>(int)> perNode;
+    auto rayNodes = [&] {
+        // A Ray cluster over the nodes; the command runs on the head node (vLLM waits for the placement
+        // group's GPUs, so the other nodes may join after it starts).
+        perNode = [this_argv = &lc.argv](int rank) {
+            if (rank > 0)
+                return std::vector<std::vector<std::string>>{
+                    {"ray", "start", "--address", "${HEAD_NODE_IP}:6379", "--block"}};
+            return std::vector<std::vector<std::string>>{{"ray", "start", "--head", "--port", "6379"},
+                                                         *this_argv};
+        };
+    };
+    if (deploymentGpus > c.gpn) {
+        if (rankGpus <= c.gpn && dp > 1) {
+            if (c.gpn % rankGpus == 0) {
+                const int local = c.gpn / rankGpus;
+                add(lc.argv, "--data-parallel-size-local", local);
+                add(lc.argv, "--data-parallel-address", "${HEAD_NODE_IP}");
+                add(lc.argv, "--data-parallel-rpc-port", 13345);
+                n.push_back("Nodes: this is the head node's command (it serves the API) for " + str(nodes) +
+                            " nodes of " + count(local, "DP rank") + " each; on node K = 1.." +
+                            str(nodes - 1) + " run it with --headless --data-parallel-start-rank K*" +
+                            str(local) + " added. Set HEAD_NODE_IP to the address of the head node" + each +
+                            ".");
+                perNode = [&lc, local](int rank) {
+                    auto a = lc.argv;
+                    if (rank > 0) {
+                        a.push_back("--headless");
+                        add(a, "--data-parallel-start-rank", int64_t(rank) * local);
+                    }
+                    return std::vector<std::vector<std::string>>{a};
+                };
+            } else {
+                n.push_back("Nodes: DP ranks of " + str(rankGpus) +
+                            " GPUs do not pack evenly into nodes of " + str(c.gpn) +
+                            "; place them by hand with --data-parallel-size-local and "
+                            "--data-parallel-start-rank on each node (the scripts start node 0 only).");
+                perNode = [&lc](int rank) {
+                    return rank == 0 ? std::vector<std::vector<std::string>>{lc.argv}
+                                     : std::vector<std::vector<std::string>>{};
+                };
+            }
+        } else if (dp == 1 && c.version.nnodes) {
+            // vllm/config/parallel.py (ParallelConfig.__post_init__): with nnodes > 1 the multiprocessing
+            // backend runs one replica over several hosts; Ray may not be combined with nnodes > 1.
+            add(lc.argv, "--nnodes", nodes);
+            add(lc.argv, "--node-rank", "${NODE_RANK}");
+            add(lc.argv, "--master-addr", "${HEAD_NODE_IP}");
+            n.push_back("Nodes: the replica spans " + str(nodes) +
+                        " nodes; run this on each with NODE_RANK 0.." + str(nodes - 1) +
+                        " and HEAD_NODE_IP set to the address of node 0" + each +
+                        ", adding --headless on nodes 1.." + str(nodes - 1) + " (node 0 serves the API).");
+            perNode = [&lc](int rank) {
+                auto a = lc.argv;
+                if (rank > 0) a.push_back("--headless");
+                return std::vector<std::vector<std::string>>{a};
+            };
+        } else {
+            // A replica (world size tp x pp) larger than the host: ParallelConfig.__post_init__ refuses the
+            // default multiprocessing backend ("World size ... is larger than the number of available GPUs
+            // ... set '--distributed-executor-backend ray'"), and it does so before it looks at
+            // --data-parallel-backend.
+            add(lc.argv, "--distributed-executor-backend", "ray");
+            if (dp > 1) add(lc.argv, "--data-parallel-backend", "ray");
+            n.push_back(std::string("Nodes: ") +
+                        (dp > 1 ? "each DP rank (" + str(rankGpus) + " GPUs) spans several nodes; "
+                                : "the replica spans " + str(nodes) + " nodes; ") +
+                        "vLLM " + c.version.version + " runs it with Ray: start a Ray cluster over the " +
+                        str(nodes) + " nodes" + each +
+                        " (ray start --head on node 0, ray start --address on the "
+                        "others)" +
+                        (dp > 1 ? ", set VLLM_RAY_DP_PACK_STRATEGY=span" : "") +
+                        " and run this once, on node 0; it waits for the nodes' GPUs to join.");
+            rayNodes();
+        }
+    }
+    if (c.moe) {
+        const std::string ep =
+            "Experts: vLLM derives the EP size from the other sizes, EP = TP x DP = " + str(tp) + " x " +
+            str(dp) + " = " + str(unit);
+        if (d.ep > 1) {
+            lc.argv.push_back("--enable-expert-parallel");
+            if (d.ep == unit)
+                n.push_back(ep + ", the plan's ep.");
+            else
+                n.push_back(ep + ": the plan's expert groups (ep " + str(d.ep) + " x etp " + str(d.etp) +
+                            ") are not expressible, vLLM will make one expert-parallel group of " +
+                            str(unit) + " GPUs without expert TP or replicas.");
+            n.push_back("The cost model prices expert dispatch and combine as all-to-alls; vLLM's default "
+                        "--all2all-backend (allgather_reducescatter) moves more data. deepep_low_latency "
+                        "(decode) or deepep_high_throughput (prefill) match the plan; they need DeepEP "
+                        "installed.");
+        } else if (d.etp == unit) {
+            if (unit > 1)
+                n.push_back("Experts: tensor-sharded over TP x DP = " + str(unit) +
+                            " GPUs, vLLM's default without --enable-expert-parallel.");
+        } else {
+            n.push_back("Experts: the plan's expert replicas inside tp " + str(d.tp) + " (etp " + str(d.etp) +
+                        ") are not expressible: vLLM shards every expert over TP x DP = " + str(unit) +
+                        " GPUs.");
+        }
+    }
+
+    if (c.batch > 0) {
+        // The plan keeps pp micro-batches of `batch` sequences in flight per replica; a replica's tp GPUs
+        // are tp/tp_vllm DP ranks, and vLLM applies --max-num-seqs per DP rank.
+        const int64_t perRank = ceilDiv(c.batch * d.pp, d.tp / tp);
+        add(lc.argv, "--max-num-seqs", perRank);
+        n.push_back("Batch: " + str(c.batch) + " sequences per replica (" + c.batchSource + ")" +
+                    (d.pp > 1 ? " in each of " + str(d.pp) + " micro-batches" : std::string()) +
+                    (d.tp / tp > 1 ? ", spread over its " + str(d.tp / tp) + " GPUs" : std::string()) +
+                    "; vLLM applies --max-num-seqs per DP rank.");
+    } else {
+        n.push_back("Batch: the cost model found no feasible batch, so --max-num-seqs is left to vLLM.");
+    }
+    add(lc.argv, "--max-model-len", c.contextLength);
+    // The prefill token budget: the plan states none, so vLLM's default applies (EngineArgs
+    // get_batch_defaults, vllm/engine/arg_utils.py: `vllm serve` on a GPU of 70 GiB or more other than an
+    // A100 takes 8192 tokens per step, else 2048); longer prompts are chunked.
+    {
+        const bool big = c.s.cluster.gpu.hbmGB * 1e9 >= 70.0 * (1ull << 30) &&
+                         lower(c.s.cluster.gpu.name).find("a100") == std::string::npos;
+        const int64_t budget = big ? 8192 : 2048;
+        if (c.s.workload.inputTokens > budget)
+            n.push_back("Prefill: vLLM's default --max-num-batched-tokens on " + c.s.cluster.gpu.name +
+                        " is " + str(budget) + " tokens per step, so each " + str(c.s.workload.inputTokens) +
+                        "-token prompt is prefilled in " + str(ceilDiv(c.s.workload.inputTokens, budget)) +
+                        " chunks (the cost model prices one pass).");
+    }
+    if (!c.contextNote.empty()) n.push_back(c.contextNote);
+    dtypeFlags(c, "vLLM", lc);
+    if (c.m.kvCache == Dtype::FP8) add(lc.argv, "--kv-cache-dtype", "fp8");
+    add(lc.argv, "--gpu-memory-utilization", fraction(1.0 - c.s.constraints.memoryHeadroom));
+
+    const auto diffs = operatorDifferences(c, "vLLM", [tp](Op) { return tp; });
+    if (!diffs.empty())
+        n.push_back("Operator choices vLLM's fixed scheme does not take (tp " + str(tp) +
+                    "): " + joined(diffs, "; ") + ".");
+    meshNote(c, "vLLM", {Axis::TP, Axis::PP, Axis::DP}, c.tpIsData, deploymentGpus, lc);
+    addCommonNotes(c, "vLLM", lc, "--max-num-seqs", "VLLM_PP_LAYER_PARTITION");
+    if (perNode)
+        placeNodes(lc, deployments, deploymentGpus, c.gpn, perNode);
+    else
+        placeNodes(lc, deployments, deploymentGpus, c.gpn,
+                   [&lc](int) { return std::vector<std::vector<std::string>>{lc.argv}; });
+    return lc;
+}
+
+} // namespace sp::exporting

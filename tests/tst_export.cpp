@@ -1,0 +1,589 @@
+// Exports read back: every sample scenario's Megatron plan, a short search's best plan and 50 random valid
+// plans, exported for every engine and known version, parsed back from the node scripts and checked
+// against that version's flags and asserts (core/export/check.h). Then the engine-version rules one by one:
+// unknown versions, the SGLang --moe-dp-size asserts, vLLM's Ray executor before --nnodes, the context
+// capped by max_position_embeddings, the model path.
+#include "core/cost/costmodel.h"
+#include "core/export/check.h"
+#include "core/export/launch.h"
+#include "core/io/formats.h"
+#include "core/search/engine.h"
+#include "core/search/rng.h"
+#include "core/search/searcher.h"
+#include "core/search/space.h"
+
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace sp;
+
+namespace {
+
+const std::string kSamples = SHARDPLAN_SAMPLES_DIR;
+
+Scenario compose(const char* model, const char* cluster, const char* workload, int gpus = 0) {
+    auto m = loadModel(kSamples + "/models/" + model);
+    auto c = loadCluster(kSamples + "/clusters/" + cluster);
+    auto w = loadWorkload(kSamples + "/workloads/" + workload);
+    if (!m || !c || !w) qFatal("cannot load the sample files");
+    Scenario s;
+    s.name = model;
+    s.model = m.value(), s.cluster = c.value(), s.workload = w.value();
+    s.constraints.gpus = gpus;
+    return s;
+}
+
+Plan megatron(int pp, int dp, int tp, int64_t batch, int ep = 0, int etp = 1) {
+    Degrees d{pp, dp, tp, 1, 1, 1};
+    if (ep > 0) d.ep = ep, d.etp = etp, d.edp = dp * tp / (ep * etp);
+    Plan p = Plan::megatronChoices(d);
+    p.batch = batch;
+    return p;
+}
+
+LaunchCommand exportOk(const Scenario& s, const Plan& p, ServingEngine e, const std::string& version = {},
+                       ServingEngine worker = ServingEngine::Vllm) {
+    ExportOptions o;
+    o.engine = e, o.version = version, o.dynamoWorker = worker;
+    auto r = launchCommand(s, p, o);
+    if (!r) qFatal("%s", r.error().str().c_str());
+    return r.value();
+}
+
+QStringList list(const std::vector<std::string>& v) {
+    QStringList out;
+    for (const auto& x : v) out << QString::fromStdString(x);
+    return out;
+}
+
+/// The attention-DP + EP plan: every attention-side operator on each GPU's own tokens (DP attention),
+/// experts over 8 GPUs.
+Plan attentionDpPlan(int tp, int ep, int64_t batch) {
+    Plan p = Plan::megatronChoices(Degrees{1, 1, tp, ep, 1, tp / ep});
+    for (Op op : {Op::Embedding}) p.setChoice(op, choice::EmbReplicated);
+    for (Op op : {Op::Norms, Op::MoeNorms}) p.setChoice(op, choice::NormToken);
+    for (Op op : {Op::Qkv, Op::MoeQkv}) p.setChoice(op, choice::QkvToken);
+    for (Op op : {Op::Attention, Op::MoeAttention}) p.setChoice(op, choice::AttnBatch);
+    for (Op op : {Op::OutProj, Op::MoeOutProj}) p.setChoice(op, choice::OutToken);
+    p.setChoice(Op::Router, choice::RouterToken);
+    p.setChoice(Op::FfnUp, choice::UpToken);
+    p.setChoice(Op::FfnDown, choice::DownToken);
+    p.setChoice(Op::SharedExperts, choice::SharedToken);
+    p.setChoice(Op::LmHead, choice::HeadToken);
+    p.batch = batch;
+    return p;
+}
+
+QString joinedNotes(const LaunchCommand& c) {
+    QString s;
+    for (const auto& n : c.notes) s += QString::fromStdString(n) + "\n";
+    return s;
+}
+
+bool hasNote(const LaunchCommand& c, const std::string& part) {
+    for (const auto& n : c.notes)
+        if (n.find(part) != std::string::npos) return true;
+    return false;
+}
+
+bool hasArg(const LaunchCommand& c, const std::string& a) {
+    return std::find(c.argv.begin(), c.argv.end(), a) != c.argv.end();
+}
+
+struct Target {
+    ServingEngine engine;
+    EngineVersion version;
+    ServingEngine worker = ServingEngine::Vllm;
+    std::string label() const {
+        return std::string(nameOf(engine)) + " " + version.version +
+               (engine == ServingEngine::Dynamo ? "/" + std::string(nameOf(worker)) : "");
+    }
+};
+
+std::vector<Target> targets() {
+    std::vector<Target> out;
+    for (ServingEngine e : servingEngines())
+        for (const auto& v : engineVersions(e)) {
+            if (e == ServingEngine::Dynamo) {
+                for (ServingEngine w : {ServingEngine::Vllm, ServingEngine::Sglang, ServingEngine::Trtllm})
+                    out.push_back({e, v, w});
+            } else {
+                out.push_back({e, v});
+            }
+        }
+    return out;
+}
+
+} // namespace
+
+class TestExport : public QObject {
+    Q_OBJECT
+private slots:
+    void everyExportPassesItsEngineChecks_data() {
+        QTest::addColumn<QString>("scenario");
+        for (const auto& f : QDir(QString::fromStdString(kSamples + "/scenarios")).entryList({"*.yaml"}))
+            QTest::addRow("%s", qPrintable(f)) << f;
+    }
+
+    void everyExportPassesItsEngineChecks() {
+        QFETCH(QString, scenario);
+        auto loaded = loadScenario(kSamples + "/scenarios/" + scenario.toStdString());
+        QVERIFY2(loaded.ok(), loaded.error().str().c_str());
+        const Scenario s = loaded.value();
+        const CostModel cost(s);
+        std::vector<std::pair<std::string, Plan>> plans = {{"megatron", cost.megatronPlan()}};
+        {
+            const CostModelObjective objective(cost);
+            const SearchSpace space(s);
+            Engine engine(objective);
+            SearchOptions o;
+            o.budget.evaluations = 200;
+            o.seed = 7;
+            const SearchResult r = makeSearcher("sa")->run(space, engine, o, nullptr, {});
+            QVERIFY(r.evaluations > 0);
+            plans.push_back({"best of sa 200", r.best.plan});
+            Rng rng(12);
+            for (int i = 0; i < 50; ++i) {
+                const Plan p = space.toPlan(i % 2 ? space.sample(rng) : space.sampleByDecision(rng));
+                QVERIFY(!cost.checkPlan(p));
+                plans.push_back({"random " + std::to_string(i), p});
+            }
+        }
+        // The synthetic model has no checkpoint: its exports name one.
+        const std::string model = s.model.hubId.empty() ? "/models/synthetic" : "";
+        int exported = 0, refused = 0, adapted = 0;
+        for (const Target& t : targets()) {
+            for (const auto& [what, plan] : plans) {
+                ExportOptions o;
+                o.engine = t.engine, o.version = t.version.version, o.dynamoWorker = t.worker,
+                o.modelPath = model;
+                const auto r = launchCommand(s, plan, o);
+                if (!r) {
+                    // The Megatron plan and the search's best are always exported (adapted where needed).
+                    QVERIFY2(&plan != &plans[0].second && &plan != &plans[1].second,
+                             (t.label() + ", " + what + ": " + r.error().message).c_str());
+                    // A refusal says why; the only reasons are the ones the engines give.
+                    QVERIFY2(r.error().message.find("cannot export") != std::string::npos,
+                             (t.label() + ", " + what + ": " + r.error().message).c_str());
+                    ++refused;
+                    qInfo("refused: %s, %s %s: %s", t.label().c_str(), what.c_str(),
+                          degreesTextForTest(plan).c_str(), r.error().message.c_str());
+                    continue;
+                }
+                ++exported;
+                adapted += r->adapted;
+                QCOMPARE(r->version, t.version.version);
+                const auto violations = checkLaunch(r.value(), s, t.version, t.worker);
+                if (!violations.empty()) {
+                    std::string all;
+                    for (const auto& v : violations) all += "\n  " + v;
+                    QFAIL((t.label() + ", " + what + " " + degreesTextForTest(plan) + ":" + all + "\n" +
+                           r->text())
+                              .c_str());
+                }
+            }
+        }
+        qInfo("%s: %d exported (%d with the nearest runnable layout), %d refused", qPrintable(scenario),
+              exported, adapted, refused);
+        QVERIFY(exported >= 2 * int(targets().size()));
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Known answers. Dense: Llama-3.1-70B, TP 8 on one 8 x H100 node, chat serving (1000 + 1000 tokens),
+    // 64 sequences, headroom 0.05.
+    void knownDense() {
+        const Scenario s = compose("llama-3.1-70b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const Plan p = megatron(1, 1, 8, 64);
+        // vLLM (docs.vllm.ai engine args): `vllm serve MODEL --tensor-parallel-size 8`; --max-num-seqs is
+        // the scheduler's sequence cap; --max-model-len = 1000 + 1000.
+        QCOMPARE(list(exportOk(s, p, ServingEngine::Vllm).argv),
+                 QStringList({"vllm", "serve", "meta-llama/Llama-3.1-70B", "--tensor-parallel-size", "8",
+                              "--max-num-seqs", "64", "--max-model-len", "2000", "--gpu-memory-utilization",
+                              "0.95"}));
+        // SGLang (docs.sglang.io server arguments): --tp-size, --max-running-requests, --context-length,
+        // --mem-fraction-static.
+        QCOMPARE(list(exportOk(s, p, ServingEngine::Sglang).argv),
+                 QStringList({"python3", "-m", "sglang.launch_server", "--model-path",
+                              "meta-llama/Llama-3.1-70B", "--tp-size", "8", "--max-running-requests", "64",
+                              "--context-length", "2000", "--mem-fraction-static", "0.95"}));
+        // TensorRT-LLM (trtllm-serve reference, tensorrt_llm/commands/serve.py): --max_num_tokens keeps its
+        // default 8192 (a 1000-token prompt fits); --max_seq_len 2000.
+        const LaunchCommand t = exportOk(s, p, ServingEngine::Trtllm);
+        QStringList argv = list(t.argv);
+        const int f = int(argv.indexOf("--kv_cache_free_gpu_memory_fraction"));
+        QVERIFY(f > 0);
+        const double fraction = argv[f + 1].toDouble();
+        argv.remove(f, 2);
+        QCOMPARE(argv, QStringList({"trtllm-serve", "meta-llama/Llama-3.1-70B", "--backend", "pytorch",
+                                    "--tp_size", "8", "--pp_size", "1", "--max_batch_size", "64",
+                                    "--max_num_tokens", "8192", "--max_seq_len", "2000",
+                                    "--extra_llm_api_options", "extra-llm-api-options.yaml"}));
+        // The KV fraction of the memory left after weights, activations and reserve: by hand from the cost
+        // model's figures, (usable - used) / (HBM - used) with HBM = usable / (1 - headroom).
+        const Metrics m = CostModel(s).evaluate(p);
+        const double used = m.weightsGiB + m.activationsGiB + m.reserveGiB, hbm = m.capacityGiB / 0.95;
+        QVERIFY2(std::abs(fraction - (m.capacityGiB - used) / (hbm - used)) < 0.001,
+                 qPrintable(argv.join(' ')));
+        QCOMPARE(QString::fromStdString(t.files.at(0).second),
+                 QString("# TensorRT-LLM LLM API options for this plan (tensorrt_llm/llmapi/llm_args.py)\n"
+                         "enable_attention_dp: false\n"
+                         "kv_cache_config:\n  free_gpu_memory_fraction: %1\n"
+                         "cuda_graph_config:\n  max_batch_size: 64\n  enable_padding: true\n")
+                     .arg(argv.isEmpty() ? QString() : list(t.argv)[f + 1]));
+        // Dynamo (components/src/dynamo/frontend, dynamo/vllm/args.py): the frontend in the background, the
+        // vLLM worker with vLLM's own flags and --model.
+        const LaunchCommand d = exportOk(s, p, ServingEngine::Dynamo);
+        QCOMPARE(d.nodes.size(), size_t(1));
+        QCOMPARE(d.nodes[0].background, size_t(1));
+        QCOMPARE(list(d.nodes[0].commands[0]),
+                 QStringList({"python3", "-m", "dynamo.frontend", "--http-port", "8000"}));
+        QCOMPARE(list(d.argv),
+                 QStringList({"python3", "-m", "dynamo.vllm", "--model", "meta-llama/Llama-3.1-70B",
+                              "--tensor-parallel-size", "8", "--max-num-seqs", "64", "--max-model-len",
+                              "2000", "--gpu-memory-utilization", "0.95"}));
+    }
+
+    // MoE with attention DP + EP: Qwen3-235B-A22B (128 experts, 64 heads) on 8 x H200, every attention-side
+    // operator on each GPU's own tokens, EP 8, 32 sequences.
+    void knownMoeAttentionDp() {
+        const Scenario s = compose("qwen3-235b-a22b.yaml", "h200-1x8.yaml", "chat-serving.yaml");
+        const Plan p = attentionDpPlan(8, 8, 32);
+        // vLLM (docs/serving/data_parallel_deployment.md): DP 8 of TP 1 with --enable-expert-parallel makes
+        // EP = TP x DP = 8; --max-num-seqs is per DP rank: 32 / 8 = 4.
+        QCOMPARE(list(exportOk(s, p, ServingEngine::Vllm).argv),
+                 QStringList({"vllm", "serve", "Qwen/Qwen3-235B-A22B", "--tensor-parallel-size", "1",
+                              "--data-parallel-size", "8", "--enable-expert-parallel", "--max-num-seqs", "4",
+                              "--max-model-len", "2000", "--gpu-memory-utilization", "0.95"}));
+        // SGLang (docs.sglang.io expert parallelism, server arguments): DP attention over tp-size 8
+        // (attention TP = 8 / 8 = 1), EP 8 with DeepEP all-to-all (--moe-a2a-backend deepep sets ep = tp);
+        // the LM head data-parallel. 0.4.9 spells DeepEP --enable-deepep-moe.
+        const QStringList sglang = {"python3",
+                                    "-m",
+                                    "sglang.launch_server",
+                                    "--model-path",
+                                    "Qwen/Qwen3-235B-A22B",
+                                    "--tp-size",
+                                    "8",
+                                    "--dp-size",
+                                    "8",
+                                    "--enable-dp-attention",
+                                    "--ep-size",
+                                    "8",
+                                    "--moe-a2a-backend",
+                                    "deepep",
+                                    "--enable-dp-lm-head",
+                                    "--max-running-requests",
+                                    "32",
+                                    "--context-length",
+                                    "2000",
+                                    "--mem-fraction-static",
+                                    "0.95"};
+        QCOMPARE(list(exportOk(s, p, ServingEngine::Sglang).argv), sglang);
+        QStringList old = sglang;
+        old.replace(old.indexOf("--moe-a2a-backend"), "--enable-deepep-moe");
+        old.removeAt(old.indexOf("deepep"));
+        QCOMPARE(list(exportOk(s, p, ServingEngine::Sglang, "0.4.9").argv), old);
+        // TensorRT-LLM (llm_args.py): enable_attention_dp with tp_size 8, moe_expert_parallel_size 8 x
+        // moe_tensor_parallel_size 1 = 8; max_batch_size per attention-DP rank: 32 / 8 = 4.
+        const LaunchCommand t = exportOk(s, p, ServingEngine::Trtllm);
+        QCOMPARE(list(t.argv).mid(0, 12),
+                 QStringList({"trtllm-serve", "Qwen/Qwen3-235B-A22B", "--backend", "pytorch", "--tp_size",
+                              "8", "--pp_size", "1", "--ep_size", "8", "--max_batch_size", "4"}));
+        const QString yaml = QString::fromStdString(t.files.at(0).second);
+        for (const char* line :
+             {"enable_attention_dp: true\n", "moe_expert_parallel_size: 8\n", "moe_tensor_parallel_size: 1\n",
+              "moe_config:\n  backend: CUTLASS\n", "cuda_graph_config:\n  max_batch_size: 4\n"})
+            QVERIFY2(yaml.contains(line), qPrintable(yaml));
+        // Dynamo with the SGLang worker: SGLang's flags under dynamo.sglang.
+        QStringList dyn = sglang;
+        dyn[2] = "dynamo.sglang";
+        QCOMPARE(list(exportOk(s, p, ServingEngine::Dynamo, {}, ServingEngine::Sglang).argv), dyn);
+    }
+
+    // Multi-node: Llama-3.1-405B as TP 8 x PP 2 over two 8 x H200 nodes, 32 sequences per micro-batch (64
+    // in flight).
+    void knownMultiNode() {
+        const Scenario s = compose("llama-3.1-405b.yaml", "h200-16x8.yaml", "chat-serving.yaml", 16);
+        const Plan p = megatron(2, 1, 8, 32);
+        const QStringList common = {"vllm",
+                                    "serve",
+                                    "meta-llama/Llama-3.1-405B",
+                                    "--tensor-parallel-size",
+                                    "8",
+                                    "--pipeline-parallel-size",
+                                    "2"};
+        const QStringList tail = {"--max-num-seqs",           "64",  "--max-model-len", "2000",
+                                  "--gpu-memory-utilization", "0.95"};
+        // vLLM 0.12 (docs/serving/parallelism_scaling.md): multiprocessing over nodes with --nnodes,
+        // --node-rank, --master-addr; --headless on the other nodes.
+        const LaunchCommand v = exportOk(s, p, ServingEngine::Vllm);
+        QCOMPARE(list(v.argv), common +
+                                   QStringList({"--nnodes", "2", "--node-rank", "${NODE_RANK}",
+                                                "--master-addr", "${HEAD_NODE_IP}"}) +
+                                   tail);
+        QCOMPARE(v.nodes.size(), size_t(2));
+        QCOMPARE(list(v.nodes[1].commands.back()).mid(v.argv.size()), QStringList({"--headless"}));
+        QCOMPARE(v.nodes[1].env.front(), (std::pair<std::string, std::string>{"NODE_RANK", "1"}));
+        // vLLM 0.10 (docs/serving/distributed_serving.md of that release): a Ray cluster, and
+        // --distributed-executor-backend ray (ParallelConfig refuses a world size above the host's GPUs).
+        const LaunchCommand v10 = exportOk(s, p, ServingEngine::Vllm, "0.10.2");
+        QCOMPARE(list(v10.argv), common + QStringList({"--distributed-executor-backend", "ray"}) + tail);
+        QCOMPARE(list(v10.nodes[0].commands[0]), QStringList({"ray", "start", "--head", "--port", "6379"}));
+        QCOMPARE(list(v10.nodes[1].commands[0]),
+                 QStringList({"ray", "start", "--address", "${HEAD_NODE_IP}:6379", "--block"}));
+        // SGLang (server arguments: --nnodes, --node-rank, --dist-init-addr).
+        QCOMPARE(list(exportOk(s, p, ServingEngine::Sglang).argv), QStringList({"python3",
+                                                                                "-m",
+                                                                                "sglang.launch_server",
+                                                                                "--model-path",
+                                                                                "meta-llama/Llama-3.1-405B",
+                                                                                "--tp-size",
+                                                                                "8",
+                                                                                "--pp-size",
+                                                                                "2",
+                                                                                "--nnodes",
+                                                                                "2",
+                                                                                "--node-rank",
+                                                                                "${NODE_RANK}",
+                                                                                "--dist-init-addr",
+                                                                                "${HEAD_NODE_IP}:5000",
+                                                                                "--max-running-requests",
+                                                                                "64",
+                                                                                "--context-length",
+                                                                                "2000",
+                                                                                "--mem-fraction-static",
+                                                                                "0.95"}));
+        // TensorRT-LLM (deployment guides: mpirun ... trtllm-llmapi-launch trtllm-serve): 16 ranks from node
+        // 0.
+        const LaunchCommand t = exportOk(s, p, ServingEngine::Trtllm);
+        QCOMPARE(list(t.argv).mid(0, 13),
+                 QStringList({"mpirun", "--allow-run-as-root", "-np", "16", "--hostfile", "${HOSTFILE}",
+                              "trtllm-llmapi-launch", "trtllm-serve", "meta-llama/Llama-3.1-405B",
+                              "--backend", "pytorch", "--tp_size", "8"}));
+        QVERIFY(t.nodes[1].commands.empty());
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // The rules one by one, and the checker catching what the exports used to write.
+    // Every row names its source, the flags the exports may write and the asserts a layout can break.
+    void versionTables() {
+        for (ServingEngine e : servingEngines()) {
+            const auto& rows = engineVersions(e);
+            QVERIFY(!rows.empty());
+            for (const auto& r : rows) {
+                QCOMPARE(r.engine, e);
+                QVERIFY(!r.version.empty() && r.source.find(".py") != std::string::npos);
+                QVERIFY(!r.flags.empty() && !r.constraints.empty());
+            }
+        }
+        // The difference between the vLLM rows is --nnodes; between the SGLang rows the DeepEP switch.
+        const auto& v = engineVersions(ServingEngine::Vllm);
+        QVERIFY(!v.front().nnodes && v.back().nnodes);
+        QVERIFY(std::count(v.back().flags.begin(), v.back().flags.end(), "--nnodes") == 1);
+        QVERIFY(std::count(v.front().flags.begin(), v.front().flags.end(), "--nnodes") == 0);
+        const auto& g = engineVersions(ServingEngine::Sglang);
+        QVERIFY(std::count(g.front().flags.begin(), g.front().flags.end(), "--enable-deepep-moe") == 1);
+        QVERIFY(std::count(g.back().flags.begin(), g.back().flags.end(), "--moe-a2a-backend") == 1);
+    }
+
+    void unknownVersionListsTheKnownOnes() {
+        const Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang, o.version = "0.1";
+        const auto r = launchCommand(s, megatron(1, 1, 8, 8), o);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("unknown sglang version '0.1' (known: 0.4.9, 0.5.6)") !=
+                     std::string::npos,
+                 r.error().message.c_str());
+        QCOMPARE(findEngineVersion(ServingEngine::Vllm, "").value().version,
+                 engineVersions(ServingEngine::Vllm).back().version);
+    }
+
+    // SGLang asserts ep_size * moe_dp_size == tp_size and pp_size == 1 for moe_dp_size > 1 (server_args.py,
+    // _handle_context_parallelism). {tp8, ep2, etp2, edp2} and {pp2, tp4, ep2, edp2} used to export
+    // --moe-dp-size 2; now they are refused under --strict, or moved to the nearer layout with its cost.
+    void sglangMoeDp() {
+        const Scenario s = compose("mixtral-8x7b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        for (const Plan& p : {megatron(1, 1, 8, 16, 2, 2), megatron(2, 1, 4, 16, 2, 1)}) {
+            ExportOptions o;
+            o.engine = ServingEngine::Sglang, o.adapt = false;
+            const auto refused = launchCommand(s, p, o);
+            QVERIFY(!refused.ok());
+            QVERIFY2(refused.error().message.find("expert replicas inside one server") != std::string::npos,
+                     refused.error().message.c_str());
+            const LaunchCommand a = exportOk(s, p, ServingEngine::Sglang);
+            QVERIFY(a.adapted);
+            QVERIFY(!hasArg(a, "--moe-dp-size"));
+            QVERIFY2(hasNote(a, "Layout changed") && hasNote(a, "tokens/s for the plan"),
+                     qPrintable(joinedNotes(a)));
+            QVERIFY(!CostModel(s).checkPlan(a.plan));
+            QVERIFY(checkLaunch(a, s, findEngineVersion(ServingEngine::Sglang, "").value()).empty());
+        }
+        // The checker refuses the old command.
+        LaunchCommand old = exportOk(s, megatron(1, 1, 8, 16, 8), ServingEngine::Sglang);
+        old.argv.insert(old.argv.end(), {"--ep-size", "2", "--moe-dp-size", "2"});
+        old.nodes[0].commands = {old.argv};
+        const auto v = checkLaunch(old, s, findEngineVersion(ServingEngine::Sglang, "").value());
+        QVERIFY(std::find(v.begin(), v.end(), "SGLang: ep_size * moe_dp_size != tp_size") != v.end());
+        QVERIFY(std::find(v.begin(), v.end(),
+                          "SGLang: moe_dp_size > 1 without attn_cp_size == moe_dp_size") != v.end());
+    }
+
+    // vLLM: a replica larger than a host without Ray or --nnodes is refused at start (ParallelConfig);
+    // --nnodes does not exist in 0.10.
+    void vllmExecutorRules() {
+        const Scenario s = compose("llama-3.1-405b.yaml", "h200-16x8.yaml", "chat-serving.yaml", 16);
+        LaunchCommand bad = exportOk(s, megatron(2, 1, 8, 32), ServingEngine::Vllm, "0.10.2");
+        bad.argv = {"vllm",
+                    "serve",
+                    "meta-llama/Llama-3.1-405B",
+                    "--tensor-parallel-size",
+                    "8",
+                    "--pipeline-parallel-size",
+                    "2",
+                    "--data-parallel-backend",
+                    "ray"};
+        NodeLaunch node;
+        node.commands = {bad.argv};
+        bad.nodes = {node};
+        auto v = checkLaunch(bad, s, findEngineVersion(ServingEngine::Vllm, "0.10.2").value());
+        QVERIFY2(!v.empty() && v[0].find("larger than the 8 GPUs of a node") != std::string::npos,
+                 v.empty() ? "" : v[0].c_str());
+        const LaunchCommand v12 = exportOk(s, megatron(2, 1, 8, 32), ServingEngine::Vllm);
+        v = checkLaunch(v12, s, findEngineVersion(ServingEngine::Vllm, "0.10.2").value());
+        QVERIFY(std::find(v.begin(), v.end(), "vLLM 0.10.2 does not have --nnodes") != v.end());
+    }
+
+    // The context: input + output, capped by max_position_embeddings (Llama-2-70B's config.json: 4096), or
+    // refused when the prompt alone is longer.
+    void contextLimitedByTheModel() {
+        Scenario s = compose("llama-2-70b.yaml", "h100-1x8.yaml", "long-context-prefill.yaml");
+        const auto r = launchCommand(s, megatron(1, 1, 8, 1), ServingEngine::Vllm);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("need a context of 32769 tokens, longer than Llama-2-70B's "
+                                        "max_position_embeddings 4096") != std::string::npos,
+                 r.error().message.c_str());
+        s.workload.inputTokens = 3000, s.workload.outputTokens = 2000;
+        for (ServingEngine e : {ServingEngine::Vllm, ServingEngine::Sglang, ServingEngine::Trtllm}) {
+            const LaunchCommand c = exportOk(s, megatron(1, 1, 8, 8), e);
+            const char* flag = e == ServingEngine::Vllm     ? "--max-model-len"
+                               : e == ServingEngine::Sglang ? "--context-length"
+                                                            : "--max_seq_len";
+            const auto at = std::find(c.argv.begin(), c.argv.end(), flag);
+            QVERIFY(at != c.argv.end());
+            QCOMPARE(*(at + 1), std::string("4096"));
+            QVERIFY2(hasNote(c, "outputs stop after 1096 tokens instead of 2000"),
+                     qPrintable(joinedNotes(c)));
+        }
+        // The checker refuses the old 32769.
+        s = compose("llama-2-70b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        LaunchCommand old = exportOk(s, megatron(1, 1, 8, 8), ServingEngine::Vllm);
+        *(std::find(old.argv.begin(), old.argv.end(), "--max-model-len") + 1) = "32769";
+        old.nodes[0].commands = {old.argv};
+        const auto v = checkLaunch(old, s, findEngineVersion(ServingEngine::Vllm, "").value());
+        QVERIFY(!v.empty() &&
+                v[0].find("--max-model-len 32769 exceeds the model's max_position_embeddings 4096") == 0);
+    }
+
+    // The prefill budget is the engine's default: a 32768-token prompt on H200 (141 GB) is 4 chunks of 8192
+    // for vLLM (arg_utils.py get_batch_defaults: 8192 on 70 GiB or more) and SGLang (server_args.py: 8192
+    // below 160 GiB); TensorRT-LLM, whose chunked prefill is off, gets --max_num_tokens 32768.
+    void prefillBudget() {
+        const Scenario s = compose("qwen3-235b-a22b.yaml", "h200-1x8.yaml", "long-context-prefill.yaml");
+        const Plan p = megatron(1, 1, 8, 1, 8);
+        QVERIFY(hasNote(exportOk(s, p, ServingEngine::Vllm), "prefilled in 4 chunks"));
+        QVERIFY(hasNote(exportOk(s, p, ServingEngine::Sglang), "prefilled in 4 chunks"));
+        const auto t = exportOk(s, p, ServingEngine::Trtllm).argv;
+        QCOMPARE(*(std::find(t.begin(), t.end(), "--max_num_tokens") + 1), std::string("32768"));
+    }
+
+    // The model path: the Hub id; a model with none needs --model.
+    void modelPath() {
+        Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        s.model.source = "config.json";
+        QCOMPARE(exportOk(s, megatron(1, 1, 8, 8), ServingEngine::Sglang).argv[4],
+                 std::string("meta-llama/Llama-3.1-8B"));
+        s.model.hubId.clear();
+        const auto r = launchCommand(s, megatron(1, 1, 8, 8), ServingEngine::Vllm);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("has no Hugging Face id (hub_id)") != std::string::npos &&
+                     r.error().message.find("--model") != std::string::npos,
+                 r.error().message.c_str());
+        QCOMPARE(launchCommand(s, megatron(1, 1, 8, 8), ServingEngine::Vllm, "/models/l8b").value().argv[2],
+                 std::string("/models/l8b"));
+    }
+
+    // DP ranks of 6 GPUs do not pack into 8-GPU nodes: node 0's command only, the rest by hand (a note).
+    void vllmRanksThatDoNotPack() {
+        const Scenario s = compose("llama-3.1-8b.yaml", "h100-4x8.yaml", "chat-serving.yaml", 12);
+        const LaunchCommand c = exportOk(s, megatron(3, 2, 2, 8), ServingEngine::Vllm);
+        QCOMPARE(c.nodes.size(), size_t(2));
+        QCOMPARE(c.nodes[0].commands, std::vector<std::vector<std::string>>{c.argv});
+        QVERIFY(c.nodes[1].commands.empty());
+        QVERIFY(c.scripts()[1].second.find("# nothing to start here") != std::string::npos);
+        QVERIFY2(hasNote(c, "do not pack evenly into nodes of 8"), qPrintable(joinedNotes(c)));
+        QVERIFY(checkLaunch(c, s, findEngineVersion(ServingEngine::Vllm, "").value()).empty());
+    }
+
+    // The scripts read back as their commands, quoting included.
+    void scriptsParseBack() {
+        const Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const auto r = launchCommand(s, megatron(1, 4, 2, 8), ServingEngine::Vllm, "/models/it's here");
+        QVERIFY(r.ok());
+        const auto scripts = r->scripts();
+        QCOMPARE(scripts.size(), size_t(1));
+        const auto cmds = parseScript(scripts[0].second);
+        QCOMPARE(cmds, r->nodes[0].commands);
+        QCOMPARE(cmds[0][2], std::string("/models/it's here"));
+    }
+
+    // --out-dir writes node scripts, the plan and NOTES.txt; export --searcher stops on Ctrl-C with the
+    // best plan so far.
+    void cliOutDirAndInterrupt() {
+        QTemporaryDir dir;
+        QProcess p;
+        p.start(SHARDPLAN_CLI, {"export", "--scenario",
+                                QString::fromStdString(kSamples + "/scenarios/llama-3.1-70b-h100-4x8.yaml"),
+                                "--engine", "vllm", "--engine-version", "0.10.2", "--out-dir", dir.path()});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        for (const char* f : {"node0.sh", "plan.yaml", "NOTES.txt"})
+            QVERIFY2(QFile::exists(dir.filePath(f)), f);
+        QVERIFY(QFileInfo(dir.filePath("node0.sh")).isExecutable());
+        QVERIFY(loadPlan(dir.filePath("plan.yaml").toStdString()).ok());
+        p.start(SHARDPLAN_CLI, {"export", "--scenario",
+                                QString::fromStdString(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml"),
+                                "--engine", "vllm", "--engine-version", "9.9"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(p.readAllStandardError().contains("known: 0.10.2, 0.12.0"), "unknown version");
+
+        p.start(SHARDPLAN_CLI,
+                {"export", "--scenario",
+                 QString::fromStdString(kSamples + "/scenarios/moe-1.6t-h100-128x8.yaml"), "--searcher", "sa",
+                 "--budget", "100000000", "--engine", "sglang", "--model", "/m"});
+        QVERIFY(p.waitForStarted());
+        QTest::qWait(1500);
+        ::kill(pid_t(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60000));
+        const QString err = p.readAllStandardError(), out = p.readAllStandardOutput();
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(err.contains("(stopped)"), qPrintable(err));
+        QVERIFY2(out.contains("sglang.launch_server"), qPrintable(out + err));
+    }
+
+private:
+    static std::string degreesTextForTest(const Plan& p) {
+        const Degrees& d = p.degrees;
+        return "{pp" + std::to_string(d.pp) + " dp" + std::to_string(d.dp) + " tp" + std::to_string(d.tp) +
+               " ep" + std::to_string(d.ep) + " etp" + std::to_string(d.etp) + " edp" +
+               std::to_string(d.edp) + "}";
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExport)
+#include "tst_export.moc"
