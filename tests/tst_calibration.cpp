@@ -55,8 +55,9 @@ private slots:
         }
         const auto f = fitEfficiency(synthetic, Efficiency{}, /*leaveOneOut=*/false);
         QVERIFY2(f.ok(), f.error().str().c_str());
-        qInfo("before %.1f%%, after %.3f%%; compute %.4f memory %.4f launch %.3f us", 100 * f->before.medianAbsError,
-              100 * f->after.medianAbsError, f->efficiency.compute, f->efficiency.memory, f->efficiency.launchUs);
+        qInfo("before %.1f%%, after %.3f%%; compute %.4f memory %.4f launch %.3f us",
+              100 * f->before.medianAbsError, 100 * f->after.medianAbsError, f->efficiency.compute,
+              f->efficiency.memory, f->efficiency.launchUs);
         QVERIFY(f->before.medianAbsError > 0.05); // the defaults are off
         QVERIFY(f->after.medianAbsError < 0.005);
         QVERIFY(std::fabs(f->efficiency.compute / truth.compute - 1) < 0.03);
@@ -104,7 +105,8 @@ private slots:
         std::ofstream(path) << R"({"completed": 100})";
         auto bad = loadVllmBenchResult(path, s.value(), p);
         QVERIFY(!bad.ok());
-        QVERIFY2(QString::fromStdString(bad.error().str()).contains("total_input_tokens"), bad.error().str().c_str());
+        QVERIFY2(QString::fromStdString(bad.error().str()).contains("total_input_tokens"),
+                 bad.error().str().c_str());
     }
 };
 

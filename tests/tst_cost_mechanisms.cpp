@@ -37,7 +37,8 @@ Scenario deepseek(int nodes, Phase phase, int input, int64_t batch) {
     return s;
 }
 
-/// Data-parallel attention over every GPU, experts expert-parallel over them (SGLang's and DeepSeek's layout).
+/// Data-parallel attention over every GPU, experts expert-parallel over them (SGLang's and DeepSeek's
+/// layout).
 Plan dpAttention(int gpus) {
     Plan p = Plan::megatronChoices({1, gpus, 1, gpus, 1, 1});
     return p;
@@ -124,8 +125,8 @@ private slots:
         s.model.moe.groups = s.model.moe.topkGroups = 0;
         const Evaluation u = CostModel(s).explain(dpAttention(32));
         const double nicU = 4.0 * (1.0 - std::pow(0.75, 7.75)) * 0.75;
-        QVERIFY(std::fabs(findComm(u.prefill, "experts dispatch")->bytes - tokens * (nicU + nvlink) * 7392.0) <
-                1e-6 * d->bytes);
+        QVERIFY(std::fabs(findComm(u.prefill, "experts dispatch")->bytes -
+                          tokens * (nicU + nvlink) * 7392.0) < 1e-6 * d->bytes);
         QVERIFY(nicU > nic);
     }
 
@@ -150,8 +151,10 @@ private slots:
             const double tbo = 2.0 * (std::max(o2, x2) + (1.0 - ov) * std::min(o2, x2));
             // The stage: the MoE layers change, the dense layers, embedding and head do not.
             const double expect = eOff.decode.stageMs + eOff.decode.moeLayers * (tbo - (oFull + xFull));
-            QVERIFY2(std::fabs(eOn.decode.stageMs - expect) < 1e-9 * expect,
-                     qPrintable(QString("overlap %1: %2 ms, expected %3").arg(ov).arg(eOn.decode.stageMs).arg(expect)));
+            QVERIFY2(
+                std::fabs(eOn.decode.stageMs - expect) < 1e-9 * expect,
+                qPrintable(
+                    QString("overlap %1: %2 ms, expected %3").arg(ov).arg(eOn.decode.stageMs).arg(expect)));
             // Auto takes the faster.
             const Metrics autoM = CostModel(s).evaluate(dpAttention(72));
             QVERIFY(autoM.tpotMs <= std::min(eOn.metrics.tpotMs, eOff.metrics.tpotMs) * (1 + 1e-12));
@@ -187,7 +190,8 @@ private slots:
             if (o.op == "ffn_up") QVERIFY(std::fabs(o.computeMs - flops / (989e12 * 0.7) * 1e3) < 1e-9);
         QVERIFY(std::fabs(e.metrics.ttftMs - 2.0 * e.metrics.tpotMs) < 1e-9);
         QCOMPARE(e.metrics.prefillBudget, kDefaultPrefillBudget);
-        // A step may not carry more than the budget: at 8,192 tokens, B (1 + 1000/100) <= 8192 gives B <= 744.
+        // A step may not carry more than the budget: at 8,192 tokens, B (1 + 1000/100) <= 8192 gives B <=
+        // 744.
         s.workload.fixedBatch = false;
         QVERIFY(CostModel(s).evaluate(Plan::megatronChoices({1, 1, 1, 1, 1, 1})).batch <= 744);
         Plan small = Plan::megatronChoices({1, 1, 1, 1, 1, 1});

@@ -25,13 +25,14 @@ namespace {
 //    data-parallel, as in the DP-attention deployments.
 //  - batch: fixed when given (per replica), else chosen by the model; SLOs when given, else none (max
 //  throughput).
-Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& samples, const std::string& here) {
+Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& samples,
+                                  const std::string& here) {
     CalibrationCase row;
     row.id = e.string("id");
     row.metric = e.string("metric");
     row.measured = e.number("value", 1e-9, 1e12);
     static const std::vector<std::string_view> kMetrics{"output_tokens_per_s", "input_tokens_per_s",
-                                                         "total_tokens_per_s", "ttft_ms", "tpot_ms"};
+                                                        "total_tokens_per_s", "ttft_ms", "tpot_ms"};
     e.oneOf("metric", kMetrics);
     const std::string modelName = e.string("model");
     auto model = loadModel(samples + "/models/" + modelName + ".yaml");
@@ -128,7 +129,8 @@ CalibrationRow predictCase(const CalibrationCase& c) {
         // unless the case fixes the batch.
         Scenario one = c.scenario;
         if (c.metric == "ttft_ms") one.workload.phase = Phase::Prefill;
-        if (!one.workload.fixedBatch && c.plan.batch == 0) one.workload.fixedBatch = true, one.workload.batch = 1;
+        if (!one.workload.fixedBatch && c.plan.batch == 0)
+            one.workload.fixedBatch = true, one.workload.batch = 1;
         const Metrics m = CostModel(one).evaluate(c.plan);
         row.predicted = c.metric == "ttft_ms" ? m.ttftMs : m.tpotMs;
     }
@@ -181,7 +183,8 @@ Result<CalibrationSet> loadVllmBenchResult(const std::string& path, const Scenar
         const YAML::Node root = io::parseDocument(io::readFile(path), path); // JSON is YAML
         const io::MapReader r(path, root, "");
         const double completed = r.number("completed", 1, 1e12);
-        const double in = r.number("total_input_tokens", 1, 1e15), out = r.number("total_output_tokens", 1, 1e15);
+        const double in = r.number("total_input_tokens", 1, 1e15),
+                     out = r.number("total_output_tokens", 1, 1e15);
         CalibrationSet set;
         CalibrationCase c;
         c.scenario = base;
@@ -194,7 +197,8 @@ Result<CalibrationSet> loadVllmBenchResult(const std::string& path, const Scenar
         if (r.has("max_concurrency") && !r.node("max_concurrency").IsNull()) {
             // Concurrent requests spread over the replicas.
             const double conc = r.number("max_concurrency", 1, 1e9);
-            c.plan.batch = std::max<int64_t>(1, std::llround(conc / double(plan.degrees.dp * plan.degrees.pp)));
+            c.plan.batch =
+                std::max<int64_t>(1, std::llround(conc / double(plan.degrees.dp * plan.degrees.pp)));
         }
         if (auto why = CostModel(c.scenario).checkPlan(c.plan))
             return Error{path, 0, 0, "", "plan does not fit the scenario: " + *why};

@@ -17,12 +17,12 @@ struct Factor {
 };
 
 // Bounds: what the hardware allows, not what fits best. GEMMs never reach the datasheet peak and rarely fall
-// below a third of it; streaming kernels reach 50-95% of HBM bandwidth; NCCL's bus bandwidth is 30-100% of the
-// link's; kernel launches cost 0-50 us; overlap hides 0-100%.
+// below a third of it; streaming kernels reach 50-95% of HBM bandwidth; NCCL's bus bandwidth is 30-100% of
+// the link's; kernel launches cost 0-50 us; overlap hides 0-100%.
 const Factor kFactors[] = {
-    {"compute", &Efficiency::compute, 0.3, 1.0},        {"memory", &Efficiency::memory, 0.5, 1.0},
-    {"intra_node", &Efficiency::intraNode, 0.3, 1.0},   {"inter_node", &Efficiency::interNode, 0.3, 1.0},
-    {"launch_us", &Efficiency::launchUs, 0.0, 50.0},    {"overlap", &Efficiency::overlap, 0.0, 1.0},
+    {"compute", &Efficiency::compute, 0.3, 1.0},          {"memory", &Efficiency::memory, 0.5, 1.0},
+    {"intra_node", &Efficiency::intraNode, 0.3, 1.0},     {"inter_node", &Efficiency::interNode, 0.3, 1.0},
+    {"launch_us", &Efficiency::launchUs, 0.0, 50.0},      {"overlap", &Efficiency::overlap, 0.0, 1.0},
     {"grouped_gemm", &Efficiency::groupedGemm, 0.3, 1.0},
 };
 
@@ -90,8 +90,8 @@ double medianAbs(const std::vector<double>& v) {
 
 Result<FitResult> fitEfficiency(const CalibrationSet& set, const Efficiency& start, bool leaveOneOut) {
     if (set.cases.size() < 2)
-        return Error{"", 0, 0, "", "fitting needs at least two measurements, found " +
-                                         std::to_string(set.cases.size())};
+        return Error{"", 0, 0, "",
+                     "fitting needs at least two measurements, found " + std::to_string(set.cases.size())};
     FitResult r;
     CalibrationSet startSet = set;
     startSet.cases = withEfficiency(set.cases, start);
@@ -100,7 +100,8 @@ Result<FitResult> fitEfficiency(const CalibrationSet& set, const Efficiency& sta
     CalibrationSet fitted = set;
     fitted.cases = withEfficiency(set.cases, r.efficiency);
     r.after = calibrationReport(fitted);
-    for (const Factor& f : kFactors) r.factors.push_back({f.name, start.*f.member, r.efficiency.*f.member, f.lo, f.hi});
+    for (const Factor& f : kFactors)
+        r.factors.push_back({f.name, start.*f.member, r.efficiency.*f.member, f.lo, f.hi});
     r.looMedianBefore = r.before.medianAbsError;
     if (leaveOneOut) {
         // Each case predicted by factors fitted on the others (from the full fit, which is near).

@@ -1,0 +1,389 @@
+// compile(): a plan into per-layer operator and collective terms, with the resharding collectives between
+// layouts and the MoE all-to-alls.
+
+#include "core/cost/impl.h"
+
+namespace sp {
+
+Lay CostModel::Impl::needOfLinear(int8_t c) {
+    return c == 0 ? Lay::R : c == 1 ? Lay::H : Lay::T;
+} // column/row/token
+
+Lay CostModel::Impl::outOfLinear(int8_t c) {
+    return c == 0 ? Lay::H : c == 1 ? Lay::P : Lay::T;
+}
+
+/// A GEMM [tokens, k] x [k, n]: column shards n (needs R, gives H), row shards k (needs H, gives P),
+/// token shards the tokens with the weights replicated.
+OpTerm CostModel::Impl::gemm(Op op, int8_t ch, int tp, Lay need, double k, double n, double params) const {
+    OpTerm t;
+    t.op = op;
+    t.choice = ch;
+    const double shard = need == Lay::T ? 1.0 : double(tp);
+    t.tokDiv = need == Lay::T ? tp : 1;
+    t.fTok = 2.0 * params / shard;
+    t.weightBytes = params * wb / shard;
+    t.bFixed = t.weightBytes;
+    const double kin = need == Lay::H ? k / tp : k, nout = need == Lay::R ? n / tp : n;
+    t.bTok = (kin + nout) * ab;
+    return t;
+}
+
+double CostModel::Impl::kvDivisor(int8_t cAttn, int tp) const {
+    if (cAttn != choice::AttnHead) return double(tp); // sequence or batch sharding splits the cache
+    const Attention& a = s.model.attention;
+    if (a.type == AttentionType::MLA) return 1.0;    // one latent serves every head
+    return double(std::min<int64_t>(tp, a.kvHeads)); // KV heads replicate when tp exceeds them
+}
+
+void CostModel::Impl::compileAttention(Walker& x, bool moeLayer) const {
+    const Model& mo = s.model;
+    const Attention& a = mo.attention;
+    const int tp = x.tp();
+    const double h = double(mo.hidden);
+    const Op opNorm = moeLayer ? Op::MoeNorms : Op::Norms, opQkv = moeLayer ? Op::MoeQkv : Op::Qkv;
+    const Op opAttn = moeLayer ? Op::MoeAttention : Op::Attention,
+             opOut = moeLayer ? Op::MoeOutProj : Op::OutProj;
+    const int8_t cNorm = x.c.choiceOf(opNorm), cQkv = x.c.choiceOf(opQkv), cAttn = x.c.choiceOf(opAttn),
+                 cOut = x.c.choiceOf(opOut);
+    const Lay res = cNorm == choice::NormToken ? Lay::T : Lay::R;
+    x.to(res, opNorm);
+    {
+        OpTerm t;
+        t.op = opNorm;
+        t.choice = cNorm;
+        t.tokDiv = res == Lay::T ? tp : 1;
+        t.fTok = 8.0 * h; // two RMS norms and the residual add
+        t.bTok = 4.0 * h * ab;
+        t.bFixed = t.weightBytes = 2.0 * h * wb;
+        x.b.add(t);
+    }
+    x.produced(res, opNorm, h);
+    double qkvWidth, oWidth, shardedParams, replicatedParams = 0;
+    if (a.type == AttentionType::MLA) {
+        const auto& d = a.mla;
+        const double qk = double(d.qkNopeHeadDim + d.qkRopeHeadDim);
+        // q_a and kv_a map hidden to the latents and have no head dimension: engines replicate them under
+        // head sharding (vLLM's ReplicatedLinear for DeepSeek's q_a_proj and kv_a_proj_with_mqa).
+        replicatedParams = h * double(d.qLoraRank) + h * double(d.kvLoraRank + d.qkRopeHeadDim) +
+                           double(d.qLoraRank + d.kvLoraRank); // with the norms of the two latents
+        shardedParams = (d.qLoraRank > 0 ? double(d.qLoraRank) : h) * double(a.heads) * qk +
+                        double(d.kvLoraRank) * double(a.heads) * double(d.qkNopeHeadDim + d.vHeadDim);
+        qkvWidth = double(a.heads) * (qk + qk + double(d.vHeadDim));
+        oWidth = double(a.heads * d.vHeadDim);
+    } else {
+        qkvWidth = double((a.heads + 2 * a.kvHeads) * a.headDim);
+        oWidth = double(a.heads * a.headDim);
+        shardedParams = h * qkvWidth;
+    }
+    const Lay qNeed = needOfLinear(cQkv);
+    x.to(qNeed, opQkv);
+    OpTerm q = gemm(opQkv, cQkv, tp, qNeed, h, qkvWidth, shardedParams);
+    if (replicatedParams > 0) {
+        // Replicated latent projections: full weights on every GPU; their FLOPs split only with the
+        // tokens.
+        q.fTok += 2.0 * replicatedParams;
+        q.weightBytes += replicatedParams * wb;
+        q.bFixed = q.weightBytes;
+    }
+    x.b.add(q);
+    x.produced(outOfLinear(cQkv), opQkv, qkvWidth);
+    // attention core: head -> needs H gives H; sequence (context parallel) -> needs R (every GPU scores
+    // all queries against its KV shard) gives P (partial outputs combined with their softmax statistics);
+    // batch -> needs T gives T.
+    const Lay aNeed = cAttn == choice::AttnHead ? Lay::H : cAttn == choice::AttnSequence ? Lay::R : Lay::T;
+    x.to(aNeed, opAttn);
+    {
+        OpTerm t;
+        t.op = opAttn;
+        t.choice = cAttn;
+        t.attention = true;
+        t.peak = attnFlops;
+        const double pairF = attnPairFlops(x.decode), kvTok = kvBytesPerToken();
+        const double S = double(s.workload.inputTokens);
+        const bool byBatch = cAttn == choice::AttnBatch;
+        const double workDiv = byBatch ? 1.0 : double(tp); // per sequence: heads or context split over tp
+        const double kvDiv = byBatch ? 1.0 : kvDivisor(cAttn, tp);
+        if (byBatch) t.seqDiv = tp, t.tokDiv = tp;
+        if (x.decode) {
+            t.fSeq = pairF * ctxDecode / workDiv;
+            t.bSeq = kvTok * ctxDecode / kvDiv; // read the whole cache every step
+        } else {
+            t.fSeq = pairF * S * (S + 1.0) / 2.0 / workDiv; // causal
+            t.bSeq = kvTok * S / kvDiv;                     // write the prompt's cache once
+        }
+        t.bTok = (qkvWidth + oWidth) * ab / workDiv;
+        x.b.add(t);
+    }
+    x.produced(cAttn == choice::AttnHead       ? Lay::H
+               : cAttn == choice::AttnSequence ? Lay::P
+                                               : Lay::T,
+               opAttn, oWidth);
+    const Lay oNeed = cOut == choice::OutRow ? Lay::H : cOut == choice::OutColumn ? Lay::R : Lay::T;
+    x.to(oNeed, opOut);
+    x.b.add(gemm(opOut, cOut, tp, oNeed, oWidth, h, oWidth * h));
+    x.produced(cOut == choice::OutRow ? Lay::P : cOut == choice::OutColumn ? Lay::H : Lay::T, opOut, h);
+    x.to(res, opNorm); // residual add, then norm 2 in the same layout
+    x.produced(res, opNorm, h);
+    x.b.actBytesPerTok += (4.0 * h + qkvWidth + oWidth) * ab / (res == Lay::T ? tp : 1);
+}
+
+void CostModel::Impl::compileDenseFfn(Walker& x) const {
+    const int tp = x.tp();
+    const double h = double(s.model.hidden), f = double(s.model.ffn);
+    const int8_t cUp = x.c.choiceOf(Op::FfnUp), cDown = x.c.choiceOf(Op::FfnDown);
+    const Lay res = x.lay;
+    const Lay upNeed = needOfLinear(cUp);
+    x.to(upNeed, Op::FfnUp);
+    OpTerm up = gemm(Op::FfnUp, cUp, tp, upNeed, h, 2.0 * f, 2.0 * h * f); // gate and up, fused
+    x.b.add(up);
+    x.produced(outOfLinear(cUp), Op::FfnUp, f); // after SiLU(gate) * up: width f
+    const Lay downNeed = cDown == choice::DownRow ? Lay::H : cDown == choice::DownColumn ? Lay::R : Lay::T;
+    x.to(downNeed, Op::FfnDown);
+    x.b.add(gemm(Op::FfnDown, cDown, tp, downNeed, f, h, f * h));
+    x.produced(cDown == choice::DownRow      ? Lay::P
+               : cDown == choice::DownColumn ? Lay::H
+                                             : Lay::T,
+               Op::FfnDown, h);
+    x.to(res, Op::Norms);
+    x.produced(res, Op::Norms, h);
+    x.b.actBytesPerTok += 3.0 * f * ab / (upNeed == Lay::T ? 1.0 : tp);
+}
+
+/// Expected copies, per top-k pick of a token, that must travel to other GPUs. A pick goes to the etp
+/// shards of one ep rank of the token's own expert replica (MoE ranks: etp innermost, then ep, over the
+/// stage's GPUs taken tp-first). With a replicated residual the token is already on every GPU of its tp
+/// group, so ranks inside that group need nothing (pure MoE tensor parallelism, ep 1 and etp = tp, needs
+/// no dispatch at all); with token-sharded norms only its one owner has it.
+double CostModel::Impl::dispatchedCopies(const Degrees& d, Lay res) {
+    const double ep = d.ep, etp = d.etp, tp = d.tp;
+    if (res == Lay::T) return etp - 1.0 / ep;
+    if (etp >= tp) return etp - tp / ep; // the pick's rank holds the tp group with probability 1/ep
+    return etp * (1.0 - std::min(ep, tp / etp) / ep);
+}
+
+/// Expected number of the cluster's `nodes` nodes that a token's k picks reach: uniform routing, or
+/// DeepSeek-V3's node-limited routing (topk_group of n_group expert groups, the groups laid out over
+/// the nodes in order, as the expert-parallel ranks hold consecutive experts).
+double CostModel::Impl::nodesReached(double k, int nodes) const {
+    if (nodes <= 1) return 1.0;
+    const double N = nodes;
+    double reach = N * (1.0 - std::pow(1.0 - 1.0 / N, k));
+    const Moe& e = s.model.moe;
+    if (e.groups > 0 && e.topkGroups < e.groups) {
+        const double G = double(e.groups), t = double(e.topkGroups);
+        if (e.groups % nodes == 0) {
+            // t groups of G drawn without replacement, G/N groups on a node: P(node missed).
+            const double g = G / N;
+            double miss = 1.0;
+            for (int i = 0; i < int(t); ++i) miss *= std::max(0.0, (G - g - i) / (G - i));
+            reach = std::min(reach, N * (1.0 - miss));
+        } else {
+            reach = std::min(reach, t * std::ceil(N / G)); // a group spans N/G nodes
+        }
+    }
+    return reach;
+}
+
+/// One direction of the expert all-to-all, per replica token, for a GPU of the expert replica `g`, with
+/// `copies` picks of a token travelling (the tp GPUs holding a token share its sending).
+///  - prefill passes use DeepEP's normal kernels: a token crosses the network once per destination node
+///    and fans out over NVLink there (deepseek-ai/DeepEP README, "normal kernels ... forwarding from
+///    NVLink to RDMA");
+///  - decode steps use its low-latency kernels: pure RDMA, one message per destination GPU;
+///  - dispatch sends FP8 (with one fp32 scale per 128 values) when the experts run FP8 GEMMs, as DeepEP
+///    and DeepSeek's inference system do; the combine returns BF16.
+CommTerm CostModel::Impl::moeAllToAll(const GroupShape& g, const Degrees& d, double copies, double holders,
+                                      bool decode, bool fp8) const {
+    CommTerm t;
+    t.kind = Collective::AllToAll;
+    t.group = g;
+    const double h = double(s.model.hidden);
+    const double bytes = fp8 ? h * (1.0 + 4.0 / 128.0) : h * ab;
+    const double p = g.size, n = g.perNode;
+    const double others = std::max(1.0, p - holders);
+    const double cross = g.nodes > 1 ? (p - n) / others : 0.0; // share of travelling copies leaving
+    double nic = copies * cross, nvlink = copies * (1.0 - cross);
+    if (!decode && g.nodes > 1) {
+        const double perNodeCopies = copies / double(d.etp);
+        const double remoteNodes = nodesReached(perNodeCopies, g.nodes) * (g.nodes - 1.0) / g.nodes;
+        nvlink += nic * (n - 1.0) / n; // forwarded inside the destination node
+        nic = std::min(nic, remoteNodes * double(d.etp));
+    }
+    const double perGpu = bytes / double(d.tp);
+    t.bytesPerTok = (nic + nvlink) * perGpu;
+    t.alpha = collectiveAlpha(t.kind, g, net);
+    t.secPerTok = std::max(nic * perGpu / net.bwInter, nvlink * perGpu / net.bwIntra);
+    return t;
+}
+
+void CostModel::Impl::compileMoe(Walker& x) const {
+    const Moe& e = s.model.moe;
+    const Degrees& d = x.c.d;
+    const int tp = x.tp(), G = d.dp * d.tp;
+    const double h = double(s.model.hidden), k = double(e.topK);
+    const Lay res = x.lay;
+    const int8_t cRouter = x.c.choiceOf(Op::Router), cExp = x.c.choiceOf(Op::Experts),
+                 cShared = x.c.choiceOf(Op::SharedExperts);
+    const Lay rNeed = cRouter == choice::RouterReplicated ? Lay::R : Lay::T;
+    x.to(rNeed, Op::Router);
+    {
+        OpTerm t;
+        t.op = Op::Router;
+        t.choice = cRouter;
+        t.tokDiv = rNeed == Lay::T ? tp : 1;
+        t.fTok = 2.0 * h * double(e.experts);
+        t.weightBytes = t.bFixed = h * double(e.experts) * wb;
+        t.bTok = h * ab;
+        x.b.add(t);
+    }
+    // Dispatch and combine (see moeAllToAll): only the copies whose expert shard is not already on a GPU
+    // that holds the token travel.
+    const double remote = dispatchedCopies(d, res);
+    const double holders = res == Lay::T ? 1.0 : std::min(d.tp, x.c.a2aG.perNode);
+    if (x.c.a2aG.size > 1 && remote > 0) {
+        const bool fp8 = s.model.weights == Dtype::FP8;
+        for (int dir = 0; dir < 2; ++dir) {
+            CommTerm t = moeAllToAll(x.c.a2aG, d, remote * k, holders, x.decode, dir == 0 && fp8);
+            t.from = dir == 0 ? Op::Router : Op::Experts;
+            t.to = Op::Experts;
+            x.b.add(t);
+        }
+    }
+    {
+        OpTerm t;
+        t.op = Op::Experts;
+        t.choice = cExp;
+        t.experts = true;
+        t.peak = expertFlops;
+        t.ep = d.ep;
+        t.imbalanceK = d.ep > 1 ? std::sqrt(2.0 * std::log(double(d.ep))) : 0.0;
+        const double params = 3.0 * h * double(e.expertFfn);
+        const double copiesPerGpu = double(d.dp) * k / double(G); // per replica token
+        t.fTok = copiesPerGpu * 2.0 * params;
+        const double perGpu = std::ceil(double(e.experts) / d.ep); // experts on the busiest GPU
+        t.weightBytes = t.bFixed = perGpu * params / d.etp * wb;
+        t.bTok = copiesPerGpu * (2.0 * h + 3.0 * double(e.expertFfn) / d.etp) * ab;
+        x.b.add(t);
+        x.b.actBytesPerTok += copiesPerGpu * (4.0 * h + 3.0 * double(e.expertFfn) / d.etp) * ab;
+    }
+    if (e.sharedExperts > 0) {
+        const double sf = double(e.sharedExperts * e.sharedExpertFfn);
+        x.produced(res, Op::Router, h); // shared experts read the same input as the router
+        const Lay need = cShared == choice::SharedColumnRow ? Lay::R : Lay::T;
+        x.to(need, Op::SharedExperts);
+        x.b.add(gemm(Op::SharedExperts, cShared, tp, need, h, 3.0 * sf, 3.0 * h * sf));
+        x.produced(cShared == choice::SharedColumnRow ? Lay::P : Lay::T, Op::SharedExperts, h);
+        // Partial sums meet the routed experts' all-reduce in one collective (the engines add the
+        // shared and routed outputs before reducing).
+        if (!(res == Lay::R && x.lay == Lay::P)) x.to(res, Op::Norms);
+    }
+    // The routed output: with a replicated residual, each GPU of the tp group holds partial sums (its
+    // own experts' results for every token, and the returned copies of the tokens it sent), so an
+    // all-reduce (or a reduce-scatter into token-sharded norms) completes it; with token-sharded norms
+    // every token's results come back to its one owner.
+    x.produced(res == Lay::T ? Lay::T : Lay::P, Op::Experts, h);
+    x.to(res, Op::Norms);
+    x.produced(res, Op::Norms, h);
+}
+
+void CostModel::Impl::compileEmbedding(Walker& x, Lay firstRes) const {
+    const double h = double(s.model.hidden), V = double(s.model.vocab);
+    const int8_t c = x.c.choiceOf(Op::Embedding);
+    OpTerm t;
+    t.op = Op::Embedding;
+    t.choice = c;
+    t.weightBytes = V * h * wb / (c == choice::EmbVocab ? x.tp() : 1);
+    t.bTok = h * ab; // a row lookup per token
+    x.b.add(t);
+    x.produced(c == choice::EmbVocab ? Lay::P : Lay::R, Op::Embedding, h);
+    x.to(firstRes, Op::Norms);
+}
+
+void CostModel::Impl::compileHead(Walker& x, Lay lastRes) const {
+    const double h = double(s.model.hidden), V = double(s.model.vocab);
+    const int tp = x.tp();
+    const int8_t c = x.c.choiceOf(Op::LmHead);
+    x.produced(lastRes, Op::Norms, h);
+    const Lay need = needOfLinear(c);
+    x.to(need, Op::LmHead);
+    x.b.add(gemm(Op::LmHead, c, tp, need, h, V, V * h));
+    x.b.actBytesPerTok += V * 4.0 / (need == Lay::T ? tp : 1); // fp32 logits
+    if (tp > 1 && c != choice::HeadToken) {
+        // Sampling needs whole rows of logits on one GPU: vocab-sharded logits are gathered (fp32);
+        // row-parallel partial logits are all-reduced.
+        CommTerm t;
+        t.kind = c == choice::HeadVocab ? Collective::Gather : Collective::AllReduce;
+        t.group = x.c.tpG;
+        t.from = t.to = Op::LmHead;
+        t.bytesPerTok = V * ab; // in the activation dtype, converted to fp32 after the gather (vLLM's
+                                // LogitsProcessor gathers the model-dtype logits)
+        t.alpha = collectiveAlpha(t.kind, t.group, net);
+        t.secPerTok = t.bytesPerTok * collectiveSecondsPerByte(t.kind, t.group, net);
+        x.b.add(t);
+    }
+}
+
+Lay CostModel::Impl::resOf(const Compiled& c, bool moeLayer) {
+    return c.choiceOf(moeLayer ? Op::MoeNorms : Op::Norms) == choice::NormToken ? Lay::T : Lay::R;
+}
+
+int CostModel::Impl::strideOf(const Plan& p, Axis a) {
+    int stride = 1;
+    for (Axis o : p.meshOrder) {
+        if (o == a) return stride;
+        stride *= p.degrees.get(o);
+    }
+    return stride;
+}
+
+void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
+    c.d = p.degrees;
+    c.choices = p.choices;
+    c.overlap = p.overlap;
+    c.budget = double(p.prefillBudget > 0 ? p.prefillBudget : kDefaultPrefillBudget);
+    const Degrees& d = p.degrees;
+    const Model& m = s.model;
+    const int gpn = s.cluster.gpusPerNode;
+    const int sTp = strideOf(p, Axis::TP), sDp = strideOf(p, Axis::DP), sPp = strideOf(p, Axis::PP);
+    c.tpG = place(d.tp, sTp, 1, sTp * d.tp, gpn);
+    if (m.moe.present()) {
+        // MoE ranks within a stage: etp innermost, then ep, then edp, over the stage's GPUs taken
+        // tp-first; the all-to-all spans one expert replica (the first ep*etp of them).
+        const int k = d.ep * d.etp;
+        const int kt = std::min(k, d.tp), kd = std::max(1, k / d.tp);
+        c.a2aG = place(kt, sTp, kd, sDp, gpn);
+        c.syncRanks = m.moeLayers() > 0 ? double(std::min(d.dp, kd)) : 1.0;
+    }
+    if (d.pp > 1) {
+        const GroupShape ppG = place(d.pp, sPp, 1, sPp * d.pp, gpn);
+        c.p2pLink = ppG.nodes > 1 ? LinkClass::Network : LinkClass::NvLink;
+        const bool inter = c.p2pLink == LinkClass::Network;
+        c.p2pAlpha = inter ? net.alphaInter : net.alphaIntra;
+        c.p2pSecPerTok = double(m.hidden) * ab / (inter ? net.bwInter : net.bwIntra);
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+        const bool decode = pass == 0;
+        if (m.denseLayers() > 0) {
+            Walker x{*this, c, decode, c.dense[pass]};
+            x.produced(resOf(c, false), Op::Norms, double(m.hidden));
+            compileAttention(x, false);
+            compileDenseFfn(x);
+        }
+        if (m.moeLayers() > 0) {
+            Walker x{*this, c, decode, c.moe[pass]};
+            x.produced(resOf(c, true), Op::MoeNorms, double(m.hidden));
+            compileAttention(x, true);
+            compileMoe(x);
+        }
+        Walker xe{*this, c, decode, c.emb[pass]};
+        compileEmbedding(xe, resOf(c, m.denseLayers() == 0));
+        Walker xh{*this, c, decode, c.head[pass]};
+        compileHead(xh, resOf(c, m.moeLayers() > 0));
+    }
+    const double kvTok = kvBytesPerToken();
+    c.kvDense = kvTok / kvDivisor(c.choiceOf(Op::Attention), d.tp);
+    c.kvMoe = kvTok / kvDivisor(c.choiceOf(Op::MoeAttention), d.tp);
+}
+
+} // namespace sp

@@ -1,0 +1,395 @@
+#pragma once
+// The cost model's internals, shared by its files (compile.cpp: a plan into per-layer terms; steps.cpp: a
+// step's time through the stages; memory.cpp: memory per GPU and the batch limits; breakdown.cpp: explain's
+// rows; megatron.cpp: the recipe; costmodel.cpp: evaluate and the public API). Not part of the library's
+// interface.
+//
+//  1. compile(): a plan becomes, per layer kind (dense, MoE, embedding, head) and per pass (a decode step, a
+//     prefill pass), a short list of operator terms and collective terms, each affine in the local tokens and
+//     sequences. A resharding collective is inserted wherever an operator needs a layout other than the one
+//     the previous operator produced (R replicated, T token-sharded, H feature-sharded, P partial sums).
+//  2. stage times at a batch: those terms times the layer counts of each pipeline stage.
+//  3. the batch: the largest that fits memory (closed form: memory is affine in the batch) and meets the SLOs
+//     (binary search: latency grows with the batch).
+// The evaluate() path works on fixed-size arrays and allocates nothing but the returned Metrics' strings.
+
+#include "core/cost/collectives.h"
+#include "core/cost/costmodel.h"
+#include "core/cost/validity.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+namespace sp {
+namespace costimpl {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+/// Kept outside the KV pool for the CUDA context, NCCL buffers and allocator fragmentation (serving engines
+/// leave a few GiB: vLLM's default gpu_memory_utilization 0.9 leaves 8 GB of an 80 GB H100).
+constexpr double kReserveBytes = 2.0 * kGiB;
+constexpr int64_t kMaxBatch = 1 << 20;
+
+enum class Lay : uint8_t { R, T, H, P };
+
+inline LinkClass linkOf(const GroupShape& g) {
+    return g.size <= 1 ? LinkClass::Local : g.nodes > 1 ? LinkClass::Network : LinkClass::NvLink;
+}
+
+/// One operator in one layer: time = max(flops / peak, bytes / bandwidth) + launch, where
+/// flops = fTok*tok + fSeq*seq and bytes = bFixed + bTok*tok + bSeq*seq; tok = ceil(M / tokDiv) are the local
+/// tokens and seq = ceil(B / seqDiv) the local sequences of a replica's micro-batch of M tokens and B
+/// sequences.
+struct OpTerm {
+    Op op = Op::Embedding;
+    int8_t choice = 0;
+    int tokDiv = 1, seqDiv = 1;
+    double fTok = 0, fSeq = 0, bFixed = 0, bTok = 0, bSeq = 0;
+    double weightBytes = 0; ///< resident per GPU
+    bool experts = false;   ///< routed experts: only the experts that receive tokens are read
+    bool attention = false; ///< the attention core: its sequence terms depend on decode or prefill tokens
+    double peak = 0;        ///< achieved FLOP/s of this operator's math; 0: the GEMM rate
+    int ep = 1;             ///< routed experts: GPUs the experts are spread over (load imbalance)
+    double imbalanceK = 0;  ///< routed experts: sqrt(2 ln ep), see opRoofline
+};
+
+/// One collective in one layer: time = alpha + secPerTok * ceil(M / tokDiv).
+struct CommTerm {
+    Collective kind = Collective::AllReduce;
+    GroupShape group;
+    Op from = Op::Embedding, to = Op::Embedding;
+    int tokDiv = 1;
+    double alpha = 0, secPerTok = 0, bytesPerTok = 0;
+};
+
+/// A layer kind (or the embedding, or the head) in one pass.
+struct Block {
+    std::array<OpTerm, 10> ops;
+    std::array<CommTerm, 14> comms;
+    int nOps = 0, nComms = 0;
+    double actBytesPerTok = 0; ///< working activation memory per replica token
+    void add(const OpTerm& t) { ops[nOps++] = t; }
+    void add(const CommTerm& c) { comms[nComms++] = c; }
+    double weights() const {
+        double w = 0;
+        for (int i = 0; i < nOps; ++i) w += ops[i].weightBytes;
+        return w;
+    }
+};
+
+struct Stage {
+    int dense = 0, moe = 0;
+    bool first = false, last = false;
+};
+
+/// (first layer, layer count) of stage i; evaluated per stage on the hot path, so no vector.
+inline std::pair<int, int> stageSpan(int layers, int pp, int i) {
+    const int base = layers / pp, extra = layers % pp;
+    const int shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
+    auto count = [&](int j) { return base + ((j - shift) >= 0 && (j - shift) < extra ? 1 : 0); };
+    int begin = 0;
+    for (int j = 0; j < i; ++j) begin += count(j);
+    return {begin, count(i)};
+}
+
+/// Members {a*sa + b*sb : a < ka, b < kb} of a mesh with gpn GPUs per node: how many nodes they span and the
+/// most on one node. With the larger stride outermost the ids increase, so one pass counts them.
+inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
+    if (sa > sb) std::swap(ka, kb), std::swap(sa, sb);
+    GroupShape g;
+    g.size = ka * kb;
+    if (g.size <= 1) return g;
+    int nodes = 0, run = 0, most = 0, last = -1;
+    for (int b = 0; b < kb; ++b)
+        for (int a = 0; a < ka; ++a) {
+            const int node = (a * sa + b * sb) / gpn;
+            if (node != last) ++nodes, run = 0, last = node;
+            most = std::max(most, ++run);
+        }
+    g.nodes = nodes;
+    g.perNode = most;
+    return g;
+}
+
+struct Compiled {
+    Degrees d;
+    std::array<int8_t, kOpCount> choices{};
+    Block dense[2], moe[2], emb[2],
+        head[2]; ///< [0] decode step (M = B), [1] prefill pass (M = B*S, head sees B)
+    GroupShape tpG, a2aG;
+    LinkClass p2pLink = LinkClass::Local;
+    double p2pAlpha = 0, p2pSecPerTok = 0;
+    double kvDense = 0, kvMoe = 0; ///< KV bytes per GPU per sequence per context token per layer
+    Overlap overlap = Overlap::Auto;
+    double budget = double(kDefaultPrefillBudget); ///< tokens per forward pass of a replica
+    double syncRanks = 1; ///< attention replicas that meet at every MoE all-to-all (data-parallel attention)
+    int8_t choiceOf(Op o) const { return choices[int(o)]; }
+};
+
+/// One forward pass of a replica's micro-batch: `dec` decode tokens (one per running sequence) and `pre`
+/// prefill tokens of `prompts` prompts, in one pass as engines with chunked prefill run them (vLLM,
+/// TensorRT-LLM in-flight batching).
+struct Step {
+    double dec = 0, pre = 0, prompts = 0;
+    /// Prefill tokens of the busiest of the attention ranks that meet at the MoE all-to-alls (data-parallel
+    /// attention): prompts land whole on one rank, and every rank waits for it. pre when ranks are
+    /// independent.
+    double preCrit = 0;
+    double tokens() const { return dec + pre; }
+    double rows() const { return dec + prompts; } ///< positions whose logits are computed (sampled)
+    Step half() const { return {dec / 2, pre / 2, prompts / 2, preCrit / 2}; }
+    Step critical() const { return {dec, preCrit, pre > 0 ? prompts * preCrit / pre : 0.0, preCrit}; }
+};
+
+struct PassTimes {
+    double stageMax = 0, stageSum = 0;
+    int slowest = 0;
+    bool twoBatch = false; ///< the MoE layers ran with two-batch overlap
+};
+
+struct AtBatch {
+    double throughput = 0, ttft = 0, tpot = 0; // tokens/s, s, s
+    bool overTokenBudget = false;              // a step needs more tokens than the prefill budget allows
+    bool twoBatch = false;                     // the MoE layers ran with two-batch overlap
+};
+
+} // namespace costimpl
+using namespace costimpl;
+
+struct CostModel::Impl {
+    Scenario s;
+    Net net;
+    double ctxDecode = 0;   ///< mean context of a decode step: I + O/2
+    double ctxMax = 0;      ///< KV reserved per sequence: I + O (prefill: I)
+    double peakFlops = 0;   ///< achieved FLOP/s of the GEMMs (peak * eta)
+    double attnFlops = 0;   ///< achieved FLOP/s of the attention core (activation precision)
+    double expertFlops = 0; ///< achieved FLOP/s of the routed experts' grouped GEMMs
+    double bw = 0;          ///< achieved HBM bytes/s
+    double launch = 0;      ///< seconds per kernel
+    double logMissOne = 0;  ///< log(1 - 1/E): an expert missed by one token copy
+    double capBytes = 0;    ///< usable HBM per GPU
+    double ab = 2, wb = 2, kb = 2;
+    double roofline = 0;
+
+    explicit Impl(Scenario sc) : s(std::move(sc)) {
+        const Cluster& c = s.cluster;
+        net = Net::of(c);
+        const Workload& w = s.workload;
+        ctxDecode = double(w.inputTokens) + double(w.outputTokens) / 2.0;
+        ctxMax = double(w.inputTokens) + (w.phase == Phase::Prefill ? 0.0 : double(w.outputTokens));
+        peakFlops = computePeak() * 1e12 * c.efficiency.compute;
+        // The attention core (QK^T, softmax, PV) runs at the activation precision: FP8 weights make the
+        // GEMMs FP8, not the attention, unless FP8 attention is configured (FlashAttention-3's FP8 path is
+        // opt-in in the engines).
+        attnFlops = c.gpu.tflops[int(s.model.activations)] * 1e12 * c.efficiency.compute;
+        if (attnFlops <= 0) attnFlops = peakFlops;
+        expertFlops = peakFlops * c.efficiency.groupedGemm;
+        if (s.model.moe.present()) logMissOne = std::log1p(-1.0 / double(s.model.moe.experts));
+        bw = c.gpu.hbmTBs * 1e12 * c.efficiency.memory;
+        launch = c.efficiency.launchUs * 1e-6;
+        capBytes = c.gpu.hbmGB * 1e9 * (1.0 - s.constraints.memoryHeadroom);
+        ab = bytesOf(s.model.activations);
+        wb = bytesOf(s.model.weights);
+        kb = bytesOf(s.model.kvCache);
+        roofline = computeRoofline();
+    }
+
+    /// Dense TFLOP/s of the GEMMs: FP8 weights run FP8 GEMMs (activations quantized on the fly, as
+    /// DeepSeek-V3's "activation_scheme: dynamic" and TensorRT-LLM's FP8 do); otherwise the activation
+    /// dtype's rate.
+    double computePeak() const;
+
+    /// Attention FLOPs per (query token, context token) pair over all heads (QK^T and PV; 2 FLOPs per MAC).
+    double attnPairFlops(bool decode) const;
+    double kvBytesPerToken() const;
+
+    /// The physical bound: peak FLOP/s and HBM bandwidth of every GPU, no efficiency factors, no
+    /// communication, weights read once for an unbounded batch; only the FLOPs and the KV reads remain.
+    double computeRoofline() const;
+
+    // ------------------------------------------------------------------ compile
+
+    /// Walks one layer's operators, tracking the activation's layout and inserting resharding collectives.
+    struct Walker {
+        const Impl& m;
+        const Compiled& c;
+        bool decode;
+        Block& b;
+        Lay lay = Lay::R;
+        Op lastOp = Op::Embedding;
+        double width = 0; ///< feature width of the current activation
+
+        int tp() const { return c.d.tp; }
+
+        /// Converts the current activation to `need` over the tp group. R -> anything is a local slice.
+        void to(Lay need, Op op) {
+            if (lay != need && tp() > 1 && lay != Lay::R && need != Lay::P) {
+                CommTerm t;
+                t.from = lastOp;
+                t.to = op;
+                t.group = c.tpG;
+                if (lay == Lay::P)
+                    t.kind = need == Lay::R ? Collective::AllReduce : Collective::ReduceScatter;
+                else
+                    t.kind = need == Lay::R ? Collective::AllGather : Collective::AllToAll;
+                // Payload: the full tensor (M x width), or for an all-to-all the local share (M/tp x width).
+                t.tokDiv = t.kind == Collective::AllToAll ? tp() : 1;
+                t.bytesPerTok = width * m.ab;
+                t.alpha = collectiveAlpha(t.kind, t.group, m.net);
+                t.secPerTok = t.bytesPerTok * collectiveSecondsPerByte(t.kind, t.group, m.net);
+                b.add(t);
+            }
+            lay = need;
+        }
+        void produced(Lay l, Op op, double w) {
+            lay = l;
+            lastOp = op;
+            width = w;
+        }
+    };
+
+    static Lay needOfLinear(int8_t c);
+    static Lay outOfLinear(int8_t c);
+
+    /// A GEMM [tokens, k] x [k, n]: column shards n (needs R, gives H), row shards k (needs H, gives P),
+    /// token shards the tokens with the weights replicated.
+    OpTerm gemm(Op op, int8_t ch, int tp, Lay need, double k, double n, double params) const;
+
+    double kvDivisor(int8_t cAttn, int tp) const;
+
+    void compileAttention(Walker& x, bool moeLayer) const;
+
+    void compileDenseFfn(Walker& x) const;
+
+    /// Expected copies, per top-k pick of a token, that must travel to other GPUs. A pick goes to the etp
+    /// shards of one ep rank of the token's own expert replica (MoE ranks: etp innermost, then ep, over the
+    /// stage's GPUs taken tp-first). With a replicated residual the token is already on every GPU of its tp
+    /// group, so ranks inside that group need nothing (pure MoE tensor parallelism, ep 1 and etp = tp, needs
+    /// no dispatch at all); with token-sharded norms only its one owner has it.
+    static double dispatchedCopies(const Degrees& d, Lay res);
+
+    /// Expected number of the cluster's `nodes` nodes that a token's k picks reach: uniform routing, or
+    /// DeepSeek-V3's node-limited routing (topk_group of n_group expert groups, the groups laid out over
+    /// the nodes in order, as the expert-parallel ranks hold consecutive experts).
+    double nodesReached(double k, int nodes) const;
+
+    /// One direction of the expert all-to-all, per replica token, for a GPU of the expert replica `g`, with
+    /// `copies` picks of a token travelling (the tp GPUs holding a token share its sending).
+    ///  - prefill passes use DeepEP's normal kernels: a token crosses the network once per destination node
+    ///    and fans out over NVLink there (deepseek-ai/DeepEP README, "normal kernels ... forwarding from
+    ///    NVLink to RDMA");
+    ///  - decode steps use its low-latency kernels: pure RDMA, one message per destination GPU;
+    ///  - dispatch sends FP8 (with one fp32 scale per 128 values) when the experts run FP8 GEMMs, as DeepEP
+    ///    and DeepSeek's inference system do; the combine returns BF16.
+    CommTerm moeAllToAll(const GroupShape& g, const Degrees& d, double copies, double holders, bool decode,
+                         bool fp8) const;
+
+    void compileMoe(Walker& x) const;
+
+    void compileEmbedding(Walker& x, Lay firstRes) const;
+
+    void compileHead(Walker& x, Lay lastRes) const;
+
+    static Lay resOf(const Compiled& c, bool moeLayer);
+
+    static int strideOf(const Plan& p, Axis a);
+
+    void compile(const Plan& p, Compiled& c) const;
+
+    // ------------------------------------------------------------------ stages, times, memory
+
+    /// Stage i of pp, by layer kind (see pipelineStages).
+    Stage stageOf(int i, int pp) const;
+
+    /// Compute and memory seconds of one operator for M local-replica tokens and B sequences; with `half`,
+    /// also for a half-batch (M/2, B/2) in the same pass (two-batch overlap).
+    struct Roof {
+        double compute = 0, memory = 0;
+        double time(double launch) const { return std::max(compute, memory) + launch; }
+    };
+    Roof opRoofline(const OpTerm& t, double M, double B, double copiesPerReplicaGroup,
+                    Roof* half = nullptr) const;
+
+    static double commTime(const CommTerm& k, double M);
+
+    double copiesOf(const Compiled& c, double M) const;
+
+    struct Parts {
+        double ops = 0, comms = 0;
+    };
+
+    /// Compute and communication seconds of one layer kind in a step (and, with `half`, of a half-batch).
+    /// The attention core serves the decode tokens (against their context) and the prefill tokens (causal
+    /// over their prompt) in one kernel; every other operator sees all the step's tokens at once, so its
+    /// weights are read once. A step with prefill tokens uses the prefill block's collectives (DeepEP normal
+    /// kernels), a decode-only step the decode block's (low-latency kernels). The routed experts see every
+    /// rank's tokens spread by the all-to-all; the rest runs on the busiest rank's.
+    Parts blockParts(const Compiled& c, const Block& bd, const Block& bp, const Step& st,
+                     Parts* half = nullptr) const;
+
+    /// One layer kind's time in a step; MoE layers may run as two half-batches, one's communication under
+    /// the other's compute: 2 x (longer + (1 - overlap) x shorter) of a half, each half re-reading weights.
+    double blockTime(const Compiled& c, const Block& bd, const Block& bp, const Step& st, bool moe,
+                     bool& twoBatch) const;
+
+    double twoBatchTime(const Parts& half) const;
+
+    double p2pTime(const Compiled& c, const Stage& st, double M) const;
+
+    /// One step of a replica's micro-batch through every stage.
+    PassTimes passTimes(const Compiled& c, const Step& st) const;
+
+    /// The step a phase runs at B sequences per micro-batch.
+    ///  prefill: B prompts of I tokens; decode: B tokens; serving: B decode tokens plus the prefill tokens
+    ///  of the B / O prompts that replace the finished sequences (B I / O tokens), in one pass.
+    ///  With data-parallel attention, the r ranks that meet at the all-to-alls start n = r B / O prompts a
+    ///  step between them, each whole on one rank (in chunks of at most budget - B tokens): the busiest rank
+    ///  starts min(n, n/r + sqrt(2 (n/r) ln r)) of them (the maximum of r Poisson loads).
+    Step stepAt(const Compiled& c, double B) const;
+
+    /// Throughput, TTFT and TPOT at B sequences per micro-batch per replica, pp micro-batches in flight;
+    /// cycle = max(pp x slowest stage, sum of stages) of the phase's step (stepAt).
+    ///  prefill: throughput = dp pp B I / cycle; TTFT = sum of stages.
+    ///  decode:  TPOT = cycle; throughput = dp pp B / cycle.
+    ///  serving (continuous batching with chunked prefill): TPOT = cycle; throughput = dp pp B / cycle;
+    ///           a new prompt's I tokens take I / (budget - B) steps of the spare budget, so
+    ///           TTFT = (1 + ceil(I / (budget - B))) x cycle (it waits for the step in progress).
+    AtBatch atBatch(const Compiled& c, double B) const;
+
+    /// The largest B whose step fits the token budget (serving: B (1 + I / O); prefill: B I, where one
+    /// prompt longer than the budget runs in chunks; decode: B).
+    int64_t budgetBatchLimit(const Compiled& c) const;
+
+    /// KV context held per sequence: what it has written (paged caches: input + output / 2 on average in
+    /// serving and decode) or the worst case (input + output).
+    double kvContext() const;
+
+    /// Bytes per GPU of stage i: fixed + perSeq * B. Activations: the body's per token of the largest pass
+    /// (serving: the token budget, as engines size activations by profiling a pass of
+    /// max_num_batched_tokens); logits only for the positions that are sampled (one per sequence).
+    void stageMemory(const Compiled& c, int i, double& fixed, double& perSeq, double& weights,
+                     double& kvPerSeq) const;
+
+    int64_t memoryBatchLimit(const Compiled& c) const;
+
+    void fillMemory(const Compiled& c, double B, Metrics& m) const;
+
+    double sloRatio(const AtBatch& r) const;
+
+    void describeSlo(const AtBatch& r, int64_t B, Metrics& m) const;
+
+    Metrics evaluate(const Plan& p, Compiled& c) const;
+
+    // ------------------------------------------------------------------ validity
+
+    std::optional<std::string> checkPlan(const Plan& p) const;
+
+    // ------------------------------------------------------------------ explain
+
+    Breakdown breakdown(const Compiled& c, const Step& step, std::string phase) const;
+
+    Plan megatronPlan() const;
+};
+
+} // namespace sp

@@ -1,0 +1,250 @@
+// A step's time: operators on the roofline, collectives, two-batch overlap, the pipeline's stages, and the
+// phases' throughput and latency at a batch.
+
+#include "core/cost/impl.h"
+
+namespace sp {
+
+// ------------------------------------------------------------------ stages, times, memory
+
+/// Stage i of pp, by layer kind (see pipelineStages).
+Stage CostModel::Impl::stageOf(int i, int pp) const {
+    const int L = int(s.model.layers);
+    const auto [begin, n] = stageSpan(L, pp, i);
+    const int firstDense = int(s.model.moe.present() ? s.model.moe.firstDenseLayers : L);
+    Stage st;
+    st.dense = std::clamp(firstDense - begin, 0, n);
+    st.moe = n - st.dense;
+    st.first = i == 0;
+    st.last = i == pp - 1;
+    return st;
+}
+
+CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, double B,
+                                                  double copiesPerReplicaGroup, Roof* half) const {
+    const double inv = 1.0 / (t.peak > 0 ? t.peak : peakFlops);
+    double fixed = t.bFixed, perTok = 1.0, fixedH = fixed, perTokH = 1.0;
+    if (t.experts) {
+        // With n token copies over E experts, an expert receives one with probability 1 - (1 - 1/E)^n;
+        // only those experts' weights are read (this is what makes small-batch MoE decode cheap and
+        // memory-bound). A half-batch's miss probability is the square root of the whole one's.
+        const double miss = std::exp(copiesPerReplicaGroup * logMissOne);
+        fixed *= 1.0 - miss;
+        fixedH *= 1.0 - std::sqrt(miss);
+        // The layer waits for the busiest GPU: with lambda copies per GPU on average, the most loaded
+        // of ep GPUs gets about lambda + sqrt(2 lambda ln ep) (the maximum of ep Poisson loads, uniform
+        // routing; skewed routing is worse, EPLB's redundant experts bring it back towards this).
+        const double lambda = copiesPerReplicaGroup / double(t.ep);
+        if (t.imbalanceK > 0 && lambda > 0) {
+            const double k = t.imbalanceK / std::sqrt(lambda);
+            perTok = 1.0 + k;
+            perTokH = 1.0 + k * std::sqrt(2.0);
+        }
+    }
+    const double tok = std::ceil(M / t.tokDiv), seq = std::ceil(B / t.seqDiv);
+    if (half) {
+        const double tokH = std::ceil(M / 2 / t.tokDiv), seqH = std::ceil(B / 2 / t.seqDiv);
+        half->compute = (t.fTok * tokH * perTokH + t.fSeq * seqH) * inv;
+        half->memory = (fixedH + t.bTok * tokH * perTokH + t.bSeq * seqH) / bw;
+    }
+    return {(t.fTok * tok * perTok + t.fSeq * seq) * inv,
+            (fixed + t.bTok * tok * perTok + t.bSeq * seq) / bw};
+}
+
+double CostModel::Impl::commTime(const CommTerm& k, double M) {
+    return M <= 0 ? 0.0 : k.alpha + k.secPerTok * std::ceil(M / k.tokDiv);
+}
+
+double CostModel::Impl::copiesOf(const Compiled& c, double M) const {
+    return double(c.d.dp) * M * double(s.model.moe.topK) / double(std::max(1, c.d.edp));
+}
+
+/// Compute and communication seconds of one layer kind in a step (and, with `half`, of a half-batch).
+/// The attention core serves the decode tokens (against their context) and the prefill tokens (causal
+/// over their prompt) in one kernel; every other operator sees all the step's tokens at once, so its
+/// weights are read once. A step with prefill tokens uses the prefill block's collectives (DeepEP normal
+/// kernels), a decode-only step the decode block's (low-latency kernels). The routed experts see every
+/// rank's tokens spread by the all-to-all; the rest runs on the busiest rank's.
+CostModel::Impl::Parts CostModel::Impl::blockParts(const Compiled& c, const Block& bd, const Block& bp,
+                                                   const Step& st, Parts* half) const {
+    const Block& main = st.pre > 0 ? bp : bd;
+    const Step cr = st.critical();
+    const double M = cr.tokens(), copies = copiesOf(c, st.tokens()), rows = st.rows();
+    Parts p;
+    Parts h;
+    Roof hr;
+    Roof* hp = half ? &hr : nullptr;
+    for (int i = 0; i < main.nOps; ++i) {
+        if (main.ops[i].attention) {
+            const bool both = cr.dec > 0 && cr.pre > 0;
+            if (cr.dec > 0) {
+                p.ops += opRoofline(bd.ops[i], cr.dec, cr.dec, copies, hp).time(launch);
+                if (half) h.ops += hr.time(launch);
+            }
+            if (cr.pre > 0) {
+                p.ops += opRoofline(bp.ops[i], cr.pre, cr.prompts, copies, hp).time(launch);
+                if (half) h.ops += hr.time(launch);
+            }
+            if (both) p.ops -= launch, h.ops -= launch; // one varlen kernel
+        } else {
+            const OpTerm& o = main.ops[i];
+            const double m = o.op == Op::LmHead ? rows : o.experts ? st.tokens() : M;
+            p.ops += opRoofline(o, m, cr.dec + cr.prompts, copies, hp).time(launch);
+            if (half) h.ops += hr.time(launch);
+        }
+    }
+    for (int i = 0; i < main.nComms; ++i) {
+        const CommTerm& k = main.comms[i];
+        const double m = k.from == Op::LmHead ? rows : M;
+        p.comms += commTime(k, m);
+        if (half) h.comms += commTime(k, m / 2);
+    }
+    if (half) *half = h;
+    return p;
+}
+
+/// One layer kind's time in a step; MoE layers may run as two half-batches, one's communication under
+/// the other's compute: 2 x (longer + (1 - overlap) x shorter) of a half, each half re-reading weights.
+double CostModel::Impl::blockTime(const Compiled& c, const Block& bd, const Block& bp, const Step& st,
+                                  bool moe, bool& twoBatch) const {
+    twoBatch = false;
+    const bool tryTbo = moe && c.overlap != Overlap::Off && st.dec + st.prompts >= 2;
+    Parts h;
+    const Parts full = blockParts(c, bd, bp, st, tryTbo ? &h : nullptr);
+    const double serial = full.ops + full.comms;
+    if (!tryTbo || full.comms <= 0) return serial;
+    const double tbo = twoBatchTime(h);
+    if (c.overlap == Overlap::TwoBatch || tbo < serial) {
+        twoBatch = true;
+        return tbo;
+    }
+    return serial;
+}
+
+double CostModel::Impl::twoBatchTime(const Parts& half) const {
+    const double ov = s.cluster.efficiency.overlap;
+    return 2.0 * (std::max(half.ops, half.comms) + (1.0 - ov) * std::min(half.ops, half.comms));
+}
+
+double CostModel::Impl::p2pTime(const Compiled& c, const Stage& st, double M) const {
+    if (st.last) return 0.0;
+    const bool tokenSharded = resOf(c, st.moe > 0) == Lay::T;
+    return c.p2pAlpha + c.p2pSecPerTok * M / (tokenSharded ? c.d.tp : 1);
+}
+
+/// One step of a replica's micro-batch through every stage.
+PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st) const {
+    PassTimes r;
+    bool tbo = false, unused = false;
+    const double td =
+        s.model.denseLayers() > 0 ? blockTime(c, c.dense[0], c.dense[1], st, false, unused) : 0.0;
+    const double tm = s.model.moeLayers() > 0 ? blockTime(c, c.moe[0], c.moe[1], st, true, tbo) : 0.0;
+    const double te = blockTime(c, c.emb[0], c.emb[1], st, false, unused);
+    const double th = blockTime(c, c.head[0], c.head[1], st, false, unused);
+    r.twoBatch = tbo;
+    const int pp = c.d.pp;
+    const int L = int(s.model.layers);
+    const int firstDense = int(s.model.moe.present() ? s.model.moe.firstDenseLayers : L);
+    // Stage spans in one pass (the extra layers go to the middle stages, see pipelineStages).
+    const int base = L / pp, extra = L % pp, shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
+    int begin = 0;
+    for (int i = 0; i < pp; ++i) {
+        const int n = base + ((i - shift) >= 0 && (i - shift) < extra ? 1 : 0);
+        Stage sg;
+        sg.dense = std::clamp(firstDense - begin, 0, n);
+        sg.moe = n - sg.dense;
+        sg.first = i == 0;
+        sg.last = i == pp - 1;
+        begin += n;
+        const double t = sg.dense * td + sg.moe * tm + (sg.first ? te : 0.0) + (sg.last ? th : 0.0) +
+                         p2pTime(c, sg, st.tokens());
+        r.stageSum += t;
+        if (t > r.stageMax) r.stageMax = t, r.slowest = i;
+    }
+    return r;
+}
+
+/// The step a phase runs at B sequences per micro-batch.
+///  prefill: B prompts of I tokens; decode: B tokens; serving: B decode tokens plus the prefill tokens
+///  of the B / O prompts that replace the finished sequences (B I / O tokens), in one pass.
+///  With data-parallel attention, the r ranks that meet at the all-to-alls start n = r B / O prompts a
+///  step between them, each whole on one rank (in chunks of at most budget - B tokens): the busiest rank
+///  starts min(n, n/r + sqrt(2 (n/r) ln r)) of them (the maximum of r Poisson loads).
+Step CostModel::Impl::stepAt(const Compiled& c, double B) const {
+    const Workload& w = s.workload;
+    const double I = double(w.inputTokens), O = double(w.outputTokens);
+    switch (w.phase) {
+    case Phase::Prefill:
+        return {0.0, B * I, B, B * I};
+    case Phase::Decode:
+        return {B, 0.0, 0.0, 0.0};
+    case Phase::Serving: {
+        Step st{B, B * I / O, B / O, B * I / O};
+        const double r = c.syncRanks;
+        if (r > 1) {
+            const double n = r * B / O, per = n / r;
+            const double busiest = std::min(n, per + std::sqrt(2.0 * per * std::log(r)));
+            const double chunk = std::min(I, std::max(1.0, c.budget - B));
+            st.preCrit = std::max(st.pre, std::min(busiest * I, std::max(chunk, st.pre)));
+        }
+        return st;
+    }
+    }
+    return {};
+}
+
+/// Throughput, TTFT and TPOT at B sequences per micro-batch per replica, pp micro-batches in flight;
+/// cycle = max(pp x slowest stage, sum of stages) of the phase's step (stepAt).
+///  prefill: throughput = dp pp B I / cycle; TTFT = sum of stages.
+///  decode:  TPOT = cycle; throughput = dp pp B / cycle.
+///  serving (continuous batching with chunked prefill): TPOT = cycle; throughput = dp pp B / cycle;
+///           a new prompt's I tokens take I / (budget - B) steps of the spare budget, so
+///           TTFT = (1 + ceil(I / (budget - B))) x cycle (it waits for the step in progress).
+AtBatch CostModel::Impl::atBatch(const Compiled& c, double B) const {
+    const Workload& w = s.workload;
+    const double pp = c.d.pp, dp = c.d.dp;
+    const Step st = stepAt(c, B);
+    const PassTimes t = passTimes(c, st);
+    const double cycle = std::max(pp * t.stageMax, t.stageSum);
+    AtBatch r;
+    r.twoBatch = t.twoBatch;
+    r.overTokenBudget =
+        st.tokens() > std::max(c.budget, w.phase == Phase::Prefill ? double(w.inputTokens) : 0.0) + 1e-9;
+    if (w.phase == Phase::Prefill) {
+        r.throughput = dp * pp * B * double(w.inputTokens) / cycle;
+        r.ttft = t.stageSum;
+        return r;
+    }
+    r.tpot = cycle;
+    r.throughput = dp * pp * B / cycle;
+    if (w.phase == Phase::Serving) {
+        const double spare = std::max(1.0, c.budget - B);
+        r.ttft = (1.0 + std::ceil(double(w.inputTokens) / spare)) * cycle;
+    }
+    return r;
+}
+
+double CostModel::Impl::sloRatio(const AtBatch& r) const {
+    const Workload& w = s.workload;
+    double f = 0.0;
+    if (w.ttftMs > 0 && w.phase != Phase::Decode) f = std::max(f, r.ttft * 1e3 / w.ttftMs);
+    if (w.tpotMs > 0 && w.phase != Phase::Prefill) f = std::max(f, r.tpot * 1e3 / w.tpotMs);
+    return f; // <= 1: met
+}
+
+void CostModel::Impl::describeSlo(const AtBatch& r, int64_t B, Metrics& m) const {
+    const Workload& w = s.workload;
+    char buf[160];
+    if (w.ttftMs > 0 && w.phase != Phase::Decode && r.ttft * 1e3 > w.ttftMs) {
+        std::snprintf(buf, sizeof buf, "TTFT %.1f ms at batch %lld exceeds the SLO of %.3g ms", r.ttft * 1e3,
+                      (long long)B, w.ttftMs);
+        m.violations.emplace_back(buf);
+    }
+    if (w.tpotMs > 0 && w.phase != Phase::Prefill && r.tpot * 1e3 > w.tpotMs) {
+        std::snprintf(buf, sizeof buf, "TPOT %.1f ms at batch %lld exceeds the SLO of %.3g ms", r.tpot * 1e3,
+                      (long long)B, w.tpotMs);
+        m.violations.emplace_back(buf);
+    }
+}
+
+} // namespace sp
