@@ -5,6 +5,7 @@
 #include "core/search/rng.h"
 #include "core/search/space.h"
 #include "views/comparison.h"
+#include "views/degreechecks.h"
 #include "views/elitemodel.h"
 #include "views/format.h"
 #include "views/heatmap.h"
@@ -28,6 +29,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include <numeric>
 
@@ -389,6 +391,84 @@ private slots:
         QVERIFY(!saveImage(&map, dir.filePath("missing/dir/h.png"), &error, paint));
         QVERIFY(!error.isEmpty());
         QVERIFY(!QFile::exists(dir.filePath("missing/dir/h.png")));
+    }
+
+    void topologySummaryReachable() {
+        // 128x8 (1,024 GPUs) in a wide canvas, and 1x8 in the canvas left at a 1040x700 window: the summary
+        // bars and the legend lie inside the canvas's height (the scroll area reaches all of it).
+        struct Case {
+            const char* scenario;
+            int width, height;
+        };
+        for (const Case& c :
+             {Case{"moe-1.6t-h100-128x8.yaml", 1200, 600}, Case{"llama-3.1-8b-h100-1x8.yaml", 700, 250}}) {
+            const Scenario s = scenario(c.scenario);
+            const CostModel model(s);
+            TopologyView view;
+            view.resize(c.width, c.height);
+            view.canvas()->setPlan(std::make_shared<const Scenario>(s),
+                                   makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron"));
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            TopologyCanvas* canvas = view.canvas();
+            const int h = std::max(canvas->height(), canvas->minimumHeightFor(canvas->width()));
+            const QRect full(0, 0, canvas->width(), h);
+            const QRect summary = canvas->summaryRect(full), legend = canvas->legendRect(full);
+            QVERIFY2(summary.isValid() && summary.height() > 0, c.scenario);
+            QVERIFY2(full.contains(summary) && full.contains(legend),
+                     qPrintable(QStringLiteral("%1: summary %2..%3, legend ..%4 in %5")
+                                    .arg(QLatin1String(c.scenario))
+                                    .arg(summary.top())
+                                    .arg(summary.bottom())
+                                    .arg(legend.bottom())
+                                    .arg(h)));
+            QVERIFY(summary.top() > canvas->gpuRect(s.gpus() - 1, full).bottom());
+            QVERIFY(canvas->height() >= legend.bottom());
+        }
+    }
+
+    void chartLegendTellsTheTruth() {
+        SearchChart chart;
+        chart.resize(900, 500);
+        chart.show();
+        // Roofline 1.5x Megatron: drawn to scale, not "above scale".
+        chart.setReference(1000, 1500);
+        chart.addPoints(QStringLiteral("sa"), {{10, 1100}});
+        QTRY_VERIFY(chart.redraws() > 0);
+        QTRY_VERIFY(!chart.legendText(QStringLiteral("roofline")).isEmpty());
+        QVERIFY(!chart.rooflineAboveAxis());
+        QVERIFY(!chart.legendText(QStringLiteral("roofline")).contains(QStringLiteral("above scale")));
+        // Roofline 20x: off the axis, and the legend says so.
+        chart.setReference(1000, 20000);
+        const int n = chart.redraws();
+        QTRY_VERIFY(chart.redraws() > n);
+        QVERIFY(chart.rooflineAboveAxis());
+        QVERIFY(chart.legendText(QStringLiteral("roofline")).contains(QStringLiteral("above scale")));
+        // An infeasible Megatron plan keeps a legend entry that says why there is no line.
+        chart.setReference(0, 20000);
+        QVERIFY(chart.legendText(QStringLiteral("megatron")).contains(QStringLiteral("infeasible")));
+        // A run that ended without a feasible plan is no longer "yet" to find one.
+        chart.setProgress(QStringLiteral("ga"), 50);
+        QTRY_VERIFY(chart.legendText(QStringLiteral("ga")).contains(QStringLiteral("yet")));
+        chart.setCurve(QStringLiteral("ga"), {}, 100);
+        QTRY_VERIFY(!chart.legendText(QStringLiteral("ga")).contains(QStringLiteral("yet")));
+        QVERIFY(chart.legendText(QStringLiteral("ga")).contains(QStringLiteral("no feasible plan")));
+    }
+
+    void degreeOneClick() {
+        DegreeChecks d;
+        d.setValues(8, {});
+        QVERIFY(d.isAny());
+        QSignalSpy changed(&d, &DegreeChecks::changed);
+        // "any" on: every value reads as allowed and is clickable (not greyed out); clicking 8 pins it.
+        QVERIFY(d.button(8)->isEnabled() && d.button(8)->isChecked());
+        QTest::mouseClick(d.button(8), Qt::LeftButton);
+        QVERIFY(!d.isAny());
+        QCOMPARE(d.allowed(), std::vector<int>{8});
+        QCOMPARE(changed.count(), 1);
+        // Then clicks toggle values as usual.
+        QTest::mouseClick(d.button(4), Qt::LeftButton);
+        QCOMPARE(d.allowed(), (std::vector<int>{4, 8}));
     }
 };
 

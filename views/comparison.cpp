@@ -34,6 +34,9 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
     t->setFocusPolicy(Qt::NoFocus);
     t->setAlternatingRowColors(true);
     t->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // A long plan name is cut at its end (not at both ends, centred), and is whole in the tooltip.
+    t->horizontalHeader()->setTextElideMode(Qt::ElideRight);
+    t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
     return t;
@@ -188,6 +191,8 @@ void ComparisonView::refresh() {
     const Metrics &a = L->metrics(), &b = R->metrics();
     m_metrics->setHorizontalHeaderLabels({tr("Metric"), qs(L->label), qs(R->label), tr("Right / left")});
     m_settings->setHorizontalHeaderLabels({tr("Setting"), qs(L->label), qs(R->label)});
+    for (QTableWidget* t : {m_metrics, m_settings})
+        for (int c : {1, 2}) t->horizontalHeaderItem(c)->setToolTip(qs(c == 1 ? L->label : R->label));
 
     // Metrics. higher: +1 when larger is better, -1 when smaller is, 0 when neither.
     auto metric = [&](const QString& name, double va, double vb, const QString& ta, const QString& tb,

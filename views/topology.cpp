@@ -156,15 +156,15 @@ TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
     const QFontMetrics fm(font());
     const int lh = fm.height();
     g.title = QRect(r.left() + 10, r.top() + 6, r.width() - 20, lh + 6);
-    const int legendH = 2 * (lh + 8) + 6;
+    int legendH = 2 * (lh + 8) + 6;
     g.legend = QRect(r.left() + 10, r.bottom() - legendH, r.width() - 20, legendH);
     g.nodes =
         QRect(r.left() + 22, g.title.bottom() + 10, r.width() - 34, g.legend.top() - g.title.bottom() - 20);
     if (!m_scenario) return g;
-    // Memory and link bars under the nodes, when the canvas has room for them.
-    const int summaryH = 3 * (2 * lh + 12) + 8;
-    const bool summary = g.nodes.height() > 3 * summaryH;
-    if (summary) g.nodes.setHeight(g.nodes.height() - summaryH - 20);
+    // Memory and link bars under the nodes, then the legend. Always drawn: where the canvas is too short
+    // for them the canvas grows (minimumHeightFor) and scrolls.
+    const int summaryH = summaryHeight();
+    g.nodes.setHeight(std::max(0, g.nodes.height() - summaryH - 20));
     const int N = std::max(1, m_scenario->cluster.nodes), G = std::max(1, m_scenario->cluster.gpusPerNode);
     g.gpuCols = std::min(G, 8);
     g.gpuRows = (G + g.gpuCols - 1) / g.gpuCols;
@@ -210,18 +210,28 @@ TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
     g.nodeW = nodeW(g.cell);
     g.nodeH = nodeH(g.cell);
     const int gridH = g.nodeRows * g.nodeH + (g.nodeRows - 1) * g.nodeGapY;
-    if (summary) {
-        // Nodes, summary and legend as one block, a little above the middle of the canvas.
-        const int legendH = g.legend.height();
-        const int block = gridH + 28 + summaryH + 12 + legendH;
-        const int top = g.title.bottom() + 10;
-        const int spare = std::max(0, r.bottom() - 6 - top - block);
-        g.nodes.moveTop(top + spare / 3);
-        g.nodes.setHeight(gridH);
-        g.summary = QRect(g.nodes.left(), g.nodes.top() + gridH + 28, g.nodes.width(), summaryH);
-        g.legend.moveTop(g.summary.bottom() + 12);
-    }
+    // Nodes, summary and legend as one block, a little above the middle of the canvas.
+    legendH = g.legend.height();
+    const int block = gridH + 28 + summaryH + 12 + legendH;
+    const int top = g.title.bottom() + 10;
+    const int spare = std::max(0, r.bottom() - 6 - top - block);
+    g.nodes.moveTop(top + spare / 3);
+    g.nodes.setHeight(gridH);
+    g.summary = QRect(g.nodes.left(), g.nodes.top() + gridH + 28, g.nodes.width(), summaryH);
+    g.legend.moveTop(g.summary.bottom() + 12);
     return g;
+}
+
+int TopologyCanvas::summaryHeight() const {
+    const int lh = QFontMetrics(font()).height();
+    return 3 * (2 * lh + 12) + 8;
+}
+
+QRect TopologyCanvas::summaryRect(const QRect& canvas) const {
+    return geometry(canvas).summary;
+}
+QRect TopologyCanvas::legendRect(const QRect& canvas) const {
+    return geometry(canvas).legend;
 }
 
 int TopologyCanvas::minimumHeightFor(int w) const {
@@ -230,7 +240,9 @@ int TopologyCanvas::minimumHeightFor(int w) const {
         geometry(QRect(0, 0, w, 1)); // no height to spare: minimum cells, columns to fit the width
     const QFontMetrics fm(font());
     const int legendH = 2 * (fm.height() + 8) + 6;
-    return std::max(240, g.nodeRows * g.nodeH + (g.nodeRows - 1) * g.nodeGapY + fm.height() + 40 + legendH);
+    const int gridH = g.nodeRows * g.nodeH + (g.nodeRows - 1) * g.nodeGapY;
+    // title, grid, summary, legend, as laid out by geometry()
+    return std::max(240, 6 + fm.height() + 6 + 10 + gridH + 28 + summaryHeight() + 12 + legendH + 8);
 }
 
 void TopologyCanvas::resizeEvent(QResizeEvent*) {

@@ -43,6 +43,9 @@ public:
     QSize minimumSizeHint() const override;
     /// The height at which the smallest readable GPU cells fit this width (larger clusters scroll).
     int minimumHeightFor(int width) const;
+    /// Where the summary (memory, communication and operator bars) and the legend are drawn.
+    QRect summaryRect(const QRect& canvas) const;
+    QRect legendRect(const QRect& canvas) const;
 
 signals:
     void hoveredGpuChanged(int gpu);
@@ -65,6 +68,7 @@ private:
     Geometry geometry(const QRect& r) const;
     void recompute();
     void paintSummary(QPainter& p, const QRect& r) const;
+    int summaryHeight() const;
 
     std::shared_ptr<const Scenario> m_scenario;
     PlanRecordPtr m_plan;

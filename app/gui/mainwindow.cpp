@@ -2,7 +2,8 @@
 
 #include "core/io/formats.h"
 #include "core/search/searcher.h"
-#include "session.h"
+#include "exports.h"
+#include "sessionfiles.h"
 #include "views/comparison.h"
 #include "views/elitemodel.h"
 #include "views/format.h"
@@ -15,6 +16,7 @@
 #include "views/scenarioeditor.h"
 #include "views/searchchart.h"
 #include "views/topology.h"
+#include "windowactions.h"
 
 #include <QAction>
 #include <QApplication>
@@ -25,25 +27,25 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTextStream>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 namespace sp::app {
 
@@ -78,6 +80,9 @@ MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
 MainWindow::MainWindow(const Options& options, QWidget* parent)
     : QMainWindow(parent), m_options(options), m_samplesDir(QStringLiteral(SHARDPLAN_SAMPLES_DIR)) {
     registerMetatypes();
+    m_dialogs = std::make_unique<FileDialogs>(this, m_samplesDir + QStringLiteral("/scenarios"),
+                                              m_options.persistSettings);
+    if (m_options.fileAnswer) m_dialogs->setAnswer(m_options.fileAnswer);
     m_controller = new SearchController(this);
     connect(m_controller, &SearchController::progressed, this, &MainWindow::onProgress);
     connect(m_controller, &SearchController::runFinished, this, &MainWindow::onRunFinished);
@@ -88,7 +93,9 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     connect(&m_refreshTimer, &QTimer::timeout, this, &MainWindow::refreshElite);
 
     buildUi();
-    buildActions();
+    WindowActions::build(*this);
+    // Shortcuts a focused text field would otherwise take (a line edit reads Ctrl+E as "end of line").
+    qApp->installEventFilter(this);
     resize(1480, 920);
     if (m_options.persistSettings) {
         QSettings s;
@@ -109,18 +116,22 @@ void MainWindow::buildUi() {
     // Scenario dock.
     m_editor = new views::ScenarioEditor(m_samplesDir);
     auto* scroll = new QScrollArea;
+    m_scenarioScroll = scroll;
     scroll->setWidget(m_editor);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setMinimumWidth(m_editor->minimumSizeHint().width() + 24);
+    m_editor->installEventFilter(this); // its minimum width changes with the constraints shown
     auto* scenarioDock = new QDockWidget(tr("Scenario"), this);
+    m_scenarioDock = scenarioDock;
     scenarioDock->setObjectName(QStringLiteral("scenarioDock"));
     scenarioDock->setWidget(scroll);
     scenarioDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, scenarioDock);
     connect(m_editor, &views::ScenarioEditor::edited, this, &MainWindow::scenarioEdited);
-    connect(m_editor, &views::ScenarioEditor::failed, this, &MainWindow::showError);
+    connect(m_editor, &views::ScenarioEditor::failed, this,
+            [this](const QString& message) { showError(message, Cause::PartFile); });
+    fitScenarioPanel();
 
     // Run dock.
     m_runPanel = new views::RunPanel;
@@ -227,115 +238,40 @@ void MainWindow::buildUi() {
     statusBar()->addPermanentWidget(m_statusScenario);
 }
 
-void MainWindow::buildActions() {
-    auto* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open..."),
-                                    QKeySequence::Open, this, &MainWindow::openDialog);
-    open->setToolTip(
-        tr("Open a scenario, model, cluster, workload, constraints, plan or session file (Ctrl+O)"));
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
-    file->addAction(tr("Open &Session..."), QKeySequence(tr("Ctrl+Shift+O")), this,
-                    &MainWindow::openSessionDialog);
-    file->addSeparator();
-    QAction* save = file->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save Session"),
-                                    QKeySequence::Save, this, [this] { saveSessionDialog(false); });
-    save->setToolTip(tr("Save the scenario, settings and results (Ctrl+S)"));
-    file->addAction(tr("Save Session &As..."), QKeySequence(tr("Ctrl+Shift+S")), this,
-                    [this] { saveSessionDialog(true); });
-    file->addSeparator();
-    auto* exp = file->addMenu(tr("&Export"));
-    QAction* expPlan =
-        exp->addAction(tr("&Plan..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportPlanDialog);
-    expPlan->setToolTip(tr("Write the selected plan as YAML or JSON (Ctrl+E)"));
-    expPlan->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
-    exp->addAction(tr("Launch Command (&vLLM)..."), this, [this] { exportLaunchDialog(ServingEngine::Vllm); })
-        ->setToolTip(tr("Write the selected plan as a vLLM launch command (a shell script)"));
-    exp->addAction(tr("Launch Command (&SGLang)..."), this,
-                   [this] { exportLaunchDialog(ServingEngine::Sglang); })
-        ->setToolTip(tr("Write the selected plan as an SGLang launch command (a shell script)"));
-    exp->addAction(tr("Search &History (CSV)..."), QKeySequence(tr("Ctrl+Shift+E")), this,
-                   &MainWindow::exportCsvDialog);
-    exp->addSeparator();
-    for (Tab t : {Tab::Chart, Tab::LearningCurve, Tab::Sharding, Tab::Topology, Tab::Comparison})
-        exp->addAction(tr("%1 Image (PNG, SVG)...").arg(tabName(t)), this,
-                       [this, t] { exportImageDialog(t); });
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+void MainWindow::showAbout() {
+    QMessageBox::about(
+        this, tr("About Shard Planner"),
+        tr("<b>Shard Planner</b><p>Plans the parallelism degrees and per-operator sharding of LLM "
+           "inference on GPU clusters, after <i>Learning to Shard</i> (arXiv 2509.00217).</p>"));
+}
 
-    auto* search = menuBar()->addMenu(tr("&Search"));
-    m_startAction = search->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), this,
-                                      &MainWindow::startSearch);
-    m_startAction->setShortcuts({QKeySequence(tr("Ctrl+R")), QKeySequence(Qt::Key_F5)});
-    m_startAction->setToolTip(tr("Run the checked searchers on the edited scenario (Ctrl+R)"));
-    m_stopAction = search->addAction(style()->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this,
-                                     &MainWindow::stopSearch);
-    m_stopAction->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_stopAction->setToolTip(tr("Stop the search, keeping the best plans so far (Esc)"));
-    m_stopAction->setEnabled(false);
-    search->addSeparator();
-    search->addAction(tr("&Clear Results"), this, [this] {
-        if (!confirmDiscard(tr("clear the results"))) return;
-        m_controller->cancel();
-        m_runPanel->setRunning(false);
-        clearResults();
-        showPlan(m_ctx ? m_ctx->megatron() : nullptr);
-        refreshComparison();
-        m_staleBanner->hide();
-        updateTitle();
-    });
+QAction* MainWindow::action(const QString& name) const {
+    return m_actions.value(name);
+}
 
-    auto* view = menuBar()->addMenu(tr("&View"));
-    int key = Qt::Key_1;
-    for (Tab t : {Tab::Chart, Tab::LearningCurve, Tab::Sharding, Tab::Topology, Tab::Comparison, Tab::Plan})
-        view->addAction(tabName(t), QKeySequence(Qt::CTRL | Qt::Key(key++)), this, [this, t] { showTab(t); });
-    view->addSeparator();
-    QAction* logX = view->addAction(tr("&Logarithmic Evaluations Axis"), QKeySequence(tr("Ctrl+L")));
-    logX->setCheckable(true);
-    logX->setChecked(m_chart->logX());
-    connect(logX, &QAction::triggered, m_chart, &views::SearchChart::setLogX);
-    connect(m_chart, &views::SearchChart::logXChanged, logX, &QAction::setChecked);
-    view->addAction(tr("&Filter Elite Plans"), QKeySequence::Find, this, [this] {
-        m_eliteFilter->setFocus();
-        m_eliteFilter->selectAll();
-    });
-    view->addSeparator();
-    for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+void MainWindow::fitScenarioPanel() {
+    // Wide enough for the editor's widest row beside the vertical scroll bar, whatever the dock was resized
+    // to before.
+    const int need = m_editor->minimumSizeHint().width() +
+                     m_scenarioScroll->verticalScrollBar()->sizeHint().width() +
+                     2 * m_scenarioScroll->frameWidth() + 4;
+    if (m_scenarioScroll->minimumWidth() != need) m_scenarioScroll->setMinimumWidth(need);
+}
 
-    auto* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, this, [this] {
-        QMessageBox::information(
-            this, tr("Keyboard shortcuts"),
-            tr("<table cellpadding='3'>"
-               "<tr><td><b>Ctrl+O</b></td><td>Open a file (scenario, part, plan, session)</td></tr>"
-               "<tr><td><b>Ctrl+S / Ctrl+Shift+S</b></td><td>Save the session / as</td></tr>"
-               "<tr><td><b>Ctrl+Shift+O</b></td><td>Open a session</td></tr>"
-               "<tr><td><b>Ctrl+R, F5</b></td><td>Start (or rerun) the search</td></tr>"
-               "<tr><td><b>Esc</b></td><td>Stop the search</td></tr>"
-               "<tr><td><b>Ctrl+E / Ctrl+Shift+E</b></td><td>Export the plan / the search history</td></tr>"
-               "<tr><td><b>Ctrl+1 ... Ctrl+6</b></td><td>Progress, learning curve, sharding, topology, "
-               "comparison, plan</td></tr>"
-               "<tr><td><b>Ctrl+L</b></td><td>Logarithmic evaluations axis</td></tr>"
-               "<tr><td><b>Ctrl+F</b></td><td>Filter the elite plans</td></tr>"
-               "<tr><td><b>Ctrl+Q</b></td><td>Quit</td></tr></table>"));
-    });
-    help->addAction(tr("&About Shard Planner"), this, [this] {
-        QMessageBox::about(
-            this, tr("About Shard Planner"),
-            tr("<b>Shard Planner</b><p>Plans the parallelism degrees and per-operator sharding of LLM "
-               "inference on GPU clusters, after <i>Learning to Shard</i> (arXiv 2509.00217).</p>"));
-    });
-
-    auto* bar = addToolBar(tr("Main"));
-    bar->setObjectName(QStringLiteral("mainToolBar"));
-    bar->setMovable(false);
-    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    bar->addAction(open);
-    bar->addAction(save);
-    bar->addSeparator();
-    bar->addAction(m_startAction);
-    bar->addAction(m_stopAction);
-    bar->addSeparator();
-    bar->addAction(expPlan);
+bool MainWindow::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == m_editor && e->type() == QEvent::LayoutRequest) {
+        fitScenarioPanel();
+    } else if (e->type() == QEvent::ShortcutOverride) {
+        auto* w = qobject_cast<QWidget*>(watched);
+        if (w && w->window() == this) {
+            const QKeySequence key(static_cast<QKeyEvent*>(e)->keyCombination());
+            for (const char* name : {"exportPlan", "exportHistory"}) {
+                QAction* a = action(QLatin1String(name));
+                if (a && a->isEnabled() && a->shortcut() == key) return true; // not accepted: the action runs
+            }
+        }
+    }
+    return QMainWindow::eventFilter(watched, e);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -347,6 +283,7 @@ void MainWindow::setScenario(const Scenario& s, const QString& path) {
     m_startAction->setEnabled(true);
     m_stopAction->setEnabled(false);
     m_editor->setScenario(s);
+    m_loadedScenario = s;
     m_ctx = std::make_shared<SearchContext>(s);
     m_scenarioPath = path;
     m_sessionPath.clear();
@@ -354,6 +291,7 @@ void MainWindow::setScenario(const Scenario& s, const QString& path) {
     m_opened = nullptr;
     m_openedLabel.clear();
     m_banner->hide();
+    m_errorCause = Cause::None;
     m_staleBanner->hide();
     m_eliteModel->setModel(s.model);
     const views::PlanRecordPtr& meg = m_ctx->megatron();
@@ -378,10 +316,12 @@ bool MainWindow::openScenario(const QString& path) {
 }
 
 void MainWindow::scenarioEdited() {
-    if (!m_editor->isValid()) return; // the editor shows what is wrong
+    // A field that does not validate keeps its last valid value: the other edits still apply.
+    clearFixedErrors();
     const Scenario& s = m_editor->scenario();
     if (m_ctx && s == m_ctx->scenario()) {
         m_staleBanner->hide();
+        updateTitle();
         return;
     }
     if (m_hasResults || isSearching()) {
@@ -417,7 +357,6 @@ void MainWindow::scenarioEdited() {
 void MainWindow::clearResults() {
     m_refreshTimer.stop();
     m_runs.clear();
-    m_runOrder.clear();
     m_chart->clear();
     m_learning->clear();
     m_eliteModel->clear();
@@ -432,29 +371,73 @@ void MainWindow::clearResults() {
 // ---------------------------------------------------------------------------------------------------------------
 // Messages and title
 
-void MainWindow::showError(const QString& message) {
+void MainWindow::showError(const QString& message, Cause cause) {
     m_banner->showMessage(views::MessageBanner::Kind::Error, message.toHtmlEscaped());
+    m_errorCause = cause;
     statusBar()->showMessage(message, 15000);
+}
+
+void MainWindow::clearFixedErrors() {
+    // An error whose cause was the scenario goes once the scenario no longer has it.
+    bool fixed = false;
+    switch (m_errorCause) {
+    case Cause::InvalidScenario:
+        fixed = m_editor->isValid();
+        break;
+    case Cause::EmptySpace:
+        fixed = !SearchSpace(m_editor->scenario()).empty();
+        break;
+    case Cause::PartFile:
+        fixed = true; // a part was loaded or edited since
+        break;
+    case Cause::None:
+    case Cause::Other:
+        break;
+    }
+    if (!fixed) return;
+    m_banner->hide();
+    m_errorCause = Cause::None;
+    statusBar()->clearMessage();
 }
 
 void MainWindow::showInfo(const QString& message) {
     m_banner->showMessage(views::MessageBanner::Kind::Info, message.toHtmlEscaped());
+    m_errorCause = Cause::None;
     statusBar()->showMessage(message, 10000);
 }
 
+QString MainWindow::scenarioTitle() const {
+    if (!m_ctx) return tr("No scenario");
+    const Scenario& s = m_editor->scenario();
+    if (s == m_loadedScenario) return qs(s.name);
+    // Edited: say what it is now (the file's name would name the old cluster or workload).
+    const QString workload =
+        s.workload == m_loadedScenario.workload ? qs(s.workload.name) : tr("edited workload");
+    return tr("%1 on %2x%3 %4, %5 (edited)")
+        .arg(qs(s.model.name))
+        .arg(s.cluster.nodes)
+        .arg(s.cluster.gpusPerNode)
+        .arg(qs(s.cluster.gpu.name), workload);
+}
+
+QString MainWindow::scenarioStatus() const {
+    if (!m_ctx) return {};
+    const Scenario& s = m_editor->scenario();
+    const QString workload =
+        s.workload == m_loadedScenario.workload ? qs(s.workload.name) : tr("edited workload");
+    return tr("%1 | %2 x %3 %4 | %5")
+        .arg(qs(s.model.name))
+        .arg(s.cluster.nodes)
+        .arg(s.cluster.gpusPerNode)
+        .arg(qs(s.cluster.gpu.name), workload);
+}
+
 void MainWindow::updateTitle() {
-    QString name = m_ctx ? qs(m_editor->scenario().name) : tr("No scenario");
+    QString name = scenarioTitle();
     if (!m_sessionPath.isEmpty()) name += QStringLiteral(" (%1)").arg(QFileInfo(m_sessionPath).fileName());
     setWindowTitle(tr("%1[*] - Shard Planner").arg(name));
     setWindowModified(m_unsaved);
-    if (m_ctx) {
-        const Scenario& s = m_editor->scenario();
-        m_statusScenario->setText(tr("%1 | %2 x %3 %4 | %5")
-                                      .arg(qs(s.model.name))
-                                      .arg(s.cluster.nodes)
-                                      .arg(s.cluster.gpusPerNode)
-                                      .arg(qs(s.cluster.gpu.name), qs(s.workload.name)));
-    }
+    m_statusScenario->setText(scenarioStatus());
 }
 
 void MainWindow::addRecent(const QString& path) {
@@ -485,12 +468,26 @@ void MainWindow::rebuildRecentMenu() {
     m_recentMenu->setEnabled(!list.isEmpty());
 }
 
+int MainWindow::ask(const QString& title, const QString& text, int buttons, int defaultButton) {
+    if (m_options.ask) return m_options.ask(title, text);
+    return QMessageBox::question(this, title, text, QMessageBox::StandardButtons(buttons),
+                                 QMessageBox::StandardButton(defaultButton));
+}
+
 bool MainWindow::confirmDiscard(const QString& what) {
-    if (!m_options.confirmClose || !m_unsaved) return true;
-    const auto answer = QMessageBox::question(
-        this, tr("Unsaved results"),
-        tr("The search results are not saved. Save the session before you %1?").arg(what),
-        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (isSearching() && (m_options.confirmClose || m_options.ask)) {
+        // The running search's results would be lost: ask, whether or not earlier ones were saved.
+        const int answer = ask(tr("Search running"),
+                               tr("A search is running. Stop it and discard its results to %1?").arg(what),
+                               QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+        if (answer != QMessageBox::Discard) return false;
+        m_controller->cancel();
+        return true;
+    }
+    if ((!m_options.confirmClose && !m_options.ask) || !m_unsaved) return true;
+    const int answer = ask(tr("Unsaved results"),
+                           tr("The search results are not saved. Save the session before you %1?").arg(what),
+                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Cancel) return false;
     if (answer == QMessageBox::Save) {
         saveSessionDialog(false);
@@ -522,7 +519,8 @@ bool MainWindow::isSearching() const {
 
 void MainWindow::startSearch() {
     if (!m_editor->isValid()) {
-        showError(tr("Fix the scenario first: %1").arg(m_editor->errors().join(QStringLiteral("; "))));
+        showError(tr("Fix the scenario first: %1").arg(m_editor->errors().join(QStringLiteral("; "))),
+                  Cause::InvalidScenario);
         return;
     }
     const QStringList names = m_runPanel->selectedSearchers();
@@ -539,11 +537,12 @@ void MainWindow::startSearch() {
             m_opened = views::makePlanRecord(m_ctx->costModel(), m_opened->plan, m_opened->label, "file");
     }
     if (m_ctx->space().empty()) {
-        showError(tr("No valid plan to search: %1").arg(qs(m_ctx->space().emptyReason())));
+        showError(tr("No valid plan to search: %1").arg(qs(m_ctx->space().emptyReason())), Cause::EmptySpace);
         return;
     }
     clearResults();
     m_banner->hide();
+    m_errorCause = Cause::None;
     m_staleBanner->hide();
     m_eliteModel->setModel(s.model);
     const views::PlanRecordPtr& meg = m_ctx->megatron();
@@ -559,8 +558,7 @@ void MainWindow::startSearch() {
                 size.exact && size.count <= ExhaustiveSearcher::kDefaultLimit ? int64_t(size.count) : 0;
         else
             r.target = m_runPanel->budget();
-        m_runs.insert(n, r);
-        m_runOrder << n;
+        m_runs.add(n, r);
         m_runPanel->setSearcherStatus(n, 0, 0, tr("starting"));
     }
     m_hasResults = true;
@@ -611,6 +609,7 @@ void MainWindow::onRunFinished(quint64 batch, const QString& searcher, SearchRes
     RunState& r = m_runs[searcher];
     r.finished = true;
     r.stopped = res->stopped;
+    r.refused = res->refused;
     r.elite = res->elite;
     r.evaluations = res->evaluations;
     r.seconds = res->seconds;
@@ -644,12 +643,23 @@ void MainWindow::onBatchFinished(quint64 batch, bool stopped) {
     m_startAction->setEnabled(true);
     m_stopAction->setEnabled(false);
     refreshElite();
-    const auto best = bestCandidate();
+    if (m_runs.allRefused()) {
+        // Nothing ran: no results to keep, save or call stale; the banner says why.
+        QStringList why;
+        for (const QString& n : m_runs.order()) why << tr("%1 refused: %2").arg(n, m_runs.at(n).message);
+        const QString text = tr("Not run. %1").arg(why.join(QStringLiteral("; ")));
+        m_hasResults = false;
+        m_unsaved = false;
+        m_runPanel->setFinished(text);
+        statusBar()->showMessage(text, 15000);
+        updateTitle();
+        emit searchFinished();
+        return;
+    }
+    const auto best = m_runs.best();
     QString text;
     if (best) {
-        QStringList who;
-        for (const QString& n : m_runOrder)
-            if (m_runs[n].best >= best->metrics.throughput * (1 - 1e-9)) who << n;
+        const QStringList who = m_runs.reaching(best->metrics.throughput);
         const double meg =
             m_ctx->megatron()->metrics().feasible ? m_ctx->megatron()->metrics().throughput : 0;
         text = tr("Best %1 (%2)")
@@ -675,10 +685,8 @@ void MainWindow::onBatchFinished(quint64 batch, bool stopped) {
 }
 
 void MainWindow::refreshElite() {
-    std::vector<std::pair<QString, std::vector<Candidate>>> lists;
-    for (const QString& n : m_runOrder) lists.emplace_back(n, m_runs[n].elite);
     const bool first = m_eliteModel->rowCount() == 0;
-    m_eliteModel->setEntries(views::mergeElites(lists, kEliteRows));
+    m_eliteModel->setEntries(views::mergeElites(m_runs.elites(), kEliteRows));
     if (first && m_eliteModel->rowCount() > 0) {
         m_eliteView->resizeColumnsToContents();
         for (int c = 0; c < views::EliteModel::ColumnCount - 1; ++c)
@@ -694,30 +702,13 @@ void MainWindow::refreshElite() {
 }
 
 void MainWindow::refreshProgress() {
-    int64_t done = 0, total = 0, evals = 0;
-    for (const QString& n : m_runOrder) {
-        const RunState& r = m_runs[n];
-        const int64_t target = r.finished ? r.evaluations : r.target;
-        done += std::min(r.evaluations, std::max<int64_t>(target, r.evaluations));
-        total += std::max(target, r.evaluations);
-        evals += r.evaluations;
-        QString note;
-        if (r.finished && r.target == 0 && r.evaluations == 0) note = tr("refused");
-        m_runPanel->setSearcherStatus(n, r.evaluations, r.best, note);
+    for (const QString& n : m_runs.order()) {
+        const RunState& r = m_runs.at(n);
+        m_runPanel->setSearcherStatus(n, r.evaluations, r.best, r.refused ? tr("refused") : QString());
     }
     if (!isSearching()) return;
-    const double secs = std::max(1e-3, m_runClock.elapsed() / 1000.0);
-    const double rate = double(evals) / secs;
-    const double left = rate > 0 ? double(total - done) / rate : -1;
-    m_runPanel->setProgress(done, total, rate, left);
-}
-
-std::optional<Candidate> MainWindow::bestCandidate() const {
-    std::optional<Candidate> best;
-    for (const RunState& r : m_runs)
-        for (const Candidate& c : r.elite)
-            if (c.metrics.feasible && (!best || c.metrics.throughput > best->metrics.throughput)) best = c;
-    return best;
+    const BatchProgress p = m_runs.progress(m_runClock.elapsed() / 1000.0);
+    m_runPanel->setProgress(p.done, p.total, p.rate, p.left);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -879,161 +870,52 @@ bool MainWindow::openPlan(const QString& path) {
 }
 
 void MainWindow::openDialog() {
-    const QString dir = m_scenarioPath.isEmpty() ? m_samplesDir : QFileInfo(m_scenarioPath).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open"), dir,
-        tr("Shard Planner files (*.yaml *.yml *.json *.%1);;Sessions (*.%1);;All files (*)")
-            .arg(kSessionSuffix));
+    const QString path = m_dialogs->openFile(
+        tr("Open"), tr("Shard Planner files (*.yaml *.yml *.json *.%1);;Sessions (*.%1);;All files (*)")
+                        .arg(kSessionSuffix));
     if (!path.isEmpty()) openFile(path);
 }
 
 bool MainWindow::saveSession(const QString& path) {
-    Session s;
-    s.scenarioPath = m_scenarioPath;
-    s.scenario = m_editor->scenario();
-    s.searchers = m_runPanel->selectedSearchers();
-    s.budget = m_runPanel->budget();
-    s.seed = m_runPanel->seed();
-    s.hasResults = m_hasResults && m_ctx;
-    if (s.hasResults) {
-        s.resultsScenario = m_ctx->scenario();
-        for (const QString& n : m_runOrder) {
-            const RunState& r = m_runs[n];
-            s.runs.push_back({n, r.elite, r.curve, r.evaluations, r.seconds, r.stopped, r.message});
-        }
-    }
-    if (m_opened) {
-        s.openedPlan = m_opened->plan;
-        s.openedLabel = m_openedLabel;
-        s.hasResults = s.hasResults || m_ctx;
-        if (!m_hasResults && m_ctx) s.resultsScenario = m_ctx->scenario();
-    }
-    if (m_current && m_current != m_ctx->megatron()) s.selectedPlan = m_current->plan;
-    QString error;
-    if (!views::saveFile(path, s.toJson(), &error)) {
-        showError(error);
-        return false;
-    }
-    m_sessionPath = path;
-    m_unsaved = false;
-    addRecent(path);
-    updateTitle();
-    statusBar()->showMessage(tr("Saved session %1").arg(QDir::toNativeSeparators(path)), 5000);
-    return true;
+    return SessionFiles::save(*this, path);
 }
 
 bool MainWindow::openSession(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        showError(tr("%1: cannot read: %2").arg(path, f.errorString()));
-        return false;
-    }
-    QString error;
-    auto s = Session::fromJson(f.readAll(), path, &error);
-    if (!s) {
-        showError(error);
-        return false;
-    }
-    if (!confirmDiscard(tr("open another session"))) return false;
-    setScenario(s->hasResults ? s->resultsScenario : s->scenario, s->scenarioPath);
-    if (!s->searchers.isEmpty()) m_runPanel->setSelectedSearchers(s->searchers);
-    m_runPanel->setBudget(s->budget);
-    m_runPanel->setSeed(s->seed);
-    if (s->hasResults) {
-        for (SessionRun& run : s->runs) {
-            RunState r;
-            r.elite = std::move(run.elite);
-            for (Candidate& c : r.elite) c.metrics = m_ctx->costModel().evaluate(c.plan);
-            r.curve = run.curve;
-            r.evaluations = r.target = run.evaluations;
-            r.seconds = run.seconds;
-            r.stopped = run.stopped;
-            r.message = run.message;
-            r.finished = true;
-            r.best = run.curve.isEmpty() ? 0 : run.curve.last().y();
-            m_runs.insert(run.searcher, r);
-            m_runOrder << run.searcher;
-            m_chart->setCurve(run.searcher, r.curve, r.evaluations);
-        }
-        m_hasResults = !s->runs.empty();
-        refreshElite();
-        if (s->openedPlan && !m_ctx->costModel().checkPlan(*s->openedPlan)) {
-            m_openedLabel = s->openedLabel;
-            m_opened = views::makePlanRecord(m_ctx->costModel(), *s->openedPlan, m_openedLabel.toStdString(),
-                                             "file");
-        }
-        bool shown = false;
-        if (s->selectedPlan) {
-            const int row = m_eliteModel->rowOf(*s->selectedPlan);
-            if (row >= 0) {
-                selectEliteRow(row);
-                shown = true;
-            } else if (m_opened && m_opened->plan == *s->selectedPlan) {
-                showPlan(m_opened);
-                shown = true;
-            }
-        }
-        if (!shown && m_eliteModel->rowCount() > 0)
-            selectEliteRow(m_proxy->mapToSource(m_proxy->index(0, 0)).row());
-        m_runPanel->setFinished(tr("Restored from %1").arg(QFileInfo(path).fileName()));
-    }
-    if (!(s->scenario == m_ctx->scenario())) {
-        m_editor->setScenario(s->scenario);
-        scenarioEdited(); // shows the stale banner (results) or follows the edits (none)
-    }
-    refreshComparison();
-    m_sessionPath = path;
-    m_unsaved = false;
-    addRecent(path);
-    updateTitle();
-    statusBar()->showMessage(tr("Opened session %1").arg(QDir::toNativeSeparators(path)), 5000);
-    return true;
+    return SessionFiles::open(*this, path);
 }
 
 void MainWindow::saveSessionDialog(bool saveAs) {
     QString path = m_sessionPath;
     if (saveAs || path.isEmpty()) {
-        const QString dir =
-            m_scenarioPath.isEmpty() ? QDir::homePath() : QFileInfo(m_scenarioPath).absolutePath();
-        path = QFileDialog::getSaveFileName(this, tr("Save Session"), dir,
-                                            tr("Shard Planner sessions (*.%1)").arg(kSessionSuffix));
+        const QString name = m_sessionPath.isEmpty() ? fileNameFor(scenarioTitle(), kSessionSuffix)
+                                                     : QFileInfo(m_sessionPath).fileName();
+        path = m_dialogs->saveFile(tr("Save Session"), name,
+                                   tr("Shard Planner sessions (*.%1)").arg(kSessionSuffix), kSessionSuffix);
         if (path.isEmpty()) return;
-        if (QFileInfo(path).suffix().isEmpty()) path += QLatin1Char('.') + kSessionSuffix;
     }
     saveSession(path);
 }
 
 void MainWindow::openSessionDialog() {
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open Session"), QDir::homePath(),
-                                     tr("Shard Planner sessions (*.%1);;All files (*)").arg(kSessionSuffix));
+    const QString path = m_dialogs->openFile(
+        tr("Open Session"), tr("Shard Planner sessions (*.%1);;All files (*)").arg(kSessionSuffix));
     if (!path.isEmpty()) openSession(path);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Exports
 
-bool MainWindow::exportPlan(const QString& path) {
+views::PlanRecordPtr MainWindow::exportedPlan() {
     const views::PlanRecordPtr r = m_current ? m_current : (m_ctx ? m_ctx->megatron() : nullptr);
-    if (!r) {
-        showError(tr("No plan to export."));
-        return false;
-    }
-    std::string text;
-    if (QFileInfo(path).suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) == 0) {
-        text = toJson(r->plan);
-    } else {
-        const Metrics& m = r->metrics();
-        text = "# " + r->label + " for " + m_ctx->scenario().name + "\n";
-        if (m.feasible)
-            text += "# " + views::formatRate(m.throughput).toStdString() + ", TTFT " +
-                    views::formatMs(m.ttftMs).toStdString() + ", TPOT " +
-                    views::formatMs(m.tpotMs).toStdString() + ", batch " + std::to_string(m.batch) +
-                    " (exported by Shard Planner)\n";
-        text += toYaml(r->plan);
-    }
+    if (!r) showError(tr("No plan to export."));
+    return r;
+}
+
+bool MainWindow::exportPlan(const QString& path) {
+    const views::PlanRecordPtr r = exportedPlan();
+    if (!r) return false;
     QString error;
-    if (!views::saveFile(path, QByteArray::fromStdString(text), &error)) {
+    if (!views::saveFile(path, planFileText(*r, m_ctx->scenario(), scenarioTitle(), path), &error)) {
         showError(error);
         return false;
     }
@@ -1042,20 +924,11 @@ bool MainWindow::exportPlan(const QString& path) {
 }
 
 bool MainWindow::exportLaunchCommand(ServingEngine engine, const QString& path) {
-    const views::PlanRecordPtr r = m_current ? m_current : (m_ctx ? m_ctx->megatron() : nullptr);
-    if (!r) {
-        showError(tr("No plan to export."));
-        return false;
-    }
-    auto command = launchCommand(m_ctx->scenario(), r->plan, engine);
-    if (!command) {
-        showError(qs(command.error().str()));
-        return false;
-    }
-    const std::string text = "#!/bin/sh\n# " + r->label + " for " + m_ctx->scenario().name +
-                             " (exported by Shard Planner)\n" + command->text();
+    const views::PlanRecordPtr r = exportedPlan();
+    if (!r) return false;
     QString error;
-    if (!views::saveFile(path, QByteArray::fromStdString(text), &error)) {
+    const QByteArray text = launchScript(*r, m_ctx->scenario(), scenarioTitle(), engine, &error);
+    if (text.isEmpty() || !views::saveFile(path, text, &error)) {
         showError(error);
         return false;
     }
@@ -1069,33 +942,8 @@ bool MainWindow::exportLaunchCommand(ServingEngine engine, const QString& path) 
 }
 
 bool MainWindow::exportHistoryCsv(const QString& path) {
-    // One row per evaluation count at which any searcher improved (or ended); each searcher's best so far.
-    std::set<int64_t> xs;
-    for (const QString& n : m_runOrder) {
-        for (const QPointF& p : m_runs[n].curve) xs.insert(int64_t(p.x()));
-        if (m_runs[n].evaluations > 0) xs.insert(m_runs[n].evaluations);
-    }
-    QString out;
-    QTextStream ts(&out);
-    ts << "evaluations";
-    for (const QString& n : m_runOrder) ts << ",best_" << n << "_tokens_per_s";
-    ts << '\n';
-    for (int64_t x : xs) {
-        ts << x;
-        for (const QString& n : m_runOrder) {
-            const RunState& r = m_runs[n];
-            ts << ',';
-            if (x > r.evaluations) continue;
-            double best = 0;
-            for (const QPointF& p : r.curve)
-                if (int64_t(p.x()) <= x) best = p.y();
-            if (best > 0) ts << QString::number(best, 'f', 3);
-        }
-        ts << '\n';
-    }
-    ts.flush();
     QString error;
-    if (!views::saveFile(path, out.toUtf8(), &error)) {
+    if (!views::saveFile(path, m_runs.historyCsv().toUtf8(), &error)) {
         showError(error);
         return false;
     }
@@ -1145,47 +993,29 @@ bool MainWindow::exportImage(Tab view, const QString& path) {
 }
 
 void MainWindow::exportPlanDialog() {
-    const QString dir =
-        m_scenarioPath.isEmpty() ? QDir::homePath() : QFileInfo(m_scenarioPath).absolutePath();
-    QString selected;
-    QString path =
-        QFileDialog::getSaveFileName(this, tr("Export Plan"), QDir(dir).filePath(QStringLiteral("plan.yaml")),
-                                     tr("YAML plan (*.yaml *.yml);;JSON plan (*.json)"), &selected);
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += selected.contains(QLatin1String("json")) ? QStringLiteral(".json") : QStringLiteral(".yaml");
-    exportPlan(path);
+    const QString path = m_dialogs->saveFile(tr("Export Plan"), QStringLiteral("plan.yaml"),
+                                             tr("YAML plan (*.yaml *.yml);;JSON plan (*.json)"));
+    if (!path.isEmpty()) exportPlan(path);
 }
 
 void MainWindow::exportLaunchDialog(ServingEngine engine) {
-    const QString dir =
-        m_scenarioPath.isEmpty() ? QDir::homePath() : QFileInfo(m_scenarioPath).absolutePath();
     const QString name = QStringLiteral("launch-%1.sh").arg(qs(nameOf(engine)));
-    QString path = QFileDialog::getSaveFileName(this, tr("Export Launch Command"), QDir(dir).filePath(name),
-                                                tr("Shell script (*.sh)"));
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".sh");
-    exportLaunchCommand(engine, path);
+    const QString path = m_dialogs->saveFile(tr("Export Launch Command"), name, tr("Shell script (*.sh)"));
+    if (!path.isEmpty()) exportLaunchCommand(engine, path);
 }
 
 void MainWindow::exportCsvDialog() {
-    QString path = QFileDialog::getSaveFileName(this, tr("Export Search History"),
-                                                QStringLiteral("history.csv"), tr("CSV (*.csv)"));
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".csv");
-    exportHistoryCsv(path);
+    const QString path =
+        m_dialogs->saveFile(tr("Export Search History"), QStringLiteral("history.csv"), tr("CSV (*.csv)"));
+    if (!path.isEmpty()) exportHistoryCsv(path);
 }
 
 void MainWindow::exportImageDialog(Tab view) {
-    QString selected;
-    QString base = tabName(view).toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
-    QString path =
-        QFileDialog::getSaveFileName(this, tr("Export %1").arg(tabName(view)), base + QStringLiteral(".png"),
-                                     tr("PNG image (*.png);;SVG image (*.svg)"), &selected);
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += selected.contains(QLatin1String("svg")) ? QStringLiteral(".svg") : QStringLiteral(".png");
-    exportImage(view, path);
+    const QString base = tabName(view).toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
+    const QString path =
+        m_dialogs->saveFile(tr("Export %1").arg(tabName(view)), base + QStringLiteral(".png"),
+                            tr("PNG image (*.png);;SVG image (*.svg)"));
+    if (!path.isEmpty()) exportImage(view, path);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -749,12 +749,12 @@ struct CostModel::Impl {
         const Workload& w = s.workload;
         char buf[160];
         if (w.ttftMs > 0 && w.phase != Phase::Decode && r.ttft * 1e3 > w.ttftMs) {
-            std::snprintf(buf, sizeof buf, "TTFT %.1f ms at batch %lld exceeds the SLO of %.0f ms",
+            std::snprintf(buf, sizeof buf, "TTFT %.1f ms at batch %lld exceeds the SLO of %g ms",
                           r.ttft * 1e3, (long long)B, w.ttftMs);
             m.violations.emplace_back(buf);
         }
         if (w.tpotMs > 0 && w.phase != Phase::Prefill && r.tpot * 1e3 > w.tpotMs) {
-            std::snprintf(buf, sizeof buf, "TPOT %.1f ms at batch %lld exceeds the SLO of %.0f ms",
+            std::snprintf(buf, sizeof buf, "TPOT %.1f ms at batch %lld exceeds the SLO of %g ms",
                           r.tpot * 1e3, (long long)B, w.tpotMs);
             m.violations.emplace_back(buf);
         }
