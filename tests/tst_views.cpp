@@ -18,9 +18,11 @@
 #include "views/topology.h"
 
 #include <QAbstractItemModelTester>
+#include <QBarSet>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHorizontalStackedBarSeries>
 #include <QImage>
 #include <QLineEdit>
 #include <QPainter>
@@ -304,6 +306,46 @@ private slots:
         const QString ratio = v.metricsTable()->item(0, 3)->text();
         QCOMPARE(ratio,
                  QStringLiteral("%1x").arg(rec->metrics().throughput / meg->metrics().throughput, 0, 'f', 3));
+    }
+
+    void comparisonSaysWhy() {
+        // Megatron (tp8, one replica) against dp8 tp1 on one node: eight times the replicas.
+        const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
+        const CostModel model(s);
+        const auto meg = makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron");
+        Plan dp8 = Plan::megatronChoices({1, 8, 1, 1, 1, 8});
+        QVERIFY2(!model.checkPlan(dp8), model.checkPlan(dp8).value_or("").c_str());
+        const auto rec = makePlanRecord(model, dp8, "dp8", "test");
+        QVERIFY(rec->metrics().feasible);
+        ComparisonView v;
+        v.resize(1200, 700);
+        v.setScenario(std::make_shared<const Scenario>(s));
+        v.setCandidates({{QStringLiteral("Megatron"), meg}, {QStringLiteral("dp8"), rec}}, 0, 1);
+        // Rows: replicas 1 and 8, sequences in flight = dp x pp x batch of each side.
+        QTableWidget* t = v.metricsTable();
+        auto row = [t](const QString& name) {
+            for (int r = 0; r < t->rowCount(); ++r)
+                if (t->item(r, 0)->text() == name) return r;
+            return -1;
+        };
+        const int rep = row(QStringLiteral("Replicas (dp)")),
+                  inf = row(QStringLiteral("Sequences in flight"));
+        QVERIFY(rep >= 0 && inf >= 0);
+        QCOMPARE(t->item(rep, 1)->text(), QStringLiteral("1"));
+        QCOMPARE(t->item(rep, 2)->text(), QStringLiteral("8"));
+        QCOMPARE(t->item(inf, 2)->text(), formatInteger(double(8 * rec->metrics().batch)));
+        QVERIFY(!t->item(rep, 0)->toolTip().isEmpty());
+        QVERIFY2(v.whySentence().contains(QStringLiteral("eight times the replicas")),
+                 qPrintable(v.whySentence()));
+        // Numbers on the bars, and a tooltip for a part.
+        QHorizontalStackedBarSeries* bars = v.barSeries();
+        QVERIFY(bars && bars->isLabelsVisible());
+        QBarSet* compute = bars->barSets().first();
+        emit compute->hovered(true, 1); // the left plan's bar (categories run bottom to top)
+        QVERIFY2(v.lastBarTip().contains(QStringLiteral("Megatron")) &&
+                     v.lastBarTip().contains(QStringLiteral("ms")),
+                 qPrintable(v.lastBarTip()));
+        QVERIFY(v.lastBarTip().contains(QStringLiteral("right / left")));
     }
 
     void scenarioEditorValidates() {
