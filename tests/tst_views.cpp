@@ -15,6 +15,7 @@
 #include "views/planrecord.h"
 #include "views/scenarioeditor.h"
 #include "views/searchchart.h"
+#include "views/timeline.h"
 #include "views/topology.h"
 
 #include <QAbstractItemModelTester>
@@ -22,6 +23,7 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QHorizontalStackedBarSeries>
 #include <QImage>
 #include <QLineEdit>
@@ -511,6 +513,87 @@ private slots:
         // Then clicks toggle values as usual.
         QTest::mouseClick(d.button(4), Qt::LeftButton);
         QCOMPARE(d.allowed(), (std::vector<int>{4, 8}));
+    }
+
+    void timelineAddsUpToTheStep() {
+        // One stage (Megatron on 1x8): the stage's operators and collectives, one after the other, take the
+        // breakdown's slowest-stage time.
+        const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
+        const CostModel model(s);
+        const auto meg = makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron");
+        const Breakdown& b = meg->breakdown(false);
+        Timeline t = buildTimeline(s, *meg, false);
+        QCOMPARE(t.stages, 1);
+        double busy = 0;
+        int ops = 0, comms = 0;
+        for (const TimelineItem& it : t.items) {
+            busy += it.durMs;
+            ops += it.kind == TimelineItem::Kind::Compute || it.kind == TimelineItem::Kind::Memory;
+            comms += it.kind == TimelineItem::Kind::Comm;
+        }
+        QVERIFY2(std::abs(t.stepMs - b.stageMs) < 1e-6 * b.stageMs,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(t.stepMs).arg(b.stageMs)));
+        QVERIFY(std::abs(busy - t.stepMs) < 1e-9 * t.stepMs); // no gaps, no overlap
+        // 32 dense layers, each with the breakdown's dense operators.
+        int denseOps = 0;
+        for (const OpCost& o : b.ops) denseOps += o.layer == LayerKind::Dense;
+        QVERIFY(ops >= 32 * denseOps);
+        QVERIFY(comms >= 32); // tp8: at least one all-reduce per layer
+        // The overlap hook: half of every collective under the compute before it shortens the step by that.
+        double hidden = 0;
+        TimelineOptions o;
+        o.hiddenMs = [](const CommCost& c) { return c.timeMs / 2; };
+        t = buildTimeline(s, *meg, false, o);
+        for (const TimelineItem& it : t.items) hidden += it.hiddenMs;
+        QVERIFY(hidden > 0);
+        QVERIFY(std::abs(t.stepMs - (b.stageMs - hidden)) < 1e-6 * b.stageMs);
+    }
+
+    void timelineMarksBubbles() {
+        // 80 layers on pp 3: 26 + 27 + 27 (pipelineStages); the shorter stage idles: a bubble, and every
+        // stage ends at the step.
+        const Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
+        const CostModel model(s);
+        Plan p = Plan::megatronChoices({1, 1, 8, 1, 1, 8});
+        p.degrees.pp = 4; // 4 x 8 = 32 GPUs
+        QVERIFY2(!model.checkPlan(p), model.checkPlan(p).value_or("").c_str());
+        const auto rec = makePlanRecord(model, p, "pp4", "test");
+        const Timeline t = buildTimeline(s, *rec, false);
+        QCOMPARE(t.stages, 4);
+        int bubbles = 0, sends = 0;
+        for (const TimelineItem& it : t.items) {
+            if (it.kind == TimelineItem::Kind::Bubble) {
+                ++bubbles;
+                QVERIFY(std::abs(it.endMs() - t.stepMs) < 1e-9 * t.stepMs);
+            }
+            sends += it.kind == TimelineItem::Kind::Pipeline;
+        }
+        QVERIFY(bubbles >= 1);
+        QCOMPARE(sends, rec->breakdown(false).pipelineTransferMs > 0 ? 3 : 0);
+        // Hover: the item under its own rectangle, described with its numbers; the image exports.
+        TimelineCanvas canvas;
+        canvas.resize(1200, 500);
+        canvas.setPlan(std::make_shared<const Scenario>(s), rec);
+        int probe = -1;
+        for (int i = 0; i < int(canvas.timeline().items.size()); ++i)
+            if (canvas.itemRect(i, canvas.rect()).width() > 6 &&
+                canvas.timeline().items[size_t(i)].kind != TimelineItem::Kind::Bubble) {
+                probe = i;
+                break;
+            }
+        QVERIFY(probe >= 0);
+        QCOMPARE(canvas.itemAt(canvas.itemRect(probe, canvas.rect()).center().toPoint()), probe);
+        QVERIFY(canvas.itemDescription(probe).contains(QStringLiteral("stage ")));
+        QVERIFY(canvas.itemDescription(probe).contains(QStringLiteral(" ms")));
+        QTemporaryDir dir;
+        for (const char* ext : {"png", "svg"}) {
+            const QString path = dir.filePath(QStringLiteral("timeline.%1").arg(QLatin1String(ext)));
+            QString error;
+            QVERIFY2(saveImage(&canvas, path, &error,
+                               [&](QPainter& pa, const QRect& r) { canvas.paintTo(pa, r); }),
+                     qPrintable(error));
+            QVERIFY(QFileInfo(path).size() > 1000);
+        }
     }
 };
 

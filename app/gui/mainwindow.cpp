@@ -365,6 +365,7 @@ void MainWindow::showPlan(views::PlanRecordPtr record) {
     m_sharding->setPlan(scenario, m_current);
     m_topology->setPlan(scenario, m_current);
     m_details->setPlan(scenario, m_current);
+    m_timeline->setPlan(scenario, m_current);
     emit currentPlanChanged();
 }
 

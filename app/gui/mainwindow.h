@@ -41,6 +41,7 @@ class RunPanel;
 class ScenarioEditor;
 class SearchChart;
 class ShardingView;
+class TimelineView;
 class TopologyView;
 } // namespace sp::views
 
@@ -60,7 +61,7 @@ public:
         FileDialogs::Answer fileAnswer;
     };
     /// The tabs of the central area, in order.
-    enum class Tab { Chart, LearningCurve, Sharding, Topology, Comparison, Plan };
+    enum class Tab { Chart, LearningCurve, Sharding, Topology, Comparison, Plan, Timeline };
 
     explicit MainWindow(QWidget* parent = nullptr);
     MainWindow(const Options& options, QWidget* parent = nullptr);
@@ -99,6 +100,7 @@ public:
     views::TopologyView* topologyView() const { return m_topology; }
     views::ComparisonView* comparisonView() const { return m_comparison; }
     views::PlanDetails* planDetails() const { return m_details; }
+    views::TimelineView* timelineView() const { return m_timeline; }
     views::MessageBanner* messageBanner() const { return m_banner; }
     views::MessageBanner* staleBanner() const { return m_staleBanner; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -201,6 +203,7 @@ private:
     views::TopologyView* m_topology = nullptr;
     views::ComparisonView* m_comparison = nullptr;
     views::PlanDetails* m_details = nullptr;
+    views::TimelineView* m_timeline = nullptr;
     views::MessageBanner* m_banner = nullptr;
     views::MessageBanner* m_staleBanner = nullptr;
     QTabWidget* m_tabs = nullptr;

@@ -56,17 +56,21 @@ void MainWindow::buildUi() {
     m_topology = new views::TopologyView;
     m_comparison = new views::ComparisonView;
     m_details = new views::PlanDetails;
+    m_timeline = new views::TimelineView;
     m_tabs = new QTabWidget;
     m_tabs->setDocumentMode(true);
     const std::pair<Tab, QWidget*> tabs[] = {
         {Tab::Chart, m_chart},       {Tab::LearningCurve, m_learning}, {Tab::Sharding, m_sharding},
-        {Tab::Topology, m_topology}, {Tab::Comparison, m_comparison},  {Tab::Plan, m_details}};
-    const char* tips[] = {"Best throughput against evaluations, per searcher (Ctrl+1)",
-                          "The rl searcher's learning curve (Ctrl+2)",
-                          "Sharding choice or time share per operator and layer (Ctrl+3)",
-                          "GPUs, pipeline stages, parallel groups and link load (Ctrl+4)",
-                          "Two plans side by side (Ctrl+5)",
-                          "The selected plan's metrics and file (Ctrl+6)"};
+        {Tab::Topology, m_topology}, {Tab::Comparison, m_comparison},  {Tab::Plan, m_details},
+        {Tab::Timeline, m_timeline}};
+    const char* tips[] = {
+        "Best throughput against evaluations, per searcher (Ctrl+1)",
+        "The rl searcher's learning curve (Ctrl+2)",
+        "Sharding choice or time share per operator and layer (Ctrl+3)",
+        "GPUs, pipeline stages, parallel groups and link load (Ctrl+4)",
+        "Two plans side by side (Ctrl+5)",
+        "The selected plan's metrics and file (Ctrl+6)",
+        "One step of the selected plan: operators and collectives per pipeline stage (Ctrl+7)"};
     for (const auto& [t, w] : tabs) {
         const int i = m_tabs->addTab(w, tabName(t));
         m_tabs->setTabToolTip(i, tr(tips[i]));
@@ -154,6 +158,7 @@ void MainWindow::runScreenshots(const QString& dir, qint64 budget) {
                       {Tab::Topology, QStringLiteral("planner-topology.png")},
                       {Tab::Comparison, QStringLiteral("planner-comparison.png")},
                       {Tab::Plan, QStringLiteral("planner-plan.png")},
+                      {Tab::Timeline, QStringLiteral("planner-timeline.png")},
                       {Tab::LearningCurve, QStringLiteral("planner-learning-curve.png")}});
     auto next = std::make_shared<std::function<void(int)>>();
     *next = [this, dir, shots, next](int i) {

@@ -168,6 +168,11 @@ bool MainWindow::exportImage(Tab view, const QString& path) {
         showTab(view);
         ok = views::saveImage(m_comparison, path, &error);
         break;
+    case Tab::Timeline: {
+        views::TimelineCanvas* c = m_timeline->canvas();
+        ok = views::saveImage(c, path, &error, [c](QPainter& p, const QRect& r) { c->paintTo(p, r); });
+        break;
+    }
     case Tab::Plan:
         showTab(view);
         ok = views::saveImage(m_details, path, &error);

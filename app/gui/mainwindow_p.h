@@ -18,6 +18,7 @@
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"
 #include "views/searchchart.h"
+#include "views/timeline.h"
 #include "views/topology.h"
 #include "windowactions.h"
 
@@ -72,6 +73,8 @@ inline QString tabName(MainWindow::Tab t) {
         return QObject::tr("Comparison");
     case MainWindow::Tab::Plan:
         return QObject::tr("Plan");
+    case MainWindow::Tab::Timeline:
+        return QObject::tr("Timeline");
     }
     return {};
 }

@@ -82,7 +82,8 @@ void WindowActions::build(MainWindow& w) {
         exp->addAction(MainWindow::tr("Search &History (CSV)..."),
                        QKeySequence(MainWindow::tr("Ctrl+Shift+E")), &w, &MainWindow::exportCsvDialog));
     exp->addSeparator();
-    for (Tab t : {Tab::Chart, Tab::LearningCurve, Tab::Sharding, Tab::Topology, Tab::Comparison})
+    for (Tab t :
+         {Tab::Chart, Tab::LearningCurve, Tab::Sharding, Tab::Topology, Tab::Comparison, Tab::Timeline})
         exp->addAction(MainWindow::tr("%1 Image (PNG, SVG)...").arg(w.m_tabs->tabText(int(t))), &w,
                        [&w, t] { w.exportImageDialog(t); });
     file->addSeparator();
@@ -116,7 +117,8 @@ void WindowActions::build(MainWindow& w) {
 
     auto* view = w.menuBar()->addMenu(MainWindow::tr("&View"));
     int key = Qt::Key_1;
-    for (Tab t : {Tab::Chart, Tab::LearningCurve, Tab::Sharding, Tab::Topology, Tab::Comparison, Tab::Plan})
+    for (Tab t : {Tab::Chart, Tab::LearningCurve, Tab::Sharding, Tab::Topology, Tab::Comparison, Tab::Plan,
+                  Tab::Timeline})
         view->addAction(w.m_tabs->tabText(int(t)), QKeySequence(Qt::CTRL | Qt::Key(key++)), &w,
                         [&w, t] { w.showTab(t); });
     view->addSeparator();
@@ -145,8 +147,8 @@ void WindowActions::build(MainWindow& w) {
                 "<tr><td><b>Ctrl+R, F5</b></td><td>Start (or rerun) the search</td></tr>"
                 "<tr><td><b>Esc</b></td><td>Stop the search</td></tr>"
                 "<tr><td><b>Ctrl+E / Ctrl+Shift+E</b></td><td>Export the plan / the search history</td></tr>"
-                "<tr><td><b>Ctrl+1 ... Ctrl+6</b></td><td>Progress, learning curve, sharding, topology, "
-                "comparison, plan</td></tr>"
+                "<tr><td><b>Ctrl+1 ... Ctrl+7</b></td><td>Progress, learning curve, sharding, topology, "
+                "comparison, plan, timeline</td></tr>"
                 "<tr><td><b>Ctrl+L</b></td><td>Logarithmic evaluations axis</td></tr>"
                 "<tr><td><b>Ctrl+F</b></td><td>Filter the elite plans</td></tr>"
                 "<tr><td><b>Ctrl+Q</b></td><td>Quit</td></tr></table>"));
