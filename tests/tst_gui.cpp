@@ -32,6 +32,7 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -730,6 +731,24 @@ private slots:
         QVERIFY2(offered.fileName().endsWith(QStringLiteral(".spsession")) &&
                      offered.fileName().startsWith(QStringLiteral("llama-3.1-8b")),
                  qPrintable(offered.fileName()));
+    }
+
+    void eliteTableShowsTenRows() {
+        MainWindow w(testOptions());
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        QVERIFY(shortSearch(w, 300));
+        QVERIFY(w.eliteModel()->rowCount() >= 10);
+        QTableView* t = w.eliteView();
+        const int rowH = t->verticalHeader()->defaultSectionSize();
+        QVERIFY2(t->viewport()->height() >= 10 * rowH,
+                 qPrintable(QStringLiteral("%1 px for rows of %2").arg(t->viewport()->height()).arg(rowH)));
+        // The toolbar's Export Plan button has its own icon, not Save's.
+        QAction* exp = w.action(QStringLiteral("exportPlan"));
+        QCOMPARE(exp->iconText(), QStringLiteral("Export Plan"));
+        QVERIFY(exp->icon().cacheKey() != w.action(QStringLiteral("saveSession"))->icon().cacheKey());
     }
 
     void comparisonHeaderShowsWholeNames() {

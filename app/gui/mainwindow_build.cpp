@@ -92,6 +92,9 @@ void MainWindow::buildUi() {
     m_eliteView->setWordWrap(false);
     m_eliteView->verticalHeader()->hide();
     m_eliteView->verticalHeader()->setDefaultSectionSize(m_eliteView->fontMetrics().height() + 8);
+    // Room for at least ten plans under the views.
+    m_eliteView->setMinimumHeight(m_eliteView->horizontalHeader()->sizeHint().height() +
+                                  10 * m_eliteView->verticalHeader()->defaultSectionSize() + 6);
     m_eliteView->horizontalHeader()->setStretchLastSection(true);
     m_eliteView->horizontalHeader()->setHighlightSections(false);
     m_eliteView->setEditTriggers(QAbstractItemView::NoEditTriggers);
