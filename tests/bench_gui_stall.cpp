@@ -10,6 +10,7 @@
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QHash>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -59,6 +60,12 @@ int main(int argc, char** argv) {
                                   QStringLiteral("N"), QStringLiteral("0"));
     QCommandLineOption hiddenOpt(QStringLiteral("hidden"),
                                  QStringLiteral("Do not show the window (no painting)."));
+    QCommandLineOption tabOpt(
+        QStringLiteral("tab"),
+        QStringLiteral("The view shown during the search: chart, sharding, topology, comparison, "
+                       "plan or timeline (default: timeline)."),
+        QStringLiteral("NAME"), QStringLiteral("timeline"));
+    parser.addOption(tabOpt);
     parser.addOption(threadsOpt);
     parser.addOption(hiddenOpt);
     parser.addOption(budgetOpt);
@@ -85,6 +92,12 @@ int main(int argc, char** argv) {
             if (!QTest::qWaitForWindowExposed(&w)) return 1;
         }
         if (!w.openScenario(path)) return 1;
+        using Tab = sp::app::MainWindow::Tab;
+        const QHash<QString, Tab> tabs{
+            {QStringLiteral("chart"), Tab::Chart},       {QStringLiteral("sharding"), Tab::Sharding},
+            {QStringLiteral("topology"), Tab::Topology}, {QStringLiteral("comparison"), Tab::Comparison},
+            {QStringLiteral("plan"), Tab::Plan},         {QStringLiteral("timeline"), Tab::Timeline}};
+        w.showTab(tabs.value(parser.value(tabOpt), Tab::Timeline));
         QTest::qWait(200); // the first paint of the scenario is not part of the search
         QStringList searchers;
         for (const QString& s : parser.value(searchersOpt).split(QLatin1Char(',')))

@@ -19,6 +19,7 @@
 #include "views/topology.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QBarSet>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -34,6 +35,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
+#include <QWheelEvent>
 
 #include <numeric>
 
@@ -594,6 +596,31 @@ private slots:
                      qPrintable(error));
             QVERIFY(QFileInfo(path).size() > 1000);
         }
+    }
+
+    void topologyZoom() {
+        // 1,024 GPUs: Fit shrinks the cells so less height is needed; zooming in grows it; Ctrl+wheel zooms.
+        const Scenario s = scenario("moe-1.6t-h100-128x8.yaml");
+        const CostModel model(s);
+        TopologyCanvas canvas;
+        canvas.resize(1200, 600);
+        canvas.setPlan(std::make_shared<const Scenario>(s),
+                       makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron"));
+        const int normal = canvas.minimumHeightFor(1200);
+        canvas.setMinCell(TopologyCanvas::kFitCell);
+        const int fit = canvas.minimumHeightFor(1200);
+        QVERIFY2(fit < normal, qPrintable(QStringLiteral("fit %1, normal %2").arg(fit).arg(normal)));
+        const QRect full(0, 0, 1200, std::max(600, fit));
+        QVERIFY(full.contains(canvas.summaryRect(full)) && full.contains(canvas.legendRect(full)));
+        canvas.setMinCell(24);
+        QVERIFY(canvas.minimumHeightFor(1200) > normal);
+        QWheelEvent wheel(QPointF(10, 10), QPointF(10, 10), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(&canvas, &wheel);
+        QVERIFY(canvas.minCell() > 24);
+        // Hovering outlines only that GPU's groups: its TP group of tp GPUs.
+        canvas.setHoveredGpu(9);
+        QCOMPARE(int(canvas.outlined(Axis::TP).size()), model.megatronPlan().degrees.tp);
     }
 };
 

@@ -3,14 +3,18 @@
 #include "views/format.h"
 #include "views/meshgroups.h"
 
+#include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +22,7 @@
 namespace sp::views {
 
 namespace {
-constexpr int kMinCell = 12;
+constexpr int kMinCell = 12; ///< the default smallest GPU cell (zoom 1)
 const QColor kInk(0x1f, 0x29, 0x37), kMuted(0x6b, 0x72, 0x80), kNodeFill(0xf8, 0xfa, 0xfc),
     kNodeBorder(0xcb, 0xd5, 0xe1);
 const QColor kTpPen(0x1e, 0x3a, 0x8a), kDpPen(0xea, 0x58, 0x0c), kEpPen(0xc0, 0x26, 0xd3);
@@ -74,6 +78,33 @@ void TopologyCanvas::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecor
     if (m_scenario && m_hover >= m_scenario->gpus()) m_hover = -1;
     setMinimumHeight(minimumHeightFor(width()));
     recompute();
+}
+
+void TopologyCanvas::setMinCell(int px) {
+    px = std::clamp(px, kFitCell, 96);
+    if (px == m_minCell) return;
+    m_minCell = px;
+    setMinimumHeight(minimumHeightFor(width()));
+    update();
+    emit zoomChanged();
+}
+
+void TopologyCanvas::mousePressEvent(QMouseEvent* e) {
+    if (e->button() == Qt::LeftButton) m_dragFrom = e->globalPosition().toPoint();
+    QWidget::mousePressEvent(e);
+}
+
+void TopologyCanvas::mouseReleaseEvent(QMouseEvent* e) {
+    m_dragFrom.reset();
+    unsetCursor();
+    QWidget::mouseReleaseEvent(e);
+}
+
+void TopologyCanvas::wheelEvent(QWheelEvent* e) {
+    if (!(e->modifiers() & Qt::ControlModifier)) return QWidget::wheelEvent(e); // the scroll area scrolls
+    const int steps = e->angleDelta().y() / 120;
+    if (steps != 0) setMinCell(int(std::lround(m_minCell * std::pow(1.25, steps))) + (steps > 0 ? 1 : 0));
+    e->accept();
 }
 
 void TopologyCanvas::setPrefill(bool prefill) {
@@ -187,21 +218,21 @@ TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
         const int sW =
             ((g.nodes.width() - (nc - 1) * g.nodeGapX) / nc - 2 * g.pad - (g.gpuCols - 1) * g.gap) /
             g.gpuCols;
-        if (sW < kMinCell && nc > 1) break; // more columns only get narrower
+        if (sW < m_minCell && nc > 1) break; // more columns only get narrower
         int s = std::min(sW, 96);
-        while (s >= kMinCell && nr * nodeH(s) + (nr - 1) * g.nodeGapY > g.nodes.height()) --s;
+        while (s >= m_minCell && nr * nodeH(s) + (nr - 1) * g.nodeGapY > g.nodes.height()) --s;
         if (s > bestS) bestS = s, bestCols = nc;
     }
-    if (bestS < kMinCell) {
+    if (bestS < m_minCell) {
         // Does not fit the height: as many node columns as fit the width at the minimum cell; the canvas
         // grows (minimumHeightFor) and scrolls.
         bestCols = 1;
         for (int nc = 1; nc <= N; ++nc)
-            if (nc * nodeW(kMinCell) + (nc - 1) * g.nodeGapX <= g.nodes.width()) bestCols = nc;
+            if (nc * nodeW(m_minCell) + (nc - 1) * g.nodeGapX <= g.nodes.width()) bestCols = nc;
         const int sW = ((g.nodes.width() - (bestCols - 1) * g.nodeGapX) / bestCols - 2 * g.pad -
                         (g.gpuCols - 1) * g.gap) /
                        g.gpuCols;
-        bestS = std::clamp(sW, kMinCell, 96);
+        bestS = std::clamp(sW, m_minCell, 96);
     }
     g.cell = bestS;
     g.nodeCols = bestCols;
@@ -281,6 +312,14 @@ int TopologyCanvas::gpuAt(const QPoint& pos) const {
 }
 
 void TopologyCanvas::mouseMoveEvent(QMouseEvent* e) {
+    if (m_dragFrom && (e->buttons() & Qt::LeftButton)) {
+        // Drag to pan (the view scrolls by the movement).
+        const QPoint now = e->globalPosition().toPoint();
+        emit panRequested(*m_dragFrom - now);
+        m_dragFrom = now;
+        setCursor(Qt::ClosedHandCursor);
+        return;
+    }
     setHoveredGpu(gpuAt(e->position().toPoint()));
 }
 void TopologyCanvas::leaveEvent(QEvent*) {
@@ -588,14 +627,45 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
     m_info->setStyleSheet(QStringLiteral("color: #374151;"));
     m_info->setText(tr("Hover a GPU to outline its tensor-, data- and expert-parallel groups."));
     auto* scroll = new QScrollArea(this);
+    m_scroll = scroll;
     scroll->setWidget(m_canvas);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    auto button = [this](const QString& text, const QString& tip) {
+        auto* b = new QToolButton(this);
+        b->setText(text);
+        b->setToolTip(tip);
+        b->setAutoRaise(true);
+        return b;
+    };
+    QToolButton* fit = button(tr("Fit"), tr("Fit the cluster to the window (smallest GPU cells)"));
+    QToolButton* out = button(QStringLiteral("−"), tr("Zoom out (Ctrl+wheel)"));
+    QToolButton* in = button(QStringLiteral("+"), tr("Zoom in (Ctrl+wheel); drag to pan"));
+    m_zoom = new QLabel(this);
+    m_zoom->setStyleSheet(QStringLiteral("color: #6b7280;"));
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(0, 0, 8, 0);
+    bar->addWidget(m_info, 1);
+    bar->addWidget(fit);
+    bar->addWidget(out);
+    bar->addWidget(in);
+    bar->addWidget(m_zoom);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
-    lay->addWidget(m_info);
+    lay->addLayout(bar);
     lay->addWidget(scroll, 1);
+    connect(fit, &QToolButton::clicked, this, [this] { m_canvas->setMinCell(TopologyCanvas::kFitCell); });
+    connect(out, &QToolButton::clicked, this, [this] { m_canvas->setMinCell(m_canvas->minCell() * 4 / 5); });
+    connect(in, &QToolButton::clicked, this,
+            [this] { m_canvas->setMinCell(m_canvas->minCell() * 5 / 4 + 1); });
+    auto showZoom = [this] { m_zoom->setText(tr("cells ≥ %1 px").arg(m_canvas->minCell())); };
+    connect(m_canvas, &TopologyCanvas::zoomChanged, this, showZoom);
+    showZoom();
+    connect(m_canvas, &TopologyCanvas::panRequested, this, [scroll](QPoint d) {
+        scroll->horizontalScrollBar()->setValue(scroll->horizontalScrollBar()->value() + d.x());
+        scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->value() + d.y());
+    });
     connect(m_canvas, &TopologyCanvas::hoveredGpuChanged, this, [this](int gpu) {
         m_info->setText(gpu < 0 ? tr("Hover a GPU to outline its tensor-, data- and expert-parallel groups.")
                                 : m_canvas->gpuDescription(gpu));
