@@ -4,6 +4,8 @@
 //
 //   QT_QPA_PLATFORM=offscreen ./bench_gui_stall [--budget N] [--searchers a,b,c] [scenario.yaml...]
 #include "mainwindow.h"
+#include "views/comparison.h"
+#include "views/timeline.h"
 #include "views/runpanel.h"
 
 #include <QApplication>
@@ -11,6 +13,8 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHash>
+#include <QImage>
+#include <QPainter>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -137,6 +141,30 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "    slow event: %.1f ms (event type %s)\n", app.slow[i].ms,
                          qPrintable(app.slow[i].what));
         app.slow.clear();
+        // The new views' own cost on the selected plan, once the search ended: laying out and painting the
+        // timeline, and the comparison's refresh (with the why analysis), median of five (ms, GUI thread).
+        auto median5 = [](auto&& f) {
+            std::vector<double> t;
+            for (int i = 0; i < 5; ++i) {
+                QElapsedTimer c;
+                c.start();
+                f();
+                t.push_back(c.nsecsElapsed() / 1e6);
+            }
+            std::sort(t.begin(), t.end());
+            return t[2];
+        };
+        const auto scen = sp::app::SearchContext::scenarioOf(w.context());
+        const auto plan = w.currentPlan();
+        QImage img(1200, 500, QImage::Format_ARGB32);
+        const double tl = median5([&] {
+            w.timelineView()->setPlan(scen, plan);
+            QPainter p(&img);
+            w.timelineView()->canvas()->paintTo(p, img.rect());
+        });
+        const double cmp = median5([&] { w.comparisonView()->setScenario(scen); });
+        std::printf("%-34s timeline layout+paint %.1f ms, comparison refresh %.1f ms (%zu timeline items)\n", "",
+                    tl, cmp, w.timelineView()->canvas()->timeline().items.size());
         std::fflush(stdout);
     }
     return 0;

@@ -216,7 +216,10 @@ TimelineCanvas::Frame TimelineCanvas::frame(const QRect& r) const {
 
 QRectF TimelineCanvas::itemRect(int i, const QRect& canvas) const {
     if (i < 0 || i >= int(m_timeline.items.size())) return {};
-    const Frame f = frame(canvas);
+    return itemRectIn(frame(canvas), i);
+}
+
+QRectF TimelineCanvas::itemRectIn(const Frame& f, int i) const {
     const TimelineItem& it = m_timeline.items[size_t(i)];
     const double x = f.plot.left() + it.startMs / f.msPerPx, w = std::max(1.0, it.durMs / f.msPerPx);
     const int laneTop = f.plot.top() + it.stage * f.laneH + 3;
@@ -228,8 +231,9 @@ QRectF TimelineCanvas::itemRect(int i, const QRect& canvas) const {
 int TimelineCanvas::itemAt(const QPoint& pos) const {
     // Bubbles span both tracks: look at the other items first.
     int bubble = -1;
+    const Frame f = frame(rect());
     for (int i = 0; i < int(m_timeline.items.size()); ++i) {
-        if (!itemRect(i, rect()).adjusted(-0.5, 0, 0.5, 0).contains(pos)) continue;
+        if (!itemRectIn(f, i).adjusted(-0.5, 0, 0.5, 0).contains(pos)) continue;
         if (m_timeline.items[size_t(i)].kind != TimelineItem::Kind::Bubble) return i;
         bubble = i;
     }
@@ -299,7 +303,7 @@ void TimelineCanvas::paintTo(QPainter& p, const QRect& r) const {
     p.setRenderHint(QPainter::Antialiasing, false);
     for (int i = 0; i < int(m_timeline.items.size()); ++i) {
         const TimelineItem& it = m_timeline.items[size_t(i)];
-        const QRectF rr = itemRect(i, r);
+        const QRectF rr = itemRectIn(f, i);
         const QColor c = itemColor(it);
         if (it.kind == TimelineItem::Kind::Bubble) {
             p.fillRect(rr, QBrush(c, Qt::BDiagPattern));
@@ -327,7 +331,7 @@ void TimelineCanvas::paintTo(QPainter& p, const QRect& r) const {
     if (m_hover >= 0) {
         p.setPen(QPen(QColor(0x11, 0x18, 0x27), 2));
         p.setBrush(Qt::NoBrush);
-        p.drawRect(itemRect(m_hover, r).adjusted(-1, -1, 1, 1));
+        p.drawRect(itemRectIn(f, m_hover).adjusted(-1, -1, 1, 1));
     }
     // Legend.
     int x = r.left() + 120;

@@ -83,6 +83,7 @@ private:
         int laneH = 0, trackH = 0;
     };
     Frame frame(const QRect& r) const;
+    QRectF itemRectIn(const Frame& f, int index) const;
     void rebuild();
 
     std::shared_ptr<const Scenario> m_scenario;
