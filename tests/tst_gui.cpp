@@ -37,6 +37,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
+#include <QUndoStack>
 #include <QWheelEvent>
 
 using namespace sp;
@@ -749,6 +750,38 @@ private slots:
         QAction* exp = w.action(QStringLiteral("exportPlan"));
         QCOMPARE(exp->iconText(), QStringLiteral("Export Plan"));
         QVERIFY(exp->icon().cacheKey() != w.action(QStringLiteral("saveSession"))->icon().cacheKey());
+    }
+
+    void undoRedoScenarioEdits() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        auto* ed = w.scenarioEditor();
+        QCOMPARE(ed->scenario().workload.outputTokens, int64_t(1000));
+        // Typing "200" is one step (keystrokes in one part within a second); pinning TP 8 another.
+        typeInto(ed->field(QStringLiteral("output_tokens")), QStringLiteral("200"));
+        QCOMPARE(ed->scenario().workload.outputTokens, int64_t(200));
+        QTest::mouseClick(ed->degreeChecks(Axis::TP)->button(8), Qt::LeftButton);
+        QCOMPARE(ed->scenario().constraints.allowed[size_t(Axis::TP)], std::vector<int>{8});
+        QCOMPARE(w.scenarioUndo()->stack()->count(), 2);
+        // Ctrl+Z, even from a text field, undoes the pin, then the length; the views follow.
+        ed->field(QStringLiteral("nodes"))->setFocus();
+        QTest::keyClick(ed->field(QStringLiteral("nodes")), Qt::Key_Z, Qt::ControlModifier);
+        QVERIFY(ed->scenario().constraints.allowed[size_t(Axis::TP)].empty());
+        QVERIFY(ed->degreeChecks(Axis::TP)->isAny());
+        w.action(QStringLiteral("undo"))->trigger();
+        QCOMPARE(ed->scenario().workload.outputTokens, int64_t(1000));
+        QCOMPARE(ed->field(QStringLiteral("output_tokens"))->text(), QStringLiteral("1000"));
+        QCOMPARE(w.context()->scenario().workload.outputTokens, int64_t(1000));
+        QVERIFY(!w.windowTitle().contains(QStringLiteral("edited")));
+        // Ctrl+Shift+Z redoes.
+        QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(ed->scenario().workload.outputTokens, int64_t(200));
+        QCOMPARE(w.context()->scenario().workload.outputTokens, int64_t(200));
+        // Opening a scenario starts a new history.
+        QVERIFY(w.openScenario(kDefault));
+        QCOMPARE(w.scenarioUndo()->stack()->count(), 0);
     }
 
     void comparisonHeaderShowsWholeNames() {

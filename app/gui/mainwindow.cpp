@@ -62,7 +62,7 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e) {
         auto* w = qobject_cast<QWidget*>(watched);
         if (w && w->window() == this) {
             const QKeySequence key(static_cast<QKeyEvent*>(e)->keyCombination());
-            for (const char* name : {"exportPlan", "exportHistory"}) {
+            for (const char* name : {"exportPlan", "exportHistory", "undo", "redo"}) {
                 QAction* a = action(QLatin1String(name));
                 if (a && a->isEnabled() && a->shortcut() == key) return true; // not accepted: the action runs
             }
@@ -81,6 +81,7 @@ void MainWindow::setScenario(const Scenario& s, const QString& path) {
     m_stopAction->setEnabled(false);
     m_editor->setScenario(s);
     m_loadedScenario = s;
+    m_undo->reset(s);
     m_ctx = std::make_shared<SearchContext>(s);
     m_scenarioPath = path;
     m_sessionPath.clear();

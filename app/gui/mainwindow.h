@@ -7,6 +7,7 @@
 #include "filedialogs.h"
 #include "metatypes.h"
 #include "runtracker.h"
+#include "scenarioundo.h"
 #include "searchcontext.h"
 #include "searchcontroller.h"
 
@@ -107,6 +108,7 @@ public:
     SearchController* controller() const { return m_controller; }
     const SearchContextPtr& context() const { return m_ctx; }
     const RunTracker& runs() const { return m_runs; }
+    ScenarioUndo* scenarioUndo() const { return m_undo; }
     FileDialogs& fileDialogs() { return *m_dialogs; }
     /// The scenario's name as shown in the title and the exports: its file's name, or what it has become
     /// once edited.
@@ -189,6 +191,7 @@ private:
     QScrollArea* m_scenarioScroll = nullptr;
     QHash<QString, QAction*> m_actions;
     Cause m_errorCause = Cause::None;
+    ScenarioUndo* m_undo = nullptr;
     Scenario m_loadedScenario; ///< as opened, before edits (the title tells when it was edited)
     views::ScenarioEditor* m_editor = nullptr;
     views::RunPanel* m_runPanel = nullptr;

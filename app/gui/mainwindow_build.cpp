@@ -24,6 +24,13 @@ void MainWindow::buildUi() {
     scenarioDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, scenarioDock);
     connect(m_editor, &views::ScenarioEditor::edited, this, &MainWindow::scenarioEdited);
+    m_undo = new ScenarioUndo(
+        [this](const Scenario& s) {
+            m_editor->setScenario(s);
+            scenarioEdited();
+        },
+        this);
+    connect(m_editor, &views::ScenarioEditor::edited, this, [this] { m_undo->record(m_editor->scenario()); });
     connect(m_editor, &views::ScenarioEditor::failed, this,
             [this](const QString& message) { showError(message, Cause::PartFile); });
     fitScenarioPanel();

@@ -111,6 +111,7 @@ bool SessionFiles::open(MainWindow& w, const QString& path) {
         w.scenarioEdited(); // shows the stale banner (results) or follows the edits (none)
     }
     w.refreshComparison();
+    w.m_undo->reset(w.m_editor->scenario());
     w.m_sessionPath = path;
     w.m_unsaved = false;
     w.addRecent(path);

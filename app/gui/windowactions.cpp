@@ -15,6 +15,7 @@
 #include <QPixmap>
 #include <QStyle>
 #include <QToolBar>
+#include <QUndoStack>
 
 namespace sp::app {
 
@@ -89,6 +90,18 @@ void WindowActions::build(MainWindow& w) {
     file->addSeparator();
     file->addAction(MainWindow::tr("&Quit"), QKeySequence::Quit, &w, &QWidget::close);
 
+    auto* edit = w.menuBar()->addMenu(MainWindow::tr("&Edit"));
+    QAction* undo =
+        reg(QStringLiteral("undo"), w.m_undo->stack()->createUndoAction(&w, MainWindow::tr("&Undo")));
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setToolTip(MainWindow::tr("Undo the last scenario or constraint edit (Ctrl+Z)"));
+    QAction* redo =
+        reg(QStringLiteral("redo"), w.m_undo->stack()->createRedoAction(&w, MainWindow::tr("&Redo")));
+    redo->setShortcut(QKeySequence(MainWindow::tr("Ctrl+Shift+Z")));
+    redo->setToolTip(MainWindow::tr("Redo the edit undone (Ctrl+Shift+Z)"));
+    edit->addAction(undo);
+    edit->addAction(redo);
+
     auto* search = w.menuBar()->addMenu(MainWindow::tr("&Search"));
     w.m_startAction = reg(QStringLiteral("start"),
                           search->addAction(st->standardIcon(QStyle::SP_MediaPlay), MainWindow::tr("&Start"),
@@ -146,6 +159,8 @@ void WindowActions::build(MainWindow& w) {
                 "<tr><td><b>Ctrl+Shift+O</b></td><td>Open a session</td></tr>"
                 "<tr><td><b>Ctrl+R, F5</b></td><td>Start (or rerun) the search</td></tr>"
                 "<tr><td><b>Esc</b></td><td>Stop the search</td></tr>"
+                "<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>Undo / redo a scenario or constraint "
+                "edit</td></tr>"
                 "<tr><td><b>Ctrl+E / Ctrl+Shift+E</b></td><td>Export the plan / the search history</td></tr>"
                 "<tr><td><b>Ctrl+1 ... Ctrl+7</b></td><td>Progress, learning curve, sharding, topology, "
                 "comparison, plan, timeline</td></tr>"
