@@ -190,6 +190,8 @@ void MainWindow::runScreenshots(const QString& dir, qint64 budget) {
             // Outline the groups of a GPU in the middle of the cluster.
             const int gpus = m_ctx ? m_ctx->scenario().gpus() : 0;
             m_topology->canvas()->setHoveredGpu(gpus > 8 ? gpus / 2 + 1 : std::min(1, gpus - 1));
+            // A large cluster fitted to the window.
+            if (gpus > 64) m_topology->canvas()->setMinCell(views::TopologyCanvas::kFitCell);
         }
         QTimer::singleShot(400, this, [next, i] { (*next)(i + 1); });
     };
