@@ -4,12 +4,17 @@
 //
 //   QT_QPA_PLATFORM=offscreen ./bench_gui_stall [--budget N] [--searchers a,b,c] [scenario.yaml...]
 #include "mainwindow.h"
+#include "views/comparison.h"
+#include "views/timeline.h"
 #include "views/runpanel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QHash>
+#include <QImage>
+#include <QPainter>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -59,6 +64,12 @@ int main(int argc, char** argv) {
                                   QStringLiteral("N"), QStringLiteral("0"));
     QCommandLineOption hiddenOpt(QStringLiteral("hidden"),
                                  QStringLiteral("Do not show the window (no painting)."));
+    QCommandLineOption tabOpt(
+        QStringLiteral("tab"),
+        QStringLiteral("The view shown during the search: chart, sharding, topology, comparison, "
+                       "plan or timeline (default: timeline)."),
+        QStringLiteral("NAME"), QStringLiteral("timeline"));
+    parser.addOption(tabOpt);
     parser.addOption(threadsOpt);
     parser.addOption(hiddenOpt);
     parser.addOption(budgetOpt);
@@ -85,6 +96,12 @@ int main(int argc, char** argv) {
             if (!QTest::qWaitForWindowExposed(&w)) return 1;
         }
         if (!w.openScenario(path)) return 1;
+        using Tab = sp::app::MainWindow::Tab;
+        const QHash<QString, Tab> tabs{
+            {QStringLiteral("chart"), Tab::Chart},       {QStringLiteral("sharding"), Tab::Sharding},
+            {QStringLiteral("topology"), Tab::Topology}, {QStringLiteral("comparison"), Tab::Comparison},
+            {QStringLiteral("plan"), Tab::Plan},         {QStringLiteral("timeline"), Tab::Timeline}};
+        w.showTab(tabs.value(parser.value(tabOpt), Tab::Timeline));
         QTest::qWait(200); // the first paint of the scenario is not part of the search
         QStringList searchers;
         for (const QString& s : parser.value(searchersOpt).split(QLatin1Char(',')))
@@ -124,6 +141,30 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "    slow event: %.1f ms (event type %s)\n", app.slow[i].ms,
                          qPrintable(app.slow[i].what));
         app.slow.clear();
+        // The new views' own cost on the selected plan, once the search ended: laying out and painting the
+        // timeline, and the comparison's refresh (with the why analysis), median of five (ms, GUI thread).
+        auto median5 = [](auto&& f) {
+            std::vector<double> t;
+            for (int i = 0; i < 5; ++i) {
+                QElapsedTimer c;
+                c.start();
+                f();
+                t.push_back(c.nsecsElapsed() / 1e6);
+            }
+            std::sort(t.begin(), t.end());
+            return t[2];
+        };
+        const auto scen = sp::app::SearchContext::scenarioOf(w.context());
+        const auto plan = w.currentPlan();
+        QImage img(1200, 500, QImage::Format_ARGB32);
+        const double tl = median5([&] {
+            w.timelineView()->setPlan(scen, plan);
+            QPainter p(&img);
+            w.timelineView()->canvas()->paintTo(p, img.rect());
+        });
+        const double cmp = median5([&] { w.comparisonView()->setScenario(scen); });
+        std::printf("%-34s timeline layout+paint %.1f ms, comparison refresh %.1f ms (%zu timeline items)\n", "",
+                    tl, cmp, w.timelineView()->canvas()->timeline().items.size());
         std::fflush(stdout);
     }
     return 0;

@@ -2,6 +2,7 @@
 // a prompt stop, exports (the plan passes `shardplan validate`), sessions, files opened alone, stale results.
 #include "core/io/formats.h"
 #include "mainwindow.h"
+#include "runtracker.h"
 #include "views/comparison.h"
 #include "views/elitemodel.h"
 #include "views/heatmap.h"
@@ -13,15 +14,31 @@
 #include "views/topology.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
+#include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QHeaderView>
+#include <QKeyEvent>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QWheelEvent>
 
 using namespace sp;
 using sp::app::MainWindow;
@@ -47,6 +64,27 @@ Run shardplan(const QStringList& args) {
     p.waitForFinished(120000);
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
             QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+/// A wheel turn over a widget, as the mouse would send it (through the application, so filters see it).
+bool wheelOver(QWidget* w, int delta) {
+    const QPoint c = w->rect().center();
+    QWheelEvent e(QPointF(c), QPointF(w->mapToGlobal(c)), QPoint(), QPoint(0, delta), Qt::NoButton,
+                  Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(w, &e);
+    return e.isAccepted();
+}
+
+void typeInto(QLineEdit* e, const QString& text) {
+    e->setFocus();
+    e->selectAll();
+    QTest::keyClick(e, Qt::Key_Backspace);
+    QTest::keyClicks(e, text);
 }
 
 /// Runs a short search (random + sa) and waits for it to end.
@@ -387,6 +425,374 @@ private slots:
         QTest::qWait(300);
         QCOMPARE(w.eliteModel()->rowCount(), 0);
         QVERIFY(w.chart()->searchers().isEmpty());
+    }
+
+    // ---- regressions of the first-use walkthrough
+
+    void wheelOverScenarioPanelChangesNothing() {
+        MainWindow w(testOptions());
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        const Scenario before = w.scenarioEditor()->scenario();
+        auto* editor = w.scenarioEditor();
+        QList<QWidget*> takers;
+        for (QComboBox* c : editor->findChildren<QComboBox*>())
+            if (c->isVisibleTo(editor) && c->count() > 1) takers << c;
+        for (QAbstractSpinBox* b : editor->findChildren<QAbstractSpinBox*>()) takers << b;
+        QVERIFY(takers.size() >= 6);
+        w.eliteView()->setFocus(); // nothing in the panel has the focus
+        for (QWidget* t : takers) {
+            QVERIFY(!t->hasFocus());
+            wheelOver(t, -120);
+            wheelOver(t, 120);
+            wheelOver(t, -240);
+        }
+        QCOMPARE(editor->scenario(), before);
+        QVERIFY(!w.staleBanner()->isVisible());
+        // Focused, a combo box still takes the wheel.
+        auto* phase = editor->findChildren<QComboBox*>().at(0);
+        phase->setFocus();
+        QTRY_VERIFY(phase->hasFocus());
+        const int index = phase->currentIndex();
+        wheelOver(phase, index == 0 ? -120 : 120);
+        QVERIFY(phase->currentIndex() != index);
+    }
+
+    void openOrCloseMidSearchAsks() {
+        MainWindow::Options o = testOptions();
+        QStringList asked;
+        int answer = QMessageBox::Cancel;
+        o.ask = [&](const QString& title, const QString&) {
+            asked << title;
+            return answer;
+        };
+        MainWindow w(o);
+        w.show();
+        QVERIFY(w.openScenario(kSamples + QStringLiteral("/scenarios/llama-3.1-70b-h100-4x8.yaml")));
+        w.runPanel()->setSelectedSearchers({QStringLiteral("random")});
+        w.runPanel()->setBudget(50'000'000);
+        w.startSearch();
+        QTRY_VERIFY_WITH_TIMEOUT(w.chart()->evaluations(QStringLiteral("random")) > 0, 30000);
+        // Cancel: nothing changes, the search goes on.
+        QVERIFY(!w.openScenario(kDefault));
+        QCOMPARE(asked.size(), 1);
+        QVERIFY(w.isSearching());
+        QCOMPARE(w.scenarioEditor()->scenario().model.name, std::string("Llama-3.1-70B"));
+        QVERIFY(!w.close());
+        QCOMPARE(asked.size(), 2);
+        QVERIFY(w.isSearching());
+        // Discard: the scenario opens.
+        answer = QMessageBox::Discard;
+        QVERIFY(w.openScenario(kDefault));
+        QCOMPARE(asked.size(), 3);
+        QVERIFY(!w.isSearching());
+        QCOMPARE(w.scenarioEditor()->scenario().model.name, std::string("Llama-3.1-8B"));
+    }
+
+    void exportShortcutWorksInTextField() {
+        QTemporaryDir dir;
+        MainWindow::Options o = testOptions();
+        o.fileAnswer = [&](const QString&, const QString&, const QString&) {
+            return dir.filePath(QStringLiteral("shortcut.yaml"));
+        };
+        MainWindow w(o);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        QLineEdit* nodes = w.scenarioEditor()->field(QStringLiteral("nodes"));
+        nodes->setFocus();
+        QTRY_VERIFY(nodes->hasFocus());
+        QTest::keyClick(nodes, Qt::Key_E, Qt::ControlModifier);
+        QVERIFY(QFileInfo::exists(dir.filePath(QStringLiteral("shortcut.yaml"))));
+        QCOMPARE(nodes->text(), QStringLiteral("1")); // the field is unchanged
+        // On X11 a line edit claims Ctrl+E (end of line) before the shortcut sees it; this field does so
+        // on every platform.
+        struct EmacsEdit : QLineEdit {
+            bool event(QEvent* e) override {
+                if (e->type() == QEvent::ShortcutOverride &&
+                    static_cast<QKeyEvent*>(e)->keyCombination() == (Qt::ControlModifier | Qt::Key_E)) {
+                    e->accept();
+                    return true;
+                }
+                return QLineEdit::event(e);
+            }
+        };
+        auto* emacs = new EmacsEdit;
+        w.statusBar()->addWidget(emacs);
+        emacs->show();
+        emacs->setFocus();
+        QTRY_VERIFY(emacs->hasFocus());
+        QFile::remove(dir.filePath(QStringLiteral("shortcut.yaml")));
+        QTest::keyClick(emacs, Qt::Key_E, Qt::ControlModifier);
+        QVERIFY(QFileInfo::exists(dir.filePath(QStringLiteral("shortcut.yaml"))));
+    }
+
+    void sloOfATenthOfAMillisecond() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        typeInto(w.scenarioEditor()->field(QStringLiteral("tpot_ms")), QStringLiteral("0.1"));
+        QCOMPARE(w.context()->scenario().workload.tpotMs, 0.1);
+        const Metrics& m = w.currentPlan()->metrics();
+        QVERIFY(!m.feasible);
+        QVERIFY2(m.violation.find("SLO of 0.1 ms") != std::string::npos, m.violation.c_str());
+    }
+
+    void fixedErrorsGoAway() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        auto* ed = w.scenarioEditor();
+        // "Fix the scenario first" goes once the field is fixed.
+        typeInto(ed->field(QStringLiteral("nodes")), QStringLiteral("abc"));
+        w.startSearch();
+        QVERIFY(w.messageBanner()->isVisible());
+        QVERIFY(w.messageBanner()->text().contains(QStringLiteral("Fix the scenario first")));
+        typeInto(ed->field(QStringLiteral("nodes")), QStringLiteral("1"));
+        QVERIFY(!w.messageBanner()->isVisible());
+        // "No valid plan to search" goes once the constraints allow a plan again.
+        ed->degreeChecks(Axis::TP)->setChecked(1, false);
+        for (int v : ed->degreeChecks(Axis::TP)->values()) ed->degreeChecks(Axis::TP)->setChecked(v, v == 16);
+        w.startSearch();
+        if (!w.messageBanner()->text().contains(QStringLiteral("No valid plan"))) {
+            // 16 is not offered on one node of 8: rule out every TP degree but 1 and every PP and DP but 1,
+            // which leaves no way to use 8 GPUs.
+            for (Axis a : {Axis::TP, Axis::PP, Axis::DP})
+                for (int v : ed->degreeChecks(a)->values()) ed->degreeChecks(a)->setChecked(v, v == 1);
+            w.startSearch();
+        }
+        QVERIFY2(w.messageBanner()->text().contains(QStringLiteral("No valid plan")),
+                 qPrintable(w.messageBanner()->text()));
+        ed->degreeChecks(Axis::TP)->setAny(true);
+        ed->degreeChecks(Axis::PP)->setAny(true);
+        ed->degreeChecks(Axis::DP)->setAny(true);
+        QVERIFY(!w.messageBanner()->isVisible());
+        // A failed model open: the red message under the Model box and the banner go once a model opens.
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("bad-model.yaml"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("version: 1\nkind: model\nname: x\nlayers: -3\n");
+        f.close();
+        QVERIFY(!w.openFile(bad));
+        QVERIFY(!ed->pickerError(FileKind::Model).isEmpty());
+        QVERIFY(w.messageBanner()->isVisible());
+        QVERIFY(w.openFile(kSamples + QStringLiteral("/models/llama-3.1-8b.yaml")));
+        QVERIFY(ed->pickerError(FileKind::Model).isEmpty());
+        QVERIFY(!w.messageBanner()->isVisible());
+    }
+
+    void validEditAppliesBesideInvalidField() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        auto* ed = w.scenarioEditor();
+        typeInto(ed->field(QStringLiteral("nodes")), QStringLiteral("abc"));
+        typeInto(ed->field(QStringLiteral("gpus_per_node")), QStringLiteral("4"));
+        QVERIFY(!ed->isValid());
+        QCOMPARE(ed->scenario().cluster.gpusPerNode, 4);
+        // The views and the status line follow the valid edit (nodes keeps its last valid value).
+        QCOMPARE(w.context()->scenario().cluster.gpusPerNode, 4);
+        QCOMPARE(w.context()->scenario().cluster.nodes, 1);
+        QVERIFY2(w.scenarioStatus().contains(QStringLiteral("1 x 4")), qPrintable(w.scenarioStatus()));
+        // With results, the same edit marks them stale.
+        typeInto(ed->field(QStringLiteral("nodes")), QStringLiteral("1"));
+        typeInto(ed->field(QStringLiteral("gpus_per_node")), QStringLiteral("8"));
+        QVERIFY(shortSearch(w, 100));
+        typeInto(ed->field(QStringLiteral("nodes")), QStringLiteral("abc"));
+        typeInto(ed->field(QStringLiteral("gpus_per_node")), QStringLiteral("4"));
+        QVERIFY(w.staleBanner()->isVisible());
+    }
+
+    void timeLeftFollowsTheSlowestSearcher() {
+        // Two searchers of 1,000 evaluations each, 1 s in: one is done, the other made 100 (100 per second),
+        // so 900 more take 9 s. (Pooling the rates, 1,100 per second for 900, would say under a second.)
+        app::RunTracker t;
+        app::RunState fast, slow;
+        fast.target = slow.target = 1000;
+        fast.evaluations = 1000;
+        fast.finished = true;
+        slow.evaluations = 100;
+        t.add(QStringLiteral("fast"), fast);
+        t.add(QStringLiteral("slow"), slow);
+        const app::BatchProgress p = t.progress(1.0);
+        QCOMPARE(p.done, int64_t(1100));
+        QCOMPARE(p.total, int64_t(2000));
+        QCOMPARE(p.left, 9.0);
+        // A searcher that has reported nothing yet: unknown.
+        app::RunState idle;
+        idle.target = 1000;
+        t.add(QStringLiteral("idle"), idle);
+        QCOMPARE(t.progress(1.0).left, -1.0);
+    }
+
+    void refusedExhaustiveReadsAsRefused() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kSamples + QStringLiteral("/scenarios/moe-1.6t-h100-128x8.yaml")));
+        w.runPanel()->setSelectedSearchers({QStringLiteral("exhaustive")});
+        QSignalSpy done(&w, &MainWindow::searchFinished);
+        w.startSearch();
+        QVERIFY(done.wait(60000) || done.count() > 0);
+        QVERIFY(w.runs().allRefused());
+        QVERIFY(!w.hasUnsavedResults());
+        QVERIFY(!w.isWindowModified());
+        const QString status = w.statusBar()->currentMessage();
+        QVERIFY2(status.contains(QStringLiteral("refused")) &&
+                     !status.contains(QStringLiteral("No feasible")),
+                 qPrintable(status));
+        // Nothing to call stale either.
+        typeInto(w.scenarioEditor()->field(QStringLiteral("output_tokens")), QStringLiteral("300"));
+        QVERIFY(!w.staleBanner()->isVisible());
+    }
+
+    void scenarioPanelWidthSurvivesResize() {
+        MainWindow w(testOptions());
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        w.resize(1040, 700);
+        QTest::qWait(100);
+        w.resize(1600, 1000);
+        QTest::qWait(100);
+        auto* scroll = qobject_cast<QScrollArea*>(w.scenarioDock()->widget());
+        QVERIFY(scroll);
+        // The editor fits beside the scroll bar: its "..." buttons are inside the viewport.
+        QVERIFY2(scroll->viewport()->width() >= w.scenarioEditor()->minimumSizeHint().width(),
+                 qPrintable(QStringLiteral("%1 < %2")
+                                .arg(scroll->viewport()->width())
+                                .arg(w.scenarioEditor()->minimumSizeHint().width())));
+        for (QToolButton* b : w.scenarioEditor()->findChildren<QToolButton*>()) {
+            if (b->text() != QStringLiteral("\u2026")) continue;
+            const QPoint right = b->mapTo(scroll->viewport(), QPoint(b->width() - 1, 0));
+            QVERIFY(right.x() < scroll->viewport()->width());
+        }
+    }
+
+    void densePlanFileHasNoMoeFields() {
+        QTemporaryDir dir;
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        const QString yaml = dir.filePath(QStringLiteral("dense.yaml")), json = dir.filePath("dense.json");
+        QVERIFY(w.exportPlan(yaml));
+        QVERIFY(w.exportPlan(json));
+        for (const QString& p : {yaml, json}) {
+            const QString text = readAll(p);
+            for (const char* moe : {"ep", "etp", "edp", "router", "experts", "moe_layer_operators"})
+                QVERIFY2(
+                    !text.contains(QRegularExpression(QStringLiteral("\\b%1\\b").arg(QLatin1String(moe)))),
+                    qPrintable(text));
+            // It reads back to a plan that evaluates as the one shown.
+            auto back = loadPlan(p.toStdString());
+            QVERIFY(back.ok());
+            QCOMPARE(w.context()->costModel().evaluate(back.value()).throughput,
+                     w.currentPlan()->metrics().throughput);
+        }
+        // A MoE model's plan keeps them.
+        QVERIFY(w.openScenario(kSamples + QStringLiteral("/scenarios/mixtral-8x22b-h100-1x8.yaml")));
+        const QString moe = dir.filePath(QStringLiteral("moe.yaml"));
+        QVERIFY(w.exportPlan(moe));
+        QVERIFY(readAll(moe).contains(QStringLiteral("moe_layer_operators")));
+    }
+
+    void titleExportsAndDialogsFollowEdits() {
+        QTemporaryDir dir;
+        QStringList proposed;
+        MainWindow::Options o = testOptions();
+        o.fileAnswer = [&](const QString&, const QString& path, const QString&) {
+            proposed << path;
+            return dir.filePath(QStringLiteral("out/plan.yaml"));
+        };
+        QDir(dir.path()).mkpath(QStringLiteral("out"));
+        MainWindow w(o);
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        QVERIFY(w.windowTitle().contains(QStringLiteral("chat serving")));
+        typeInto(w.scenarioEditor()->field(QStringLiteral("output_tokens")), QStringLiteral("200"));
+        QVERIFY2(!w.windowTitle().contains(QStringLiteral("chat serving")), qPrintable(w.windowTitle()));
+        QVERIFY(w.windowTitle().contains(QStringLiteral("edited")));
+        QVERIFY(!w.scenarioStatus().contains(QStringLiteral("chat serving")));
+        // The export header names the edited scenario; the dialog then opens in the folder used.
+        w.action(QStringLiteral("exportPlan"))->trigger();
+        const QString text = readAll(dir.filePath(QStringLiteral("out/plan.yaml")));
+        QVERIFY2(text.startsWith(QStringLiteral("# Megatron for ")) &&
+                     text.contains(QStringLiteral("(edited)")) &&
+                     !text.contains(QStringLiteral("chat serving")),
+                 qPrintable(text));
+        QVERIFY(!proposed.first().startsWith(dir.path()));
+        w.action(QStringLiteral("saveSession"))->trigger();
+        QCOMPARE(proposed.size(), 2);
+        // Save Session offers a file name, in the last folder.
+        const QFileInfo offered(proposed.last());
+        QCOMPARE(offered.absolutePath(), QDir(dir.filePath(QStringLiteral("out"))).absolutePath());
+        QVERIFY2(offered.fileName().endsWith(QStringLiteral(".spsession")) &&
+                     offered.fileName().startsWith(QStringLiteral("llama-3.1-8b")),
+                 qPrintable(offered.fileName()));
+    }
+
+    void eliteTableShowsTenRows() {
+        MainWindow w(testOptions());
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        QVERIFY(shortSearch(w, 300));
+        QVERIFY(w.eliteModel()->rowCount() >= 10);
+        QTableView* t = w.eliteView();
+        const int rowH = t->verticalHeader()->defaultSectionSize();
+        QVERIFY2(t->viewport()->height() >= 10 * rowH,
+                 qPrintable(QStringLiteral("%1 px for rows of %2").arg(t->viewport()->height()).arg(rowH)));
+        // The toolbar's Export Plan button has its own icon, not Save's.
+        QAction* exp = w.action(QStringLiteral("exportPlan"));
+        QCOMPARE(exp->iconText(), QStringLiteral("Export Plan"));
+        QVERIFY(exp->icon().cacheKey() != w.action(QStringLiteral("saveSession"))->icon().cacheKey());
+    }
+
+    void undoRedoScenarioEdits() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        auto* ed = w.scenarioEditor();
+        QCOMPARE(ed->scenario().workload.outputTokens, int64_t(1000));
+        // Typing "200" is one step (keystrokes in one part within a second); pinning TP 8 another.
+        typeInto(ed->field(QStringLiteral("output_tokens")), QStringLiteral("200"));
+        QCOMPARE(ed->scenario().workload.outputTokens, int64_t(200));
+        QTest::mouseClick(ed->degreeChecks(Axis::TP)->button(8), Qt::LeftButton);
+        QCOMPARE(ed->scenario().constraints.allowed[size_t(Axis::TP)], std::vector<int>{8});
+        QCOMPARE(w.scenarioUndo()->stack()->count(), 2);
+        // Ctrl+Z, even from a text field, undoes the pin, then the length; the views follow.
+        ed->field(QStringLiteral("nodes"))->setFocus();
+        QTest::keyClick(ed->field(QStringLiteral("nodes")), Qt::Key_Z, Qt::ControlModifier);
+        QVERIFY(ed->scenario().constraints.allowed[size_t(Axis::TP)].empty());
+        QVERIFY(ed->degreeChecks(Axis::TP)->isAny());
+        w.action(QStringLiteral("undo"))->trigger();
+        QCOMPARE(ed->scenario().workload.outputTokens, int64_t(1000));
+        QCOMPARE(ed->field(QStringLiteral("output_tokens"))->text(), QStringLiteral("1000"));
+        QCOMPARE(w.context()->scenario().workload.outputTokens, int64_t(1000));
+        QVERIFY(!w.windowTitle().contains(QStringLiteral("edited")));
+        // Ctrl+Shift+Z redoes.
+        QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(ed->scenario().workload.outputTokens, int64_t(200));
+        QCOMPARE(w.context()->scenario().workload.outputTokens, int64_t(200));
+        // Opening a scenario starts a new history.
+        QVERIFY(w.openScenario(kDefault));
+        QCOMPARE(w.scenarioUndo()->stack()->count(), 0);
+    }
+
+    void comparisonHeaderShowsWholeNames() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        QVERIFY(shortSearch(w, 100));
+        auto* t = w.comparisonView()->metricsTable();
+        QCOMPARE(t->horizontalHeader()->textElideMode(), Qt::ElideRight);
+        QCOMPARE(t->horizontalHeaderItem(2)->toolTip(),
+                 QString::fromStdString(w.comparisonView()->right()->label));
     }
 };
 

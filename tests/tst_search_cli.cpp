@@ -1,12 +1,12 @@
 // The search verbs of the command line: search, compare, bench; exit codes, JSON and CSV output, Ctrl-C.
 #include "core/io/formats.h"
 
+#include "clirun.h"
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include "clirun.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -103,11 +103,22 @@ private slots:
         QCOMPARE(cj["ratios"].toObject()["throughput_tokens_per_s"].toDouble(), b / a);
         QVERIFY(b > a); // the search beats the plain tp8 plan
         QVERIFY(!cj["differences"].toArray().isEmpty());
+        // Why: the throughput ratio is the in-flight ratio over the step ratio, and a sentence says so.
+        const QJsonObject why = cj["why"].toObject();
+        QCOMPARE(why["rows"].toArray().at(0).toObject()["key"].toString(), QString("replicas"));
+        const double tq = why["throughput_ratio"].toDouble();
+        QVERIFY(std::abs(tq - b / a) < 1e-9 * tq);
+        QVERIFY(std::abs(tq - why["in_flight_ratio"].toDouble() / why["step_ratio"].toDouble()) < 1e-9 * tq);
+        QVERIFY2(why["sentence"].toString().contains("the throughput of"),
+                 qPrintable(why["sentence"].toString()));
 
         const Run human = shardplan({"compare", "--scenario", kLlama8b, tp8, tp8});
         QCOMPARE(human.code, 0);
         QVERIFY(human.out.contains("the plans make the same choices"));
         QVERIFY(human.out.contains("1.000"));
+        QVERIFY(human.out.contains("sequences in flight"));
+        QVERIFY2(human.out.contains("why: ") && human.out.contains("reach the same throughput"),
+                 qPrintable(human.out));
     }
 
     void bench() {

@@ -5,6 +5,7 @@
 #include "core/search/rng.h"
 #include "core/search/space.h"
 #include "views/comparison.h"
+#include "views/degreechecks.h"
 #include "views/elitemodel.h"
 #include "views/format.h"
 #include "views/heatmap.h"
@@ -14,12 +15,17 @@
 #include "views/planrecord.h"
 #include "views/scenarioeditor.h"
 #include "views/searchchart.h"
+#include "views/timeline.h"
 #include "views/topology.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QBarSet>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
+#include <QHorizontalStackedBarSeries>
 #include <QImage>
 #include <QLineEdit>
 #include <QPainter>
@@ -28,6 +34,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
+#include <QWheelEvent>
 
 #include <numeric>
 
@@ -304,6 +312,46 @@ private slots:
                  QStringLiteral("%1x").arg(rec->metrics().throughput / meg->metrics().throughput, 0, 'f', 3));
     }
 
+    void comparisonSaysWhy() {
+        // Megatron (tp8, one replica) against dp8 tp1 on one node: eight times the replicas.
+        const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
+        const CostModel model(s);
+        const auto meg = makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron");
+        Plan dp8 = Plan::megatronChoices({1, 8, 1, 1, 1, 8});
+        QVERIFY2(!model.checkPlan(dp8), model.checkPlan(dp8).value_or("").c_str());
+        const auto rec = makePlanRecord(model, dp8, "dp8", "test");
+        QVERIFY(rec->metrics().feasible);
+        ComparisonView v;
+        v.resize(1200, 700);
+        v.setScenario(std::make_shared<const Scenario>(s));
+        v.setCandidates({{QStringLiteral("Megatron"), meg}, {QStringLiteral("dp8"), rec}}, 0, 1);
+        // Rows: replicas 1 and 8, sequences in flight = dp x pp x batch of each side.
+        QTableWidget* t = v.metricsTable();
+        auto row = [t](const QString& name) {
+            for (int r = 0; r < t->rowCount(); ++r)
+                if (t->item(r, 0)->text() == name) return r;
+            return -1;
+        };
+        const int rep = row(QStringLiteral("Replicas (dp)")),
+                  inf = row(QStringLiteral("Sequences in flight"));
+        QVERIFY(rep >= 0 && inf >= 0);
+        QCOMPARE(t->item(rep, 1)->text(), QStringLiteral("1"));
+        QCOMPARE(t->item(rep, 2)->text(), QStringLiteral("8"));
+        QCOMPARE(t->item(inf, 2)->text(), formatInteger(double(8 * rec->metrics().batch)));
+        QVERIFY(!t->item(rep, 0)->toolTip().isEmpty());
+        QVERIFY2(v.whySentence().contains(QStringLiteral("eight times the replicas")),
+                 qPrintable(v.whySentence()));
+        // Numbers on the bars, and a tooltip for a part.
+        QHorizontalStackedBarSeries* bars = v.barSeries();
+        QVERIFY(bars && bars->isLabelsVisible());
+        QBarSet* compute = bars->barSets().first();
+        emit compute->hovered(true, 1); // the left plan's bar (categories run bottom to top)
+        QVERIFY2(v.lastBarTip().contains(QStringLiteral("Megatron")) &&
+                     v.lastBarTip().contains(QStringLiteral("ms")),
+                 qPrintable(v.lastBarTip()));
+        QVERIFY(v.lastBarTip().contains(QStringLiteral("right / left")));
+    }
+
     void scenarioEditorValidates() {
         ScenarioEditor ed(kSamples);
         const Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
@@ -389,6 +437,190 @@ private slots:
         QVERIFY(!saveImage(&map, dir.filePath("missing/dir/h.png"), &error, paint));
         QVERIFY(!error.isEmpty());
         QVERIFY(!QFile::exists(dir.filePath("missing/dir/h.png")));
+    }
+
+    void topologySummaryReachable() {
+        // 128x8 (1,024 GPUs) in a wide canvas, and 1x8 in the canvas left at a 1040x700 window: the summary
+        // bars and the legend lie inside the canvas's height (the scroll area reaches all of it).
+        struct Case {
+            const char* scenario;
+            int width, height;
+        };
+        for (const Case& c :
+             {Case{"moe-1.6t-h100-128x8.yaml", 1200, 600}, Case{"llama-3.1-8b-h100-1x8.yaml", 700, 250}}) {
+            const Scenario s = scenario(c.scenario);
+            const CostModel model(s);
+            TopologyView view;
+            view.resize(c.width, c.height);
+            view.canvas()->setPlan(std::make_shared<const Scenario>(s),
+                                   makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron"));
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            TopologyCanvas* canvas = view.canvas();
+            const int h = std::max(canvas->height(), canvas->minimumHeightFor(canvas->width()));
+            const QRect full(0, 0, canvas->width(), h);
+            const QRect summary = canvas->summaryRect(full), legend = canvas->legendRect(full);
+            QVERIFY2(summary.isValid() && summary.height() > 0, c.scenario);
+            QVERIFY2(full.contains(summary) && full.contains(legend),
+                     qPrintable(QStringLiteral("%1: summary %2..%3, legend ..%4 in %5")
+                                    .arg(QLatin1String(c.scenario))
+                                    .arg(summary.top())
+                                    .arg(summary.bottom())
+                                    .arg(legend.bottom())
+                                    .arg(h)));
+            QVERIFY(summary.top() > canvas->gpuRect(s.gpus() - 1, full).bottom());
+            QVERIFY(canvas->height() >= legend.bottom());
+        }
+    }
+
+    void chartLegendTellsTheTruth() {
+        SearchChart chart;
+        chart.resize(900, 500);
+        chart.show();
+        // Roofline 1.5x Megatron: drawn to scale, not "above scale".
+        chart.setReference(1000, 1500);
+        chart.addPoints(QStringLiteral("sa"), {{10, 1100}});
+        QTRY_VERIFY(chart.redraws() > 0);
+        QTRY_VERIFY(!chart.legendText(QStringLiteral("roofline")).isEmpty());
+        QVERIFY(!chart.rooflineAboveAxis());
+        QVERIFY(!chart.legendText(QStringLiteral("roofline")).contains(QStringLiteral("above scale")));
+        // Roofline 20x: off the axis, and the legend says so.
+        chart.setReference(1000, 20000);
+        const int n = chart.redraws();
+        QTRY_VERIFY(chart.redraws() > n);
+        QVERIFY(chart.rooflineAboveAxis());
+        QVERIFY(chart.legendText(QStringLiteral("roofline")).contains(QStringLiteral("above scale")));
+        // An infeasible Megatron plan keeps a legend entry that says why there is no line.
+        chart.setReference(0, 20000);
+        QVERIFY(chart.legendText(QStringLiteral("megatron")).contains(QStringLiteral("infeasible")));
+        // A run that ended without a feasible plan is no longer "yet" to find one.
+        chart.setProgress(QStringLiteral("ga"), 50);
+        QTRY_VERIFY(chart.legendText(QStringLiteral("ga")).contains(QStringLiteral("yet")));
+        chart.setCurve(QStringLiteral("ga"), {}, 100);
+        QTRY_VERIFY(!chart.legendText(QStringLiteral("ga")).contains(QStringLiteral("yet")));
+        QVERIFY(chart.legendText(QStringLiteral("ga")).contains(QStringLiteral("no feasible plan")));
+    }
+
+    void degreeOneClick() {
+        DegreeChecks d;
+        d.setValues(8, {});
+        QVERIFY(d.isAny());
+        QSignalSpy changed(&d, &DegreeChecks::changed);
+        // "any" on: every value reads as allowed and is clickable (not greyed out); clicking 8 pins it.
+        QVERIFY(d.button(8)->isEnabled() && d.button(8)->isChecked());
+        QTest::mouseClick(d.button(8), Qt::LeftButton);
+        QVERIFY(!d.isAny());
+        QCOMPARE(d.allowed(), std::vector<int>{8});
+        QCOMPARE(changed.count(), 1);
+        // Then clicks toggle values as usual.
+        QTest::mouseClick(d.button(4), Qt::LeftButton);
+        QCOMPARE(d.allowed(), (std::vector<int>{4, 8}));
+    }
+
+    void timelineAddsUpToTheStep() {
+        // One stage (Megatron on 1x8): the stage's operators and collectives, one after the other, take the
+        // breakdown's slowest-stage time.
+        const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
+        const CostModel model(s);
+        const auto meg = makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron");
+        const Breakdown& b = meg->breakdown(false);
+        Timeline t = buildTimeline(s, *meg, false);
+        QCOMPARE(t.stages, 1);
+        double busy = 0;
+        int ops = 0, comms = 0;
+        for (const TimelineItem& it : t.items) {
+            busy += it.durMs;
+            ops += it.kind == TimelineItem::Kind::Compute || it.kind == TimelineItem::Kind::Memory;
+            comms += it.kind == TimelineItem::Kind::Comm;
+        }
+        QVERIFY2(std::abs(t.stepMs - b.stageMs) < 1e-6 * b.stageMs,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(t.stepMs).arg(b.stageMs)));
+        QVERIFY(std::abs(busy - t.stepMs) < 1e-9 * t.stepMs); // no gaps, no overlap
+        // 32 dense layers, each with the breakdown's dense operators.
+        int denseOps = 0;
+        for (const OpCost& o : b.ops) denseOps += o.layer == LayerKind::Dense;
+        QVERIFY(ops >= 32 * denseOps);
+        QVERIFY(comms >= 32); // tp8: at least one all-reduce per layer
+        // The overlap hook: half of every collective under the compute before it shortens the step by that.
+        double hidden = 0;
+        TimelineOptions o;
+        o.hiddenMs = [](const CommCost& c) { return c.timeMs / 2; };
+        t = buildTimeline(s, *meg, false, o);
+        for (const TimelineItem& it : t.items) hidden += it.hiddenMs;
+        QVERIFY(hidden > 0);
+        QVERIFY(std::abs(t.stepMs - (b.stageMs - hidden)) < 1e-6 * b.stageMs);
+    }
+
+    void timelineMarksBubbles() {
+        // 80 layers on pp 3: 26 + 27 + 27 (pipelineStages); the shorter stage idles: a bubble, and every
+        // stage ends at the step.
+        const Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
+        const CostModel model(s);
+        Plan p = Plan::megatronChoices({1, 1, 8, 1, 1, 8});
+        p.degrees.pp = 4; // 4 x 8 = 32 GPUs
+        QVERIFY2(!model.checkPlan(p), model.checkPlan(p).value_or("").c_str());
+        const auto rec = makePlanRecord(model, p, "pp4", "test");
+        const Timeline t = buildTimeline(s, *rec, false);
+        QCOMPARE(t.stages, 4);
+        int bubbles = 0, sends = 0;
+        for (const TimelineItem& it : t.items) {
+            if (it.kind == TimelineItem::Kind::Bubble) {
+                ++bubbles;
+                QVERIFY(std::abs(it.endMs() - t.stepMs) < 1e-9 * t.stepMs);
+            }
+            sends += it.kind == TimelineItem::Kind::Pipeline;
+        }
+        QVERIFY(bubbles >= 1);
+        QCOMPARE(sends, rec->breakdown(false).pipelineTransferMs > 0 ? 3 : 0);
+        // Hover: the item under its own rectangle, described with its numbers; the image exports.
+        TimelineCanvas canvas;
+        canvas.resize(1200, 500);
+        canvas.setPlan(std::make_shared<const Scenario>(s), rec);
+        int probe = -1;
+        for (int i = 0; i < int(canvas.timeline().items.size()); ++i)
+            if (canvas.itemRect(i, canvas.rect()).width() > 6 &&
+                canvas.timeline().items[size_t(i)].kind != TimelineItem::Kind::Bubble) {
+                probe = i;
+                break;
+            }
+        QVERIFY(probe >= 0);
+        QCOMPARE(canvas.itemAt(canvas.itemRect(probe, canvas.rect()).center().toPoint()), probe);
+        QVERIFY(canvas.itemDescription(probe).contains(QStringLiteral("stage ")));
+        QVERIFY(canvas.itemDescription(probe).contains(QStringLiteral(" ms")));
+        QTemporaryDir dir;
+        for (const char* ext : {"png", "svg"}) {
+            const QString path = dir.filePath(QStringLiteral("timeline.%1").arg(QLatin1String(ext)));
+            QString error;
+            QVERIFY2(saveImage(&canvas, path, &error,
+                               [&](QPainter& pa, const QRect& r) { canvas.paintTo(pa, r); }),
+                     qPrintable(error));
+            QVERIFY(QFileInfo(path).size() > 1000);
+        }
+    }
+
+    void topologyZoom() {
+        // 1,024 GPUs: Fit shrinks the cells so less height is needed; zooming in grows it; Ctrl+wheel zooms.
+        const Scenario s = scenario("moe-1.6t-h100-128x8.yaml");
+        const CostModel model(s);
+        TopologyCanvas canvas;
+        canvas.resize(1200, 600);
+        canvas.setPlan(std::make_shared<const Scenario>(s),
+                       makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron"));
+        const int normal = canvas.minimumHeightFor(1200);
+        canvas.setMinCell(TopologyCanvas::kFitCell);
+        const int fit = canvas.minimumHeightFor(1200);
+        QVERIFY2(fit < normal, qPrintable(QStringLiteral("fit %1, normal %2").arg(fit).arg(normal)));
+        const QRect full(0, 0, 1200, std::max(600, fit));
+        QVERIFY(full.contains(canvas.summaryRect(full)) && full.contains(canvas.legendRect(full)));
+        canvas.setMinCell(24);
+        QVERIFY(canvas.minimumHeightFor(1200) > normal);
+        QWheelEvent wheel(QPointF(10, 10), QPointF(10, 10), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(&canvas, &wheel);
+        QVERIFY(canvas.minCell() > 24);
+        // Hovering outlines only that GPU's groups: its TP group of tp GPUs.
+        canvas.setHoveredGpu(9);
+        QCOMPARE(int(canvas.outlined(Axis::TP).size()), model.megatronPlan().degrees.tp);
     }
 };
 

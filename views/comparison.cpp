@@ -1,5 +1,6 @@
 #include "views/comparison.h"
 
+#include "core/analysis/why.h"
 #include "core/cost/validity.h"
 #include "views/format.h"
 
@@ -16,6 +17,7 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QToolButton>
+#include <QToolTip>
 #include <QValueAxis>
 
 #include <cmath>
@@ -34,6 +36,9 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
     t->setFocusPolicy(Qt::NoFocus);
     t->setAlternatingRowColors(true);
     t->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // A long plan name is cut at its end (not at both ends, centred), and is whole in the tooltip.
+    t->horizontalHeader()->setTextElideMode(Qt::ElideRight);
+    t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
     return t;
@@ -173,12 +178,20 @@ PlanRecordPtr ComparisonView::right() const {
 QStringList ComparisonView::differences() const {
     return m_diff;
 }
+QString ComparisonView::whySentence() const {
+    return m_why;
+}
+QHorizontalStackedBarSeries* ComparisonView::barSeries() const {
+    const auto all = m_chart->series();
+    return all.isEmpty() ? nullptr : qobject_cast<QHorizontalStackedBarSeries*>(all.first());
+}
 
 void ComparisonView::refresh() {
     const PlanRecordPtr L = left(), R = right();
     m_metrics->setRowCount(0);
     m_settings->setRowCount(0);
     m_diff.clear();
+    m_why.clear();
     if (!L || !R || !m_scenario) {
         m_verdict->setText(
             tr("<i>Pick two plans to compare (Megatron against the best found by default).</i>"));
@@ -188,6 +201,8 @@ void ComparisonView::refresh() {
     const Metrics &a = L->metrics(), &b = R->metrics();
     m_metrics->setHorizontalHeaderLabels({tr("Metric"), qs(L->label), qs(R->label), tr("Right / left")});
     m_settings->setHorizontalHeaderLabels({tr("Setting"), qs(L->label), qs(R->label)});
+    for (QTableWidget* t : {m_metrics, m_settings})
+        for (int c : {1, 2}) t->horizontalHeaderItem(c)->setToolTip(qs(c == 1 ? L->label : R->label));
 
     // Metrics. higher: +1 when larger is better, -1 when smaller is, 0 when neither.
     auto metric = [&](const QString& name, double va, double vb, const QString& ta, const QString& tb,
@@ -227,6 +242,18 @@ void ComparisonView::refresh() {
         metric(tr("TPOT"), a.tpotMs, b.tpotMs, formatMs(a.tpotMs), formatMs(b.tpotMs), -1);
     metric(tr("Batch per replica"), double(a.batch), double(b.batch), QString::number(a.batch),
            QString::number(b.batch), 0);
+    // What the throughput is made of: sequences in flight over the step (core/analysis/why.h).
+    const Why why = explainWhy(*m_scenario, L->plan, L->eval, R->plan, R->eval);
+    m_why = QString::fromStdString(why.sentence);
+    for (const WhyRow& w : why.rows) {
+        if (w.key == "weights_gib" || w.key == "kv_cache_gib") continue;
+        const bool step = w.key == "step_ms";
+        if (step && (w.a <= 0 || w.b <= 0)) continue;
+        metric(qs(w.label).remove(QStringLiteral(" (ms)")), w.a, w.b,
+               step ? formatMs(w.a) : formatInteger(w.a), step ? formatMs(w.b) : formatInteger(w.b),
+               step ? -1 : 0);
+        m_metrics->item(m_metrics->rowCount() - 1, 0)->setToolTip(qs(w.tip));
+    }
     metric(tr("Memory per GPU"), a.memoryPerGpuGiB, b.memoryPerGpuGiB,
            QStringLiteral("%1 GiB").arg(a.memoryPerGpuGiB, 0, 'f', 1),
            QStringLiteral("%1 GiB").arg(b.memoryPerGpuGiB, 0, 'f', 1), 0);
@@ -289,6 +316,8 @@ void ComparisonView::refresh() {
     verdict += m_diff.isEmpty() ? tr("; the two plans are identical.")
                                 : tr("; %n setting(s) differ: %1.", "", int(m_diff.size()))
                                       .arg(m_diff.join(QStringLiteral(", ")));
+    if (!m_diff.isEmpty() && !m_why.isEmpty())
+        verdict += QStringLiteral("<br><span style='color:#1f2937'>%1</span>").arg(m_why.toHtmlEscaped());
     m_verdict->setText(verdict);
     refreshBars();
 }
@@ -323,8 +352,30 @@ void ComparisonView::refreshBars() {
         *set << c.vb << c.va;
         set->setColor(c.color);
         set->setBorderColor(c.color.darker(115));
+        set->setLabelColor(c.color.lightnessF() > 0.6 ? QColor(0x1f, 0x29, 0x37) : Qt::white);
         series->append(set);
+        const QString name = c.name, left = qs(L->label), right = qs(R->label);
+        const double va = c.va, vb = c.vb, ta = a.total(), tb = b.total();
+        connect(set, &QBarSet::hovered, this, [=](bool on, int index) {
+            if (!on) {
+                QToolTip::hideText();
+                return;
+            }
+            const bool isRight = index == 0;
+            const double v = isRight ? vb : va, t = isRight ? tb : ta;
+            QString tip = tr("<b>%1</b>: %2 %3 (%4% of its step)")
+                              .arg((isRight ? right : left).toHtmlEscaped(), formatMs(v), name)
+                              .arg(t > 0 ? 100 * v / t : 0, 0, 'f', 1);
+            if (va > 0) tip += tr("<br>right / left: %1x").arg(vb / va, 0, 'f', 3);
+            m_barTip = tip;
+            QToolTip::showText(QCursor::pos(), tip, m_chartView);
+        });
     }
+    // Numbers on the bars: each part's milliseconds (too narrow a part shows none).
+    series->setLabelsVisible(true);
+    series->setLabelsFormat(QStringLiteral("@value"));
+    series->setLabelsPrecision(3);
+    series->setLabelsPosition(QAbstractBarSeries::LabelsCenter);
     series->setBarWidth(0.55);
     m_chart->addSeries(series);
     auto* cat = new QBarCategoryAxis;

@@ -46,6 +46,11 @@ public:
 
     /// The settings (degrees, "mesh order", operator names) whose values differ between the two sides.
     QStringList differences() const;
+    /// The sentence naming why the right plan differs in throughput (core/analysis), empty when the same.
+    QString whySentence() const;
+    /// The step-time bars (their sets carry the numbers; hovering one shows its tooltip).
+    QHorizontalStackedBarSeries* barSeries() const;
+    QString lastBarTip() const { return m_barTip; }
     QTableWidget* settingsTable() const { return m_settings; }
     QTableWidget* metricsTable() const { return m_metrics; }
     /// The widget to render for image export (the whole comparison).
@@ -68,6 +73,8 @@ private:
     QChart* m_chart = nullptr;
     QChartView* m_chartView = nullptr;
     QStringList m_diff;
+    QString m_why;
+    QString m_barTip;
 };
 
 } // namespace sp::views

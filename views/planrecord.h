@@ -2,6 +2,7 @@
 // A plan with everything the views show about it: its metrics and the cost model's breakdown, computed once
 // and shared read-only between the views (and threads) as std::shared_ptr<const PlanRecord>.
 
+#include "core/analysis/why.h"
 #include "core/cost/costmodel.h"
 
 #include <memory>
@@ -28,20 +29,13 @@ PlanRecordPtr makePlanRecord(const CostModel& model, const Plan& plan, std::stri
                              std::string searcher);
 
 /// Total time (ms, one step of the slowest stage) split into the categories the comparison stacks.
-struct StepSplit {
-    double computeMs = 0;  ///< compute-bound operators
-    double memoryMs = 0;   ///< memory-bound operators
-    double nvlinkMs = 0;   ///< collectives inside a node
-    double networkMs = 0;  ///< collectives across nodes
-    double localMs = 0;    ///< collectives on a single GPU (zero-size groups), normally 0
-    double pipelineMs = 0; ///< stage-to-stage transfers
-    double bubbleMs = 0;   ///< pipeline bubble
-    double total() const {
-        return computeMs + memoryMs + nvlinkMs + networkMs + localMs + pipelineMs + bubbleMs;
-    }
-};
+using StepSplit = StepParts;
 /// How often a breakdown entry of this layer kind occurs in the slowest stage.
-int occurrences(const Breakdown& b, LayerKind k);
-StepSplit stepSplit(const Breakdown& b);
+inline int occurrences(const Breakdown& b, LayerKind k) {
+    return layerOccurrences(b, k);
+}
+inline StepSplit stepSplit(const Breakdown& b) {
+    return stepParts(b);
+}
 
 } // namespace sp::views

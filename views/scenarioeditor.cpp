@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -58,6 +59,22 @@ QString parseNumber(const QString& text, double lo, double hi, double& out) {
     return {};
 }
 
+/// Combo and spin boxes take the wheel only when focused: scrolling the panel over them scrolls the panel.
+class WheelGuard : public QObject {
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() == QEvent::Wheel) {
+            auto* w = qobject_cast<QWidget*>(o);
+            if (w && !w->hasFocus()) {
+                e->ignore(); // goes on to the parent: the scroll area
+                return true;
+            }
+        }
+        return false;
+    }
+};
+
 QString phaseName(Phase p) {
     switch (p) {
     case Phase::Prefill:
@@ -71,93 +88,6 @@ QString phaseName(Phase p) {
 }
 
 } // namespace
-
-// ---------------------------------------------------------------------------------------------------------------
-
-DegreeChecks::DegreeChecks(QWidget* parent) : QWidget(parent) {
-    auto* lay = new QGridLayout(this);
-    lay->setContentsMargins(0, 0, 0, 0);
-    lay->setSpacing(2);
-}
-
-namespace {
-QToolButton* toggle(QWidget* parent, const QString& text, const QString& tip) {
-    auto* b = new QToolButton(parent);
-    b->setText(text);
-    b->setCheckable(true);
-    b->setToolTip(tip);
-    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(QStringLiteral("0000")) + 6);
-    b->setStyleSheet(QStringLiteral(
-        "QToolButton { padding: 1px 2px; }"
-        "QToolButton:checked { background: #dbeafe; border: 1px solid #60a5fa; }"
-        "QToolButton:disabled:checked { background: #eef2f7; color: #6b7280; border: 1px solid #cbd5e1; }"));
-    return b;
-}
-} // namespace
-
-void DegreeChecks::setValues(int max, const std::vector<int>& allowed) {
-    if (m_any) m_any->deleteLater();
-    for (QToolButton* b : m_buttons) b->deleteLater();
-    m_buttons.clear();
-    auto* lay = static_cast<QGridLayout*>(layout());
-    while (QLayoutItem* it = lay->takeAt(0)) delete it;
-    constexpr int kPerRow = 6; // wraps, so a 1024-GPU cluster still fits a narrow panel
-    std::vector<int> values;
-    for (int v = 1; v <= std::max(1, max); v *= 2) values.push_back(v);
-    for (int v : allowed)
-        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
-    std::sort(values.begin(), values.end());
-    m_any = toggle(this, tr("any"), tr("Any degree that divides (not only the powers of two listed)"));
-    m_any->setChecked(allowed.empty());
-    lay->addWidget(m_any, 0, 0);
-    connect(m_any, &QToolButton::toggled, this, [this](bool on) {
-        for (QToolButton* b : m_buttons) {
-            const QSignalBlocker block(b);
-            b->setEnabled(!on);
-            if (on) b->setChecked(true);
-        }
-        emit changed();
-    });
-    for (int v : values) {
-        auto* b = toggle(this, QString::number(v), tr("Allow %1").arg(v));
-        b->setChecked(allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end());
-        b->setEnabled(!allowed.empty());
-        connect(b, &QToolButton::toggled, this, &DegreeChecks::changed);
-        const int k = int(m_buttons.size()) + 1;
-        lay->addWidget(b, k / kPerRow, k % kPerRow);
-        m_buttons << b;
-    }
-    lay->setColumnStretch(kPerRow, 1);
-}
-
-std::vector<int> DegreeChecks::allowed() const {
-    if (!m_any || m_any->isChecked()) return {};
-    std::vector<int> out;
-    for (QToolButton* b : m_buttons)
-        if (b->isChecked()) out.push_back(b->text().toInt());
-    return out;
-}
-
-bool DegreeChecks::noneChecked() const {
-    if (m_any && m_any->isChecked()) return false;
-    return std::none_of(m_buttons.begin(), m_buttons.end(), [](QToolButton* b) { return b->isChecked(); });
-}
-
-void DegreeChecks::setAny(bool any) {
-    if (m_any) m_any->setChecked(any);
-}
-
-void DegreeChecks::setChecked(int value, bool on) {
-    setAny(false);
-    for (QToolButton* b : m_buttons)
-        if (b->text().toInt() == value) b->setChecked(on);
-}
-
-QList<int> DegreeChecks::values() const {
-    QList<int> out;
-    for (QToolButton* b : m_buttons) out << b->text().toInt();
-    return out;
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -342,6 +272,23 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
     m_spaceInfo = makeNote(this, kInfoStyle);
     kf->addRow(m_spaceInfo);
     lay->addStretch(1);
+
+    auto* guard = new WheelGuard(this);
+    QList<QWidget*> wheelTakers;
+    for (QComboBox* c : findChildren<QComboBox*>()) wheelTakers << c;
+    for (QAbstractSpinBox* b : findChildren<QAbstractSpinBox*>()) wheelTakers << b;
+    for (QWidget* w : wheelTakers) {
+        w->setFocusPolicy(Qt::StrongFocus); // not WheelFocus: a wheel over it does not focus it
+        w->installEventFilter(guard);
+    }
+}
+
+QString ScenarioEditor::pickerError(FileKind kind) const {
+    const Picker* p = kind == FileKind::Model      ? &m_model
+                      : kind == FileKind::Cluster  ? &m_cluster
+                      : kind == FileKind::Workload ? &m_workload
+                                                   : nullptr;
+    return p && p->error->isVisibleTo(this) ? p->error->text() : QString();
 }
 
 QWidget* ScenarioEditor::buildPicker(Picker& p, const QString& subdir, const QString& what) {
@@ -664,6 +611,7 @@ bool ScenarioEditor::loadPart(FileKind kind, const QString& path, QString* error
 
 void ScenarioEditor::replaceModel(const Model& m, const QString&) {
     m_scenario.model = m;
+    m_model.error->hide(); // a failed open before is no longer the model shown
     // Pins of operators this model does not have would only confuse.
     for (int i = 0; i < kOpCount; ++i)
         if (!opRelevant(m, Op(i))) m_scenario.constraints.pinned[size_t(i)] = -1;
@@ -673,12 +621,14 @@ void ScenarioEditor::replaceModel(const Model& m, const QString&) {
 
 void ScenarioEditor::replaceCluster(const Cluster& c, const QString&) {
     m_scenario.cluster = c;
+    m_cluster.error->hide();
     setScenario(m_scenario);
     changed();
 }
 
 void ScenarioEditor::replaceWorkload(const Workload& w, const QString&) {
     m_scenario.workload = w;
+    m_workload.error->hide();
     setScenario(m_scenario);
     changed();
 }

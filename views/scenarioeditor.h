@@ -6,6 +6,7 @@
 
 #include "core/io/formats.h"
 #include "core/model/scenario.h"
+#include "views/degreechecks.h"
 
 #include <QHash>
 #include <QWidget>
@@ -23,8 +24,6 @@ class QSpinBox;
 class QToolButton;
 
 namespace sp::views {
-
-class DegreeChecks;
 
 class ScenarioEditor : public QWidget {
     Q_OBJECT
@@ -53,6 +52,8 @@ public:
     /// "ttft_ms", "tpot_ms"), and the message shown under it.
     QLineEdit* field(const QString& key) const;
     QString fieldError(const QString& key) const;
+    /// The message shown under a picker after a failed open (empty when none).
+    QString pickerError(FileKind kind) const;
     DegreeChecks* degreeChecks(Axis a) const;
     QComboBox* pinCombo(Op op) const;
 
@@ -108,30 +109,6 @@ private:
     QSpinBox* m_gpus = nullptr;
     QLabel* m_spaceInfo = nullptr;
     bool m_loading = false;
-};
-
-/// A row of toggle buttons for the allowed values of one parallelism degree: "any", or a choice among the
-/// powers of two up to a maximum (plus any other value already allowed).
-class DegreeChecks : public QWidget {
-    Q_OBJECT
-public:
-    explicit DegreeChecks(QWidget* parent = nullptr);
-    /// Rebuilds the buttons for values up to `max`, checked per `allowed` (empty: "any").
-    void setValues(int max, const std::vector<int>& allowed);
-    /// The allowed list: empty for "any".
-    std::vector<int> allowed() const;
-    bool noneChecked() const;
-    void setAny(bool any);
-    /// Checks or unchecks one value (turning "any" off).
-    void setChecked(int value, bool on);
-    QList<int> values() const;
-
-signals:
-    void changed();
-
-private:
-    QToolButton* m_any = nullptr;
-    QList<QToolButton*> m_buttons;
 };
 
 } // namespace sp::views

@@ -110,11 +110,13 @@ void SearchChart::setReference(double megatron, double roofline) {
     m_megatron = megatron;
     m_roofline = roofline;
     m_rangeDirty = true;
+    // An infeasible Megatron plan keeps its legend entry, with no line, so the missing line is explained.
     m_megatronLine->setName(megatron > 0 ? tr("Megatron %1").arg(formatRate(megatron))
-                                         : tr("Megatron (infeasible)"));
+                                         : tr("Megatron plan infeasible (no line)"));
     m_rooflineLine->setName(tr("Roofline bound %1").arg(formatRate(roofline)));
     m_rooflineLine->setVisible(roofline > 0);
-    m_megatronLine->setVisible(megatron > 0);
+    m_megatronLine->setVisible(true);
+    if (megatron <= 0) m_megatronLine->clear();
     const QSignalBlocker block(m_rooflineBox);
     m_rooflineBox->setChecked(roofline > 0 && megatron > 0 && roofline <= 3 * megatron);
     scheduleRedraw();
@@ -163,6 +165,7 @@ void SearchChart::setCurve(const QString& searcher, const QVector<QPointF>& impr
                            int64_t evaluations) {
     Line& l = line(searcher);
     l.improvements = improvements;
+    l.finished = true;
     l.lastX = evaluations;
     for (const QPointF& p : improvements) l.lastX = std::max(l.lastX, int64_t(p.x()));
     l.dirty = true;
@@ -177,6 +180,17 @@ QVector<QPointF> SearchChart::curve(const QString& searcher) const {
 }
 int64_t SearchChart::evaluations(const QString& searcher) const {
     return m_lines.value(searcher).lastX;
+}
+QString SearchChart::legendText(const QString& series) const {
+    if (series == QLatin1String("megatron"))
+        return m_megatronLine->isVisible() ? m_megatronLine->name() : QString();
+    if (series == QLatin1String("roofline"))
+        return m_rooflineLine->isVisible() ? m_rooflineLine->name() : QString();
+    auto it = m_lines.find(series);
+    return it == m_lines.end() ? QString() : it->series->name();
+}
+bool SearchChart::rooflineAboveAxis() const {
+    return m_roofline / m_yScale > m_y->max();
 }
 int SearchChart::drawnPoints(const QString& searcher) const {
     auto it = m_lines.find(searcher);
@@ -266,9 +280,11 @@ void SearchChart::updateAxes() {
     }
     const double x0 = xMin,
                  x1 = m_logX ? static_cast<QLogValueAxis*>(m_x)->max() : static_cast<QValueAxis*>(m_x)->max();
-    m_megatronLine->replace({QPointF(x0, m_megatron / m_yScale), QPointF(x1, m_megatron / m_yScale)});
+    if (m_megatron > 0)
+        m_megatronLine->replace({QPointF(x0, m_megatron / m_yScale), QPointF(x1, m_megatron / m_yScale)});
     m_rooflineLine->replace({QPointF(x0, m_roofline / m_yScale), QPointF(x1, m_roofline / m_yScale)});
-    const QString rname = m_rooflineBox->isChecked() || m_roofline <= 0
+    // "above scale" only when the line is above the axis, whatever the checkbox says.
+    const QString rname = m_roofline <= 0 || m_roofline / m_yScale <= m_y->max()
                               ? tr("Roofline bound %1").arg(formatRate(m_roofline))
                               : tr("Roofline bound %1 (above scale)").arg(formatRate(m_roofline));
     if (m_rooflineLine->name() != rname) m_rooflineLine->setName(rname);
@@ -307,9 +323,10 @@ void SearchChart::redraw() {
         if (!pts.isEmpty() && double(l.lastX) > pts.last().x()) pts.append(QPointF(double(l.lastX), y));
         l.series->replace(pts);
         // Legend text changes relayout the chart: only when the best changed.
-        const QString name = l.improvements.isEmpty()
-                                 ? tr("%1 (no feasible plan yet)").arg(n)
-                                 : QStringLiteral("%1  %2").arg(n, formatRate(l.improvements.last().y()));
+        const QString name =
+            l.improvements.isEmpty()
+                ? (l.finished ? tr("%1 (no feasible plan)").arg(n) : tr("%1 (no feasible plan yet)").arg(n))
+                : QStringLiteral("%1  %2").arg(n, formatRate(l.improvements.last().y()));
         if (l.series->name() != name) l.series->setName(name);
     }
     if (best > 0) {

@@ -43,7 +43,7 @@ public:
     void addPoints(const QString& searcher, const std::vector<std::pair<int64_t, double>>& points);
     /// Buffers the searcher's current evaluation count: its line extends flat to it.
     void setProgress(const QString& searcher, int64_t evaluations);
-    /// Replaces a searcher's whole curve at once (restoring a session).
+    /// Replaces a searcher's whole curve at once, once it has ended (or restoring a session).
     void setCurve(const QString& searcher, const QVector<QPointF>& improvements, int64_t evaluations);
 
     void setLogX(bool on);
@@ -56,6 +56,9 @@ public:
     int64_t evaluations(const QString& searcher) const;
     /// Points currently drawn in the searcher's series (0 until the first redraw).
     int drawnPoints(const QString& searcher) const;
+    /// The legend text of a searcher's line, or of "megatron" / "roofline" (empty: not in the legend).
+    QString legendText(const QString& series) const;
+    bool rooflineAboveAxis() const;
     /// Redraws done so far (tests check the throttle with it).
     int redraws() const { return m_redraws; }
     /// The widget to render when exporting an image.
@@ -72,6 +75,7 @@ private:
         QVector<QPointF> improvements;
         int64_t lastX = 0;
         bool dirty = false;
+        bool finished = false; ///< the run ended (setCurve)
     };
     Line& line(const QString& searcher);
     void scheduleRedraw();

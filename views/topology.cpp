@@ -3,14 +3,18 @@
 #include "views/format.h"
 #include "views/meshgroups.h"
 
+#include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +22,7 @@
 namespace sp::views {
 
 namespace {
-constexpr int kMinCell = 12;
+constexpr int kMinCell = 12; ///< the default smallest GPU cell (zoom 1)
 const QColor kInk(0x1f, 0x29, 0x37), kMuted(0x6b, 0x72, 0x80), kNodeFill(0xf8, 0xfa, 0xfc),
     kNodeBorder(0xcb, 0xd5, 0xe1);
 const QColor kTpPen(0x1e, 0x3a, 0x8a), kDpPen(0xea, 0x58, 0x0c), kEpPen(0xc0, 0x26, 0xd3);
@@ -74,6 +78,33 @@ void TopologyCanvas::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecor
     if (m_scenario && m_hover >= m_scenario->gpus()) m_hover = -1;
     setMinimumHeight(minimumHeightFor(width()));
     recompute();
+}
+
+void TopologyCanvas::setMinCell(int px) {
+    px = std::clamp(px, kFitCell, 96);
+    if (px == m_minCell) return;
+    m_minCell = px;
+    setMinimumHeight(minimumHeightFor(width()));
+    update();
+    emit zoomChanged();
+}
+
+void TopologyCanvas::mousePressEvent(QMouseEvent* e) {
+    if (e->button() == Qt::LeftButton) m_dragFrom = e->globalPosition().toPoint();
+    QWidget::mousePressEvent(e);
+}
+
+void TopologyCanvas::mouseReleaseEvent(QMouseEvent* e) {
+    m_dragFrom.reset();
+    unsetCursor();
+    QWidget::mouseReleaseEvent(e);
+}
+
+void TopologyCanvas::wheelEvent(QWheelEvent* e) {
+    if (!(e->modifiers() & Qt::ControlModifier)) return QWidget::wheelEvent(e); // the scroll area scrolls
+    const int steps = e->angleDelta().y() / 120;
+    if (steps != 0) setMinCell(int(std::lround(m_minCell * std::pow(1.25, steps))) + (steps > 0 ? 1 : 0));
+    e->accept();
 }
 
 void TopologyCanvas::setPrefill(bool prefill) {
@@ -156,15 +187,15 @@ TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
     const QFontMetrics fm(font());
     const int lh = fm.height();
     g.title = QRect(r.left() + 10, r.top() + 6, r.width() - 20, lh + 6);
-    const int legendH = 2 * (lh + 8) + 6;
+    int legendH = 2 * (lh + 8) + 6;
     g.legend = QRect(r.left() + 10, r.bottom() - legendH, r.width() - 20, legendH);
     g.nodes =
         QRect(r.left() + 22, g.title.bottom() + 10, r.width() - 34, g.legend.top() - g.title.bottom() - 20);
     if (!m_scenario) return g;
-    // Memory and link bars under the nodes, when the canvas has room for them.
-    const int summaryH = 3 * (2 * lh + 12) + 8;
-    const bool summary = g.nodes.height() > 3 * summaryH;
-    if (summary) g.nodes.setHeight(g.nodes.height() - summaryH - 20);
+    // Memory and link bars under the nodes, then the legend. Always drawn: where the canvas is too short
+    // for them the canvas grows (minimumHeightFor) and scrolls.
+    const int summaryH = summaryHeight();
+    g.nodes.setHeight(std::max(0, g.nodes.height() - summaryH - 20));
     const int N = std::max(1, m_scenario->cluster.nodes), G = std::max(1, m_scenario->cluster.gpusPerNode);
     g.gpuCols = std::min(G, 8);
     g.gpuRows = (G + g.gpuCols - 1) / g.gpuCols;
@@ -187,21 +218,21 @@ TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
         const int sW =
             ((g.nodes.width() - (nc - 1) * g.nodeGapX) / nc - 2 * g.pad - (g.gpuCols - 1) * g.gap) /
             g.gpuCols;
-        if (sW < kMinCell && nc > 1) break; // more columns only get narrower
+        if (sW < m_minCell && nc > 1) break; // more columns only get narrower
         int s = std::min(sW, 96);
-        while (s >= kMinCell && nr * nodeH(s) + (nr - 1) * g.nodeGapY > g.nodes.height()) --s;
+        while (s >= m_minCell && nr * nodeH(s) + (nr - 1) * g.nodeGapY > g.nodes.height()) --s;
         if (s > bestS) bestS = s, bestCols = nc;
     }
-    if (bestS < kMinCell) {
+    if (bestS < m_minCell) {
         // Does not fit the height: as many node columns as fit the width at the minimum cell; the canvas
         // grows (minimumHeightFor) and scrolls.
         bestCols = 1;
         for (int nc = 1; nc <= N; ++nc)
-            if (nc * nodeW(kMinCell) + (nc - 1) * g.nodeGapX <= g.nodes.width()) bestCols = nc;
+            if (nc * nodeW(m_minCell) + (nc - 1) * g.nodeGapX <= g.nodes.width()) bestCols = nc;
         const int sW = ((g.nodes.width() - (bestCols - 1) * g.nodeGapX) / bestCols - 2 * g.pad -
                         (g.gpuCols - 1) * g.gap) /
                        g.gpuCols;
-        bestS = std::clamp(sW, kMinCell, 96);
+        bestS = std::clamp(sW, m_minCell, 96);
     }
     g.cell = bestS;
     g.nodeCols = bestCols;
@@ -210,18 +241,28 @@ TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
     g.nodeW = nodeW(g.cell);
     g.nodeH = nodeH(g.cell);
     const int gridH = g.nodeRows * g.nodeH + (g.nodeRows - 1) * g.nodeGapY;
-    if (summary) {
-        // Nodes, summary and legend as one block, a little above the middle of the canvas.
-        const int legendH = g.legend.height();
-        const int block = gridH + 28 + summaryH + 12 + legendH;
-        const int top = g.title.bottom() + 10;
-        const int spare = std::max(0, r.bottom() - 6 - top - block);
-        g.nodes.moveTop(top + spare / 3);
-        g.nodes.setHeight(gridH);
-        g.summary = QRect(g.nodes.left(), g.nodes.top() + gridH + 28, g.nodes.width(), summaryH);
-        g.legend.moveTop(g.summary.bottom() + 12);
-    }
+    // Nodes, summary and legend as one block, a little above the middle of the canvas.
+    legendH = g.legend.height();
+    const int block = gridH + 28 + summaryH + 12 + legendH;
+    const int top = g.title.bottom() + 10;
+    const int spare = std::max(0, r.bottom() - 6 - top - block);
+    g.nodes.moveTop(top + spare / 3);
+    g.nodes.setHeight(gridH);
+    g.summary = QRect(g.nodes.left(), g.nodes.top() + gridH + 28, g.nodes.width(), summaryH);
+    g.legend.moveTop(g.summary.bottom() + 12);
     return g;
+}
+
+int TopologyCanvas::summaryHeight() const {
+    const int lh = QFontMetrics(font()).height();
+    return 3 * (2 * lh + 12) + 8;
+}
+
+QRect TopologyCanvas::summaryRect(const QRect& canvas) const {
+    return geometry(canvas).summary;
+}
+QRect TopologyCanvas::legendRect(const QRect& canvas) const {
+    return geometry(canvas).legend;
 }
 
 int TopologyCanvas::minimumHeightFor(int w) const {
@@ -230,7 +271,9 @@ int TopologyCanvas::minimumHeightFor(int w) const {
         geometry(QRect(0, 0, w, 1)); // no height to spare: minimum cells, columns to fit the width
     const QFontMetrics fm(font());
     const int legendH = 2 * (fm.height() + 8) + 6;
-    return std::max(240, g.nodeRows * g.nodeH + (g.nodeRows - 1) * g.nodeGapY + fm.height() + 40 + legendH);
+    const int gridH = g.nodeRows * g.nodeH + (g.nodeRows - 1) * g.nodeGapY;
+    // title, grid, summary, legend, as laid out by geometry()
+    return std::max(240, 6 + fm.height() + 6 + 10 + gridH + 28 + summaryHeight() + 12 + legendH + 8);
 }
 
 void TopologyCanvas::resizeEvent(QResizeEvent*) {
@@ -269,6 +312,14 @@ int TopologyCanvas::gpuAt(const QPoint& pos) const {
 }
 
 void TopologyCanvas::mouseMoveEvent(QMouseEvent* e) {
+    if (m_dragFrom && (e->buttons() & Qt::LeftButton)) {
+        // Drag to pan (the view scrolls by the movement).
+        const QPoint now = e->globalPosition().toPoint();
+        emit panRequested(*m_dragFrom - now);
+        m_dragFrom = now;
+        setCursor(Qt::ClosedHandCursor);
+        return;
+    }
     setHoveredGpu(gpuAt(e->position().toPoint()));
 }
 void TopologyCanvas::leaveEvent(QEvent*) {
@@ -564,35 +615,6 @@ void TopologyCanvas::paintSummary(QPainter& p, const QRect& r) const {
         tr("compute-bound %1, memory-bound %2 of the %3")
             .arg(formatMs(split.computeMs), formatMs(split.memoryMs), qs(b.phase)));
     p.restore();
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-
-TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
-    m_canvas = new TopologyCanvas;
-    m_info = new QLabel(this);
-    m_info->setWordWrap(true);
-    m_info->setContentsMargins(10, 6, 10, 2);
-    m_info->setStyleSheet(QStringLiteral("color: #374151;"));
-    m_info->setText(tr("Hover a GPU to outline its tensor-, data- and expert-parallel groups."));
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(m_canvas);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    auto* lay = new QVBoxLayout(this);
-    lay->setContentsMargins(0, 0, 0, 0);
-    lay->setSpacing(0);
-    lay->addWidget(m_info);
-    lay->addWidget(scroll, 1);
-    connect(m_canvas, &TopologyCanvas::hoveredGpuChanged, this, [this](int gpu) {
-        m_info->setText(gpu < 0 ? tr("Hover a GPU to outline its tensor-, data- and expert-parallel groups.")
-                                : m_canvas->gpuDescription(gpu));
-    });
-}
-
-void TopologyView::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan) {
-    m_canvas->setPlan(std::move(scenario), std::move(plan));
-    if (m_canvas->hoveredGpu() >= 0) m_info->setText(m_canvas->gpuDescription(m_canvas->hoveredGpu()));
 }
 
 } // namespace sp::views

@@ -9,9 +9,11 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QLabel;
+class QScrollArea;
 
 namespace sp::views {
 
@@ -19,6 +21,11 @@ class TopologyCanvas : public QWidget {
     Q_OBJECT
 public:
     explicit TopologyCanvas(QWidget* parent = nullptr);
+    /// The smallest GPU cell the layout may shrink to: kFitCell fits the cluster to the window; larger values
+    /// zoom in (the canvas grows and scrolls; drag to pan, Ctrl+wheel to zoom).
+    static constexpr int kFitCell = 3;
+    void setMinCell(int px);
+    int minCell() const { return m_minCell; }
 
     void setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan);
     void setPrefill(bool prefill);
@@ -43,13 +50,22 @@ public:
     QSize minimumSizeHint() const override;
     /// The height at which the smallest readable GPU cells fit this width (larger clusters scroll).
     int minimumHeightFor(int width) const;
+    /// Where the summary (memory, communication and operator bars) and the legend are drawn.
+    QRect summaryRect(const QRect& canvas) const;
+    QRect legendRect(const QRect& canvas) const;
 
 signals:
     void hoveredGpuChanged(int gpu);
+    void zoomChanged();
+    /// A drag asks the view to scroll by this many pixels.
+    void panRequested(QPoint delta);
 
 protected:
     void paintEvent(QPaintEvent*) override;
     void mouseMoveEvent(QMouseEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
     void leaveEvent(QEvent*) override;
     bool event(QEvent* e) override;
     void resizeEvent(QResizeEvent*) override;
@@ -65,11 +81,14 @@ private:
     Geometry geometry(const QRect& r) const;
     void recompute();
     void paintSummary(QPainter& p, const QRect& r) const;
+    int summaryHeight() const;
 
     std::shared_ptr<const Scenario> m_scenario;
     PlanRecordPtr m_plan;
     bool m_prefill = false;
     int m_hover = -1;
+    int m_minCell = 12;
+    std::optional<QPoint> m_dragFrom;
     double m_share[3] = {0, 0, 0};
     double m_bytes[3] = {0, 0, 0};
 };
@@ -85,6 +104,8 @@ public:
 private:
     TopologyCanvas* m_canvas = nullptr;
     QLabel* m_info = nullptr;
+    QLabel* m_zoom = nullptr;
+    QScrollArea* m_scroll = nullptr;
 };
 
 } // namespace sp::views

@@ -6,12 +6,14 @@
 #include "interrupt.h"
 #include "metrics_json.h"
 
+#include "core/analysis/why.h"
 #include "core/cost/validity.h"
 #include "core/io/formats.h"
 #include "core/search/searcher.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -215,6 +217,7 @@ int cmdCompare(const std::vector<std::string>& argv) {
     const auto& files = a.positionals();
     std::vector<Plan> plans;
     std::vector<Metrics> metrics;
+    std::vector<Evaluation> evals;
     for (const auto& f : files) {
         auto p = loadPlan(f);
         if (!p) {
@@ -226,7 +229,8 @@ int cmdCompare(const std::vector<std::string>& argv) {
             return kBadInput;
         }
         plans.push_back(p.value());
-        metrics.push_back(model.evaluate(p.value()));
+        evals.push_back(model.explain(p.value()));
+        metrics.push_back(evals.back().metrics);
     }
     const Metrics &ma = metrics[0], &mb = metrics[1];
     const Plan &pa = plans[0], &pb = plans[1];
@@ -247,6 +251,8 @@ int cmdCompare(const std::vector<std::string>& argv) {
         {"roofline_fraction", "roofline fraction", ma.rooflineFraction, mb.rooflineFraction},
     };
     auto ratio = [](double x, double y) { return x != 0 ? y / x : std::nan(""); };
+    // Why B differs from A: replicas, sequences in flight and step time, and the sentence naming the causes.
+    const Why why = explainWhy(*scenario, pa, evals[0], pb, evals[1]);
 
     // What differs: degrees, mesh order, batch, and the choices of the operators the model has.
     struct Diff {
@@ -282,6 +288,22 @@ int cmdCompare(const std::vector<std::string>& argv) {
         j["ratios"] = ratios;
         auto& d = j["differences"] = nlohmann::ordered_json::array();
         for (const Diff& x : diffs) d.push_back({{"field", x.field}, {"a", x.a}, {"b", x.b}});
+        nlohmann::ordered_json w;
+        auto& wr = w["rows"] = nlohmann::ordered_json::array();
+        for (const WhyRow& r : why.rows)
+            wr.push_back({{"key", r.key},
+                          {"label", r.label},
+                          {"a", num(r.a)},
+                          {"b", num(r.b)},
+                          {"ratio", num(ratio(r.a, r.b))}});
+        auto& ws = w["step_ms"] = nlohmann::ordered_json::array();
+        for (const WhyStepPart& p : why.step)
+            ws.push_back({{"part", p.name}, {"a", num(p.aMs)}, {"b", num(p.bMs)}});
+        w["throughput_ratio"] = num(why.throughputRatio);
+        w["in_flight_ratio"] = num(why.inFlightRatio);
+        w["step_ratio"] = num(why.stepRatio);
+        w["sentence"] = why.sentence;
+        j["why"] = w;
         std::cout << j.dump(2) << "\n";
         return kOk;
     }
@@ -295,6 +317,15 @@ int cmdCompare(const std::vector<std::string>& argv) {
         if (std::isfinite(q)) std::snprintf(cell, sizeof cell, "%.3f", q);
         std::printf("%-22s %14.6g %14.6g %10s\n", r.label, r.a, r.b, cell);
     }
+    for (const WhyRow& r : why.rows) {
+        if (r.key == "weights_gib" || r.key == "kv_cache_gib") continue; // memory is in the rows above
+        const double q = ratio(r.a, r.b);
+        char cell[32] = "-";
+        if (std::isfinite(q)) std::snprintf(cell, sizeof cell, "%.3f", q);
+        std::string label = r.label;
+        for (char& c : label) c = char(std::tolower(static_cast<unsigned char>(c)));
+        std::printf("%-22s %14.6g %14.6g %10s\n", label.c_str(), r.a, r.b, cell);
+    }
     std::printf("%-22s %14s %14s\n", "feasible", ma.feasible ? "yes" : "no", mb.feasible ? "yes" : "no");
     for (int k = 0; k < 2; ++k)
         for (const auto& v : metrics[k].violations)
@@ -306,6 +337,7 @@ int cmdCompare(const std::vector<std::string>& argv) {
         for (const Diff& x : diffs)
             std::printf("%-22s %14s %14s\n", x.field.c_str(), x.a.c_str(), x.b.c_str());
     }
+    std::printf("\nwhy: %s\n", why.sentence.c_str());
     return kOk;
 }
 

@@ -1,8 +1,13 @@
 #pragma once
 // The planner's main window: the scenario and run panels (docks), the live chart and the plan views (tabs),
-// the elite table; menus, shortcuts, files, exports and sessions.
+// the elite table, and the wiring between them and the searches. Menus and actions (windowactions), file
+// dialogs (filedialogs), exports (exports), sessions (sessionfiles) and the runs of a batch (runtracker)
+// live in their own files.
 
+#include "filedialogs.h"
 #include "metatypes.h"
+#include "runtracker.h"
+#include "scenarioundo.h"
 #include "searchcontext.h"
 #include "searchcontroller.h"
 
@@ -13,9 +18,14 @@
 #include <QMainWindow>
 #include <QTimer>
 
+#include <functional>
+#include <memory>
 #include <optional>
 
+class QAction;
+class QDockWidget;
 class QLabel;
+class QScrollArea;
 class QLineEdit;
 class QMenu;
 class QSortFilterProxyModel;
@@ -32,6 +42,7 @@ class RunPanel;
 class ScenarioEditor;
 class SearchChart;
 class ShardingView;
+class TimelineView;
 class TopologyView;
 } // namespace sp::views
 
@@ -44,9 +55,14 @@ public:
         bool persistSettings = true; ///< restore and save window state and recent files (QSettings)
         bool confirmClose = true;    ///< ask before discarding unsaved results
         int threadsPerRun = 0;       ///< evaluation threads per searcher; 0: all cores
+        /// Answers the questions (discard results?) instead of a message box: (title, text) -> a
+        /// QMessageBox::StandardButton. Tests set it.
+        std::function<int(const QString& title, const QString& text)> ask;
+        /// Answers the file dialogs instead of showing them (see FileDialogs::Answer).
+        FileDialogs::Answer fileAnswer;
     };
     /// The tabs of the central area, in order.
-    enum class Tab { Chart, LearningCurve, Sharding, Topology, Comparison, Plan };
+    enum class Tab { Chart, LearningCurve, Sharding, Topology, Comparison, Plan, Timeline };
 
     explicit MainWindow(QWidget* parent = nullptr);
     MainWindow(const Options& options, QWidget* parent = nullptr);
@@ -85,11 +101,23 @@ public:
     views::TopologyView* topologyView() const { return m_topology; }
     views::ComparisonView* comparisonView() const { return m_comparison; }
     views::PlanDetails* planDetails() const { return m_details; }
+    views::TimelineView* timelineView() const { return m_timeline; }
     views::MessageBanner* messageBanner() const { return m_banner; }
     views::MessageBanner* staleBanner() const { return m_staleBanner; }
     QTabWidget* tabs() const { return m_tabs; }
     SearchController* controller() const { return m_controller; }
     const SearchContextPtr& context() const { return m_ctx; }
+    const RunTracker& runs() const { return m_runs; }
+    ScenarioUndo* scenarioUndo() const { return m_undo; }
+    FileDialogs& fileDialogs() { return *m_dialogs; }
+    /// The scenario's name as shown in the title and the exports: its file's name, or what it has become
+    /// once edited.
+    QString scenarioTitle() const;
+    /// The text of the window's status line about the scenario (model, cluster, workload).
+    QString scenarioStatus() const;
+    QDockWidget* scenarioDock() const { return m_scenarioDock; }
+    /// A named action of the menus ("exportPlan", "saveSession", "start", ...), for tests and scripting.
+    QAction* action(const QString& name) const;
     /// The plan shown in the views (selected row, opened plan, or the Megatron plan).
     views::PlanRecordPtr currentPlan() const { return m_current; }
     views::PlanRecordPtr openedPlan() const { return m_opened; }
@@ -112,26 +140,23 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    bool eventFilter(QObject* watched, QEvent* e) override;
 
 private:
-    struct RunState {
-        std::vector<Candidate> elite;
-        QVector<QPointF> curve;
-        int64_t evaluations = 0;
-        int64_t target = 0;
-        double seconds = 0;
-        double best = 0;
-        bool finished = false;
-        bool stopped = false;
-        QString message;
-    };
+    friend class WindowActions;
+    friend class SessionFiles;
+    /// What an error in the banner is about, so that it goes away when its cause is fixed.
+    enum class Cause { None, InvalidScenario, EmptySpace, PartFile, Other };
 
     void buildUi();
-    void buildActions();
+    void showAbout();
     void setScenario(const Scenario& s, const QString& path);
     void scenarioEdited();
     void clearResults();
-    void showError(const QString& message);
+    void showError(const QString& message, Cause cause = Cause::Other);
+    void clearFixedErrors();
+    int ask(const QString& title, const QString& text, int buttons, int defaultButton);
+    void fitScenarioPanel();
     void showInfo(const QString& message);
     void updateTitle();
     void addRecent(const QString& path);
@@ -149,7 +174,6 @@ private:
     void refreshComparison();
     views::PlanRecordPtr recordFor(const Candidate& c, const QString& label, const QString& searcher);
     views::PlanRecordPtr bestRecord();
-    std::optional<Candidate> bestCandidate() const;
 
     void openDialog();
     void saveSessionDialog(bool saveAs);
@@ -158,9 +182,17 @@ private:
     void exportCsvDialog();
     void exportImageDialog(Tab view);
     void exportLaunchDialog(ServingEngine engine);
+    views::PlanRecordPtr exportedPlan();
 
     Options m_options;
     QString m_samplesDir;
+    std::unique_ptr<FileDialogs> m_dialogs;
+    QDockWidget* m_scenarioDock = nullptr;
+    QScrollArea* m_scenarioScroll = nullptr;
+    QHash<QString, QAction*> m_actions;
+    Cause m_errorCause = Cause::None;
+    ScenarioUndo* m_undo = nullptr;
+    Scenario m_loadedScenario; ///< as opened, before edits (the title tells when it was edited)
     views::ScenarioEditor* m_editor = nullptr;
     views::RunPanel* m_runPanel = nullptr;
     views::SearchChart* m_chart = nullptr;
@@ -174,6 +206,7 @@ private:
     views::TopologyView* m_topology = nullptr;
     views::ComparisonView* m_comparison = nullptr;
     views::PlanDetails* m_details = nullptr;
+    views::TimelineView* m_timeline = nullptr;
     views::MessageBanner* m_banner = nullptr;
     views::MessageBanner* m_staleBanner = nullptr;
     QTabWidget* m_tabs = nullptr;
@@ -186,8 +219,7 @@ private:
     SearchContextPtr m_ctx; ///< the scenario of the results shown (or of the scenario, before any search)
     QString m_scenarioPath;
     QString m_sessionPath;
-    QHash<QString, RunState> m_runs;
-    QStringList m_runOrder;
+    RunTracker m_runs;
     bool m_hasResults = false;
     bool m_unsaved = false;
     QElapsedTimer m_runClock;

@@ -625,24 +625,47 @@ std::string emitted(const YAML::Emitter& e) {
     return std::string(e.c_str()) + "\n";
 }
 
-nlohmann::ordered_json planJson(const Plan& p) {
+/// `dense`: the model has no MoE layers, so the expert degrees, the router and expert operators and the
+/// MoE-layer operators are left out (the reader fills them in).
+nlohmann::ordered_json planJson(const Plan& p, bool dense = false) {
     nlohmann::ordered_json j;
     j["version"] = 1;
     j["kind"] = "plan";
     auto& d = j["degrees"];
-    for (int a = 0; a < kAxisCount; ++a) d[std::string(kAxisNames[a])] = p.degrees.get(Axis(a));
+    const int axes = dense ? int(Axis::EP) : kAxisCount;
+    for (int a = 0; a < axes; ++a) d[std::string(kAxisNames[a])] = p.degrees.get(Axis(a));
     j["mesh_order"] = nlohmann::ordered_json::array();
     for (Axis a : p.meshOrder) j["mesh_order"].push_back(std::string(kAxisNames[int(a)]));
     auto& o = j["operators"];
-    for (int i = 0; i < kBaseOpCount; ++i)
-        o[std::string(kOpNames[i])] = std::string(choiceNames(Op(i))[p.choices[i]]);
-    auto& mo = j["moe_layer_operators"];
-    for (Op op : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
-        mo[std::string(kOpNames[int(op)])] = std::string(choiceNames(op)[p.choice(op)]);
+    for (int i = 0; i < kBaseOpCount; ++i) {
+        const Op op = Op(i);
+        if (dense && (op == Op::Router || op == Op::Experts || op == Op::SharedExperts)) continue;
+        o[std::string(kOpNames[i])] = std::string(choiceNames(op)[p.choices[i]]);
+    }
+    if (!dense) {
+        auto& mo = j["moe_layer_operators"];
+        for (Op op : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
+            mo[std::string(kOpNames[int(op)])] = std::string(choiceNames(op)[p.choice(op)]);
+    }
     if (p.batch > 0) j["batch"] = p.batch;
     if (p.overlap != Overlap::Auto) j["overlap"] = std::string(kOverlapNames[int(p.overlap)]);
     if (p.prefillBudget > 0) j["prefill_budget"] = p.prefillBudget;
     return j;
+}
+
+std::string planYaml(const nlohmann::ordered_json& j) {
+    // Same content as the JSON form (YAML::Load reads JSON); the nodes come back in flow style, so set block
+    // style for the document and the operator maps, and keep the degrees and the mesh order on one line each.
+    YAML::Node root = YAML::Load(j.dump());
+    root.SetStyle(YAML::EmitterStyle::Block);
+    for (auto it : root) {
+        YAML::Node v = it.second;
+        const bool oneLine = it.first.Scalar() == "degrees" || v.IsSequence();
+        v.SetStyle(oneLine ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
+    }
+    YAML::Emitter e;
+    e << root;
+    return emitted(e);
 }
 
 } // namespace
@@ -752,18 +775,13 @@ std::string toYaml(const Scenario& s) {
     return emitted(e);
 }
 std::string toYaml(const Plan& p) {
-    // Same content as the JSON form (YAML::Load reads JSON); the nodes come back in flow style, so set block
-    // style for the document and the operator maps, and keep the degrees and the mesh order on one line each.
-    YAML::Node root = YAML::Load(planJson(p).dump());
-    root.SetStyle(YAML::EmitterStyle::Block);
-    for (auto it : root) {
-        YAML::Node v = it.second;
-        const bool oneLine = it.first.Scalar() == "degrees" || v.IsSequence();
-        v.SetStyle(oneLine ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
-    }
-    YAML::Emitter e;
-    e << root;
-    return emitted(e);
+    return planYaml(planJson(p));
+}
+std::string toYaml(const Plan& p, const Model& m) {
+    return planYaml(planJson(p, !m.moe.present()));
+}
+std::string toJson(const Plan& p, const Model& m) {
+    return planJson(p, !m.moe.present()).dump(2) + "\n";
 }
 std::string toJson(const Plan& p) {
     return planJson(p).dump(2) + "\n";

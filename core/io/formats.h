@@ -11,10 +11,12 @@
 namespace sp {
 
 enum class FileKind { Model, Cluster, Workload, Constraints, Scenario, Plan };
-inline constexpr std::array<std::string_view, 6> kFileKindNames{"model", "cluster", "workload", "constraints",
-                                                                "scenario", "plan"};
+inline constexpr std::array<std::string_view, 6> kFileKindNames{"model",       "cluster",  "workload",
+                                                                "constraints", "scenario", "plan"};
 std::optional<FileKind> fileKindFromName(std::string_view s);
-inline std::string_view nameOf(FileKind k) { return kFileKindNames[static_cast<int>(k)]; }
+inline std::string_view nameOf(FileKind k) {
+    return kFileKindNames[static_cast<int>(k)];
+}
 
 /// The architectures a Hugging Face config.json may name.
 const std::vector<std::string_view>& supportedHfArchitectures();
@@ -46,6 +48,9 @@ std::string toYaml(const Constraints& c);
 std::string toYaml(const Scenario& s);
 std::string toYaml(const Plan& p);
 std::string toJson(const Plan& p);
+/// The plan file for a model: a dense model's file leaves out the expert degrees and the MoE operators.
+std::string toYaml(const Plan& p, const Model& m);
+std::string toJson(const Plan& p, const Model& m);
 
 /// Writes atomically (a temporary file beside the target, then rename): a failed write leaves no half file.
 Result<bool> writeFileAtomic(const std::string& path, const std::string& content);
@@ -56,8 +61,8 @@ struct FileReport {
     std::optional<FileKind> kind;
     bool ok = false;
     Error error;
-    std::string summary;      ///< one line, e.g. "model Llama-3.1-70B: 70.55B parameters (70.55B active)"
-    double paramsTotal = 0;   ///< models (and scenarios: their model)
+    std::string summary;    ///< one line, e.g. "model Llama-3.1-70B: 70.55B parameters (70.55B active)"
+    double paramsTotal = 0; ///< models (and scenarios: their model)
     double paramsActive = 0;
 };
 FileReport validateFile(const std::string& path, std::optional<FileKind> kind = std::nullopt);

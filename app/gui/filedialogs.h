@@ -1,0 +1,42 @@
+#pragma once
+// The window's file dialogs: they open in the folder last used (remembered across runs when settings
+// persist), offer a file name, and can be answered by a function instead (tests, scripting).
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+
+class QWidget;
+
+namespace sp::app {
+
+class FileDialogs {
+public:
+    /// Answers a dialog without showing it: (title, proposed path, filter) -> chosen path or empty (cancel).
+    using Answer =
+        std::function<QString(const QString& title, const QString& proposed, const QString& filter)>;
+
+    FileDialogs(QWidget* parent, QString fallbackDir, bool persist);
+
+    void setAnswer(Answer a) { m_answer = std::move(a); }
+    /// The folder the next dialog opens in: the last one used, else the fallback.
+    QString lastDir() const;
+    void setLastDir(const QString& dir);
+
+    QString openFile(const QString& title, const QString& filter);
+    /// `name`: the file name offered; a missing suffix becomes `suffix` (or the selected filter's first).
+    QString saveFile(const QString& title, const QString& name, const QString& filter,
+                     const QString& suffix = {});
+
+private:
+    QString remember(const QString& path);
+
+    QWidget* m_parent;
+    QString m_fallback;
+    QString m_last;
+    bool m_persist;
+    Answer m_answer;
+};
+
+} // namespace sp::app

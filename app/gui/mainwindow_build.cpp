@@ -1,0 +1,205 @@
+// The main window's widgets (docks, tabs, elite table, banners) and the screenshot mode.
+#include "mainwindow_p.h"
+
+namespace sp::app {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Building
+
+void MainWindow::buildUi() {
+    setDockNestingEnabled(true);
+    // Scenario dock.
+    m_editor = new views::ScenarioEditor(m_samplesDir);
+    auto* scroll = new QScrollArea;
+    m_scenarioScroll = scroll;
+    scroll->setWidget(m_editor);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_editor->installEventFilter(this); // its minimum width changes with the constraints shown
+    auto* scenarioDock = new QDockWidget(tr("Scenario"), this);
+    m_scenarioDock = scenarioDock;
+    scenarioDock->setObjectName(QStringLiteral("scenarioDock"));
+    scenarioDock->setWidget(scroll);
+    scenarioDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, scenarioDock);
+    connect(m_editor, &views::ScenarioEditor::edited, this, &MainWindow::scenarioEdited);
+    m_undo = new ScenarioUndo(
+        [this](const Scenario& s) {
+            m_editor->setScenario(s);
+            scenarioEdited();
+        },
+        this);
+    connect(m_editor, &views::ScenarioEditor::edited, this, [this] { m_undo->record(m_editor->scenario()); });
+    connect(m_editor, &views::ScenarioEditor::failed, this,
+            [this](const QString& message) { showError(message, Cause::PartFile); });
+    fitScenarioPanel();
+
+    // Run dock.
+    m_runPanel = new views::RunPanel;
+    QStringList names, checked;
+    for (const std::string& n : searcherNames()) names << QString::fromStdString(n);
+    for (const char* n : {"random", "sa", "ga", "rl"})
+        if (names.contains(QLatin1String(n))) checked << QLatin1String(n);
+    m_runPanel->setSearchers(names, checked);
+    auto* runDock = new QDockWidget(tr("Search"), this);
+    runDock->setObjectName(QStringLiteral("runDock"));
+    runDock->setWidget(m_runPanel);
+    runDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, runDock);
+    splitDockWidget(scenarioDock, runDock, Qt::Vertical);
+    resizeDocks({scenarioDock, runDock}, {620, 300}, Qt::Vertical);
+    resizeDocks({scenarioDock}, {400}, Qt::Horizontal);
+    connect(m_runPanel, &views::RunPanel::startRequested, this, &MainWindow::startSearch);
+    connect(m_runPanel, &views::RunPanel::stopRequested, this, &MainWindow::stopSearch);
+
+    // Central: banners, view tabs, elite table.
+    m_banner = new views::MessageBanner;
+    m_staleBanner = new views::MessageBanner;
+    m_chart = new views::SearchChart;
+    m_learning = new views::LearningCurveView;
+    m_learning->setSecondarySeries({QStringLiteral("entropy"), QStringLiteral("temperature")});
+    m_sharding = new views::ShardingView;
+    m_topology = new views::TopologyView;
+    m_comparison = new views::ComparisonView;
+    m_details = new views::PlanDetails;
+    m_timeline = new views::TimelineView;
+    m_tabs = new QTabWidget;
+    m_tabs->setDocumentMode(true);
+    const std::pair<Tab, QWidget*> tabs[] = {
+        {Tab::Chart, m_chart},       {Tab::LearningCurve, m_learning}, {Tab::Sharding, m_sharding},
+        {Tab::Topology, m_topology}, {Tab::Comparison, m_comparison},  {Tab::Plan, m_details},
+        {Tab::Timeline, m_timeline}};
+    const char* tips[] = {
+        "Best throughput against evaluations, per searcher (Ctrl+1)",
+        "The rl searcher's learning curve (Ctrl+2)",
+        "Sharding choice or time share per operator and layer (Ctrl+3)",
+        "GPUs, pipeline stages, parallel groups and link load (Ctrl+4)",
+        "Two plans side by side (Ctrl+5)",
+        "The selected plan's metrics and file (Ctrl+6)",
+        "One step of the selected plan: operators and collectives per pipeline stage (Ctrl+7)"};
+    for (const auto& [t, w] : tabs) {
+        const int i = m_tabs->addTab(w, tabName(t));
+        m_tabs->setTabToolTip(i, tr(tips[i]));
+    }
+
+    m_eliteModel = new views::EliteModel(this);
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_eliteModel);
+    m_proxy->setSortRole(views::EliteModel::SortRole);
+    m_proxy->setFilterKeyColumn(-1);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_eliteView = new QTableView;
+    m_eliteView->setModel(m_proxy);
+    m_eliteView->setSortingEnabled(true);
+    m_eliteView->sortByColumn(views::EliteModel::Rank, Qt::AscendingOrder);
+    m_eliteView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_eliteView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_eliteView->setAlternatingRowColors(true);
+    m_eliteView->setWordWrap(false);
+    m_eliteView->verticalHeader()->hide();
+    m_eliteView->verticalHeader()->setDefaultSectionSize(m_eliteView->fontMetrics().height() + 8);
+    // Room for at least ten plans under the views.
+    m_eliteView->setMinimumHeight(m_eliteView->horizontalHeader()->sizeHint().height() +
+                                  10 * m_eliteView->verticalHeader()->defaultSectionSize() + 6);
+    m_eliteView->horizontalHeader()->setStretchLastSection(true);
+    m_eliteView->horizontalHeader()->setHighlightSections(false);
+    m_eliteView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_eliteView->setToolTip(tr("The best distinct plans found; select one to show it in every view"));
+    connect(m_eliteView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &MainWindow::eliteSelectionChanged);
+    connect(m_eliteView, &QTableView::clicked, this, [this] { m_userSelected = true; });
+    m_eliteCaption = new QLabel(tr("<b>Elite plans</b>"));
+    m_eliteFilter = new QLineEdit;
+    m_eliteFilter->setPlaceholderText(tr("Filter (searcher, degrees, mesh...)"));
+    m_eliteFilter->setClearButtonEnabled(true);
+    m_eliteFilter->setMaximumWidth(320);
+    m_eliteFilter->setToolTip(tr("Show only the rows containing this text (Ctrl+F)"));
+    connect(m_eliteFilter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+
+    auto* elitePanel = new QWidget;
+    auto* el = new QVBoxLayout(elitePanel);
+    el->setContentsMargins(6, 4, 6, 0);
+    el->setSpacing(4);
+    auto* eh = new QHBoxLayout;
+    eh->addWidget(m_eliteCaption, 1);
+    eh->addWidget(m_eliteFilter);
+    el->addLayout(eh);
+    el->addWidget(m_eliteView, 1);
+
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(m_tabs);
+    split->addWidget(elitePanel);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+    auto* central = new QWidget;
+    auto* cl = new QVBoxLayout(central);
+    cl->setContentsMargins(4, 4, 4, 0);
+    cl->setSpacing(4);
+    cl->addWidget(m_banner);
+    cl->addWidget(m_staleBanner);
+    cl->addWidget(split, 1);
+    setCentralWidget(central);
+
+    m_statusScenario = new QLabel;
+    m_statusScenario->setStyleSheet(QStringLiteral("color: #4b5563; padding: 0 6px;"));
+    statusBar()->addPermanentWidget(m_statusScenario);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Screenshots
+
+void MainWindow::runScreenshots(const QString& dir, qint64 budget) {
+    QDir().mkpath(dir);
+    resize(1600, 1000);
+    m_runPanel->setBudget(budget);
+    QStringList run;
+    for (const char* n : {"random", "sa", "ga", "rl"})
+        if (m_runPanel->searchers().contains(QLatin1String(n))) run << QLatin1String(n);
+    m_runPanel->setSelectedSearchers(run);
+    struct Shot {
+        Tab tab;
+        QString file;
+    };
+    auto shots = std::make_shared<QVector<Shot>>(
+        QVector<Shot>{{Tab::Chart, QStringLiteral("planner-search.png")},
+                      {Tab::Sharding, QStringLiteral("planner-sharding.png")},
+                      {Tab::Topology, QStringLiteral("planner-topology.png")},
+                      {Tab::Comparison, QStringLiteral("planner-comparison.png")},
+                      {Tab::Plan, QStringLiteral("planner-plan.png")},
+                      {Tab::Timeline, QStringLiteral("planner-timeline.png")},
+                      {Tab::LearningCurve, QStringLiteral("planner-learning-curve.png")}});
+    auto next = std::make_shared<std::function<void(int)>>();
+    *next = [this, dir, shots, next](int i) {
+        if (i > 0) {
+            const Shot& prev = (*shots)[i - 1];
+            grab().save(QDir(dir).filePath(prev.file));
+        }
+        if (i == shots->size()) {
+            exportImage(Tab::Sharding, QDir(dir).filePath(QStringLiteral("view-sharding.png")));
+            exportImage(Tab::Topology, QDir(dir).filePath(QStringLiteral("view-topology.png")));
+            exportImage(Tab::Sharding, QDir(dir).filePath(QStringLiteral("view-sharding.svg")));
+            m_editor->grab().save(QDir(dir).filePath(QStringLiteral("panel-scenario.png")));
+            m_runPanel->grab().save(QDir(dir).filePath(QStringLiteral("panel-search.png")));
+            QTimer::singleShot(0, qApp, &QCoreApplication::quit);
+            return;
+        }
+        showTab((*shots)[i].tab);
+        if ((*shots)[i].tab == Tab::Topology) {
+            // Outline the groups of a GPU in the middle of the cluster.
+            const int gpus = m_ctx ? m_ctx->scenario().gpus() : 0;
+            m_topology->canvas()->setHoveredGpu(gpus > 8 ? gpus / 2 + 1 : std::min(1, gpus - 1));
+            // A large cluster fitted to the window.
+            if (gpus > 64) m_topology->canvas()->setMinCell(views::TopologyCanvas::kFitCell);
+        }
+        QTimer::singleShot(400, this, [next, i] { (*next)(i + 1); });
+    };
+    connect(
+        this, &MainWindow::searchFinished, this, [next] { QTimer::singleShot(300, [next] { (*next)(0); }); },
+        Qt::SingleShotConnection);
+    show();
+    QTimer::singleShot(200, this, &MainWindow::startSearch);
+}
+
+} // namespace sp::app

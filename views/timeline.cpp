@@ -1,0 +1,425 @@
+#include "views/timeline.h"
+
+#include "views/format.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollArea>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sp::views {
+
+namespace {
+const QColor kCompute(0x3b, 0x82, 0xf6), kMemory(0x93, 0xc5, 0xfd), kPipeline(0xf5, 0x9e, 0x0b),
+    kBubble(0xd1, 0xd5, 0xdb);
+
+QString collectiveName(Collective c) {
+    switch (c) {
+    case Collective::AllReduce:
+        return QStringLiteral("all-reduce");
+    case Collective::ReduceScatter:
+        return QStringLiteral("reduce-scatter");
+    case Collective::AllGather:
+        return QStringLiteral("all-gather");
+    case Collective::AllToAll:
+        return QStringLiteral("all-to-all");
+    case Collective::SendRecv:
+        return QStringLiteral("send/recv");
+    case Collective::Gather:
+        return QStringLiteral("gather");
+    }
+    return {};
+}
+
+QString linkName(LinkClass l) {
+    switch (l) {
+    case LinkClass::Local:
+        return QObject::tr("local");
+    case LinkClass::NvLink:
+        return QObject::tr("NVLink");
+    case LinkClass::Network:
+        return QObject::tr("network");
+    }
+    return {};
+}
+
+/// The operator a collective follows: "qkv -> attention" follows qkv.
+QString fromOp(const std::string& where) {
+    const QString w = qs(where);
+    const int i = w.indexOf(QStringLiteral(" ->"));
+    return (i < 0 ? w : w.left(i)).trimmed();
+}
+
+QColor itemColor(const TimelineItem& it) {
+    switch (it.kind) {
+    case TimelineItem::Kind::Compute:
+        return kCompute;
+    case TimelineItem::Kind::Memory:
+        return kMemory;
+    case TimelineItem::Kind::Comm:
+        return linkColor(it.link);
+    case TimelineItem::Kind::Pipeline:
+        return kPipeline;
+    case TimelineItem::Kind::Bubble:
+        return kBubble;
+    }
+    return kCompute;
+}
+
+bool onCommTrack(const TimelineItem& it) {
+    return it.kind == TimelineItem::Kind::Comm || it.kind == TimelineItem::Kind::Pipeline;
+}
+} // namespace
+
+Timeline buildTimeline(const Scenario& s, const PlanRecord& rec, bool prefill, const TimelineOptions& o) {
+    Timeline t;
+    const Breakdown& b = rec.breakdown(prefill);
+    const int pp = std::max(1, rec.plan.degrees.pp);
+    t.stages = pp;
+    t.layers = pipelineStages(int(s.model.layers), pp);
+    t.stageMs.assign(size_t(pp), 0.0);
+    const bool moe = s.model.moe.present();
+    auto kindOf = [&](int layer) {
+        return moe && layer >= s.model.moe.firstDenseLayers ? LayerKind::Moe : LayerKind::Dense;
+    };
+    for (int st = 0; st < pp; ++st) {
+        double now = 0;
+        auto place = [&](LayerKind kind, int layer) {
+            std::vector<const CommCost*> comms;
+            for (const CommCost& c : b.comms)
+                if (c.layer == kind) comms.push_back(&c);
+            std::vector<bool> used(comms.size(), false);
+            auto placeComm = [&](const CommCost& c, double prevOpMs) {
+                TimelineItem it;
+                it.kind = TimelineItem::Kind::Comm;
+                it.stage = st;
+                it.layer = layer;
+                it.hiddenMs = o.hiddenMs ? std::clamp(o.hiddenMs(c), 0.0, std::min(prevOpMs, c.timeMs)) : 0.0;
+                it.startMs = now - it.hiddenMs;
+                it.durMs = c.timeMs;
+                it.link = c.link;
+                it.name = collectiveName(c.kind);
+                it.detail = QObject::tr("%1 over %2 GPUs (%3), %4 per GPU")
+                                .arg(qs(c.where))
+                                .arg(c.group)
+                                .arg(linkName(c.link), formatBytes(c.bytes));
+                now = std::max(now, it.endMs());
+                t.items.push_back(it);
+            };
+            for (const OpCost& op : b.ops) {
+                if (op.layer != kind) continue;
+                TimelineItem it;
+                it.kind = op.memoryBound ? TimelineItem::Kind::Memory : TimelineItem::Kind::Compute;
+                it.stage = st;
+                it.layer = layer;
+                it.startMs = now;
+                it.durMs = op.timeMs;
+                it.name = qs(op.op);
+                it.detail =
+                    QObject::tr("%1; %2-bound (compute %3, memory %4)")
+                        .arg(qs(op.choice), op.memoryBound ? QObject::tr("memory") : QObject::tr("compute"),
+                             formatMs(op.computeMs), formatMs(op.memoryMs));
+                now += op.timeMs;
+                t.items.push_back(it);
+                for (size_t i = 0; i < comms.size(); ++i)
+                    if (!used[i] && fromOp(comms[i]->where) == it.name) {
+                        used[i] = true;
+                        placeComm(*comms[i], op.timeMs);
+                    }
+            }
+            for (size_t i = 0; i < comms.size(); ++i)
+                if (!used[i]) placeComm(*comms[i], 0);
+        };
+        if (st == 0) place(LayerKind::Embedding, -1);
+        const auto [first, count] = t.layers[size_t(st)];
+        for (int l = first; l < first + count; ++l) place(kindOf(l), l);
+        if (st == pp - 1) place(LayerKind::Head, -1);
+        if (st < pp - 1 && b.pipelineTransferMs > 0) {
+            TimelineItem it;
+            it.kind = TimelineItem::Kind::Pipeline;
+            it.stage = st;
+            it.startMs = now;
+            it.durMs = b.pipelineTransferMs;
+            it.name = QObject::tr("send to stage %1").arg(st + 1);
+            it.detail = QObject::tr("activations to the next pipeline stage");
+            now += it.durMs;
+            t.items.push_back(it);
+        }
+        t.stageMs[size_t(st)] = now;
+    }
+    t.stepMs = *std::max_element(t.stageMs.begin(), t.stageMs.end());
+    for (int st = 0; st < pp; ++st) {
+        const double idle = t.stepMs - t.stageMs[size_t(st)];
+        if (idle <= 1e-9 * t.stepMs) continue;
+        TimelineItem it;
+        it.kind = TimelineItem::Kind::Bubble;
+        it.stage = st;
+        it.startMs = t.stageMs[size_t(st)];
+        it.durMs = idle;
+        it.name = QObject::tr("bubble");
+        it.detail = QObject::tr("stage %1 waits for the slowest stage").arg(st);
+        t.items.push_back(it);
+    }
+    std::stable_sort(t.items.begin(), t.items.end(), [](const TimelineItem& a, const TimelineItem& b) {
+        if (a.stage != b.stage) return a.stage < b.stage;
+        if (onCommTrack(a) != onCommTrack(b)) return !onCommTrack(a);
+        return a.startMs < b.startMs;
+    });
+    return t;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+TimelineCanvas::TimelineCanvas(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void TimelineCanvas::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan) {
+    m_scenario = std::move(scenario);
+    m_plan = std::move(plan);
+    rebuild();
+}
+
+void TimelineCanvas::setPrefill(bool prefill) {
+    m_prefill = prefill;
+    rebuild();
+}
+
+void TimelineCanvas::rebuild() {
+    m_timeline = m_scenario && m_plan ? buildTimeline(*m_scenario, *m_plan, m_prefill) : Timeline{};
+    m_hover = -1;
+    const Frame f = frame(QRect(0, 0, std::max(width(), 360), 1));
+    setMinimumHeight(std::max(200, 60 + m_timeline.stages * f.laneH + 60));
+    update();
+}
+
+TimelineCanvas::Frame TimelineCanvas::frame(const QRect& r) const {
+    Frame f;
+    const int lh = QFontMetrics(font()).height();
+    f.trackH = std::max(12, lh);
+    // Many stages: thinner lanes (the canvas scrolls past that).
+    f.laneH = m_timeline.stages > 16 ? 2 * f.trackH + 6 : 2 * f.trackH + 18;
+    const int top = r.top() + lh + 30, left = r.left() + 120;
+    const int h = std::max(f.laneH, m_timeline.stages * f.laneH);
+    f.plot = QRect(left, top, std::max(50, r.width() - 120 - 16), h);
+    f.msPerPx = m_timeline.stepMs > 0 ? m_timeline.stepMs / f.plot.width() : 1;
+    return f;
+}
+
+QRectF TimelineCanvas::itemRect(int i, const QRect& canvas) const {
+    if (i < 0 || i >= int(m_timeline.items.size())) return {};
+    return itemRectIn(frame(canvas), i);
+}
+
+QRectF TimelineCanvas::itemRectIn(const Frame& f, int i) const {
+    const TimelineItem& it = m_timeline.items[size_t(i)];
+    const double x = f.plot.left() + it.startMs / f.msPerPx, w = std::max(1.0, it.durMs / f.msPerPx);
+    const int laneTop = f.plot.top() + it.stage * f.laneH + 3;
+    const int y = onCommTrack(it) ? laneTop + f.trackH + 2 : laneTop;
+    const int h = it.kind == TimelineItem::Kind::Bubble ? 2 * f.trackH + 2 : f.trackH;
+    return QRectF(x, y, w, h);
+}
+
+int TimelineCanvas::itemAt(const QPoint& pos) const {
+    // Bubbles span both tracks: look at the other items first.
+    int bubble = -1;
+    const Frame f = frame(rect());
+    for (int i = 0; i < int(m_timeline.items.size()); ++i) {
+        if (!itemRectIn(f, i).adjusted(-0.5, 0, 0.5, 0).contains(pos)) continue;
+        if (m_timeline.items[size_t(i)].kind != TimelineItem::Kind::Bubble) return i;
+        bubble = i;
+    }
+    return bubble;
+}
+
+QString TimelineCanvas::itemDescription(int i) const {
+    if (i < 0 || i >= int(m_timeline.items.size())) return {};
+    const TimelineItem& it = m_timeline.items[size_t(i)];
+    QString where = tr("stage %1").arg(it.stage);
+    if (it.layer >= 0) where += tr(", layer %1").arg(it.layer);
+    QString s = tr("<b>%1</b> (%2): %3, from %4 to %5 of the %6 step")
+                    .arg(it.name.toHtmlEscaped(), where, formatMs(it.durMs), formatMs(it.startMs),
+                         formatMs(it.endMs()), formatMs(m_timeline.stepMs));
+    if (!it.detail.isEmpty()) s += QStringLiteral("<br>") + it.detail.toHtmlEscaped();
+    if (it.hiddenMs > 0) s += tr("<br>%1 of it hidden under compute").arg(formatMs(it.hiddenMs));
+    return s;
+}
+
+void TimelineCanvas::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    paintTo(p, rect());
+}
+
+void TimelineCanvas::paintTo(QPainter& p, const QRect& r) const {
+    p.save();
+    p.fillRect(r, Qt::white);
+    const QFontMetrics fm(font());
+    p.setFont(font());
+    if (!m_plan || m_timeline.items.empty()) {
+        p.setPen(QColor(0x6b, 0x72, 0x80));
+        p.drawText(r, Qt::AlignCenter, tr("No plan to lay out."));
+        p.restore();
+        return;
+    }
+    const Frame f = frame(r);
+    const Breakdown& b = m_plan->breakdown(m_prefill);
+    p.setPen(QColor(0x11, 0x18, 0x27));
+    p.drawText(QRect(r.left() + 10, r.top() + 6, r.width() - 20, fm.height() + 4), Qt::AlignLeft,
+               tr("%1: one %2, %3 per step, %n pipeline stage(s)", "", m_timeline.stages)
+                   .arg(qs(m_plan->label), qs(b.phase), formatMs(m_timeline.stepMs)));
+    // Time axis: about eight ticks.
+    const double raw = m_timeline.stepMs / 8,
+                 mag = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
+    const double tick = raw / mag < 2 ? 2 * mag : raw / mag < 5 ? 5 * mag : 10 * mag;
+    p.setPen(QColor(0xe5, 0xe7, 0xeb));
+    for (double t = 0; t <= m_timeline.stepMs * 1.0001; t += tick) {
+        const int x = int(f.plot.left() + t / f.msPerPx);
+        p.setPen(QColor(0xe5, 0xe7, 0xeb));
+        p.drawLine(x, f.plot.top() - 4, x, f.plot.bottom());
+        p.setPen(QColor(0x6b, 0x72, 0x80));
+        p.drawText(QRect(x - 40, f.plot.top() - fm.height() - 6, 80, fm.height()), Qt::AlignCenter,
+                   formatMs(t));
+    }
+    // Lanes.
+    for (int st = 0; st < m_timeline.stages; ++st) {
+        const int top = f.plot.top() + st * f.laneH;
+        if (st % 2 == 1) p.fillRect(QRect(r.left(), top, r.width(), f.laneH), QColor(0xf9, 0xfa, 0xfb));
+        p.setPen(QColor(0x37, 0x41, 0x51));
+        const auto [first, count] = m_timeline.layers[size_t(st)];
+        p.drawText(QRect(r.left() + 8, top + 2, 110, f.trackH), Qt::AlignLeft | Qt::AlignVCenter,
+                   tr("stage %1").arg(st));
+        p.setPen(QColor(0x6b, 0x72, 0x80));
+        p.drawText(QRect(r.left() + 8, top + f.trackH + 2, 110, f.trackH), Qt::AlignLeft | Qt::AlignVCenter,
+                   tr("layers %1-%2").arg(first).arg(first + count - 1));
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+    for (int i = 0; i < int(m_timeline.items.size()); ++i) {
+        const TimelineItem& it = m_timeline.items[size_t(i)];
+        const QRectF rr = itemRectIn(f, i);
+        const QColor c = itemColor(it);
+        if (it.kind == TimelineItem::Kind::Bubble) {
+            p.fillRect(rr, QBrush(c, Qt::BDiagPattern));
+            p.setPen(QPen(c.darker(130), 1, Qt::DashLine));
+            p.drawRect(rr);
+            if (rr.width() > fm.horizontalAdvance(it.name) + 8) {
+                p.setPen(QColor(0x4b, 0x55, 0x63));
+                p.drawText(rr, Qt::AlignCenter, it.name);
+            }
+            continue;
+        }
+        p.fillRect(rr, c);
+        if (it.hiddenMs > 0) // the overlap hook: the hidden part hatched over the compute before it
+            p.fillRect(QRectF(rr.left(), rr.top(), it.hiddenMs / f.msPerPx, rr.height()),
+                       QBrush(c.darker(150), Qt::Dense5Pattern));
+        if (rr.width() >= 4) {
+            p.setPen(c.darker(125));
+            p.drawLine(rr.topRight(), rr.bottomRight());
+        }
+        if (rr.width() > fm.horizontalAdvance(it.name) + 6) {
+            p.setPen(c.lightnessF() > 0.6 ? QColor(0x1f, 0x29, 0x37) : Qt::white);
+            p.drawText(rr, Qt::AlignCenter, it.name);
+        }
+    }
+    if (m_hover >= 0) {
+        p.setPen(QPen(QColor(0x11, 0x18, 0x27), 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(itemRectIn(f, m_hover).adjusted(-1, -1, 1, 1));
+    }
+    // Legend.
+    int x = r.left() + 120;
+    const int y = f.plot.bottom() + 14;
+    const std::pair<QColor, QString> legend[] = {{kCompute, tr("compute-bound operator")},
+                                                 {kMemory, tr("memory-bound operator")},
+                                                 {linkColor(LinkClass::NvLink), tr("collective, NVLink")},
+                                                 {linkColor(LinkClass::Network), tr("collective, network")},
+                                                 {kPipeline, tr("pipeline send")},
+                                                 {kBubble, tr("bubble (idle)")}};
+    for (const auto& [c, text] : legend) {
+        const int w = fm.horizontalAdvance(text) + 30;
+        if (x + w > r.right()) break;
+        if (text.startsWith(tr("bubble")))
+            p.fillRect(QRect(x, y, 14, 12), QBrush(c, Qt::BDiagPattern));
+        else
+            p.fillRect(QRect(x, y, 14, 12), c);
+        p.setPen(QColor(0x37, 0x41, 0x51));
+        p.drawText(QRect(x + 18, y - 2, w, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
+        x += w;
+    }
+    p.setPen(QColor(0x6b, 0x72, 0x80));
+    p.drawText(QRect(r.left() + 120, y + fm.height() + 4, r.width() - 130, fm.height() + 2), Qt::AlignLeft,
+               tr("Collectives run after the operator before them (the cost model reports no overlap yet)."));
+    p.restore();
+}
+
+void TimelineCanvas::mouseMoveEvent(QMouseEvent* e) {
+    const int i = itemAt(e->position().toPoint());
+    if (i != m_hover) {
+        m_hover = i;
+        update();
+        emit hovered(i);
+    }
+    if (i >= 0)
+        QToolTip::showText(e->globalPosition().toPoint(), itemDescription(i), this);
+    else
+        QToolTip::hideText();
+}
+
+void TimelineCanvas::leaveEvent(QEvent*) {
+    if (m_hover < 0) return;
+    m_hover = -1;
+    update();
+    emit hovered(-1);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
+    m_canvas = new TimelineCanvas;
+    m_phase = new QComboBox(this);
+    m_phase->addItems({tr("Decode step"), tr("Prefill pass")});
+    m_phase->setToolTip(tr("Which pass to lay out"));
+    m_info = new QLabel(tr("Hover an operator or collective for its numbers."), this);
+    m_info->setTextFormat(Qt::RichText);
+    m_info->setStyleSheet(QStringLiteral("color: #374151;"));
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(10, 6, 10, 2);
+    bar->addWidget(m_info, 1);
+    bar->addWidget(m_phase);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_canvas);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(0);
+    lay->addLayout(bar);
+    lay->addWidget(scroll, 1);
+    connect(m_phase, &QComboBox::currentIndexChanged, this, [this](int i) { m_canvas->setPrefill(i == 1); });
+    connect(m_canvas, &TimelineCanvas::hovered, this, [this](int i) {
+        m_info->setText(i < 0 ? tr("Hover an operator or collective for its numbers.")
+                              : m_canvas->itemDescription(i).replace(QStringLiteral("<br>"),
+                                                                     QStringLiteral(" &middot; ")));
+    });
+}
+
+void TimelineView::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan) {
+    m_plan = plan;
+    const bool both = plan && plan->hasDecode() && plan->hasPrefill();
+    m_phase->setEnabled(both);
+    if (plan && !plan->hasDecode()) {
+        const QSignalBlocker b(m_phase);
+        m_phase->setCurrentIndex(1);
+    }
+    m_canvas->setPrefill(m_phase->currentIndex() == 1);
+    m_canvas->setPlan(std::move(scenario), std::move(plan));
+}
+
+} // namespace sp::views
