@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -177,7 +178,8 @@ SearchResult runSearcher(const std::string& name, const SearchSpace& space, Engi
     return s->run(space, engine, o, obs, stop);
 }
 
-const std::vector<std::string> kBaselines{"megatron", "exhaustive", "random", "sa", "ga"};
+const std::vector<std::string> kBaselines{"megatron", "exhaustive",  "random", "random-seq",
+                                          "cd",       "cd-restarts", "sa",     "ga"};
 
 } // namespace
 
@@ -356,7 +358,8 @@ private slots:
 
     void determinism_data() {
         QTest::addColumn<QString>("searcher");
-        for (const char* n : {"random", "sa", "ga"}) QTest::addRow("%s", n) << QString(n);
+        for (const char* n : {"random", "random-seq", "cd", "cd-restarts", "sa", "ga"})
+            QTest::addRow("%s", n) << QString(n);
     }
     // Same seed, same result; and the same on 1 and 3 threads (batches are decided in order, not by timing).
     void determinism() {
@@ -373,12 +376,20 @@ private slots:
         for (const SearchResult* r : {&b, &c}) {
             QCOMPARE(r->best.choices, a.best.choices);
             QCOMPARE(r->curve, a.curve);
-            QCOMPARE(r->evaluations, int64_t(700));
+            // cd stops at its local optimum, which it reaches in fewer.
+            QCOMPARE(r->evaluations, name == "cd" ? a.evaluations : int64_t(700));
             QCOMPARE(r->elite.size(), a.elite.size());
             for (size_t i = 0; i < a.elite.size(); ++i) QCOMPARE(r->elite[i].choices, a.elite[i].choices);
         }
+        if (name == "cd") return; // from the Megatron plan: the seed only breaks ties in repairs
         const SearchResult other = runSearcher(name, space, e1, 700, 43, 1);
-        QVERIFY(other.curve != a.curve); // the seed matters
+        // The seed matters (cd-restarts may not better its first descent: its restarts differ).
+        auto choicesOf = [](const SearchResult& r) {
+            std::vector<std::vector<int>> v;
+            for (const auto& c : r.elite) v.push_back(c.choices);
+            return v;
+        };
+        QVERIFY(other.curve != a.curve || choicesOf(other) != choicesOf(a));
     }
 
     void stopWithin100ms_data() {
@@ -466,7 +477,7 @@ private slots:
         QCOMPARE(space.size().count, 3.0);
         ToyObjective toy;
         Engine engine(toy);
-        for (const char* name : {"random", "sa", "ga"}) {
+        for (const char* name : {"random", "random-seq", "cd", "cd-restarts", "sa", "ga"}) {
             const SearchResult r = runSearcher(name, space, engine, 500);
             QCOMPARE(r.evaluations, int64_t(3));
             QCOMPARE(toy.calls.load(), int64_t(3));
@@ -505,7 +516,7 @@ private slots:
         const SearchSpace space(toyScenario());
         ToyObjective toy;
         Engine engine(toy);
-        for (const char* name : {"random", "sa", "ga"}) {
+        for (const char* name : {"random", "random-seq", "cd-restarts", "sa", "ga"}) {
             const SearchResult r = runSearcher(name, space, engine, 0);
             QVERIFY(r.refused);
             QVERIFY(QString::fromStdString(r.message).contains("budget"));
@@ -531,6 +542,85 @@ private slots:
         ToyObjective toy;
         Engine engine(toy);
         QCOMPARE(f->run(SearchSpace(toyScenario()), engine, {}, nullptr, {}).evaluations, int64_t(1));
+    }
+
+    // Budgets beyond what the bookkeeping can multiply or the clock can hold saturate instead of overflowing:
+    // 2^63 - 1 evaluations (x 20 lookups per evaluation) used to end the run after about 10,000 lookups,
+    // 2^63 / 20 at once with no plan evaluated, and 1e308 or infinite seconds overflowed the deadline.
+    // With them the run goes on until the toy space (12,531 plans) is exhausted.
+    void hugeBudgetsSaturate() {
+        const SearchSpace space(toyScenario());
+        QCOMPARE(space.size().count, 12531.0);
+        ToyObjective toy;
+        Engine engine(toy);
+        constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+        for (int64_t budget : {kMax, kMax / 20 + 1, kMax / 20 - 1000})
+            QCOMPARE(runSearcher("random", space, engine, budget).evaluations, int64_t(12531));
+        for (double seconds : {1e308, std::numeric_limits<double>::infinity(), 1e10}) {
+            SearchOptions o;
+            o.budget.seconds = seconds;
+            QCOMPARE(makeSearcher("random")->run(space, engine, o, nullptr, {}).evaluations, int64_t(12531));
+            o.budget.evaluations = 100;
+            const SearchResult r = makeSearcher("sa")->run(space, engine, o, nullptr, {});
+            QCOMPARE(r.evaluations, int64_t(100));
+            QVERIFY(!r.stopped);
+        }
+    }
+
+    // Coordinate descent never ends below its start (the Megatron plan) and ends at a local optimum: no
+    // single decision changed (later ones unchanged) scores higher. With restarts, the first descent is the
+    // same, so it is never worse than cd at a budget cd does not exhaust.
+    void coordinateDescent_data() {
+        QTest::addColumn<QString>("scenario");
+        for (const char* n : {"llama-3.1-70b-h100-4x8.yaml", "deepseek-v3-h100-32x8.yaml",
+                              "llama-3.1-405b-h200-16x8.yaml", "mixtral-8x22b-h100-1x8.yaml"})
+            QTest::addRow("%s", n) << QString(n);
+    }
+    void coordinateDescent() {
+        QFETCH(QString, scenario);
+        const Scenario s = loadSample(scenario.toStdString());
+        const CostModel cm(s);
+        const CostModelObjective objective(cm);
+        const SearchSpace space(s);
+        Engine engine(objective);
+        const double start = planScore(cm.evaluate(cm.megatronPlan()));
+        const SearchResult cd = runSearcher("cd", space, engine, 100000);
+        QVERIFY2(cd.evaluations < 100000, "cd converges well within the budget");
+        const double best = planScore(cd.best.metrics);
+        QVERIFY(best >= start);
+        QVERIFY(!cd.best.choices.empty());
+        std::vector<uint8_t> mk;
+        int neighbours = 0;
+        for (int i = 0; i < space.decisionCount(); ++i) {
+            space.mask(i, cd.best.choices, mk);
+            for (int k = 0; k < int(mk.size()); ++k) {
+                if (!mk[k] || k == cd.best.choices[size_t(i)]) continue;
+                std::vector<int> c = cd.best.choices;
+                c[size_t(i)] = k;
+                if (!space.valid(c)) continue;
+                ++neighbours;
+                QVERIFY2(planScore(cm.evaluate(space.toPlan(c))) <= best,
+                         qPrintable(QString("decision %1 value %2").arg(i).arg(k)));
+            }
+        }
+        QVERIFY(neighbours > 0);
+        const SearchResult restarts = runSearcher("cd-restarts", space, engine, cd.evaluations + 200);
+        QVERIFY(planScore(restarts.best.metrics) >= best);
+        QCOMPARE(restarts.evaluations, cd.evaluations + 200);
+    }
+
+    // Drawn decision by decision, tp 1 is common (about 1 in 3 of the degrees at each level) where uniform
+    // sampling almost never visits it (3 of 12,531 plans).
+    void randomSequentialVisitsSmallRegions() {
+        const SearchSpace space(toyScenario());
+        ToyObjective toy;
+        RecordingObjective rec(toy);
+        Engine engine(rec);
+        const SearchResult r = runSearcher("random-seq", space, engine, 300);
+        QCOMPARE(r.evaluations, int64_t(300));
+        int tp1 = 0;
+        for (const Plan& p : rec.plans()) tp1 += p.degrees.tp == 1;
+        QCOMPARE(tp1, 3); // all three (uniform draws: 300 x 3 / 12,531 = 0.07 expected)
     }
 
     // Uniform sampling: on the toy space, tp 1 (3 plans of 12531) is rare and tp 2 (11664) common.

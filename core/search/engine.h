@@ -107,7 +107,11 @@ struct SearchResult {
     int64_t evaluations = 0;      ///< distinct plans evaluated by this run
     double seconds = 0;
     std::vector<std::pair<int64_t, double>>
-        curve;                           ///< (evaluations, best feasible throughput) at each improvement
+        curve; ///< (evaluations, best feasible throughput) at each improvement
+    /// Processor time of the whole process (all threads) since the run began, at each curve point, in
+    /// seconds: what a benchmark on a shared machine compares (wall time counts other people's work).
+    std::vector<double> curveCpuSeconds;
+    double cpuSeconds = 0;               ///< processor time of the whole process during the run
     std::vector<LearningPoint> learning; ///< one point per iteration of a learning searcher
     bool stopped = false;                ///< ended by a stop request
     bool refused = false;                ///< the searcher did not run (no budget, space too large...)

@@ -20,6 +20,9 @@ struct Registry {
         entries.emplace_back("megatron", [] { return std::make_unique<MegatronSearcher>(); });
         entries.emplace_back("exhaustive", [] { return std::make_unique<ExhaustiveSearcher>(); });
         entries.emplace_back("random", [] { return std::make_unique<RandomSearcher>(); });
+        entries.emplace_back("random-seq", [] { return std::make_unique<RandomSequentialSearcher>(); });
+        entries.emplace_back("cd", [] { return std::make_unique<CoordinateDescentSearcher>(false); });
+        entries.emplace_back("cd-restarts", [] { return std::make_unique<CoordinateDescentSearcher>(true); });
         entries.emplace_back("sa", [] { return std::make_unique<AnnealingSearcher>(); });
         entries.emplace_back("ga", [] { return std::make_unique<GeneticSearcher>(); });
         entries.emplace_back("rl", [] { return std::make_unique<RlSearcher>(); });
@@ -42,7 +45,8 @@ std::string formatCount(double n) {
     const std::string digits = std::to_string(int64_t(std::llround(n)));
     std::string s;
     for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && digits[i] != '-' && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') s.push_back(',');
+        if (i > 0 && digits[i] != '-' && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-')
+            s.push_back(',');
         s.push_back(digits[i]);
     }
     return s;

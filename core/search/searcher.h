@@ -70,6 +70,31 @@ public:
     SearchResult run(const SearchSpace&, Engine&, const SearchOptions&, Observer*, std::stop_token) override;
 };
 
+/// Random valid plans drawn one decision at a time (SearchSpace::sampleByDecision: each decision uniform
+/// among the values its mask allows), in batches of 64: even over degrees, unlike `random`, which is uniform
+/// over plans and so rarely visits tp 1. Needs a budget.
+class RandomSequentialSearcher final : public Searcher {
+public:
+    std::string name() const override { return "random-seq"; }
+    SearchResult run(const SearchSpace&, Engine&, const SearchOptions&, Observer*, std::stop_token) override;
+};
+
+/// Coordinate descent from the Megatron plan: for each decision in turn, every other allowed value is
+/// evaluated (one batch; later decisions kept where still valid, else repaired) and the best replaces the
+/// current plan if it scores higher; sweeps repeat until one improves nothing. Without restarts (`cd`) it
+/// stops there, possibly under budget, and needs no budget; with restarts (`cd-restarts`) it descends again
+/// from a plan drawn decision by decision until the budget is spent. The Megatron plan is always evaluated
+/// first, so the result is never worse than it.
+class CoordinateDescentSearcher final : public Searcher {
+public:
+    explicit CoordinateDescentSearcher(bool restarts = false) : m_restarts(restarts) {}
+    std::string name() const override { return m_restarts ? "cd-restarts" : "cd"; }
+    SearchResult run(const SearchSpace&, Engine&, const SearchOptions&, Observer*, std::stop_token) override;
+
+private:
+    bool m_restarts;
+};
+
 /// Simulated annealing. Energy: -log(throughput) for feasible plans, 100 + log(shortfall) for infeasible ones
 /// (so chains climb out of infeasibility and never trade a feasible plan for an infeasible one). Independent
 /// chains step together, one batch per step, so the batch size (and the result) does not depend on the thread

@@ -1,0 +1,102 @@
+// Coordinate descent (from the Megatron plan, optionally with random restarts) and random plans drawn one
+// decision at a time: the baselines a person would try before a learned searcher.
+#include "core/search/rng.h"
+#include "core/search/searcher.h"
+
+#include <limits>
+
+namespace sp {
+
+namespace {
+
+/// One descent from `start` (already evaluated, score `score`): for each decision in order, every other value
+/// the masks allow (later decisions kept where still valid, else repaired), evaluated as one batch; the best
+/// replaces the current plan when it scores higher. Sweeps until one improves nothing (a local optimum in the
+/// one-decision neighbourhood) or the run is done. Returns the number of sweeps.
+int descend(SearchRun& run, const SearchSpace& space, std::vector<int> current, double score, Rng& rng) {
+    std::vector<uint8_t> mk;
+    std::vector<std::vector<int>> batch;
+    int sweeps = 0;
+    for (bool improved = true; improved && !run.done();) {
+        improved = false;
+        ++sweeps;
+        for (int i = 0; i < space.decisionCount() && !run.done(); ++i) {
+            space.mask(i, current, mk);
+            batch.clear();
+            for (int k = 0; k < int(mk.size()); ++k) {
+                if (!mk[k] || k == current[size_t(i)]) continue;
+                std::vector<int> c = current;
+                c[size_t(i)] = k;
+                space.repair(c, i + 1, rng);
+                batch.push_back(std::move(c));
+            }
+            if (batch.empty()) continue;
+            const auto outcomes = run.evaluate(batch);
+            size_t best = batch.size();
+            double bestScore = score;
+            for (size_t b = 0; b < outcomes.size(); ++b)
+                if (outcomes[b].evaluated() && outcomes[b].score > bestScore)
+                    best = b, bestScore = outcomes[b].score;
+            if (best < batch.size()) {
+                current = std::move(batch[best]);
+                score = bestScore;
+                improved = true;
+            }
+        }
+    }
+    return sweeps;
+}
+
+} // namespace
+
+SearchResult CoordinateDescentSearcher::run(const SearchSpace& space, Engine& engine,
+                                            const SearchOptions& options, Observer* observer,
+                                            std::stop_token stop) {
+    SearchRun run(engine, space, options, observer, std::move(stop), name());
+    if (space.empty()) return run.refuse("no valid plan: " + space.emptyReason());
+    if (m_restarts && options.budget.unlimited())
+        return run.refuse("cd-restarts: needs a budget (evaluations or seconds)");
+    Rng rng(options.seed);
+    // The start: the cost model's Megatron plan (evaluated even when it lies outside the space, so the result
+    // is never worse than it), descending from its assignment when it has one, else from the space's
+    // Megatron-like plan.
+    std::optional<std::vector<int>> start;
+    double startScore = -std::numeric_limits<double>::infinity();
+    if (auto plan = engine.objective().megatronPlan()) {
+        const auto o = run.evaluatePlan(*plan);
+        if (auto a = space.fromPlan(*plan); a && space.toPlan(*a) == *plan && o.evaluated())
+            start = *a, startScore = o.score;
+    }
+    if (!start && !run.done()) {
+        start = space.megatronLike();
+        const auto o = run.evaluate(*start);
+        if (!o.evaluated()) return run.finish();
+        startScore = o.score;
+    }
+    if (start) descend(run, space, *start, startScore, rng);
+    while (m_restarts && !run.done()) {
+        std::vector<int> a = space.sampleByDecision(rng);
+        const auto o = run.evaluate(a);
+        if (!o.evaluated()) break;
+        descend(run, space, std::move(a), o.score, rng);
+    }
+    return run.finish();
+}
+
+SearchResult RandomSequentialSearcher::run(const SearchSpace& space, Engine& engine,
+                                           const SearchOptions& options, Observer* observer,
+                                           std::stop_token stop) {
+    SearchRun run(engine, space, options, observer, std::move(stop), name());
+    if (space.empty()) return run.refuse("no valid plan: " + space.emptyReason());
+    if (options.budget.unlimited()) return run.refuse("random-seq: needs a budget (evaluations or seconds)");
+    Rng rng(options.seed);
+    constexpr int kBatch = 64;
+    std::vector<std::vector<int>> batch(kBatch);
+    while (!run.done()) {
+        for (auto& a : batch) a = space.sampleByDecision(rng);
+        run.evaluate(batch);
+    }
+    return run.finish();
+}
+
+} // namespace sp
