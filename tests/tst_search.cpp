@@ -2,6 +2,7 @@
 // the true optimum by an independent brute force, constraints, determinism, stop requests, progress events.
 #include "core/cost/validity.h"
 #include "core/io/formats.h"
+#include "core/search/benchmark.h"
 #include "core/search/rng.h"
 #include "core/search/searcher.h"
 
@@ -621,6 +622,44 @@ private slots:
         int tp1 = 0;
         for (const Plan& p : rec.plans()) tp1 += p.degrees.tp == 1;
         QCOMPARE(tp1, 3); // all three (uniform draws: 300 x 3 / 12,531 = 0.07 expected)
+    }
+
+    // The benchmark's figures, by hand on five runs against a best-known 100 tokens/s.
+    void benchSummary() {
+        auto run = [](double best, std::vector<std::pair<int64_t, double>> curve, std::vector<double> cpu,
+                      double total) {
+            BenchRun r;
+            r.best = best;
+            r.curve = std::move(curve);
+            r.curveCpuSeconds = std::move(cpu);
+            r.cpuSeconds = total;
+            return r;
+        };
+        const std::vector<BenchRun> runs{
+            run(100, {{10, 50}, {40, 99.5}, {60, 100}}, {0.1, 0.4, 0.6}, 1.0),
+            run(99.95, {{5, 99.95}}, {0.05}, 0.5), // within 0.1%
+            run(98, {{1, 98}}, {0.01}, 0.2),       // not within 1%
+            run(0, {}, {}, 0.3),                   // nothing feasible
+            run(99.2, {{20, 99.2}}, {0.2}, 0.4),   // within 1%, not 0.1%
+        };
+        const BenchSummary s = summarize(runs, 100, 0.3);
+        QCOMPARE(s.runs, 5);
+        QCOMPARE(s.within01, 0.4);
+        QCOMPARE(s.within1, 0.6);
+        QCOMPARE(s.medianFraction, 0.992); // of 1, 0.9995, 0.992, 0.98, 0
+        QCOMPARE(s.evalsTo1, 40.0);        // of 5, 20, 40, never, never
+        QCOMPARE(s.cpuTo1, 0.4);           // of 0.05, 0.2, 0.4, never, never
+        QCOMPARE(s.medianCpuSeconds, 0.4); // of 1, 0.5, 0.2, 0.3, 0.4
+        QCOMPARE(s.minBest, 0.0);
+        QCOMPARE(s.maxBest, 100.0);
+        // Cut at 0.3 CPU s: 50, 99.95, 98, 0, 99.2.
+        QCOMPARE(s.timeWithin01, 0.2);
+        QCOMPARE(s.timeWithin1, 0.4);
+        QCOMPARE(s.timeMedianFraction, 0.98);
+        // Half the runs within 1% is not a median: "never".
+        const BenchSummary half = summarize({runs[0], runs[3]}, 100, 0);
+        QVERIFY(std::isinf(half.evalsTo1));
+        QVERIFY(std::isnan(half.timeWithin1));
     }
 
     // Uniform sampling: on the toy space, tp 1 (3 plans of 12531) is rare and tp 2 (11664) common.
