@@ -184,6 +184,11 @@ void Engine::clearCache() {
     d->previous.clear();
 }
 
+void Engine::parallelFor(size_t count, int threads, const std::function<void(size_t)>& fn) {
+    if (count == 0) return;
+    d->pool.run(count, resolveThreads(threads), fn);
+}
+
 std::shared_ptr<const Metrics> Engine::evaluatePlan(const Plan& plan) {
     return d->call(plan);
 }

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -146,6 +147,11 @@ public:
              std::stop_token stop = {}, Clock::time_point deadline = Clock::time_point::max());
     /// One plan, outside the cache (for plans that are not in a space).
     std::shared_ptr<const Metrics> evaluatePlan(const Plan& plan);
+
+    /// Runs fn(0), ..., fn(count - 1) on up to `threads` threads of the evaluation pool (0: all cores; the
+    /// calling thread is one of them) and waits: work of a searcher (rl's policy) without starting threads.
+    /// Takes turns with evaluate(); fn must not call back into this Engine.
+    void parallelFor(size_t count, int threads, const std::function<void(size_t)>& fn);
 
     int64_t objectiveCalls() const; ///< all runs together
     size_t cacheSize() const;
