@@ -610,6 +610,37 @@ private slots:
         QCOMPARE(restarts.evaluations, cd.evaluations + 200);
     }
 
+    // Warm starts, offered to every searcher alike: from the Megatron plan no searcher ends below it; from
+    // coordinate descent none ends below cd with the same seed (the same descent, then the searcher's own
+    // work). Uniform random alone stays well below cd at these budgets, so the start is what carries them.
+    void warmStarts() {
+        const Scenario s = loadSample("deepseek-v3-h100-32x8.yaml");
+        const CostModel cm(s);
+        const CostModelObjective objective(cm);
+        const SearchSpace space(s);
+        Engine engine(objective);
+        const double megatron = planScore(cm.evaluate(cm.megatronPlan()));
+        const SearchResult cd = runSearcher("cd", space, engine, 100000, 4);
+        const double cdBest = planScore(cd.best.metrics);
+        QVERIFY(runSearcher("random", space, engine, cd.evaluations + 64, 4).best.metrics.throughput <
+                0.99 * cdBest);
+        for (const char* name : {"random", "random-seq", "sa", "ga", "rl"}) {
+            SearchOptions o;
+            o.seed = 4;
+            o.threads = 1;
+            o.budget.evaluations = 40;
+            o.warmStart = WarmStart::Megatron;
+            QVERIFY2(planScore(makeSearcher(name)->run(space, engine, o, nullptr, {}).best.metrics) >=
+                         megatron,
+                     name);
+            o.warmStart = WarmStart::Descent;
+            o.budget.evaluations = cd.evaluations + 64;
+            const SearchResult r = makeSearcher(name)->run(space, engine, o, nullptr, {});
+            QVERIFY2(planScore(r.best.metrics) >= cdBest, name);
+            QCOMPARE(r.evaluations, cd.evaluations + 64);
+        }
+    }
+
     // Drawn decision by decision, tp 1 is common (about 1 in 3 of the degrees at each level) where uniform
     // sampling almost never visits it (3 of 12,531 plans).
     void randomSequentialVisitsSmallRegions() {

@@ -36,6 +36,13 @@ private slots:
                  2);
         QCOMPARE(shardplan({"compare", "--scenario", kLlama8b, "one.json"}).code, 2);
         QCOMPARE(shardplan({"bench", "--searchers", "sa"}).code, 2);
+        QCOMPARE(
+            shardplan({"search", "--scenario", kLlama8b, "--searcher", "sa", "--warm-start", "later"}).code,
+            2);
+        QCOMPARE(shardplan({"search", "--scenario", kLlama8b, "--searcher", "ga", "--budget", "50",
+                            "--warm-start", "cd"})
+                     .code,
+                 0);
         QCOMPARE(shardplan({"bench", "--scenario", kLlama8b, "--searchers", "sa,nope"}).code, 2);
     }
 

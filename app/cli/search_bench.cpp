@@ -228,7 +228,8 @@ struct Row {
 int cmdBench(const std::vector<std::string>& argv) {
     const char* usage =
         "shardplan bench --scenario S... [--searchers LIST] [--budgets LIST | --budget N] [--seeds K]\n"
-        "                       [--threads T] [--best FILE] [--json] [--csv F]\n"
+        "                       [--threads T] [--warm-start none|megatron|cd] [--best FILE] [--json] [--csv "
+        "F]\n"
         "       shardplan bench --refresh-best FILE --scenario S... [--searchers LIST] [--budget N] [--seeds "
         "K]\n"
         "       (defaults: --searchers random,random-seq,cd,cd-restarts,sa,ga,rl --budgets "
@@ -236,7 +237,8 @@ int cmdBench(const std::vector<std::string>& argv) {
         "        --seeds 20 --threads 1; refresh: --searchers sa,ga,cd-restarts,rl --budget 200000 --seeds "
         "3)";
     Args a(argv, {"json"},
-           {"scenario", "searchers", "budget", "budgets", "seeds", "threads", "csv", "best", "refresh-best"});
+           {"scenario", "searchers", "budget", "budgets", "seeds", "threads", "csv", "best", "refresh-best",
+            "warm-start"});
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -267,6 +269,8 @@ int cmdBench(const std::vector<std::string>& argv) {
         if (!parsed) return usageError(error, usage);
         budgets = *parsed;
     }
+    const auto warm = parseWarmStart(a.option("warm-start").value_or("none"));
+    if (!warm) return usageError("--warm-start must be none, megatron or cd", usage);
     std::optional<BestKnownFile> bestFile;
     if (auto p = a.option("best")) {
         bestFile = readBestKnown(*p, false);
@@ -290,6 +294,7 @@ int cmdBench(const std::vector<std::string>& argv) {
         Engine engine(objective);
         SearchOptions o;
         o.threads = int(threads.value_or(1));
+        o.warmStart = *warm;
         const SearchResult megatron = MegatronSearcher().run(space, engine, o, nullptr, {});
         const double megatronBest = megatron.feasible() ? megatron.best.metrics.throughput : 0;
         // All runs first: the reference may be the best of them.

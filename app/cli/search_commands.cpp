@@ -92,8 +92,10 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 int cmdSearch(const std::vector<std::string>& argv) {
     const char* usage =
         "shardplan search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K]\n"
-        "                        [--threads T] [--out plan.json|plan.yaml] [--json]";
-    Args a(argv, {"json"}, {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out"});
+        "                        [--threads T] [--warm-start none|megatron|cd] [--out plan.json|plan.yaml]\n"
+        "                        [--json]";
+    Args a(argv, {"json"},
+           {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out", "warm-start"});
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -114,6 +116,8 @@ int cmdSearch(const std::vector<std::string>& argv) {
     if (seconds && !(*seconds > 0)) return usageError("--seconds must be positive", usage);
     if (seed && *seed < 0) return usageError("--seed must not be negative", usage);
     if (threads && *threads < 0) return usageError("--threads must not be negative (0: all cores)", usage);
+    const auto warm = parseWarmStart(a.option("warm-start").value_or("none"));
+    if (!warm) return usageError("--warm-start must be none, megatron or cd", usage);
     const auto out = a.option("out");
     if (out && !endsWith(*out, ".json") && !endsWith(*out, ".yaml") && !endsWith(*out, ".yml"))
         return usageError("--out must end in .json, .yaml or .yml", usage);
@@ -130,6 +134,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
     if (o.budget.unlimited()) o.budget.evaluations = kDefaultBudget;
     o.seed = uint64_t(seed.value_or(1));
     o.threads = int(threads.value_or(0));
+    o.warmStart = *warm;
 
     ProgressLine line(*searcherName);
     SearchResult r;

@@ -1,5 +1,7 @@
 #pragma once
 // What the search verbs (search, compare, bench) share: Ctrl-C as a stop request, and small text helpers.
+#include "core/search/engine.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -50,6 +53,14 @@ private:
     std::jthread m_watcher;
     void (*m_previous)(int) = SIG_DFL;
 };
+
+/// "--warm-start none|megatron|cd" (core/search/engine.h, WarmStart); nullopt for anything else.
+inline std::optional<WarmStart> parseWarmStart(const std::string& s) {
+    if (s == "none") return WarmStart::None;
+    if (s == "megatron") return WarmStart::Megatron;
+    if (s == "cd") return WarmStart::Descent;
+    return std::nullopt;
+}
 
 inline std::string joined(const std::vector<std::string>& v, const char* sep = ", ") {
     std::string s;

@@ -48,7 +48,8 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         space.mask(i, prefix, out);
     };
 
-    if (m_o.warmStart)
+    // A warm start heads the elite, which the policy attends to and imitates.
+    if (!warmStart(run, engine, rng) && m_o.warmStart)
         if (auto p = engine.objective().megatronPlan()) run.evaluatePlan(*p);
 
     double logWorstFeasible = 0;

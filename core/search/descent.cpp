@@ -47,7 +47,36 @@ int descend(SearchRun& run, const SearchSpace& space, std::vector<int> current, 
     return sweeps;
 }
 
+/// The start of a descent: the cost model's Megatron plan (evaluated even when it lies outside the space, so
+/// the result is never worse than it), as an assignment when it has one, else the space's Megatron-like plan.
+std::pair<std::optional<std::vector<int>>, double> megatronStart(SearchRun& run, Engine& engine) {
+    const SearchSpace& space = run.space();
+    std::optional<std::vector<int>> start;
+    double score = -std::numeric_limits<double>::infinity();
+    if (auto plan = engine.objective().megatronPlan()) {
+        const auto o = run.evaluatePlan(*plan);
+        if (auto a = space.fromPlan(*plan); a && space.toPlan(*a) == *plan && o.evaluated())
+            start = *a, score = o.score;
+    }
+    if (!start && !run.done()) {
+        const auto o = run.evaluate(*space.megatronLike());
+        if (o.evaluated()) start = space.megatronLike(), score = o.score;
+    }
+    return {start, score};
+}
+
 } // namespace
+
+std::optional<std::vector<int>> warmStart(SearchRun& run, Engine& engine, Rng& rng) {
+    const WarmStart w = run.options().warmStart;
+    if (w == WarmStart::None || run.space().empty()) return std::nullopt;
+    auto [start, score] = megatronStart(run, engine);
+    if (w == WarmStart::Descent && start) descend(run, run.space(), *start, score, rng);
+    if (w == WarmStart::Megatron) return start;
+    const Candidate* best = run.best();
+    if (best && !best->choices.empty()) return best->choices;
+    return start;
+}
 
 SearchResult CoordinateDescentSearcher::run(const SearchSpace& space, Engine& engine,
                                             const SearchOptions& options, Observer* observer,
@@ -57,22 +86,7 @@ SearchResult CoordinateDescentSearcher::run(const SearchSpace& space, Engine& en
     if (m_restarts && options.budget.unlimited())
         return run.refuse("cd-restarts: needs a budget (evaluations or seconds)");
     Rng rng(options.seed);
-    // The start: the cost model's Megatron plan (evaluated even when it lies outside the space, so the result
-    // is never worse than it), descending from its assignment when it has one, else from the space's
-    // Megatron-like plan.
-    std::optional<std::vector<int>> start;
-    double startScore = -std::numeric_limits<double>::infinity();
-    if (auto plan = engine.objective().megatronPlan()) {
-        const auto o = run.evaluatePlan(*plan);
-        if (auto a = space.fromPlan(*plan); a && space.toPlan(*a) == *plan && o.evaluated())
-            start = *a, startScore = o.score;
-    }
-    if (!start && !run.done()) {
-        start = space.megatronLike();
-        const auto o = run.evaluate(*start);
-        if (!o.evaluated()) return run.finish();
-        startScore = o.score;
-    }
+    const auto [start, startScore] = megatronStart(run, engine);
     if (start) descend(run, space, *start, startScore, rng);
     while (m_restarts && !run.done()) {
         std::vector<int> a = space.sampleByDecision(rng);
@@ -90,6 +104,7 @@ SearchResult RandomSequentialSearcher::run(const SearchSpace& space, Engine& eng
     if (space.empty()) return run.refuse("no valid plan: " + space.emptyReason());
     if (options.budget.unlimited()) return run.refuse("random-seq: needs a budget (evaluations or seconds)");
     Rng rng(options.seed);
+    warmStart(run, engine, rng);
     constexpr int kBatch = 64;
     std::vector<std::vector<int>> batch(kBatch);
     while (!run.done()) {

@@ -61,8 +61,15 @@ struct Budget {
     bool unlimited() const { return evaluations <= 0 && seconds <= 0; }
 };
 
+/// Where a searcher starts (offered to every searcher alike; megatron, exhaustive and cd ignore it): nowhere
+/// in particular, at the Megatron plan, or at the local optimum coordinate descent reaches from it. The
+/// start's evaluations count against the budget; sa starts a chain there, ga puts it in its first
+/// generation, rl attends to it and imitates it (it heads the elite).
+enum class WarmStart : uint8_t { None, Megatron, Descent };
+
 struct SearchOptions {
     Budget budget;
+    WarmStart warmStart = WarmStart::None;
     uint64_t seed = 1;
     int threads = 0; ///< evaluation threads; 0: all cores
     int eliteK = 32; ///< size of the elite set (distinct best plans) reported and kept

@@ -14,12 +14,15 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace sp {
+
+class Rng;
 
 class Searcher {
 public:
@@ -31,13 +34,19 @@ public:
                              Observer* observer, std::stop_token stop) = 0;
 };
 
-/// A searcher by name ("megatron", "exhaustive", "random", "sa", "ga", and any registered later); null if
-/// unknown.
+/// A searcher by name ("megatron", "exhaustive", "random", "random-seq", "cd", "cd-restarts", "sa", "ga",
+/// "rl", and any registered later; "rl:FLAG+FLAG" for rl with mechanisms off: no-elite, no-imitation,
+/// no-temperature, reinforce); null if unknown.
 std::unique_ptr<Searcher> makeSearcher(std::string_view name);
 /// The registered names, in registration order.
 std::vector<std::string> searcherNames();
 /// Adds (or replaces) a searcher.
 void registerSearcher(std::string name, std::function<std::unique_ptr<Searcher>()> factory);
+
+/// Spends the start of a run on options.warmStart (engine.h) and returns the start's assignment, or nullopt
+/// (no warm start, or a Megatron plan outside the space). Searchers call it first thing after creating their
+/// generator, so a Descent warm start walks the same path as `cd` with the same seed.
+std::optional<std::vector<int>> warmStart(SearchRun& run, Engine& engine, Rng& rng);
 
 // ---------------------------------------------------------------------------------------------------------------
 // The baselines.
