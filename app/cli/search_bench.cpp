@@ -282,6 +282,8 @@ int cmdBench(const std::vector<std::string>& argv) {
     const std::string timeReference =
         std::find(names.begin(), names.end(), "random") != names.end() ? "random" : names.front();
 
+    int nameWidth = 12;
+    for (const auto& n : names) nameWidth = std::max(nameWidth, int(n.size()));
     std::vector<Row> rows;
     InterruptToStop interrupt;
     for (const auto& path : scenarios) {
@@ -368,9 +370,9 @@ int cmdBench(const std::vector<std::string>& argv) {
             if (!asJson) {
                 std::printf("  budget %lld evaluations, %lld seeds; equal time: %.4g CPU s (%s's median)\n",
                             (long long)b, (long long)seedCount, equalCpu, timeReference.c_str());
-                std::printf("  %-12s %7s %7s %9s %11s %11s %10s | %7s %7s %9s\n", "searcher", "<=0.1%",
-                            "<=1%", "median", "evals to 1%", "CPU s to 1%", "CPU s/run", "<=0.1%", "<=1%",
-                            "median");
+                std::printf("  %-*s %7s %7s %9s %11s %11s %10s | %7s %7s %9s\n", nameWidth, "searcher",
+                            "<=0.1%", "<=1%", "median", "evals to 1%", "CPU s to 1%", "CPU s/run", "<=0.1%",
+                            "<=1%", "median");
             }
             for (const auto& name : names) {
                 Row row;
@@ -385,11 +387,11 @@ int cmdBench(const std::vector<std::string>& argv) {
                 rows.push_back(row);
                 if (asJson) continue;
                 if (!row.note.empty()) {
-                    std::printf("  %-12s %s\n", name.c_str(), row.note.c_str());
+                    std::printf("  %-*s %s\n", nameWidth, name.c_str(), row.note.c_str());
                     continue;
                 }
                 const BenchSummary& s = row.s;
-                std::printf("  %-12s %7s %7s %9s %11s %11s %10s | %7s %7s %9s\n", name.c_str(),
+                std::printf("  %-*s %7s %7s %9s %11s %11s %10s | %7s %7s %9s\n", nameWidth, name.c_str(),
                             percent(s.within01).c_str(), percent(s.within1).c_str(),
                             cell(s.medianFraction, "%.4f").c_str(), cell(s.evalsTo1, "%.0f").c_str(),
                             cell(s.cpuTo1, "%.4f").c_str(), cell(s.medianCpuSeconds, "%.4f").c_str(),
