@@ -10,6 +10,8 @@
 
 #include <QTest>
 
+#include <set>
+
 using namespace sp;
 using namespace sp::rl;
 
@@ -123,11 +125,15 @@ private slots:
     // parameter block, with an elite history so the gradient also flows through the elite tokens.
     void wholeLoss_data() {
         QTest::addColumn<double>("clip");
-        QTest::addRow("ppo") << 0.2;
-        QTest::addRow("reinforce") << 0.0;
+        QTest::addColumn<bool>("duplicates");
+        QTest::addRow("ppo") << 0.2 << false;
+        QTest::addRow("reinforce") << 0.0 << false;
+        // Repeated plans share every node of the loss's prefix tree (and sum their gradients there).
+        QTest::addRow("ppo, repeated plans") << 0.2 << true;
     }
     void wholeLoss() {
         QFETCH(double, clip);
+        QFETCH(bool, duplicates);
         const std::vector<int> counts{3, 2, 4, 1, 3};
         PolicyConfig cfg;
         cfg.heads = 2;
@@ -143,10 +149,15 @@ private slots:
         Rng rng(5);
         std::vector<Trace> batch;
         for (int b = 0; b < 6; ++b) batch.push_back(pol.sample(mask, rng));
+        std::vector<double> adv{1.0, -0.5, 0.3, -1.2, 0.8, 0.1};
+        if (duplicates) {
+            batch.push_back(batch[0]), adv.push_back(0.7);
+            batch.push_back(batch[2]), adv.push_back(-0.9);
+            batch.push_back(batch[0]), adv.push_back(1.0);
+        }
         // old log-probs away from the current ones so that some ratios fall outside the clip range
         for (auto& t : batch)
             for (auto& lp : t.oldLogp) lp += (rng.uniform() - 0.5) * 0.8;
-        const std::vector<double> adv{1.0, -0.5, 0.3, -1.2, 0.8, 0.1};
         const std::vector<EliteToken> elite{
             {{0, 1, 2, 0, 0}, 1.2}, {{2, 0, 1, 0, 2}, -0.4}, {{1, 1, 3, 0, 0}, 0.3}};
         auto f = [&] {
@@ -238,6 +249,34 @@ private slots:
             return all;
         };
         QCOMPARE(run(), run());
+    }
+
+    // sampleBatch shares the forward pass of common prefixes but draws the same plans, log-probabilities and
+    // entropies as sample() with each generator in turn (masks that depend on the prefix included).
+    void sampleBatchMatchesSample() {
+        const std::vector<int> counts{3, 2, 4, 1, 3};
+        const MaskFn mask = [&](int i, const std::vector<int>& prefix, std::vector<uint8_t>& out) {
+            out.assign(counts[i], 1);
+            if (i == 2 && prefix[0] == 0) out[3] = 0;
+            if (i == 4 && prefix[1] == 1) out[1] = 0;
+        };
+        Policy pol(counts, {}, 3);
+        pol.setElite({{{0, 1, 2, 0, 0}, 1.2}, {{2, 0, 1, 0, 2}, -0.4}});
+        for (double temperature : {1.0, 2.5}) {
+            std::vector<Rng> a, b;
+            for (int k = 0; k < 40; ++k) a.emplace_back(100 + k), b.emplace_back(100 + k);
+            const std::vector<Trace> batch = pol.sampleBatch(mask, a, temperature);
+            QCOMPARE(batch.size(), size_t(40));
+            std::set<std::vector<int>> distinct;
+            for (int k = 0; k < 40; ++k) {
+                const Trace one = pol.sample(mask, b[size_t(k)], temperature);
+                QCOMPARE(batch[size_t(k)].actions, one.actions);
+                QCOMPARE(batch[size_t(k)].oldLogp, one.oldLogp); // bit for bit
+                QCOMPARE(batch[size_t(k)].entropy, one.entropy);
+                distinct.insert(one.actions);
+            }
+            QVERIFY(distinct.size() > 5 && distinct.size() < 40); // shared prefixes and repeats both occur
+        }
     }
 
     // ---------------------------------------------------------------- the searcher, through the engine

@@ -5,6 +5,7 @@
 #include "common.h"
 #include "interrupt.h"
 #include "metrics_json.h"
+#include "search_util.h"
 
 #include "core/analysis/why.h"
 #include "core/cost/validity.h"
@@ -28,12 +29,6 @@ namespace sp::cli {
 namespace {
 
 constexpr int64_t kDefaultBudget = 2000;
-
-std::string joined(const std::vector<std::string>& v, const char* sep = ", ") {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-    return s;
-}
 
 /// The live progress line on stderr: rewritten in place on a terminal; elsewhere only the final state.
 class ProgressLine : public Observer {
@@ -89,27 +84,8 @@ void printMetrics(const Metrics& m) {
     std::printf("memory      %.1f of %.1f GiB per GPU\n", m.memoryPerGpuGiB, m.capacityGiB);
 }
 
-/// The file name without its folders and extension: the short name of a scenario in tables.
-std::string stem(const std::string& path) {
-    std::string s = path.substr(path.find_last_of('/') + 1);
-    if (auto dot = s.find_last_of('.'); dot != std::string::npos && dot > 0) s = s.substr(0, dot);
-    return s;
-}
-
 bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return std::nan("");
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/// JSON for a number that may be undefined (NaN -> null).
-nlohmann::ordered_json num(double x) {
-    return std::isfinite(x) ? nlohmann::ordered_json(x) : nullptr;
 }
 
 } // namespace
@@ -119,8 +95,10 @@ nlohmann::ordered_json num(double x) {
 int cmdSearch(const std::vector<std::string>& argv) {
     const char* usage =
         "shardplan search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K]\n"
-        "                        [--threads T] [--out plan.json|plan.yaml] [--json]";
-    Args a(argv, {"json"}, {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out"});
+        "                        [--threads T] [--warm-start none|megatron|cd] [--out plan.json|plan.yaml]\n"
+        "                        [--json]";
+    Args a(argv, {"json"},
+           {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out", "warm-start"});
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -141,6 +119,8 @@ int cmdSearch(const std::vector<std::string>& argv) {
     if (seconds && !(*seconds > 0)) return usageError("--seconds must be positive", usage);
     if (seed && *seed < 0) return usageError("--seed must not be negative", usage);
     if (threads && *threads < 0) return usageError("--threads must not be negative (0: all cores)", usage);
+    const auto warm = parseWarmStart(a.option("warm-start").value_or("none"));
+    if (!warm) return usageError("--warm-start must be none, megatron or cd", usage);
     const auto out = a.option("out");
     if (out && !endsWith(*out, ".json") && !endsWith(*out, ".yaml") && !endsWith(*out, ".yml"))
         return usageError("--out must end in .json, .yaml or .yml", usage);
@@ -157,6 +137,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
     if (o.budget.unlimited()) o.budget.evaluations = kDefaultBudget;
     o.seed = uint64_t(seed.value_or(1));
     o.threads = int(threads.value_or(0));
+    o.warmStart = *warm;
 
     ProgressLine line(*searcherName);
     SearchResult r;
@@ -338,157 +319,6 @@ int cmdCompare(const std::vector<std::string>& argv) {
             std::printf("%-22s %14s %14s\n", x.field.c_str(), x.a.c_str(), x.b.c_str());
     }
     std::printf("\nwhy: %s\n", why.sentence.c_str());
-    return kOk;
-}
-
-// -----------------------------------------------------------------------------------------------------------------
-
-int cmdBench(const std::vector<std::string>& argv) {
-    const char* usage =
-        "shardplan bench --scenario S... [--searchers LIST] [--budget N] [--seeds K] [--threads T]\n"
-        "                       [--json] [--csv F]\n"
-        "       (defaults: --searchers random,sa,ga --budget 2000 --seeds 5)";
-    Args a(argv, {"json"}, {"scenario", "searchers", "budget", "seeds", "threads", "csv"});
-    if (!a.ok()) return usageError(a.error(), usage);
-    if (!a.positionals().empty())
-        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
-    const auto scenarios = a.all("scenario");
-    if (scenarios.empty()) return usageError("at least one --scenario is required", usage);
-    std::vector<std::string> names;
-    {
-        std::stringstream ss(a.option("searchers").value_or("random,sa,ga"));
-        for (std::string n; std::getline(ss, n, ',');)
-            if (!n.empty()) names.push_back(n);
-    }
-    if (names.empty()) return usageError("--searchers is empty", usage);
-    for (const auto& n : names)
-        if (!makeSearcher(n))
-            return usageError("unknown searcher '" + n + "' (" + joined(searcherNames()) + ")", usage);
-    const auto budget = a.integer("budget");
-    const auto seeds = a.integer("seeds");
-    const auto threads = a.integer("threads");
-    if (!a.ok()) return usageError(a.error(), usage);
-    if (budget && *budget < 1) return usageError("--budget must be at least 1", usage);
-    if (seeds && (*seeds < 1 || *seeds > 10000))
-        return usageError("--seeds must be between 1 and 10000", usage);
-    if (threads && *threads < 0) return usageError("--threads must not be negative (0: all cores)", usage);
-
-    struct Result {
-        std::string scenario, searcher;
-        double medianBest, minBest, maxBest, ratio, evals99;
-        std::string note;
-    };
-    std::vector<Result> results;
-    InterruptToStop interrupt;
-    const bool json = a.flag("json");
-    for (const auto& path : scenarios) {
-        const auto scenario = loadScenarioOrReport(path);
-        if (!scenario) return kBadInput;
-        const CostModel model(*scenario);
-        const CostModelObjective objective(model);
-        const SearchSpace space(*scenario);
-        // One engine per scenario: its cache spares repeated evaluations across runs; each run still counts
-        // its own budget, so the runs do not influence one another.
-        Engine engine(objective);
-        SearchOptions o;
-        o.budget.evaluations = budget.value_or(kDefaultBudget);
-        o.threads = int(threads.value_or(0));
-        const SearchResult megatron = MegatronSearcher().run(space, engine, o, nullptr, {});
-        const double reference = megatron.feasible() ? megatron.best.metrics.throughput : 0;
-        if (!json) {
-            const SpaceSize size = space.size();
-            std::printf("%s: %s\n  %.4g%s valid plans; megatron %.1f tokens/s%s\n", stem(path).c_str(),
-                        scenario->name.c_str(), size.count, size.exact ? "" : " (rounded)", reference,
-                        megatron.feasible() ? "" : " (infeasible)");
-            std::printf("  %-12s %14s %14s %14s %12s %14s\n", "searcher", "median best", "min best",
-                        "max best", "vs megatron", "evals to 99%");
-        }
-        for (const auto& name : names) {
-            std::vector<double> bests, evals99;
-            std::string note;
-            for (int64_t seed = 1; seed <= seeds.value_or(5) && !interrupt.interrupted(); ++seed) {
-                o.seed = uint64_t(seed);
-                const SearchResult r = makeSearcher(name)->run(space, engine, o, nullptr, interrupt.token());
-                if (r.refused) {
-                    note = r.message;
-                    break;
-                }
-                const double best = r.feasible() ? r.best.metrics.throughput : 0;
-                bests.push_back(best);
-                // The first evaluation count at which the curve reached 99% of this run's final best.
-                for (const auto& [evals, value] : r.curve)
-                    if (best > 0 && value >= 0.99 * best) {
-                        evals99.push_back(double(evals));
-                        break;
-                    }
-                if (name == "megatron" || name == "exhaustive") break; // deterministic: one run says it all
-            }
-            Result row{stem(path),   name,         median(bests),   std::nan(""),
-                       std::nan(""), std::nan(""), median(evals99), note};
-            if (!bests.empty()) {
-                row.minBest = *std::min_element(bests.begin(), bests.end());
-                row.maxBest = *std::max_element(bests.begin(), bests.end());
-            }
-            if (reference > 0 && std::isfinite(row.medianBest)) row.ratio = row.medianBest / reference;
-            results.push_back(row);
-            if (!json) {
-                if (!note.empty()) {
-                    std::printf("  %-12s %s\n", name.c_str(), note.c_str());
-                    continue;
-                }
-                auto cell = [](double x, const char* fmt) {
-                    char buf[64];
-                    if (!std::isfinite(x)) return std::string("-");
-                    std::snprintf(buf, sizeof buf, fmt, x);
-                    return std::string(buf);
-                };
-                std::printf("  %-12s %14s %14s %14s %12s %14s\n", name.c_str(),
-                            cell(row.medianBest, "%.1f").c_str(), cell(row.minBest, "%.1f").c_str(),
-                            cell(row.maxBest, "%.1f").c_str(), cell(row.ratio, "%.3fx").c_str(),
-                            cell(row.evals99, "%.0f").c_str());
-                std::fflush(stdout);
-            }
-        }
-        if (!json) std::printf("\n");
-    }
-    if (interrupt.interrupted()) std::cerr << "shardplan: interrupted; the rows above are partial\n";
-
-    if (json) {
-        nlohmann::ordered_json j;
-        j["budget"] = budget.value_or(kDefaultBudget);
-        j["seeds"] = seeds.value_or(5);
-        auto& rows = j["results"] = nlohmann::ordered_json::array();
-        for (const Result& r : results) {
-            nlohmann::ordered_json row;
-            row["scenario"] = r.scenario;
-            row["searcher"] = r.searcher;
-            row["median_best"] = num(r.medianBest);
-            row["min_best"] = num(r.minBest);
-            row["max_best"] = num(r.maxBest);
-            row["ratio_to_megatron"] = num(r.ratio);
-            row["evals_to_99pct"] = num(r.evals99);
-            if (!r.note.empty()) row["note"] = r.note;
-            rows.push_back(row);
-        }
-        std::cout << j.dump(2) << "\n";
-    }
-    if (auto csv = a.option("csv")) {
-        std::ostringstream s;
-        s << "scenario,searcher,median_best,min_best,max_best,ratio_to_megatron,evals_to_99pct\n";
-        auto cell = [](double x) {
-            if (!std::isfinite(x)) return std::string();
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%.10g", x);
-            return std::string(buf);
-        };
-        for (const Result& r : results)
-            s << r.scenario << "," << r.searcher << "," << cell(r.medianBest) << "," << cell(r.minBest) << ","
-              << cell(r.maxBest) << "," << cell(r.ratio) << "," << cell(r.evals99) << "\n";
-        if (auto w = writeFileAtomic(*csv, s.str()); !w) {
-            std::cerr << w.error().str() << "\n";
-            return kBadInput;
-        }
-    }
     return kOk;
 }
 

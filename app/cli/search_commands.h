@@ -10,7 +10,9 @@ namespace sp::cli {
 int cmdSearch(const std::vector<std::string>& argv);
 /// shardplan compare --scenario S A B [--json]: metrics side by side, ratios B/A, and what differs.
 int cmdCompare(const std::vector<std::string>& argv);
-/// shardplan bench --scenario S... --searchers LIST --budget N --seeds K [--threads T] [--json] [--csv F]
+/// shardplan bench --scenario S... [--searchers LIST] [--budgets LIST] [--seeds K] [--best FILE] [--json]
+///                 [--csv F]: success rates against the best-known plans (search_bench.cpp); with
+///                 --refresh-best FILE, long runs that find and store those plans.
 int cmdBench(const std::vector<std::string>& argv);
 
 } // namespace sp::cli

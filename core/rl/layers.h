@@ -150,4 +150,18 @@ inline void maskedSoftmaxBackward(const SoftmaxCache& c, int action, double gLog
     dlogits[action] += gLogp;
 }
 
+/// The same, added to dlogits (which has the logits' size): for gradients summed over several uses of one
+/// softmax.
+inline void maskedSoftmaxBackwardAdd(const SoftmaxCache& c, int action, double gLogp, double gEntropy,
+                                     Vec& dlogits) {
+    const int n = int(c.p.size());
+    for (int k = 0; k < n; ++k) {
+        const double pk = c.p[k];
+        double g = -gLogp * pk;
+        if (pk > 0) g += gEntropy * (-pk * (c.logp[k] + c.entropy));
+        dlogits[k] += g;
+    }
+    dlogits[action] += gLogp;
+}
+
 } // namespace sp::rl

@@ -95,6 +95,9 @@ public:
 
     /// Samples one plan following the masks. temperature > 1 flattens the distribution (exploration).
     Trace sample(const MaskFn& mask, Rng& rng, double temperature = 1.0) const;
+    /// One plan per generator, the same traces as sample() with each generator in turn, but decisions
+    /// reached by the same prefix share one forward pass (a converged policy's samples share most of theirs).
+    std::vector<Trace> sampleBatch(const MaskFn& mask, std::span<Rng> rngs, double temperature = 1.0) const;
     /// The trace of a given plan (its log-probabilities under the current policy), e.g. an elite plan to
     /// imitate.
     Trace trace(const std::vector<int>& actions, const MaskFn& mask) const;

@@ -6,9 +6,9 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <span>
-#include <thread>
 
 namespace sp {
 
@@ -17,23 +17,6 @@ namespace {
 /// Samples and updates are split in this many parts whatever the thread count, so results do not depend on
 /// it.
 constexpr int kChunks = 4;
-
-/// Runs fn(0..kChunks-1) on up to `threads` threads (the calling one included) and waits.
-template <class Fn> void parallelChunks(int threads, const Fn& fn) {
-    const int n = std::min(threads, kChunks);
-    if (n <= 1) {
-        for (int c = 0; c < kChunks; ++c) fn(c);
-        return;
-    }
-    std::atomic<int> next{0};
-    auto work = [&] {
-        for (int c; (c = next.fetch_add(1)) < kChunks;) fn(c);
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < n; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-}
 
 /// Raw reward: log-throughput when feasible; below every feasible plan otherwise, by how far it misses.
 double rewardOf(const Metrics& m, double logWorstFeasible) {
@@ -56,14 +39,17 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     rl::Adam adam(policy.params(), m_o.learningRate);
     rl::Params grad = policy.params().zerosLike();
     std::vector<rl::Params> parts(kChunks, grad);
-    const int threads =
-        options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    // The policy's work runs in kChunks parts on the engine's threads, combined in a fixed order.
+    const auto parallelChunks = [&engine, &options](const std::function<void(int)>& fn) {
+        engine.parallelFor(kChunks, options.threads, [&fn](size_t c) { fn(int(c)); });
+    };
     Rng rng(options.seed);
     const rl::MaskFn mask = [&space](int i, const std::vector<int>& prefix, std::vector<uint8_t>& out) {
         space.mask(i, prefix, out);
     };
 
-    if (m_o.warmStart)
+    // A warm start heads the elite, which the policy attends to and imitates.
+    if (!warmStart(run, engine, rng) && m_o.warmStart)
         if (auto p = engine.objective().megatronPlan()) run.evaluatePlan(*p);
 
     double logWorstFeasible = 0;
@@ -104,11 +90,13 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         // taken on any number of threads with the same result.
         traces.resize(size_t(m_o.batch));
         const uint64_t iterationSeed = rng.next();
-        parallelChunks(threads, [&](int c) {
-            for (int b = c; b < m_o.batch; b += kChunks) {
-                Rng r(iterationSeed + 0x9E3779B97F4A7C15ull * uint64_t(b + 1));
-                traces[size_t(b)] = policy.sample(mask, r, temperature);
-            }
+        parallelChunks([&](int c) {
+            std::vector<Rng> rngs;
+            for (int b = c; b < m_o.batch; b += kChunks)
+                rngs.emplace_back(iterationSeed + 0x9E3779B97F4A7C15ull * uint64_t(b + 1));
+            auto sampled = policy.sampleBatch(mask, rngs, temperature);
+            for (int b = c, k = 0; b < m_o.batch; b += kChunks, ++k)
+                traces[size_t(b)] = std::move(sampled[size_t(k)]);
         });
         for (const auto& t : traces) batch.push_back(t.actions);
         // A policy that keeps proposing plans it has seen spends no budget: after a while, random valid plans
@@ -183,7 +171,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         // The update, in kChunks fixed parts summed in order: the same gradient on any number of threads.
         for (int e = 0; e < m_o.epochs; ++e) {
             std::array<double, kChunks> partEntropy{};
-            parallelChunks(threads, [&](int c) {
+            parallelChunks([&](int c) {
                 const size_t lo = used.size() * size_t(c) / kChunks,
                              hi = used.size() * size_t(c + 1) / kChunks;
                 policy.loss(std::span(used).subspan(lo, hi - lo), std::span(adv).subspan(lo, hi - lo), mask,

@@ -10,8 +10,9 @@
 namespace sp {
 
 struct RlOptions {
-    int batch = 32; ///< plans sampled per iteration
-    int epochs = 2; ///< PPO epochs per batch (the first is REINFORCE with the batch-mean baseline)
+    std::string name = "rl"; ///< the registered name (the ablations register variants, searcher.cpp)
+    int batch = 32;          ///< plans sampled per iteration
+    int epochs = 2;          ///< PPO epochs per batch (the first is REINFORCE with the batch-mean baseline)
     double learningRate = 1e-2;  ///< Adam
     double clip = 0.2;           ///< PPO clipping; 0: plain REINFORCE with baseline
     double entropyWeight = 0.01; ///< per decision
@@ -31,7 +32,7 @@ struct RlOptions {
 class RlSearcher final : public Searcher {
 public:
     explicit RlSearcher(RlOptions o = {}) : m_o(o) {}
-    std::string name() const override { return "rl"; }
+    std::string name() const override { return m_o.name; }
     SearchResult run(const SearchSpace& space, Engine& engine, const SearchOptions& options,
                      Observer* observer, std::stop_token stop) override;
 

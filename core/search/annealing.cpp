@@ -14,6 +14,7 @@ SearchResult AnnealingSearcher::run(const SearchSpace& space, Engine& engine, co
     if (space.empty()) return run.refuse("no valid plan: " + space.emptyReason());
     if (options.budget.unlimited()) return run.refuse("sa: needs a budget (evaluations or seconds)");
     Rng rng(options.seed);
+    const auto start = warmStart(run, engine, rng);
     const int64_t budget = options.budget.evaluations;
     const int chains = m_p.chains > 0 ? m_p.chains
                        : budget > 0   ? int(std::clamp<int64_t>(budget / 2000, 1, 8))
@@ -34,6 +35,7 @@ SearchResult AnnealingSearcher::run(const SearchSpace& space, Engine& engine, co
     std::vector<uint8_t> mk;
 
     for (int c = 0; c < chains; ++c) proposals[c] = space.sample(rng), force[c] = 1;
+    if (start) proposals[0] = *start; // evaluated already: a repeat costs nothing
     while (!run.done()) {
         const auto outcomes = run.evaluate(proposals);
         const double temperature = t0 * std::pow(t1 / t0, run.fraction());

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
+#include <ctime>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -183,6 +184,11 @@ void Engine::clearCache() {
     d->previous.clear();
 }
 
+void Engine::parallelFor(size_t count, int threads, const std::function<void(size_t)>& fn) {
+    if (count == 0) return;
+    d->pool.run(count, resolveThreads(threads), fn);
+}
+
 std::shared_ptr<const Metrics> Engine::evaluatePlan(const Plan& plan) {
     return d->call(plan);
 }
@@ -246,6 +252,26 @@ constexpr auto kProgressInterval = std::chrono::milliseconds(40);
 /// (a converged searcher in a small space would otherwise loop without spending budget).
 constexpr int64_t kLookupsPerEvaluation = 20;
 constexpr int64_t kLookupsSlack = 10000;
+
+/// start + seconds, saturated: a budget beyond what the clock can represent (1e308, infinity) never ends
+/// the run, instead of overflowing the conversion to the clock's integer ticks. seconds <= 0 or NaN: none.
+Engine::Clock::time_point deadlineAfter(Engine::Clock::time_point start, double seconds) {
+    using Clock = Engine::Clock;
+    if (!(seconds > 0)) return Clock::time_point::max();
+    const double room = std::chrono::duration<double>(Clock::time_point::max() - start).count();
+    // Compared in double with a margin: `room` is rounded, and a cast of a value at the limit would overflow.
+    if (!(seconds < room * 0.5)) return Clock::time_point::max();
+    return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+/// kLookupsPerEvaluation x evaluations + kLookupsSlack, saturated at INT64_MAX (a budget of 2^63 - 1
+/// evaluations would otherwise overflow into a negative limit and end the run at once); 0 when unlimited.
+int64_t lookupLimitOf(int64_t evaluations) {
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    if (evaluations <= 0) return 0;
+    if (evaluations > (kMax - kLookupsSlack) / kLookupsPerEvaluation) return kMax;
+    return kLookupsPerEvaluation * evaluations + kLookupsSlack;
+}
 } // namespace
 
 struct SearchRun::Impl {
@@ -259,9 +285,12 @@ struct SearchRun::Impl {
     SpaceSize size;
     std::unordered_map<Key, double, KeyHash> seen;
     int64_t evaluations = 0, lookups = 0;
+    int64_t lookupLimit = 0; ///< 0: none (no evaluation budget)
     std::vector<Candidate> elite;
     double bestFeasible = 0;
     std::vector<std::pair<int64_t, double>> curve;
+    std::vector<double> curveCpu;
+    std::clock_t cpuStart = std::clock();
     size_t curveEmitted = 0;
     std::vector<LearningPoint> learning;
     size_t learningEmitted = 0;
@@ -271,15 +300,14 @@ struct SearchRun::Impl {
          std::string name)
         : engine(e), space(s), options(o), observer(obs), stop(std::move(st)), searcher(std::move(name)) {
         start = lastEmit = Engine::Clock::now();
-        deadline = options.budget.seconds > 0
-                       ? start + std::chrono::duration_cast<Engine::Clock::duration>(
-                                     std::chrono::duration<double>(options.budget.seconds))
-                       : Engine::Clock::time_point::max();
+        deadline = deadlineAfter(start, options.budget.seconds);
+        lookupLimit = lookupLimitOf(options.budget.evaluations);
         size = space.size();
         options.eliteK = std::max(1, options.eliteK);
     }
 
     double elapsed() const { return std::chrono::duration<double>(Engine::Clock::now() - start).count(); }
+    double cpuElapsed() const { return double(std::clock() - cpuStart) / CLOCKS_PER_SEC; }
 
     void record(const std::shared_ptr<const Metrics>& m, double score, std::span<const int> choices,
                 const Plan* outside) {
@@ -287,6 +315,7 @@ struct SearchRun::Impl {
         if (m->feasible && m->throughput > bestFeasible) {
             bestFeasible = m->throughput;
             curve.emplace_back(evaluations, bestFeasible);
+            curveCpu.push_back(cpuElapsed());
         }
         const int k = options.eliteK;
         if (int(elite.size()) >= k && score <= planScore(elite.back().metrics)) return;
@@ -365,7 +394,7 @@ bool SearchRun::done() const {
     if (d->stop.stop_requested()) return true;
     if (b.evaluations > 0 && d->evaluations >= b.evaluations) return true;
     if (b.seconds > 0 && Engine::Clock::now() >= d->deadline) return true;
-    if (b.evaluations > 0 && d->lookups >= kLookupsPerEvaluation * b.evaluations + kLookupsSlack) return true;
+    if (d->lookupLimit > 0 && d->lookups >= d->lookupLimit) return true;
     const double known = d->distinct ? double(d->evaluations) : double(d->seen.size());
     if (d->size.exact && known >= d->size.count) return true;
     return false;
@@ -452,6 +481,8 @@ SearchResult SearchRun::finish() {
     r.evaluations = m.evaluations;
     r.seconds = m.elapsed();
     r.curve = m.curve;
+    r.curveCpuSeconds = m.curveCpu;
+    r.cpuSeconds = m.cpuElapsed();
     r.learning = m.learning;
     r.stopped = m.stop.stop_requested();
     if (m.elite.empty()) {

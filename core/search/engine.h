@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -60,8 +61,15 @@ struct Budget {
     bool unlimited() const { return evaluations <= 0 && seconds <= 0; }
 };
 
+/// Where a searcher starts (offered to every searcher alike; megatron, exhaustive and cd ignore it): nowhere
+/// in particular, at the Megatron plan, or at the local optimum coordinate descent reaches from it. The
+/// start's evaluations count against the budget; sa starts a chain there, ga puts it in its first
+/// generation, rl attends to it and imitates it (it heads the elite).
+enum class WarmStart : uint8_t { None, Megatron, Descent };
+
 struct SearchOptions {
     Budget budget;
+    WarmStart warmStart = WarmStart::None;
     uint64_t seed = 1;
     int threads = 0; ///< evaluation threads; 0: all cores
     int eliteK = 32; ///< size of the elite set (distinct best plans) reported and kept
@@ -107,7 +115,11 @@ struct SearchResult {
     int64_t evaluations = 0;      ///< distinct plans evaluated by this run
     double seconds = 0;
     std::vector<std::pair<int64_t, double>>
-        curve;                           ///< (evaluations, best feasible throughput) at each improvement
+        curve; ///< (evaluations, best feasible throughput) at each improvement
+    /// Processor time of the whole process (all threads) since the run began, at each curve point, in
+    /// seconds: what a benchmark on a shared machine compares (wall time counts other people's work).
+    std::vector<double> curveCpuSeconds;
+    double cpuSeconds = 0;               ///< processor time of the whole process during the run
     std::vector<LearningPoint> learning; ///< one point per iteration of a learning searcher
     bool stopped = false;                ///< ended by a stop request
     bool refused = false;                ///< the searcher did not run (no budget, space too large...)
@@ -142,6 +154,11 @@ public:
              std::stop_token stop = {}, Clock::time_point deadline = Clock::time_point::max());
     /// One plan, outside the cache (for plans that are not in a space).
     std::shared_ptr<const Metrics> evaluatePlan(const Plan& plan);
+
+    /// Runs fn(0), ..., fn(count - 1) on up to `threads` threads of the evaluation pool (0: all cores; the
+    /// calling thread is one of them) and waits: work of a searcher (rl's policy) without starting threads.
+    /// Takes turns with evaluate(); fn must not call back into this Engine.
+    void parallelFor(size_t count, int threads, const std::function<void(size_t)>& fn);
 
     int64_t objectiveCalls() const; ///< all runs together
     size_t cacheSize() const;

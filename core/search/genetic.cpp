@@ -14,6 +14,7 @@ SearchResult GeneticSearcher::run(const SearchSpace& space, Engine& engine, cons
     if (space.empty()) return run.refuse("no valid plan: " + space.emptyReason());
     if (options.budget.unlimited()) return run.refuse("ga: needs a budget (evaluations or seconds)");
     Rng rng(options.seed);
+    const auto start = warmStart(run, engine, rng);
     const int n = space.decisionCount();
     const int64_t budget = options.budget.evaluations;
     const int size = m_p.population > 0 ? std::max(4, m_p.population)
@@ -74,6 +75,7 @@ SearchResult GeneticSearcher::run(const SearchSpace& space, Engine& engine, cons
     // than uniform over plans, 0.992 vs 0.985 at 200 evaluations).
     std::vector<std::vector<int>> batch(size);
     for (auto& g : batch) g = space.sampleByDecision(rng);
+    if (start) batch[0] = *start;
     while (!run.done()) {
         const auto outcomes = run.evaluate(batch);
         // Survivors: the elites of the previous generation, then this generation's evaluated children.

@@ -20,6 +20,9 @@ struct Registry {
         entries.emplace_back("megatron", [] { return std::make_unique<MegatronSearcher>(); });
         entries.emplace_back("exhaustive", [] { return std::make_unique<ExhaustiveSearcher>(); });
         entries.emplace_back("random", [] { return std::make_unique<RandomSearcher>(); });
+        entries.emplace_back("random-seq", [] { return std::make_unique<RandomSequentialSearcher>(); });
+        entries.emplace_back("cd", [] { return std::make_unique<CoordinateDescentSearcher>(false); });
+        entries.emplace_back("cd-restarts", [] { return std::make_unique<CoordinateDescentSearcher>(true); });
         entries.emplace_back("sa", [] { return std::make_unique<AnnealingSearcher>(); });
         entries.emplace_back("ga", [] { return std::make_unique<GeneticSearcher>(); });
         entries.emplace_back("rl", [] { return std::make_unique<RlSearcher>(); });
@@ -42,7 +45,8 @@ std::string formatCount(double n) {
     const std::string digits = std::to_string(int64_t(std::llround(n)));
     std::string s;
     for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && digits[i] != '-' && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') s.push_back(',');
+        if (i > 0 && digits[i] != '-' && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-')
+            s.push_back(',');
         s.push_back(digits[i]);
     }
     return s;
@@ -50,7 +54,33 @@ std::string formatCount(double n) {
 
 } // namespace
 
+/// "rl:no-elite+reinforce": rl with mechanisms switched off (the README's ablations): no-elite (no elite
+/// history to attend over), no-imitation (no self-imitation of the best plans), no-temperature (a fixed
+/// sampling temperature), reinforce (one REINFORCE epoch without clipping instead of two PPO epochs).
+std::unique_ptr<Searcher> makeRlVariant(std::string_view name) {
+    RlOptions o;
+    o.name = std::string(name);
+    std::string_view rest = name.substr(3);
+    while (!rest.empty()) {
+        const size_t plus = rest.find('+');
+        const std::string_view flag = rest.substr(0, plus);
+        if (flag == "no-elite")
+            o.eliteK = 0;
+        else if (flag == "no-imitation")
+            o.imitate = 0;
+        else if (flag == "no-temperature")
+            o.freshTarget = 0;
+        else if (flag == "reinforce")
+            o.clip = 0, o.epochs = 1;
+        else
+            return nullptr;
+        rest = plus == std::string_view::npos ? std::string_view() : rest.substr(plus + 1);
+    }
+    return std::make_unique<RlSearcher>(o);
+}
+
 std::unique_ptr<Searcher> makeSearcher(std::string_view name) {
+    if (name.substr(0, 3) == "rl:") return makeRlVariant(name);
     Registry& r = registry();
     std::lock_guard lk(r.mutex);
     for (auto& [n, make] : r.entries)
@@ -131,6 +161,7 @@ SearchResult RandomSearcher::run(const SearchSpace& space, Engine& engine, const
     if (space.empty()) return run.refuse("no valid plan: " + space.emptyReason());
     if (options.budget.unlimited()) return run.refuse("random: needs a budget (evaluations or seconds)");
     Rng rng(options.seed);
+    warmStart(run, engine, rng);
     constexpr int kBatch = 64;
     std::vector<std::vector<int>> batch(kBatch);
     while (!run.done()) {

@@ -14,12 +14,15 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace sp {
+
+class Rng;
 
 class Searcher {
 public:
@@ -31,13 +34,19 @@ public:
                              Observer* observer, std::stop_token stop) = 0;
 };
 
-/// A searcher by name ("megatron", "exhaustive", "random", "sa", "ga", and any registered later); null if
-/// unknown.
+/// A searcher by name ("megatron", "exhaustive", "random", "random-seq", "cd", "cd-restarts", "sa", "ga",
+/// "rl", and any registered later; "rl:FLAG+FLAG" for rl with mechanisms off: no-elite, no-imitation,
+/// no-temperature, reinforce); null if unknown.
 std::unique_ptr<Searcher> makeSearcher(std::string_view name);
 /// The registered names, in registration order.
 std::vector<std::string> searcherNames();
 /// Adds (or replaces) a searcher.
 void registerSearcher(std::string name, std::function<std::unique_ptr<Searcher>()> factory);
+
+/// Spends the start of a run on options.warmStart (engine.h) and returns the start's assignment, or nullopt
+/// (no warm start, or a Megatron plan outside the space). Searchers call it first thing after creating their
+/// generator, so a Descent warm start walks the same path as `cd` with the same seed.
+std::optional<std::vector<int>> warmStart(SearchRun& run, Engine& engine, Rng& rng);
 
 // ---------------------------------------------------------------------------------------------------------------
 // The baselines.
@@ -68,6 +77,31 @@ class RandomSearcher final : public Searcher {
 public:
     std::string name() const override { return "random"; }
     SearchResult run(const SearchSpace&, Engine&, const SearchOptions&, Observer*, std::stop_token) override;
+};
+
+/// Random valid plans drawn one decision at a time (SearchSpace::sampleByDecision: each decision uniform
+/// among the values its mask allows), in batches of 64: even over degrees, unlike `random`, which is uniform
+/// over plans and so rarely visits tp 1. Needs a budget.
+class RandomSequentialSearcher final : public Searcher {
+public:
+    std::string name() const override { return "random-seq"; }
+    SearchResult run(const SearchSpace&, Engine&, const SearchOptions&, Observer*, std::stop_token) override;
+};
+
+/// Coordinate descent from the Megatron plan: for each decision in turn, every other allowed value is
+/// evaluated (one batch; later decisions kept where still valid, else repaired) and the best replaces the
+/// current plan if it scores higher; sweeps repeat until one improves nothing. Without restarts (`cd`) it
+/// stops there, possibly under budget, and needs no budget; with restarts (`cd-restarts`) it descends again
+/// from a plan drawn decision by decision until the budget is spent. The Megatron plan is always evaluated
+/// first, so the result is never worse than it.
+class CoordinateDescentSearcher final : public Searcher {
+public:
+    explicit CoordinateDescentSearcher(bool restarts = false) : m_restarts(restarts) {}
+    std::string name() const override { return m_restarts ? "cd-restarts" : "cd"; }
+    SearchResult run(const SearchSpace&, Engine&, const SearchOptions&, Observer*, std::stop_token) override;
+
+private:
+    bool m_restarts;
 };
 
 /// Simulated annealing. Energy: -log(throughput) for feasible plans, 100 + log(shortfall) for infeasible ones
