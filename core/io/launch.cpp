@@ -240,7 +240,7 @@ void addCommonNotes(const Ctx& c, const char* engine, LaunchCommand& lc, const c
                     " layers (the extra layers in the middle stages); set " + layerEnv + "=" +
                     joined(sizes, ",") + " in the environment for " + engine + " to split the same way.");
     }
-    if (c.m.weights == Dtype::INT8 || c.m.weights == Dtype::FP4)
+    if (c.m.weights == Dtype::INT8 || c.m.weights == Dtype::FP4 || c.m.weights == Dtype::INT4)
         n.push_back(std::string("Weights ") + std::string(nameOf(c.m.weights)) +
                     ": not mapped; pick the quantization method of your checkpoint (" + engine +
                     " reads it from the checkpoint's quantization_config).");
