@@ -1,5 +1,6 @@
 #include "core/io/formats.h"
 
+#include "core/io/gpudb.h"
 #include "core/io/hfconfig.h"
 #include "core/io/reader.h"
 
@@ -236,35 +237,66 @@ Model readAnyModel(const MapReader& r) {
 
 Cluster readCluster(const MapReader& r) {
     checkHeader(r, FileKind::Cluster);
-    r.allowKeys({"version", "kind", "name", "nodes", "gpus_per_node", "gpu", "intra_node", "inter_node",
-                 "efficiency"});
+    r.allowKeys({"version", "kind", "name", "nodes", "gpus_per_node", "gpus_per_host", "gpu", "intra_node",
+                 "inter_node", "efficiency"});
     Cluster c;
     c.name = r.stringOr("name", "");
-    c.nodes = int(r.integer("nodes", 1, 100000));
-    c.gpusPerNode = int(r.integer("gpus_per_node", 1, 1024));
-    const MapReader g = r.map("gpu");
-    g.allowKeys({"name", "tflops", "hbm_gb", "hbm_tb_s"});
-    c.gpu.name = g.stringOr("name", "");
-    const MapReader t = g.map("tflops");
-    t.allowKeys({"fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"});
-    bool any = false;
-    for (int i = 0; i < kDtypeCount; ++i) {
-        c.gpu.tflops[i] = t.numberOr(kDtypeNames[i], 0.0, 0.0, 1e7);
-        any = any || c.gpu.tflops[i] > 0;
+    // `gpu: b200` names a GPU of the database: its figures, and defaults for the domain size and the links.
+    const GpuSpec* spec = nullptr;
+    if (r.node("gpu").IsScalar()) {
+        const std::string id = r.string("gpu");
+        spec = findGpu(id);
+        if (!spec) {
+            std::vector<std::string_view> ids;
+            for (const auto& g : gpuDatabase()) ids.push_back(g.id);
+            r.failAt("gpu", "unknown GPU '" + id + "'" + io::didYouMean(id, ids) + "; known: " +
+                                knownGpuIds() + " (or give the GPU inline: name, tflops, hbm_gb, hbm_tb_s)");
+        }
     }
-    if (!any) g.failAt("tflops", "give the dense TFLOP/s of at least one dtype");
-    c.gpu.hbmGB = g.number("hbm_gb", 1e-3, 1e7);
-    c.gpu.hbmTBs = g.number("hbm_tb_s", 1e-3, 1e4);
-    const MapReader in = r.map("intra_node");
-    in.allowKeys({"name", "gb_s_per_gpu", "latency_us"});
-    c.intraNode.name = in.stringOr("name", "");
-    c.intraNode.gbPerS = in.number("gb_s_per_gpu", 1e-3, 1e6);
-    c.intraNode.latencyUs = in.numberOr("latency_us", 3.0, 0.0, 1e6);
-    if (c.nodes > 1 || r.has("inter_node")) {
+    c.nodes = int(r.integer("nodes", 1, 100000));
+    c.gpusPerNode = spec ? int(r.integerOr("gpus_per_node", spec->scaleUpDomain, 1, 100000))
+                         : int(r.integer("gpus_per_node", 1, 1024));
+    c.gpusPerHost = int(r.integerOr("gpus_per_host", 0, 0, 100000));
+    if (c.gpusPerHost > 0 && (c.gpusPerHost > c.gpusPerNode || c.gpusPerNode % c.gpusPerHost != 0))
+        r.failAt("gpus_per_host", "must divide gpus_per_node (" + std::to_string(c.gpusPerNode) +
+                                      "): a host's GPUs sit in one scale-up domain");
+    if (c.gpusPerHost == c.gpusPerNode) c.gpusPerHost = 0;
+    if (spec) {
+        c.gpu = spec->gpu;
+    } else {
+        const MapReader g = r.map("gpu");
+        g.allowKeys({"name", "tflops", "hbm_gb", "hbm_tb_s"});
+        c.gpu.name = g.stringOr("name", "");
+        const MapReader t = g.map("tflops");
+        t.allowKeys({"fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"});
+        bool any = false;
+        for (int i = 0; i < kDtypeCount; ++i) {
+            c.gpu.tflops[i] = t.numberOr(kDtypeNames[i], 0.0, 0.0, 1e7);
+            any = any || c.gpu.tflops[i] > 0;
+        }
+        if (!any) g.failAt("tflops", "give the dense TFLOP/s of at least one dtype");
+        c.gpu.hbmGB = g.number("hbm_gb", 1e-3, 1e7);
+        c.gpu.hbmTBs = g.number("hbm_tb_s", 1e-3, 1e4);
+    }
+    if (spec && !r.has("intra_node")) {
+        c.intraNode = spec->scaleUp;
+    } else {
+        const MapReader in = r.map("intra_node");
+        in.allowKeys({"name", "gb_s_per_gpu", "latency_us"});
+        c.intraNode.name = in.stringOr("name", spec ? spec->scaleUp.name : "");
+        c.intraNode.gbPerS = spec ? in.numberOr("gb_s_per_gpu", spec->scaleUp.gbPerS, 1e-3, 1e6)
+                                  : in.number("gb_s_per_gpu", 1e-3, 1e6);
+        c.intraNode.latencyUs = in.numberOr("latency_us", 3.0, 0.0, 1e6);
+    }
+    if (spec && c.nodes > 1 && !r.has("inter_node")) {
+        c.interNode = Link{"NIC", spec->nicGbitPerGpu / 8.0, 6.0};
+    } else if (c.nodes > 1 || r.has("inter_node")) {
         const MapReader out = r.map("inter_node");
         out.allowKeys({"name", "nic_gbit_s_per_gpu", "latency_us"});
         c.interNode.name = out.stringOr("name", "");
-        c.interNode.gbPerS = out.number("nic_gbit_s_per_gpu", 1e-3, 1e7) / 8.0;
+        c.interNode.gbPerS = (spec ? out.numberOr("nic_gbit_s_per_gpu", spec->nicGbitPerGpu, 1e-3, 1e7)
+                                   : out.number("nic_gbit_s_per_gpu", 1e-3, 1e7)) /
+                             8.0;
         c.interNode.latencyUs = out.numberOr("latency_us", 6.0, 0.0, 1e6);
     }
     if (r.has("efficiency")) {
@@ -598,6 +630,7 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     e << YAML::Key << "name" << YAML::Value << c.name;
     e << YAML::Key << "nodes" << YAML::Value << c.nodes << YAML::Key << "gpus_per_node" << YAML::Value
       << c.gpusPerNode;
+    if (c.gpusPerHost > 0) e << YAML::Key << "gpus_per_host" << YAML::Value << c.gpusPerHost;
     e << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
       << c.gpu.name;
     e << YAML::Key << "tflops" << YAML::Value << YAML::Flow << YAML::BeginMap;
@@ -901,8 +934,11 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
         break;
     case FileKind::Cluster:
         finish(loadCluster(path), [](const Cluster& c) {
+            std::string hosts;
+            if (c.gpusPerHost > 0)
+                hosts = ", " + std::to_string(c.hosts()) + " hosts of " + std::to_string(c.gpusPerHost);
             return c.name + ": " + std::to_string(c.gpus()) + " GPUs (" + std::to_string(c.nodes) + "x" +
-                   std::to_string(c.gpusPerNode) + " " + c.gpu.name + ")";
+                   std::to_string(c.gpusPerNode) + " " + c.gpu.name + hosts + ")";
         });
         break;
     case FileKind::Workload:
