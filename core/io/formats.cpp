@@ -2,6 +2,7 @@
 
 #include "core/io/gpudb.h"
 #include "core/io/hfconfig.h"
+#include "core/io/modelfields.h"
 #include "core/io/reader.h"
 
 #include <nlohmann/json.hpp>
@@ -79,62 +80,6 @@ void checkModel(const Model& m, const MapReader& r) {
     }
 }
 
-void readAttentionExtras(const MapReader& at, Attention& a) {
-    a.qkNorm = QkNorm(at.oneOfOr("qk_norm", {kQkNormNames.begin(), kQkNormNames.end()}, 0));
-    a.outputGate = at.boolean("output_gate", false);
-    a.sinks = at.boolean("sinks", false);
-    a.rotaryFraction = at.numberOr("rotary_fraction", 1.0, 0.0, 1.0);
-    a.slidingWindow = at.integerOr("sliding_window", 0, 0, int64_t(1) << 40);
-    a.chunkSize = at.integerOr("chunk_size", 0, 0, int64_t(1) << 40);
-    if (at.has("indexer")) {
-        const MapReader x = at.map("indexer");
-        x.allowKeys({"top_k", "heads", "head_dim"});
-        a.indexer.topK = x.integer("top_k", 1, int64_t(1) << 40);
-        a.indexer.heads = x.integer("heads", 1, 100000);
-        a.indexer.headDim = x.integer("head_dim", 1, 65536);
-    }
-    if (at.has("linear")) {
-        const MapReader l = at.map("linear");
-        l.allowKeys({"key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel"});
-        a.linear.keyHeads = l.integer("key_heads", 1, 100000);
-        a.linear.valueHeads = l.integer("value_heads", 1, 100000);
-        a.linear.keyHeadDim = l.integer("key_head_dim", 1, 65536);
-        a.linear.valueHeadDim = l.integer("value_head_dim", 1, 65536);
-        a.linear.convKernel = l.integerOr("conv_kernel", 4, 1, 1024);
-    }
-}
-
-Quantization readQuantization(const MapReader& q) {
-    q.allowKeys({"method", "storage", "group_size", "block_size", "per_channel", "scale_bytes",
-                 "tensor_scale_bytes", "groups"});
-    Quantization z;
-    z.method = QuantMethod(q.oneOf("method", {kQuantMethodNames.begin(), kQuantMethodNames.end()}));
-    z.storage = static_cast<Dtype>(q.oneOf("storage", dtypeOptions()));
-    z.groupSize = q.integerOr("group_size", 0, 0, 1 << 20);
-    z.blockSize = q.integerOr("block_size", 0, 0, 1 << 20);
-    z.perChannel = q.boolean("per_channel", false);
-    z.scaleBytes = q.numberOr("scale_bytes", 0.0, 0.0, 64.0);
-    z.tensorScaleBytes = q.numberOr("tensor_scale_bytes", 0.0, 0.0, 1024.0);
-    if (z.method != QuantMethod::None && !q.has("groups"))
-        q.failAt("method",
-                 "give the quantized parameter groups too (groups: [attention, dense_ffn, experts, ...])");
-    if (q.has("groups")) {
-        const YAML::Node n = q.node("groups");
-        if (!n.IsSequence()) q.failAt("groups", "expected a list of parameter groups");
-        const std::vector<std::string_view> names{kParamGroupNames.begin(), kParamGroupNames.end()};
-        for (size_t i = 0; i < n.size(); ++i) {
-            const std::string g =
-                io::asString(q.file(), n[i], q.field("groups") + "[" + std::to_string(i) + "]");
-            const auto it = std::find(names.begin(), names.end(), g);
-            if (it == names.end())
-                io::fail(q.file(), n[i], q.field("groups") + "[" + std::to_string(i) + "]",
-                         "unknown parameter group '" + g + "'" + io::didYouMean(g, names));
-            z.quantized[size_t(it - names.begin())] = true;
-        }
-    }
-    return z;
-}
-
 Model readModel(const MapReader& r) {
     checkHeader(r, FileKind::Model);
     r.allowKeys({"version", "kind", "name", "source", "hub_id", "max_position_embeddings", "layers", "hidden",
@@ -176,7 +121,7 @@ Model readModel(const MapReader& r) {
         a.mla.qkRopeHeadDim = at.integer("qk_rope_head_dim", 1, 65536);
         a.mla.vHeadDim = at.integer("v_head_dim", 1, 65536);
     }
-    readAttentionExtras(at, a);
+    io::readAttentionExtras(at, a);
     m.ffn = r.integerOr("ffn", 0, 0, kMaxDim);
     if (r.has("moe")) {
         const MapReader mo = r.map("moe");
@@ -221,7 +166,7 @@ Model readModel(const MapReader& r) {
         m.activations = static_cast<Dtype>(d.oneOfOr("activations", dtypeOptions(), int(Dtype::BF16)));
         m.kvCache = static_cast<Dtype>(d.oneOfOr("kv_cache", dtypeOptions(), int(Dtype::BF16)));
     }
-    if (r.has("quantization")) m.quant = readQuantization(r.map("quantization"));
+    if (r.has("quantization")) m.quant = io::readQuantization(r.map("quantization"));
     checkModel(m, r);
     return m;
 }
@@ -530,44 +475,6 @@ void emitDtypes(YAML::Emitter& e, const Model& m) {
     e << YAML::EndMap;
 }
 
-void emitAttentionExtras(YAML::Emitter& e, const Attention& a) {
-    if (a.qkNorm != QkNorm::None)
-        e << YAML::Key << "qk_norm" << YAML::Value << std::string(kQkNormNames[int(a.qkNorm)]);
-    if (a.outputGate) e << YAML::Key << "output_gate" << YAML::Value << true;
-    if (a.sinks) e << YAML::Key << "sinks" << YAML::Value << true;
-    if (a.rotaryFraction != 1.0) e << YAML::Key << "rotary_fraction" << YAML::Value << a.rotaryFraction;
-    if (a.slidingWindow > 0) e << YAML::Key << "sliding_window" << YAML::Value << a.slidingWindow;
-    if (a.chunkSize > 0) e << YAML::Key << "chunk_size" << YAML::Value << a.chunkSize;
-    if (a.indexer.present()) {
-        e << YAML::Key << "indexer" << YAML::Value << YAML::Flow << YAML::BeginMap;
-        e << YAML::Key << "top_k" << YAML::Value << a.indexer.topK << YAML::Key << "heads" << YAML::Value
-          << a.indexer.heads << YAML::Key << "head_dim" << YAML::Value << a.indexer.headDim << YAML::EndMap;
-    }
-    if (a.linear.present()) {
-        const auto& l = a.linear;
-        e << YAML::Key << "linear" << YAML::Value << YAML::Flow << YAML::BeginMap;
-        e << YAML::Key << "key_heads" << YAML::Value << l.keyHeads << YAML::Key << "value_heads"
-          << YAML::Value << l.valueHeads << YAML::Key << "key_head_dim" << YAML::Value << l.keyHeadDim
-          << YAML::Key << "value_head_dim" << YAML::Value << l.valueHeadDim << YAML::Key << "conv_kernel"
-          << YAML::Value << l.convKernel << YAML::EndMap;
-    }
-}
-
-void emitQuantization(YAML::Emitter& e, const Quantization& q) {
-    e << YAML::Key << "quantization" << YAML::Value << YAML::BeginMap;
-    e << YAML::Key << "method" << YAML::Value << std::string(kQuantMethodNames[int(q.method)]);
-    e << YAML::Key << "storage" << YAML::Value << std::string(nameOf(q.storage));
-    if (q.groupSize > 0) e << YAML::Key << "group_size" << YAML::Value << q.groupSize;
-    if (q.blockSize > 0) e << YAML::Key << "block_size" << YAML::Value << q.blockSize;
-    if (q.perChannel) e << YAML::Key << "per_channel" << YAML::Value << true;
-    e << YAML::Key << "scale_bytes" << YAML::Value << q.scaleBytes;
-    e << YAML::Key << "tensor_scale_bytes" << YAML::Value << q.tensorScaleBytes;
-    e << YAML::Key << "groups" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-    for (int g = 0; g < kParamGroupCount; ++g)
-        if (q.quantized[g]) e << std::string(kParamGroupNames[g]);
-    e << YAML::EndSeq << YAML::EndMap;
-}
-
 void emitModel(YAML::Emitter& e, const Model& m) {
     e << YAML::BeginMap;
     e << YAML::Key << "version" << YAML::Value << 1 << YAML::Key << "kind" << YAML::Value << "model";
@@ -593,7 +500,7 @@ void emitModel(YAML::Emitter& e, const Model& m) {
         e << YAML::Key << "qk_rope_head_dim" << YAML::Value << a.mla.qkRopeHeadDim;
         e << YAML::Key << "v_head_dim" << YAML::Value << a.mla.vHeadDim;
     }
-    emitAttentionExtras(e, a);
+    io::emitAttentionExtras(e, a);
     e << YAML::EndMap;
     e << YAML::Key << "ffn" << YAML::Value << m.ffn;
     if (m.moe.present()) {
@@ -620,7 +527,7 @@ void emitModel(YAML::Emitter& e, const Model& m) {
     if (!m.nopeLayers.empty()) e << YAML::Key << "nope_layers" << YAML::Value << YAML::Flow << m.nopeLayers;
     if (m.visionParams > 0) e << YAML::Key << "vision_params" << YAML::Value << m.visionParams;
     emitDtypes(e, m);
-    if (m.quant.present()) emitQuantization(e, m.quant);
+    if (m.quant.present()) io::emitQuantization(e, m.quant);
     e << YAML::EndMap;
 }
 
