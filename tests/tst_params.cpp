@@ -125,12 +125,38 @@ private slots:
         // 2 layers + embedding 80 + head 80 + final norm 8
         QCOMPARE(p.total, 2 * 592.0 + 80 + 80 + 8);
         QCOMPARE(p.active, p.total - 80); // dense: everything but the embedding table
-        m.moe = {4, 2, 16, 1, 8, 1};      // 4 experts top-2 of ffn 16, one shared of ffn 8, first layer dense
+        m.moe = {4, 2, 16, 1,    8,
+                 1, 1, {}, false}; // 4 experts top-2 of ffn 16, one shared of ffn 8, first layer dense
         const ParamCounts q = countParams(m);
         // MoE layer: attention 192 + norms 16 + router 8*4 + 4 experts * 384 + shared 3*8*8 = 1968
         QCOMPARE(q.moeLayer, 1968.0);
         QCOMPARE(q.moeLayerActive, 192 + 16 + 32 + 2 * 384 + 192.0);
         QCOMPARE(q.total, 592 + 1968 + 168.0);
+    }
+
+    // The tiny model of handCount with the MoE on every second layer (layer_step 2): layer 0 dense (592),
+    // layer 1 MoE (1968); then a linear-attention layer in place of the first one, key/value heads 1 x 4 / 2
+    // x 4, kernel 4: in_proj_qkvz 8 x (2*4 + 2*8) = 192, in_proj_ba 8 x 4 = 32, conv (8 + 8) x 4 = 64,
+    // dt_bias and A_log 2 + 2, norm 4, out_proj 8 x 8 = 64: 360 parameters instead of the 192 of attention.
+    void handCountInterleavedAndLinear() {
+        Model m;
+        m.layers = 2;
+        m.hidden = 8;
+        m.vocab = 10;
+        m.attention.heads = 2;
+        m.attention.kvHeads = 1;
+        m.attention.headDim = 4;
+        m.ffn = 16;
+        m.moe = {4, 2, 16, 1, 8, 0, 2, {}, false};
+        QCOMPARE(m.moeLayers(), int64_t(1));
+        QVERIFY(!m.isMoeLayer(0) && m.isMoeLayer(1));
+        const ParamCounts p = countParams(m);
+        QCOMPARE(p.total, 592 + 1968 + 168.0);
+        m.attention.linear = {1, 2, 4, 4, 4};
+        m.attentionPattern = {LayerAttention::Linear, LayerAttention::Full};
+        const ParamCounts q = countParams(m);
+        QCOMPARE(q.linearAttention, 360.0);
+        QCOMPARE(q.total, p.total - 192 + 360);
     }
 };
 
