@@ -87,7 +87,7 @@ private slots:
             << "model" << "m.yaml" << model + "moe: {experts: 4, top_k: 8, expert_ffn: 32}\n"
             << "m.yaml:12:26: moe.top_k: top_k (8) exceeds experts (4)";
         QTest::addRow("bad dtype") << "model" << "m.yaml" << model + "dtypes: {weights: fp9}\n"
-                                   << "m.yaml:12:19: dtypes.weights: expected one of fp32, bf16, fp16, fp8, int8 or fp4, found 'fp9'";
+                                   << "m.yaml:12:19: dtypes.weights: expected one of fp32, bf16, fp16, fp8, int8, fp4 or int4, found 'fp9'";
         QTest::addRow("wrong kind") << "cluster" << "c.yaml" << model << "c.yaml:2:7: kind: expected a cluster file";
         QTest::addRow("bad version") << "model" << "m.yaml" << QString(model).replace("version: 1", "version: 7")
                                      << "m.yaml:1:10: version: unsupported version 7";

@@ -79,7 +79,7 @@ struct Checker {
     void fail(const std::string& what) {
         if (std::find(v.begin(), v.end(), what) == v.end()) v.push_back(what);
     }
-    int gpn() const { return std::max(1, s.cluster.gpusPerNode); }
+    int gpn() const { return std::max(1, s.cluster.hostGpus()); } // GPUs a launch node (host) has
 
     void allowedFlags(const ParsedCommand& c, const std::set<std::string>& allowed, const std::string& who) {
         for (const auto& [flag, value] : c.options)
@@ -388,9 +388,9 @@ std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario
     Checker k{launch, scenario, {}};
     const auto scripts = launch.scripts();
     if (scripts.empty()) k.fail("no node scripts");
-    if (int(scripts.size()) > scenario.cluster.nodes)
+    if (int(scripts.size()) > scenario.cluster.hosts())
         k.fail(str(int64_t(scripts.size())) + " node scripts for a cluster of " +
-               str(scenario.cluster.nodes) + " nodes");
+               str(scenario.cluster.hosts()) + " hosts");
     bool frontend = false;
     for (size_t n = 0; n < scripts.size(); ++n) {
         const auto& [name, text] = scripts[n];

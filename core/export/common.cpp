@@ -184,7 +184,7 @@ void addCommonNotes(const Ctx& c, const char* engine, LaunchCommand& lc, const c
                         " layers (the extra layers in the middle stages); " + engine +
                         " splits the layers its own way (no flag sets the split).");
     }
-    if (c.m.weights == Dtype::INT8 || c.m.weights == Dtype::FP4)
+    if (c.m.weights == Dtype::INT8 || c.m.weights == Dtype::FP4 || c.m.weights == Dtype::INT4)
         n.push_back(std::string("Weights ") + std::string(nameOf(c.m.weights)) +
                     ": not mapped; pick the quantization method of your checkpoint (" + engine +
                     " reads it from the checkpoint's quantization_config).");

@@ -292,7 +292,7 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
     c.version = version;
     c.moe = c.m.moe.present();
     c.gpus = scenario.gpus();
-    c.gpn = std::max(1, scenario.cluster.gpusPerNode);
+    c.gpn = std::max(1, scenario.cluster.hostGpus()); // launches are per host (an NVL72 tray: 4 GPUs)
     c.metrics = cost.evaluate(plan);
     c.model = o.modelPath.empty() ? defaultModelPath(c.m) : o.modelPath;
     if (c.model.empty())
@@ -317,6 +317,12 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
 
     EngineResult r = run(c, o);
     if (auto* lc = std::get_if<LaunchCommand>(&r)) {
+        // Launches that do not pack into the cluster's hosts (e.g. 3-GPU ranks on 8-GPU hosts) cannot run.
+        if (int(lc->nodes.size()) > scenario.cluster.hosts())
+            return Error{"", 0, 0, "",
+                         "cannot export: its launches need " + std::to_string(lc->nodes.size()) +
+                             " hosts of " + std::to_string(c.gpn) + " GPUs, the cluster has " +
+                             std::to_string(scenario.cluster.hosts())};
         lc->engine = o.engine;
         lc->version = version.version;
         lc->plan = plan;

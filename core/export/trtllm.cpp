@@ -120,6 +120,22 @@ EngineResult trtllmCommand(const Ctx& c) {
         return r;
     }
     if (auto r = headsRefusal(c, attentionDp ? 1 : tpSize, "TensorRT-LLM", true)) return *r;
+    if (c.moe && c.m.moe.experts % d.ep != 0) {
+        // Its MoE layers place experts / moe_expert_parallel_size experts on each rank.
+        Refusal r;
+        r.reason = "TensorRT-LLM divides the " + str(int(c.m.moe.experts)) + " experts evenly over " +
+                   "moe_expert_parallel_size, and " + str(d.ep) + " does not divide them";
+        for (int e = d.ep - 1; e >= 1; --e)
+            if (c.m.moe.experts % e == 0 && stage % (e * d.etp) == 0) {
+                Plan b = c.p;
+                b.degrees.ep = e, b.degrees.edp = stage / (e * d.etp);
+                r.candidates.push_back({"ep " + str(d.ep) + " -> " + str(e) + ", edp " + str(d.edp) + " -> " +
+                                            str(b.degrees.edp),
+                                        b});
+                break;
+            }
+        return r;
+    }
     const int servers = stage / tpSize;
     const int serverGpus = tpSize * d.pp;
     const std::string options = "extra-llm-api-options.yaml";

@@ -1,10 +1,14 @@
 #include "core/io/formats.h"
 
+#include "core/io/gpudb.h"
+#include "core/io/hfconfig.h"
+#include "core/io/modelfields.h"
 #include "core/io/reader.h"
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -79,7 +83,8 @@ void checkModel(const Model& m, const MapReader& r) {
 Model readModel(const MapReader& r) {
     checkHeader(r, FileKind::Model);
     r.allowKeys({"version", "kind", "name", "source", "hub_id", "max_position_embeddings", "layers", "hidden",
-                 "vocab", "tied_embeddings", "attention", "ffn", "moe", "mtp_layers", "dtypes"});
+                 "vocab", "tied_embeddings", "attention", "ffn", "moe", "mtp_layers", "attention_pattern",
+                 "nope_layers", "vision_params", "dtypes", "quantization"});
     Model m;
     m.name = r.stringOr("name", "");
     m.source = r.stringOr("source", "");
@@ -91,7 +96,8 @@ Model readModel(const MapReader& r) {
     m.tiedEmbeddings = r.boolean("tied_embeddings", false);
     const MapReader at = r.map("attention");
     at.allowKeys({"type", "heads", "kv_heads", "head_dim", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
-                  "qk_rope_head_dim", "v_head_dim"});
+                  "qk_rope_head_dim", "v_head_dim", "qk_norm", "output_gate", "sinks", "rotary_fraction",
+                  "sliding_window", "chunk_size", "indexer", "linear"});
     auto& a = m.attention;
     a.type = static_cast<AttentionType>(at.oneOfOr("type", {"gqa", "mla"}, 0));
     a.heads = at.integer("heads", 1, 100000);
@@ -115,12 +121,13 @@ Model readModel(const MapReader& r) {
         a.mla.qkRopeHeadDim = at.integer("qk_rope_head_dim", 1, 65536);
         a.mla.vHeadDim = at.integer("v_head_dim", 1, 65536);
     }
+    io::readAttentionExtras(at, a);
     m.ffn = r.integerOr("ffn", 0, 0, kMaxDim);
     if (r.has("moe")) {
         const MapReader mo = r.map("moe");
-        mo.allowKeys(
-            {"experts", "top_k", "expert_ffn", "shared_experts", "shared_expert_ffn", "first_dense_layers",
-             "groups", "topk_groups"});
+        mo.allowKeys({"experts", "top_k", "expert_ffn", "shared_experts", "shared_expert_ffn",
+                      "first_dense_layers", "layer_step", "dense_layers", "shared_expert_gate", "groups",
+                      "topk_groups"});
         m.moe.experts = mo.integer("experts", 1, 1'000'000);
         m.moe.topK = mo.integer("top_k", 1, 1'000'000);
         m.moe.expertFfn = mo.integer("expert_ffn", 1, kMaxDim);
@@ -132,8 +139,31 @@ Model readModel(const MapReader& r) {
         m.moe.topkGroups = m.moe.groups > 0 ? mo.integerOr("topk_groups", m.moe.groups, 1, m.moe.groups) : 0;
         if (m.moe.groups > 0 && m.moe.experts % m.moe.groups != 0)
             mo.failAt("groups", "must divide the experts (" + std::to_string(m.moe.experts) + ")");
+        m.moe.layerStep = mo.integerOr("layer_step", 1, 1, kMaxLayers);
+        if (mo.has("dense_layers") && mo.node("dense_layers").size() > 0)
+            m.moe.denseLayerList = mo.integerList("dense_layers", 0, m.layers - 1);
+        m.moe.sharedExpertGate = mo.boolean("shared_expert_gate", false);
     }
     m.mtpLayers = r.integerOr("mtp_layers", 0, 0, 64);
+    if (r.has("attention_pattern")) {
+        const YAML::Node n = r.node("attention_pattern");
+        if (!n.IsSequence() || n.size() == 0)
+            r.failAt("attention_pattern", "expected a list of full, sliding, chunked or linear (it repeats)");
+        const std::vector<std::string_view> kinds{kLayerAttentionNames.begin(), kLayerAttentionNames.end()};
+        for (size_t i = 0; i < n.size(); ++i) {
+            const std::string k =
+                io::asString(r.file(), n[i], r.field("attention_pattern") + "[" + std::to_string(i) + "]");
+            const auto it = std::find(kinds.begin(), kinds.end(), k);
+            if (it == kinds.end())
+                io::fail(r.file(), n[i], r.field("attention_pattern") + "[" + std::to_string(i) + "]",
+                         "expected full, sliding, chunked or linear, found '" + k + "'" +
+                             io::didYouMean(k, kinds));
+            m.attentionPattern.push_back(LayerAttention(it - kinds.begin()));
+        }
+    }
+    if (r.has("nope_layers") && r.node("nope_layers").size() > 0)
+        m.nopeLayers = r.integerList("nope_layers", 0, m.layers - 1);
+    m.visionParams = r.integerOr("vision_params", 0, 0, int64_t(1) << 50);
     if (r.has("dtypes")) {
         const MapReader d = r.map("dtypes");
         d.allowKeys({"weights", "activations", "kv_cache"});
@@ -141,158 +171,82 @@ Model readModel(const MapReader& r) {
         m.activations = static_cast<Dtype>(d.oneOfOr("activations", dtypeOptions(), int(Dtype::BF16)));
         m.kvCache = static_cast<Dtype>(d.oneOfOr("kv_cache", dtypeOptions(), int(Dtype::BF16)));
     }
-    checkModel(m, r);
-    return m;
-}
-
-bool isHfConfig(const YAML::Node& n) {
-    return n["architectures"].IsDefined() || n["model_type"].IsDefined();
-}
-
-Model readHfModel(const MapReader& r) {
-    std::string arch;
-    if (r.has("architectures")) {
-        const YAML::Node list = r.node("architectures");
-        if (!list.IsSequence() || list.size() == 0)
-            r.failAt("architectures", "expected a list with one architecture");
-        arch = io::asString(r.file(), list[0], "architectures[0]");
-    } else {
-        const std::string type = r.string("model_type");
-        static const std::vector<std::pair<std::string_view, std::string_view>> byType{
-            {"llama", "LlamaForCausalLM"},           {"mistral", "MistralForCausalLM"},
-            {"qwen2", "Qwen2ForCausalLM"},           {"mixtral", "MixtralForCausalLM"},
-            {"qwen2_moe", "Qwen2MoeForCausalLM"},    {"qwen3_moe", "Qwen3MoeForCausalLM"},
-            {"deepseek_v3", "DeepseekV3ForCausalLM"}};
-        for (auto& [t, a] : byType)
-            if (t == type) arch = a;
-        if (arch.empty()) arch = type;
-    }
-    const auto& supported = supportedHfArchitectures();
-    if (std::find(supported.begin(), supported.end(), arch) == supported.end()) {
-        std::string list;
-        for (auto s : supported) list += (list.empty() ? "" : ", ") + std::string(s);
-        r.failAt(r.has("architectures") ? "architectures" : "model_type",
-                 "unsupported architecture '" + arch + "'; supported: " + list);
-    }
-    Model m;
-    m.name = r.stringOr("_name_or_path", "");
-    if (m.name.empty()) {
-        m.name = std::filesystem::path(r.file()).filename().string();
-        for (auto suffix : {".config.json", ".json"})
-            if (m.name.size() > std::strlen(suffix) && m.name.ends_with(suffix)) {
-                m.name.resize(m.name.size() - std::strlen(suffix));
-                break;
-            }
-    }
-    m.source = "Hugging Face config.json (" + arch + ")";
-    m.maxPositionEmbeddings = r.integerOr("max_position_embeddings", 0, 0, int64_t(1) << 40);
-    m.layers = r.integer("num_hidden_layers", 1, kMaxLayers);
-    m.hidden = r.integer("hidden_size", 1, kMaxDim);
-    m.vocab = r.integer("vocab_size", 1, kMaxDim * 10);
-    m.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
-    auto& a = m.attention;
-    a.heads = r.integer("num_attention_heads", 1, 100000);
-    const bool deepseek = arch == "DeepseekV3ForCausalLM";
-    if (deepseek) {
-        a.type = AttentionType::MLA;
-        a.kvHeads = a.heads;
-        a.mla.qLoraRank = r.integerOr("q_lora_rank", 0, 0, kMaxDim);
-        a.mla.kvLoraRank = r.integer("kv_lora_rank", 1, kMaxDim);
-        a.mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", 1, 65536);
-        a.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", 1, 65536);
-        a.mla.vHeadDim = r.integer("v_head_dim", 1, 65536);
-    } else {
-        a.kvHeads = r.integerOr("num_key_value_heads", a.heads, 1, 100000);
-        a.headDim = r.integerOr("head_dim", 0, 1, 65536);
-        if (a.headDim == 0) {
-            if (m.hidden % a.heads != 0)
-                r.failAt("num_attention_heads", "hidden_size is not a multiple of it");
-            a.headDim = m.hidden / a.heads;
-        }
-    }
-    m.ffn = r.integerOr("intermediate_size", 0, 0, kMaxDim);
-    if (arch == "MixtralForCausalLM") {
-        m.moe.experts = r.integer("num_local_experts", 1, 1'000'000);
-        m.moe.topK = r.integer("num_experts_per_tok", 1, 1'000'000);
-        m.moe.expertFfn = r.integer("intermediate_size", 1, kMaxDim);
-        m.ffn = 0;
-    } else if (arch == "Qwen2MoeForCausalLM" || arch == "Qwen3MoeForCausalLM") {
-        m.moe.experts = r.integer("num_experts", 1, 1'000'000);
-        m.moe.topK = r.integer("num_experts_per_tok", 1, 1'000'000);
-        m.moe.expertFfn = r.integer("moe_intermediate_size", 1, kMaxDim);
-        if (r.integerOr("decoder_sparse_step", 1, 1, kMaxLayers) != 1)
-            r.failAt("decoder_sparse_step", "only 1 (every layer MoE) is supported");
-        if (r.has("mlp_only_layers") && r.node("mlp_only_layers").size() > 0)
-            r.failAt("mlp_only_layers", "dense layers between MoE layers are not supported");
-        const int64_t shared = r.integerOr("shared_expert_intermediate_size", 0, 0, kMaxDim);
-        if (shared > 0) m.moe.sharedExperts = 1, m.moe.sharedExpertFfn = shared;
-        m.ffn = 0;
-    } else if (deepseek) {
-        m.moe.experts = r.integer("n_routed_experts", 1, 1'000'000);
-        m.moe.topK = r.integer("num_experts_per_tok", 1, 1'000'000);
-        m.moe.expertFfn = r.integer("moe_intermediate_size", 1, kMaxDim);
-        m.moe.sharedExperts = r.integerOr("n_shared_experts", 0, 0, 1024);
-        m.moe.sharedExpertFfn = m.moe.sharedExperts > 0 ? m.moe.expertFfn : 0;
-        m.moe.firstDenseLayers = r.integerOr("first_k_dense_replace", 0, 0, kMaxLayers);
-        m.moe.groups = r.integerOr("n_group", 0, 0, m.moe.experts);
-        if (m.moe.groups > 0 && m.moe.experts % m.moe.groups != 0)
-            r.failAt("n_group", "must divide n_routed_experts");
-        m.moe.topkGroups = m.moe.groups > 0 ? r.integerOr("topk_group", m.moe.groups, 1, m.moe.groups) : 0;
-        if (r.integerOr("moe_layer_freq", 1, 1, kMaxLayers) != 1)
-            r.failAt("moe_layer_freq", "only 1 is supported");
-        m.mtpLayers = r.integerOr("num_nextn_predict_layers", 0, 0, 64);
-        if (m.moe.firstDenseLayers == 0) m.ffn = 0;
-    }
-    if (r.has("torch_dtype")) {
-        const std::string t = r.string("torch_dtype");
-        const Dtype d = t == "float32" ? Dtype::FP32 : t == "float16" ? Dtype::FP16 : Dtype::BF16;
-        m.weights = m.activations = m.kvCache = d;
-    }
-    if (r.has("quantization_config")) {
-        const YAML::Node q = r.node("quantization_config")["quant_method"];
-        if (q.IsScalar() && q.Scalar() == "fp8") m.weights = Dtype::FP8;
-    }
+    if (r.has("quantization")) m.quant = io::readQuantization(r.map("quantization"));
     checkModel(m, r);
     return m;
 }
 
 Model readAnyModel(const MapReader& r) {
-    return isHfConfig(r.self()) ? readHfModel(r) : readModel(r);
+    if (!io::isHfConfig(r.self())) return readModel(r);
+    Model m = io::readHfModel(r);
+    checkModel(m, r);
+    return m;
 }
 
 // ---------------------------------------------------------------- cluster
 
 Cluster readCluster(const MapReader& r) {
     checkHeader(r, FileKind::Cluster);
-    r.allowKeys({"version", "kind", "name", "nodes", "gpus_per_node", "gpu", "intra_node", "inter_node",
-                 "efficiency"});
+    r.allowKeys({"version", "kind", "name", "nodes", "gpus_per_node", "gpus_per_host", "gpu", "intra_node",
+                 "inter_node", "efficiency"});
     Cluster c;
     c.name = r.stringOr("name", "");
-    c.nodes = int(r.integer("nodes", 1, 100000));
-    c.gpusPerNode = int(r.integer("gpus_per_node", 1, 1024));
-    const MapReader g = r.map("gpu");
-    g.allowKeys({"name", "tflops", "hbm_gb", "hbm_tb_s"});
-    c.gpu.name = g.stringOr("name", "");
-    const MapReader t = g.map("tflops");
-    t.allowKeys({"fp32", "bf16", "fp16", "fp8", "int8", "fp4"});
-    bool any = false;
-    for (int i = 0; i < kDtypeCount; ++i) {
-        c.gpu.tflops[i] = t.numberOr(kDtypeNames[i], 0.0, 0.0, 1e7);
-        any = any || c.gpu.tflops[i] > 0;
+    // `gpu: b200` names a GPU of the database: its figures, and defaults for the domain size and the links.
+    const GpuSpec* spec = nullptr;
+    if (r.node("gpu").IsScalar()) {
+        const std::string id = r.string("gpu");
+        spec = findGpu(id);
+        if (!spec) {
+            std::vector<std::string_view> ids;
+            for (const auto& g : gpuDatabase()) ids.push_back(g.id);
+            r.failAt("gpu", "unknown GPU '" + id + "'" + io::didYouMean(id, ids) + "; known: " +
+                                knownGpuIds() + " (or give the GPU inline: name, tflops, hbm_gb, hbm_tb_s)");
+        }
     }
-    if (!any) g.failAt("tflops", "give the dense TFLOP/s of at least one dtype");
-    c.gpu.hbmGB = g.number("hbm_gb", 1e-3, 1e7);
-    c.gpu.hbmTBs = g.number("hbm_tb_s", 1e-3, 1e4);
-    const MapReader in = r.map("intra_node");
-    in.allowKeys({"name", "gb_s_per_gpu", "latency_us"});
-    c.intraNode.name = in.stringOr("name", "");
-    c.intraNode.gbPerS = in.number("gb_s_per_gpu", 1e-3, 1e6);
-    c.intraNode.latencyUs = in.numberOr("latency_us", 3.0, 0.0, 1e6);
-    if (c.nodes > 1 || r.has("inter_node")) {
+    c.nodes = int(r.integer("nodes", 1, 100000));
+    c.gpusPerNode = spec ? int(r.integerOr("gpus_per_node", spec->scaleUpDomain, 1, 100000))
+                         : int(r.integer("gpus_per_node", 1, 1024));
+    c.gpusPerHost = int(r.integerOr("gpus_per_host", 0, 0, 100000));
+    if (c.gpusPerHost > 0 && (c.gpusPerHost > c.gpusPerNode || c.gpusPerNode % c.gpusPerHost != 0))
+        r.failAt("gpus_per_host", "must divide gpus_per_node (" + std::to_string(c.gpusPerNode) +
+                                      "): a host's GPUs sit in one scale-up domain");
+    if (c.gpusPerHost == c.gpusPerNode) c.gpusPerHost = 0;
+    if (spec) {
+        c.gpu = spec->gpu;
+    } else {
+        const MapReader g = r.map("gpu");
+        g.allowKeys({"name", "tflops", "hbm_gb", "hbm_tb_s"});
+        c.gpu.name = g.stringOr("name", "");
+        const MapReader t = g.map("tflops");
+        t.allowKeys({"fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"});
+        bool any = false;
+        for (int i = 0; i < kDtypeCount; ++i) {
+            c.gpu.tflops[i] = t.numberOr(kDtypeNames[i], 0.0, 0.0, 1e7);
+            any = any || c.gpu.tflops[i] > 0;
+        }
+        if (!any) g.failAt("tflops", "give the dense TFLOP/s of at least one dtype");
+        c.gpu.hbmGB = g.number("hbm_gb", 1e-3, 1e7);
+        c.gpu.hbmTBs = g.number("hbm_tb_s", 1e-3, 1e4);
+    }
+    if (spec && !r.has("intra_node")) {
+        c.intraNode = spec->scaleUp;
+    } else {
+        const MapReader in = r.map("intra_node");
+        in.allowKeys({"name", "gb_s_per_gpu", "latency_us"});
+        c.intraNode.name = in.stringOr("name", spec ? spec->scaleUp.name : "");
+        c.intraNode.gbPerS = spec ? in.numberOr("gb_s_per_gpu", spec->scaleUp.gbPerS, 1e-3, 1e6)
+                                  : in.number("gb_s_per_gpu", 1e-3, 1e6);
+        c.intraNode.latencyUs = in.numberOr("latency_us", 3.0, 0.0, 1e6);
+    }
+    if (spec && c.nodes > 1 && !r.has("inter_node")) {
+        c.interNode = Link{"NIC", spec->nicGbitPerGpu / 8.0, 6.0};
+    } else if (c.nodes > 1 || r.has("inter_node")) {
         const MapReader out = r.map("inter_node");
         out.allowKeys({"name", "nic_gbit_s_per_gpu", "latency_us"});
         c.interNode.name = out.stringOr("name", "");
-        c.interNode.gbPerS = out.number("nic_gbit_s_per_gpu", 1e-3, 1e7) / 8.0;
+        c.interNode.gbPerS = (spec ? out.numberOr("nic_gbit_s_per_gpu", spec->nicGbitPerGpu, 1e-3, 1e7)
+                                   : out.number("nic_gbit_s_per_gpu", 1e-3, 1e7)) /
+                             8.0;
         c.interNode.latencyUs = out.numberOr("latency_us", 6.0, 0.0, 1e6);
     }
     if (r.has("efficiency")) {
@@ -431,11 +385,47 @@ std::string baseDir(const std::string& file) {
     return parent.empty() ? std::string(".") : parent.string();
 }
 
+// A model read from the cache is named by its Hub id, not by its snapshot folder.
+void nameFromHubId(Model& m, const std::string& id, const std::string& path) {
+    m.hubId = id;
+    if (m.name.empty() || m.name == std::filesystem::path(path).parent_path().filename().string())
+        m.name = id;
+}
+
+// The config.json of a Hub id in the local Hugging Face cache, or an error at `at` saying where it looked.
+std::string resolveHubId(const std::string& id, const std::string& file, const YAML::Node& at,
+                         const std::string& field) {
+    std::vector<std::string> searched;
+    if (auto path = io::findCachedConfig(id, &searched)) return *path;
+    std::string where;
+    for (const auto& d : searched) where += (where.empty() ? "" : ", ") + d;
+    const std::string msg = "'" + id +
+                            "' is neither a file nor a model in the local Hugging Face cache (looked in " +
+                            (where.empty() ? std::string("no folder: set HF_HOME or HOME") : where) +
+                            "; download it with `huggingface-cli download " + id + " config.json`)";
+    if (at.IsDefined()) io::fail(file, at, field, msg);
+    throw InputError(Error{file, 0, 0, field, msg});
+}
+
 // A scenario part: a path relative to the scenario file, or the object inline.
 template <class T, class Fn> T readPart(const MapReader& r, std::string_view key, Fn read) {
     const YAML::Node n = r.node(key);
     if (n.IsScalar()) {
         const std::string rel = n.Scalar();
+        if constexpr (std::is_same_v<T, Model>) {
+            std::error_code ec;
+            const auto local = std::filesystem::path(baseDir(r.file())) / rel;
+            if (!std::filesystem::exists(local, ec) && io::looksLikeHubId(rel)) {
+                const std::string path = resolveHubId(rel, r.file(), n, r.field(key));
+                Model m = read(MapReader(path, io::parseDocument(io::readFile(path), path), ""));
+                nameFromHubId(m, rel, path);
+                return m;
+            }
+            if (std::filesystem::is_directory(local, ec)) {
+                const std::string path = (local / "config.json").lexically_normal().string();
+                return read(MapReader(path, io::parseDocument(io::readFile(path), path), ""));
+            }
+        }
         const std::filesystem::path p = std::filesystem::path(rel).is_absolute()
                                             ? std::filesystem::path(rel)
                                             : std::filesystem::path(baseDir(r.file())) / rel;
@@ -523,6 +513,7 @@ void emitModel(YAML::Emitter& e, const Model& m) {
         e << YAML::Key << "qk_rope_head_dim" << YAML::Value << a.mla.qkRopeHeadDim;
         e << YAML::Key << "v_head_dim" << YAML::Value << a.mla.vHeadDim;
     }
+    io::emitAttentionExtras(e, a);
     e << YAML::EndMap;
     e << YAML::Key << "ffn" << YAML::Value << m.ffn;
     if (m.moe.present()) {
@@ -537,10 +528,22 @@ void emitModel(YAML::Emitter& e, const Model& m) {
         if (m.moe.groups > 0)
             e << YAML::Key << "groups" << YAML::Value << m.moe.groups << YAML::Key << "topk_groups"
               << YAML::Value << m.moe.topkGroups;
+        if (m.moe.layerStep != 1) e << YAML::Key << "layer_step" << YAML::Value << m.moe.layerStep;
+        if (!m.moe.denseLayerList.empty())
+            e << YAML::Key << "dense_layers" << YAML::Value << YAML::Flow << m.moe.denseLayerList;
+        if (m.moe.sharedExpertGate) e << YAML::Key << "shared_expert_gate" << YAML::Value << true;
         e << YAML::EndMap;
     }
     e << YAML::Key << "mtp_layers" << YAML::Value << m.mtpLayers;
+    if (!m.attentionPattern.empty()) {
+        e << YAML::Key << "attention_pattern" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (LayerAttention k : m.attentionPattern) e << std::string(kLayerAttentionNames[int(k)]);
+        e << YAML::EndSeq;
+    }
+    if (!m.nopeLayers.empty()) e << YAML::Key << "nope_layers" << YAML::Value << YAML::Flow << m.nopeLayers;
+    if (m.visionParams > 0) e << YAML::Key << "vision_params" << YAML::Value << m.visionParams;
     emitDtypes(e, m);
+    if (m.quant.present()) io::emitQuantization(e, m.quant);
     e << YAML::EndMap;
 }
 
@@ -550,6 +553,7 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     e << YAML::Key << "name" << YAML::Value << c.name;
     e << YAML::Key << "nodes" << YAML::Value << c.nodes << YAML::Key << "gpus_per_node" << YAML::Value
       << c.gpusPerNode;
+    if (c.gpusPerHost > 0) e << YAML::Key << "gpus_per_host" << YAML::Value << c.gpusPerHost;
     e << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
       << c.gpu.name;
     e << YAML::Key << "tflops" << YAML::Value << YAML::Flow << YAML::BeginMap;
@@ -671,10 +675,7 @@ std::string planYaml(const nlohmann::ordered_json& j) {
 } // namespace
 
 const std::vector<std::string_view>& supportedHfArchitectures() {
-    static const std::vector<std::string_view> a{
-        "LlamaForCausalLM",    "MistralForCausalLM",  "Qwen2ForCausalLM",     "MixtralForCausalLM",
-        "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM", "DeepseekV3ForCausalLM"};
-    return a;
+    return io::hfArchitectures();
 }
 
 std::optional<FileKind> fileKindFromName(std::string_view s) {
@@ -703,6 +704,20 @@ Result<Plan> parsePlan(const std::string& t, const std::string& f) {
 }
 
 Result<Model> loadModel(const std::string& p) {
+    std::error_code ec;
+    if (!std::filesystem::exists(p, ec) && io::looksLikeHubId(p)) {
+        std::string path;
+        try {
+            path = resolveHubId(p, p, YAML::Node(), "");
+        } catch (const InputError& e) {
+            return e.error();
+        }
+        auto m = loadWith<Model>(path, readAnyModel);
+        if (m) nameFromHubId(m.value(), p, path);
+        return m;
+    }
+    if (std::filesystem::is_directory(p, ec))
+        return loadWith<Model>((std::filesystem::path(p) / "config.json").string(), readAnyModel);
     return loadWith<Model>(p, readAnyModel);
 }
 Result<Cluster> loadCluster(const std::string& p) {
@@ -724,7 +739,7 @@ Result<Plan> loadPlan(const std::string& p) {
 Result<FileKind> detectKind(const std::string& path) {
     return loadWith<FileKind>(path, [](const MapReader& r) -> FileKind {
         if (r.has("kind")) return FileKind(r.oneOf("kind", kindOptions()));
-        if (isHfConfig(r.self())) return FileKind::Model;
+        if (io::isHfConfig(r.self())) return FileKind::Model;
         const auto& n = r.self();
         if (n["degrees"] && (n["operators"] || n["mesh_order"] || !n["gpus"])) return FileKind::Plan;
         if (n["layers"] || n["hidden"]) return FileKind::Model;
@@ -841,6 +856,8 @@ std::string modelSummary(const Model& m, FileReport& rep) {
 FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
     FileReport rep;
     rep.file = path;
+    std::error_code ec;
+    if (!kind && !std::filesystem::exists(path, ec) && io::looksLikeHubId(path)) kind = FileKind::Model;
     if (!kind) {
         auto k = detectKind(path);
         if (!k) {
@@ -865,8 +882,11 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
         break;
     case FileKind::Cluster:
         finish(loadCluster(path), [](const Cluster& c) {
+            std::string hosts;
+            if (c.gpusPerHost > 0)
+                hosts = ", " + std::to_string(c.hosts()) + " hosts of " + std::to_string(c.gpusPerHost);
             return c.name + ": " + std::to_string(c.gpus()) + " GPUs (" + std::to_string(c.nodes) + "x" +
-                   std::to_string(c.gpusPerNode) + " " + c.gpu.name + ")";
+                   std::to_string(c.gpusPerNode) + " " + c.gpu.name + hosts + ")";
         });
         break;
     case FileKind::Workload:

@@ -1,5 +1,9 @@
 #pragma once
-// The GPU cluster: a two-level hierarchy of nodes (NVLink domain inside) joined by per-GPU NICs.
+// The GPU cluster: a two-level hierarchy of scale-up domains (NVLink / Infinity Fabric inside) joined by
+// per-GPU NICs. A "node" is a scale-up domain, not a host: an 8-GPU HGX host is one domain of 8, while a
+// GB200 NVL72 rack is one domain of 72 GPUs in 18 hosts (compute trays) of 4. The cost model prices every
+// collective inside a node at the intra-node link and every one that spans nodes at the NIC; hosts only
+// matter for exports and drawing.
 
 #include "core/model/dtype.h"
 
@@ -46,13 +50,16 @@ struct Efficiency {
 
 struct Cluster {
     std::string name;
-    int nodes = 0;
-    int gpusPerNode = 0;
+    int nodes = 0;       ///< scale-up domains
+    int gpusPerNode = 0; ///< GPUs per scale-up domain
+    int gpusPerHost = 0; ///< GPUs per host (server, compute tray); divides gpusPerNode; 0: = gpusPerNode
     Gpu gpu;
     Link intraNode;
     Link interNode;
     Efficiency efficiency;
     int gpus() const { return nodes * gpusPerNode; }
+    int hostGpus() const { return gpusPerHost > 0 ? gpusPerHost : gpusPerNode; }
+    int hosts() const { return gpus() / hostGpus(); }
     bool operator==(const Cluster&) const = default;
 };
 

@@ -1,0 +1,106 @@
+#include "core/io/modelfields.h"
+
+#include <algorithm>
+
+namespace sp::io {
+
+namespace {
+std::vector<std::string_view> dtypeOptions() {
+    return {kDtypeNames.begin(), kDtypeNames.end()};
+}
+} // namespace
+
+void readAttentionExtras(const MapReader& at, Attention& a) {
+    a.qkNorm = QkNorm(at.oneOfOr("qk_norm", {kQkNormNames.begin(), kQkNormNames.end()}, 0));
+    a.outputGate = at.boolean("output_gate", false);
+    a.sinks = at.boolean("sinks", false);
+    a.rotaryFraction = at.numberOr("rotary_fraction", 1.0, 0.0, 1.0);
+    a.slidingWindow = at.integerOr("sliding_window", 0, 0, int64_t(1) << 40);
+    a.chunkSize = at.integerOr("chunk_size", 0, 0, int64_t(1) << 40);
+    if (at.has("indexer")) {
+        const MapReader x = at.map("indexer");
+        x.allowKeys({"top_k", "heads", "head_dim"});
+        a.indexer.topK = x.integer("top_k", 1, int64_t(1) << 40);
+        a.indexer.heads = x.integer("heads", 1, 100000);
+        a.indexer.headDim = x.integer("head_dim", 1, 65536);
+    }
+    if (at.has("linear")) {
+        const MapReader l = at.map("linear");
+        l.allowKeys({"key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel"});
+        a.linear.keyHeads = l.integer("key_heads", 1, 100000);
+        a.linear.valueHeads = l.integer("value_heads", 1, 100000);
+        a.linear.keyHeadDim = l.integer("key_head_dim", 1, 65536);
+        a.linear.valueHeadDim = l.integer("value_head_dim", 1, 65536);
+        a.linear.convKernel = l.integerOr("conv_kernel", 4, 1, 1024);
+    }
+}
+
+Quantization readQuantization(const MapReader& q) {
+    q.allowKeys({"method", "storage", "group_size", "block_size", "per_channel", "scale_bytes",
+                 "tensor_scale_bytes", "groups"});
+    Quantization z;
+    z.method = QuantMethod(q.oneOf("method", {kQuantMethodNames.begin(), kQuantMethodNames.end()}));
+    z.storage = static_cast<Dtype>(q.oneOf("storage", dtypeOptions()));
+    z.groupSize = q.integerOr("group_size", 0, 0, 1 << 20);
+    z.blockSize = q.integerOr("block_size", 0, 0, 1 << 20);
+    z.perChannel = q.boolean("per_channel", false);
+    z.scaleBytes = q.numberOr("scale_bytes", 0.0, 0.0, 64.0);
+    z.tensorScaleBytes = q.numberOr("tensor_scale_bytes", 0.0, 0.0, 1024.0);
+    if (z.method != QuantMethod::None && !q.has("groups"))
+        q.failAt("method",
+                 "give the quantized parameter groups too (groups: [attention, dense_ffn, experts, ...])");
+    if (q.has("groups")) {
+        const YAML::Node n = q.node("groups");
+        if (!n.IsSequence()) q.failAt("groups", "expected a list of parameter groups");
+        const std::vector<std::string_view> names{kParamGroupNames.begin(), kParamGroupNames.end()};
+        for (size_t i = 0; i < n.size(); ++i) {
+            const std::string g = asString(q.file(), n[i], q.field("groups") + "[" + std::to_string(i) + "]");
+            const auto it = std::find(names.begin(), names.end(), g);
+            if (it == names.end())
+                fail(q.file(), n[i], q.field("groups") + "[" + std::to_string(i) + "]",
+                     "unknown parameter group '" + g + "'" + didYouMean(g, names));
+            z.quantized[size_t(it - names.begin())] = true;
+        }
+    }
+    return z;
+}
+
+void emitAttentionExtras(YAML::Emitter& e, const Attention& a) {
+    if (a.qkNorm != QkNorm::None)
+        e << YAML::Key << "qk_norm" << YAML::Value << std::string(kQkNormNames[int(a.qkNorm)]);
+    if (a.outputGate) e << YAML::Key << "output_gate" << YAML::Value << true;
+    if (a.sinks) e << YAML::Key << "sinks" << YAML::Value << true;
+    if (a.rotaryFraction != 1.0) e << YAML::Key << "rotary_fraction" << YAML::Value << a.rotaryFraction;
+    if (a.slidingWindow > 0) e << YAML::Key << "sliding_window" << YAML::Value << a.slidingWindow;
+    if (a.chunkSize > 0) e << YAML::Key << "chunk_size" << YAML::Value << a.chunkSize;
+    if (a.indexer.present()) {
+        e << YAML::Key << "indexer" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        e << YAML::Key << "top_k" << YAML::Value << a.indexer.topK << YAML::Key << "heads" << YAML::Value
+          << a.indexer.heads << YAML::Key << "head_dim" << YAML::Value << a.indexer.headDim << YAML::EndMap;
+    }
+    if (a.linear.present()) {
+        const auto& l = a.linear;
+        e << YAML::Key << "linear" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        e << YAML::Key << "key_heads" << YAML::Value << l.keyHeads << YAML::Key << "value_heads"
+          << YAML::Value << l.valueHeads << YAML::Key << "key_head_dim" << YAML::Value << l.keyHeadDim
+          << YAML::Key << "value_head_dim" << YAML::Value << l.valueHeadDim << YAML::Key << "conv_kernel"
+          << YAML::Value << l.convKernel << YAML::EndMap;
+    }
+}
+
+void emitQuantization(YAML::Emitter& e, const Quantization& q) {
+    e << YAML::Key << "quantization" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "method" << YAML::Value << std::string(kQuantMethodNames[int(q.method)]);
+    e << YAML::Key << "storage" << YAML::Value << std::string(nameOf(q.storage));
+    if (q.groupSize > 0) e << YAML::Key << "group_size" << YAML::Value << q.groupSize;
+    if (q.blockSize > 0) e << YAML::Key << "block_size" << YAML::Value << q.blockSize;
+    if (q.perChannel) e << YAML::Key << "per_channel" << YAML::Value << true;
+    e << YAML::Key << "scale_bytes" << YAML::Value << q.scaleBytes;
+    e << YAML::Key << "tensor_scale_bytes" << YAML::Value << q.tensorScaleBytes;
+    e << YAML::Key << "groups" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (int g = 0; g < kParamGroupCount; ++g)
+        if (q.quantized[g]) e << std::string(kParamGroupNames[g]);
+    e << YAML::EndSeq << YAML::EndMap;
+}
+
+} // namespace sp::io

@@ -1,0 +1,21 @@
+#pragma once
+// Internal: the model-file fields of the newer architectures (attention variants, quantization), read and
+// written apart from formats.cpp.
+
+#include "core/io/reader.h"
+#include "core/model/model.h"
+
+#include <yaml-cpp/yaml.h>
+
+namespace sp::io {
+
+/// The optional attention keys: qk_norm, output_gate, sinks, rotary_fraction, sliding_window, chunk_size,
+/// indexer, linear.
+void readAttentionExtras(const MapReader& at, Attention& a);
+void emitAttentionExtras(YAML::Emitter& e, const Attention& a);
+
+/// A model file's `quantization:` mapping.
+Quantization readQuantization(const MapReader& q);
+void emitQuantization(YAML::Emitter& e, const Quantization& q);
+
+} // namespace sp::io
