@@ -76,7 +76,7 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
         if (!e.decode.ops.empty()) br["decode"] = breakdownJson(e.decode);
         if (!e.prefill.ops.empty()) br["prefill"] = breakdownJson(e.prefill);
         j["breakdown"] = br;
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
         return kOk;
     }
     std::printf("scenario   %s\nplan       %s: %s\n", s->name.c_str(), planName.c_str(),
@@ -103,8 +103,8 @@ int cmdEvalSpeed(const std::vector<std::string>& argv) {
     if (!a.ok() || seconds <= 0) return usageError("--seconds must be a positive number", usage);
     std::vector<std::string> scenarios = a.all("scenario");
     if (scenarios.empty())
-        scenarios = {SHARDPLAN_SAMPLES_DIR "/scenarios/deepseek-v3-h100-32x8.yaml",
-                     SHARDPLAN_SAMPLES_DIR "/scenarios/moe-1.6t-h100-128x8.yaml"};
+        scenarios = {samplesDir() + "/scenarios/deepseek-v3-h100-32x8.yaml",
+                     samplesDir() + "/scenarios/moe-1.6t-h100-128x8.yaml"};
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     if (!a.flag("json"))
         std::printf("%-52s %14s %10s %12s\n", "scenario", "evals/s", "plans", "batch (mean)");
@@ -158,7 +158,7 @@ int cmdEvalSpeed(const std::vector<std::string>& argv) {
         }
         if (sink < 0) std::printf("impossible\n"); // keeps the loop from being optimised away
     }
-    if (a.flag("json")) std::cout << rows.dump(2) << "\n";
+    if (a.flag("json")) std::cout << jsonText(rows) << "\n";
     return kOk;
 }
 
@@ -167,11 +167,8 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
     Args a(argv, {"json"}, {});
     if (!a.ok()) return usageError(a.error(), usage);
     if (a.positionals().size() > 1) return usageError("at most one measurements file", usage);
-    const std::string path =
-        a.positionals().empty()
-            ? std::string(SHARDPLAN_SAMPLES_DIR "/../tests/data/calibration/measurements.yaml")
-            : a.positionals()[0];
-    auto rep = runCalibration(path, SHARDPLAN_SAMPLES_DIR);
+    const std::string path = a.positionals().empty() ? calibrationFile() : a.positionals()[0];
+    auto rep = runCalibration(path, samplesDir());
     if (!rep) {
         std::cerr << rep.error().str() << "\n";
         return kBadInput;
@@ -188,7 +185,7 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
                             {"error", r.error},
                             {"feasible", r.feasible}});
         j["skipped"] = rep->skipped;
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
         return kOk;
     }
     std::printf("%-62s %-20s %12s %12s %8s\n", "measurement", "metric", "measured", "model", "error");

@@ -221,7 +221,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
         j["stopped"] = r.stopped;
         j["message"] =
             r.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.message);
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
     } else {
         std::printf("scenario    %s (%s)\n", scenario->name.c_str(), scenarioPath->c_str());
         std::printf("searcher    %s, seed %llu: %lld evaluations in %.2f s%s\n", r.searcher.c_str(),
@@ -318,7 +318,7 @@ int cmdCompare(const std::vector<std::string>& argv) {
         j["ratios"] = ratios;
         auto& d = j["differences"] = nlohmann::ordered_json::array();
         for (const Diff& x : diffs) d.push_back({{"field", x.field}, {"a", x.a}, {"b", x.b}});
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
         return kOk;
     }
     std::printf("scenario  %s\nA         %s: %s\nB         %s: %s\n\n", scenario->name.c_str(),
@@ -474,7 +474,7 @@ int cmdBench(const std::vector<std::string>& argv) {
             if (!r.note.empty()) row["note"] = r.note;
             rows.push_back(row);
         }
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
     }
     if (auto csv = a.option("csv")) {
         std::ostringstream s;

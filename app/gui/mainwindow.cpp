@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "core/common/paths.h"
 #include "core/io/formats.h"
 #include "core/search/searcher.h"
 #include "session.h"
@@ -76,7 +77,7 @@ QString tabName(MainWindow::Tab t) {
 MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
 
 MainWindow::MainWindow(const Options& options, QWidget* parent)
-    : QMainWindow(parent), m_options(options), m_samplesDir(QStringLiteral(SHARDPLAN_SAMPLES_DIR)) {
+    : QMainWindow(parent), m_options(options), m_samplesDir(QString::fromStdString(sp::samplesDir())) {
     registerMetatypes();
     m_controller = new SearchController(this);
     connect(m_controller, &SearchController::progressed, this, &MainWindow::onProgress);
@@ -321,8 +322,9 @@ void MainWindow::buildActions() {
     help->addAction(tr("&About Shard Planner"), this, [this] {
         QMessageBox::about(
             this, tr("About Shard Planner"),
-            tr("<b>Shard Planner</b><p>Plans the parallelism degrees and per-operator sharding of LLM "
-               "inference on GPU clusters, after <i>Learning to Shard</i> (arXiv 2509.00217).</p>"));
+            tr("<b>Shard Planner</b> %1<p>Plans the parallelism degrees and per-operator sharding of LLM "
+               "inference on GPU clusters, after <i>Learning to Shard</i> (arXiv 2509.00217).</p>")
+                .arg(QApplication::applicationVersion()));
     });
 
     auto* bar = addToolBar(tr("Main"));
