@@ -44,8 +44,10 @@ base_tarball() {
   local tar="$cache/$name.tar.zst"
   if [ ! -s "$tar" ] || [ -n "$(find "$tar" -mtime +$max_age_days)" ]; then
     step "mmdebstrap --variant=minbase $suite ($name${include:+: $include})" >&2
-    mmdebstrap --quiet --variant=minbase ${include:+--include="$include"} "$suite" "$tar.part" >&2
-    mv "$tar.part" "$tar"
+    # mmdebstrap picks the format from the name's ending, so the partial file ends in .tar.zst too.
+    rm -rf "$cache/$name.part.tar.zst"
+    mmdebstrap --quiet --variant=minbase ${include:+--include="$include"} "$suite" "$cache/$name.part.tar.zst" >&2
+    mv "$cache/$name.part.tar.zst" "$tar"
   fi
   echo "$tar"
 }
