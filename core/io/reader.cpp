@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -177,6 +179,45 @@ std::string tooDeepMessage() {
 /// A key that appears twice in one mapping is an error naming both places (YAML tools keep the first, JSON
 /// tools the last: neither guess is safe). Aliases may make the tree a graph, even a cycle (&a [*a]), so the
 /// walk is bounded in depth and in the number of values it visits.
+/// Listens to the parser's events: the first value of a document, if it has one.
+class FirstValue : public YAML::EventHandler {
+public:
+    std::optional<YAML::Mark> at;
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override {
+        note(m);
+    }
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        note(m);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+        note(m);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void note(const YAML::Mark& m) {
+        if (!at) at = m;
+    }
+};
+
+/// Where a second, non-empty document starts, if there is one. Only two documents are ever parsed (LoadAll
+/// would read on through any number of them).
+std::optional<YAML::Mark> secondDocument(const std::string& text) {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    FirstValue first, second;
+    if (!parser.HandleNextDocument(first)) return std::nullopt;
+    if (!parser.HandleNextDocument(second)) return std::nullopt;
+    return second.at;
+}
+
 struct KeyWalk {
     const std::string& file;
     int64_t budget = 1000000;
@@ -256,16 +297,14 @@ YAML::Node parseDocument(const std::string& text, const std::string& file) {
         }
     }
     try {
-        std::vector<YAML::Node> docs = YAML::LoadAll(text);
-        YAML::Node n = docs.empty() ? YAML::Node() : docs.front();
-        for (size_t i = 1; i < docs.size(); ++i)
-            if (!docs[i].IsNull())
-                throw InputError(Error{file,
-                                       lineOf(docs[i]),
-                                       columnOf(docs[i]),
-                                       {},
-                                       std::string(syntax) +
-                                           ": a second document (after '---'); a file holds one document"});
+        YAML::Node n = YAML::Load(text);
+        if (const auto second = secondDocument(text))
+            throw InputError(
+                Error{file,
+                      second->line + 1,
+                      second->column + 1,
+                      {},
+                      std::string(syntax) + ": a second document (after '---'); a file holds one document"});
         if (!n.IsMap()) {
             throw InputError(Error{file,
                                    lineOf(n),
