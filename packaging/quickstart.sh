@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # One-step set-up on Debian 12: installs what is missing, builds, then
 #   run  : opens the GUI on the default sample scenario (with no display: a headless CLI run on it)
-#   test : runs the whole test suite
+#   test    : runs the whole test suite
+#   package : builds the Debian package (build/shardplan_VERSION_ARCH.deb; install it with apt install ./FILE)
 set -euo pipefail
 mode="${1:-run}"
-case "$mode" in run|test|build) ;; *) echo "usage: $0 [run|test|build]" >&2; exit 2 ;; esac
+case "$mode" in run|test|build|package) ;; *) echo "usage: $0 [run|test|build|package]" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libgl-dev
-          libxkbcommon-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev)
+# libqt6opengl6-dev: Qt6Charts' CMake config needs Qt6OpenGL, which qt6-charts-dev only recommends.
+packages=(build-essential cmake pkg-config qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev
+          libqt6opengl6-dev libgl-dev libxkbcommon-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev)
+# The package step: dpkg-shlibdeps (dpkg-dev) for the dependencies, file for CPack to find the binaries.
+[ "$mode" = package ] && packages+=(dpkg-dev file)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,6 +31,10 @@ cmake --build "$build" -j"$(nproc)"
 scenario=samples/scenarios/llama-3.1-8b-h100-1x8.yaml
 case "$mode" in
   build) ;;
+  package)
+    (cd "$build" && cpack -G DEB)
+    ls "$build"/shardplan_*.deb
+    ;;
   test)
     ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
     ;;

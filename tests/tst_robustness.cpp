@@ -98,12 +98,16 @@ private slots:
     }
 
     void mutated() {
+        // SHARDPLAN_MUTATIONS raises the trials per sample (CI's sanitizer pass runs many more).
+        const int trials = qEnvironmentVariableIntValue("SHARDPLAN_MUTATIONS") > 0
+                               ? qEnvironmentVariableIntValue("SHARDPLAN_MUTATIONS")
+                               : 150;
         std::mt19937 rng(12345);
         const std::string junk = ":{}[],-#&*!|>'\"%@` \n\t0123456789.eE-xyz";
         int errors = 0, cases = 0;
         for (const auto& s : samples()) {
             const std::string label = s.path.toStdString();
-            for (int trial = 0; trial < 150; ++trial) {
+            for (int trial = 0; trial < trials; ++trial) {
                 std::string t = s.text;
                 const int edits = 1 + int(rng() % 4);
                 for (int e = 0; e < edits && !t.empty(); ++e) {

@@ -1,8 +1,49 @@
 #include "args.h"
 
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <string_view>
 
 namespace sp::cli {
+
+namespace {
+
+/// The accepted range of every numeric option, so a huge or non-finite value is a usage error here rather
+/// than an overflow in the search (lookups x budget, or seconds cast to a clock duration).
+struct Bounds {
+    std::string_view name;
+    double min, max;
+    bool minExclusive;
+};
+constexpr double kMaxInt = 9007199254740992.0; // 2^53: every integer up to it is exact in a double
+constexpr Bounds kBounds[] = {
+    {"budget", 1, 1e12, false},  // evaluations: far more than a search can run (see bench --eval-speed)
+    {"seconds", 0, 1e6, true},   // wall-clock limit: 1e6 s is 11.6 days
+    {"seed", 0, kMaxInt, false}, //
+    {"seeds", 1, 10000, false},  //
+    {"threads", 0, 4096, false}, // 0: all cores
+};
+
+const Bounds* boundsOf(const std::string& name) {
+    for (const auto& b : kBounds)
+        if (b.name == name) return &b;
+    return nullptr;
+}
+
+std::string numText(double v) {
+    if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+    return std::to_string(v);
+}
+
+std::string rangeText(const Bounds& b) {
+    return (b.minExclusive ? "greater than " + numText(b.min) + " and at most "
+                           : "from " + numText(b.min) + " to ") +
+           numText(b.max);
+}
+
+} // namespace
 
 Args::Args(std::vector<std::string> argv, std::set<std::string> flags, std::set<std::string> options) {
     for (size_t i = 0; i < argv.size(); ++i) {
@@ -51,9 +92,12 @@ std::optional<long long> Args::integer(const std::string& name) {
     auto v = option(name);
     if (!v) return std::nullopt;
     char* end = nullptr;
+    errno = 0;
     const long long x = std::strtoll(v->c_str(), &end, 10);
-    if (v->empty() || *end != '\0') {
-        m_error = "--" + name + " expects an integer, got '" + *v + "'";
+    const Bounds* b = boundsOf(name);
+    if (v->empty() || *end != '\0' || errno == ERANGE || (b && (double(x) < b->min || double(x) > b->max))) {
+        m_error = "--" + name + " expects an integer" + (b ? " " + rangeText(*b) : std::string()) +
+                  ", got '" + *v + "'";
         return std::nullopt;
     }
     return x;
@@ -64,8 +108,11 @@ std::optional<double> Args::number(const std::string& name) {
     if (!v) return std::nullopt;
     char* end = nullptr;
     const double x = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0') {
-        m_error = "--" + name + " expects a number, got '" + *v + "'";
+    const Bounds* b = boundsOf(name);
+    const bool inRange = !b || ((b->minExclusive ? x > b->min : x >= b->min) && x <= b->max);
+    if (v->empty() || *end != '\0' || !std::isfinite(x) || !inRange) {
+        m_error = "--" + name + " expects a finite number" + (b ? " " + rangeText(*b) : std::string()) +
+                  ", got '" + *v + "'";
         return std::nullopt;
     }
     return x;

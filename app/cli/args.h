@@ -11,7 +11,8 @@ namespace sp::cli {
 
 class Args {
 public:
-    /// flags: options without a value; options: options with one value; repeatable options collect every value.
+    /// flags: options without a value; options: options with one value; repeatable options collect every
+    /// value.
     Args(std::vector<std::string> argv, std::set<std::string> flags, std::set<std::string> options);
     bool ok() const { return m_error.empty(); }
     const std::string& error() const { return m_error; }
@@ -19,8 +20,9 @@ public:
     std::optional<std::string> option(const std::string& name) const;
     std::vector<std::string> all(const std::string& name) const;
     const std::vector<std::string>& positionals() const { return m_positionals; }
-    /// An integer option; sets error() when it is not one.
+    /// An integer option; sets error() when it is not one or lies outside the option's range (args.cpp).
     std::optional<long long> integer(const std::string& name);
+    /// A finite number within the option's range; sets error() otherwise.
     std::optional<double> number(const std::string& name);
 
 private:

@@ -1,5 +1,6 @@
 #pragma once
 // What the CLI verbs share: exit codes, usage errors, how a plan's degrees read.
+#include "core/common/paths.h"
 #include "core/io/formats.h"
 #include "core/model/plan.h"
 
@@ -15,6 +16,11 @@ inline constexpr int kOk = 0, kBadInput = 1, kUsage = 2;
 inline int usageError(const std::string& why, const char* usage) {
     std::cerr << "shardplan: " << why << "\n\nusage: " << usage << "\n";
     return kUsage;
+}
+
+/// JSON text for output; invalid UTF-8 (from a name or a file name) is replaced, never thrown on.
+template <class Json> std::string jsonText(const Json& j, int indent = 2) {
+    return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 /// "pp1 x dp4 x tp8", and for MoE models "  (moe: ep32 x etp1 x edp1)".

@@ -80,7 +80,7 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
         if (!e.decode.ops.empty()) br["decode"] = breakdownJson(e.decode);
         if (!e.prefill.ops.empty()) br["prefill"] = breakdownJson(e.prefill);
         j["breakdown"] = br;
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
         return kOk;
     }
     std::printf("scenario   %s\nplan       %s: %s\n", s->name.c_str(), planName.c_str(),
@@ -109,8 +109,8 @@ int cmdEvalSpeed(const std::vector<std::string>& argv) {
     if (!a.ok() || seconds <= 0) return usageError("--seconds must be a positive number", usage);
     std::vector<std::string> scenarios = a.all("scenario");
     if (scenarios.empty())
-        scenarios = {SHARDPLAN_SAMPLES_DIR "/scenarios/deepseek-v3-h100-32x8.yaml",
-                     SHARDPLAN_SAMPLES_DIR "/scenarios/moe-1.6t-h100-128x8.yaml"};
+        scenarios = {samplesDir() + "/scenarios/deepseek-v3-h100-32x8.yaml",
+                     samplesDir() + "/scenarios/moe-1.6t-h100-128x8.yaml"};
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     if (!a.flag("json"))
         std::printf("%-52s %14s %10s %12s\n", "scenario", "evals/s", "plans", "batch (mean)");
@@ -164,7 +164,7 @@ int cmdEvalSpeed(const std::vector<std::string>& argv) {
         }
         if (sink < 0) std::printf("impossible\n"); // keeps the loop from being optimised away
     }
-    if (a.flag("json")) std::cout << rows.dump(2) << "\n";
+    if (a.flag("json")) std::cout << jsonText(rows) << "\n";
     return kOk;
 }
 
@@ -228,7 +228,7 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
         j["loo_errors"] = f.looErrors;
         j["skipped"] = f.before.skipped;
         if (!written.empty()) j["written"] = written;
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
         return kOk;
     }
     std::printf("%-62s %12s %9s %9s %9s\n", "measurement", "measured", "before", "after", "held out");
@@ -259,7 +259,7 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
         "  the model and cluster it ran on, and --plan: its layout, default the Megatron plan)";
     Args a(argv, {"json"}, {"fit", "cluster", "scenario", "plan", "out"});
     if (!a.ok()) return usageError(a.error(), usage);
-    const std::string samples = SHARDPLAN_SAMPLES_DIR;
+    const std::string samples = samplesDir();
     if (auto fitPath = a.option("fit")) {
         if (!a.positionals().empty()) return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
         Result<CalibrationSet> set = Error{};
@@ -301,10 +301,8 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
     for (auto o : {"cluster", "scenario", "plan", "out"})
         if (a.option(o)) return usageError(std::string("--") + o + " goes with --fit", usage);
     if (a.positionals().size() > 1) return usageError("at most one measurements file", usage);
-    const std::string path = a.positionals().empty()
-                                 ? samples + "/../tests/data/calibration/measurements.yaml"
-                                 : a.positionals()[0];
-    auto rep = runCalibration(path, samples);
+    const std::string path = a.positionals().empty() ? calibrationFile() : a.positionals()[0];
+    auto rep = runCalibration(path, samplesDir());
     if (!rep) {
         std::cerr << rep.error().str() << "\n";
         return kBadInput;
@@ -314,7 +312,7 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
         j["median_abs_error"] = rep->medianAbsError;
         j["rows"] = rowsJson(rep.value());
         j["skipped"] = rep->skipped;
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
         return kOk;
     }
     std::printf("%-62s %-20s %12s %12s %8s\n", "measurement", "metric", "measured", "model", "error");

@@ -1,10 +1,12 @@
 // shardplan: the headless planner. Exit codes: 0 ok, 1 bad input, 2 usage.
 
 #include "args.h"
+#include "common.h"
 #include "cost_commands.h"
 #include "export_commands.h"
 #include "search_commands.h"
 
+#include "core/common/version.h"
 #include "core/io/formats.h"
 
 #include <nlohmann/json.hpp>
@@ -42,8 +44,49 @@ commands:
   bench --scenario S... [--searchers LIST] [--budget N] [--seeds K] [--threads T] [--json] [--csv F]
                                             searchers over seeds 1..K: best throughput, vs Megatron, evals to 99%
 
+  help COMMAND                              one command's usage (also: COMMAND --help)
+  --version                                 the version
+
 exit status: 0 ok, 1 bad input, 2 usage error
 )";
+
+/// The lines of the usage text that describe one command ("bench" has two entries); empty when unknown.
+std::string commandUsage(const std::string& cmd) {
+    std::string out;
+    bool inside = false;
+    size_t pos = 0;
+    const std::string text = kUsageText;
+    while (pos < text.size()) {
+        const size_t end = text.find('\n', pos);
+        const std::string line = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        pos = end == std::string::npos ? text.size() : end + 1;
+        const bool entry = line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ';
+        if (entry)
+            inside = line.compare(2, cmd.size() + 1, cmd + " ") == 0;
+        else if (line.rfind("   ", 0) != 0)
+            inside = false;
+        // "  verb ..." becomes "  shardplan verb ...": continuation lines move right by as much.
+        if (inside) out += (entry ? "  shardplan " + line.substr(2) : std::string(10, ' ') + line) + "\n";
+    }
+    return out;
+}
+
+bool wantsHelp(const std::vector<std::string>& args) {
+    for (const auto& a : args) {
+        if (a == "--") return false;
+        if (a == "--help" || a == "-h") return true;
+    }
+    return false;
+}
+
+int usage(const std::string& why);
+
+int printCommandUsage(const std::string& cmd) {
+    const std::string u = commandUsage(cmd);
+    if (u.empty()) return usage("unknown command '" + cmd + "'");
+    std::cout << "usage:\n" << u << "\nexit status: 0 ok, 1 bad input, 2 usage error\n";
+    return kOk;
+}
 
 int usage(const std::string& why) {
     if (!why.empty()) std::cerr << "shardplan: " << why << "\n\n";
@@ -67,7 +110,12 @@ int cmdValidate(const std::vector<std::string>& argv) {
         if (a.flag("json")) {
             nlohmann::ordered_json j;
             j["file"] = r.file;
-            j["kind"] = r.kind ? std::string(sp::nameOf(*r.kind)) : nullptr;
+            // A kind that could not be told is null (a ternary of string and nullptr would build a string
+            // from a null pointer).
+            if (r.kind)
+                j["kind"] = std::string(sp::nameOf(*r.kind));
+            else
+                j["kind"] = nullptr;
             j["ok"] = r.ok;
             j["error"] = r.ok ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.error.str());
             if (r.ok && (r.kind == sp::FileKind::Model || r.kind == sp::FileKind::Scenario)) {
@@ -75,7 +123,8 @@ int cmdValidate(const std::vector<std::string>& argv) {
                 j["params_active"] = r.paramsActive;
             }
             if (r.ok) j["summary"] = r.summary;
-            std::cout << j.dump() << "\n";
+            // Names, keys and file names may hold invalid UTF-8: replace it rather than throw.
+            std::cout << sp::cli::jsonText(j, -1) << "\n";
         } else if (r.ok) {
             std::cout << r.file << ": " << sp::nameOf(*r.kind) << " " << r.summary << "\n";
         } else {
@@ -91,10 +140,19 @@ int main(int argc, char** argv) {
     if (argc < 2) return usage("");
     const std::string cmd = argv[1];
     const std::vector<std::string> rest(argv + 2, argv + argc);
-    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    if (cmd == "-h" || cmd == "--help" || (cmd == "help" && rest.empty())) {
         std::cout << kUsageText;
         return kOk;
     }
+    if (cmd == "--version" || cmd == "-V") {
+        std::cout << "shardplan " << sp::kVersion << "\n";
+        return kOk;
+    }
+    if (cmd == "help") {
+        if (rest.size() > 1) return usage("help takes one command");
+        return printCommandUsage(rest[0]);
+    }
+    if (!commandUsage(cmd).empty() && wantsHelp(rest)) return printCommandUsage(cmd);
     if (cmd == "validate") return cmdValidate(rest);
     if (cmd == "evaluate") return sp::cli::cmdEvaluate(rest);
     if (cmd == "calibrate") return sp::cli::cmdCalibrate(rest);

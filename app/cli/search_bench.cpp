@@ -449,7 +449,7 @@ int cmdBench(const std::vector<std::string>& argv) {
             if (!r.note.empty()) row["note"] = r.note;
             out.push_back(row);
         }
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
     }
     if (auto csv = a.option("csv")) {
         std::ostringstream s;

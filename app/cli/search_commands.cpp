@@ -168,7 +168,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
         j["stopped"] = r.stopped;
         j["message"] =
             r.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.message);
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
     } else {
         std::printf("scenario    %s (%s)\n", scenario->name.c_str(), scenarioPath->c_str());
         std::printf("searcher    %s, seed %llu: %lld evaluations in %.2f s%s\n", r.searcher.c_str(),
@@ -285,7 +285,7 @@ int cmdCompare(const std::vector<std::string>& argv) {
         w["step_ratio"] = num(why.stepRatio);
         w["sentence"] = why.sentence;
         j["why"] = w;
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
         return kOk;
     }
     std::printf("scenario  %s\nA         %s: %s\nB         %s: %s\n\n", scenario->name.c_str(),

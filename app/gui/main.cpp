@@ -1,6 +1,8 @@
 // shardplanner: the desktop planner.
 #include "mainwindow.h"
 
+#include "core/common/paths.h"
+#include "core/common/version.h"
 #include "core/io/formats.h"
 
 #include <QApplication>
@@ -11,7 +13,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Shard Planner"));
     QApplication::setOrganizationName(QStringLiteral("ShardPlanner"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(QString::fromLatin1(sp::kVersion));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Plans the sharding of LLM inference on GPU clusters."));
@@ -48,7 +50,7 @@ int main(int argc, char** argv) {
         if (whole && w.openFile(files.first())) first = 1;
     }
     if (!w.context())
-        w.openScenario(QStringLiteral(SHARDPLAN_SAMPLES_DIR "/scenarios/llama-3.1-8b-h100-1x8.yaml"));
+        w.openScenario(QString::fromStdString(sp::samplesDir() + "/scenarios/llama-3.1-8b-h100-1x8.yaml"));
     for (int i = first; i < files.size(); ++i) w.openFile(files[i]);
     if (parser.isSet(shots)) {
         w.runScreenshots(parser.value(shots), parser.value(budget).toLongLong());

@@ -1,11 +1,12 @@
 #include "mainwindow_p.h"
+#include "core/common/paths.h"
 
 namespace sp::app {
 
 MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
 
 MainWindow::MainWindow(const Options& options, QWidget* parent)
-    : QMainWindow(parent), m_options(options), m_samplesDir(QStringLiteral(SHARDPLAN_SAMPLES_DIR)) {
+    : QMainWindow(parent), m_options(options), m_samplesDir(QString::fromStdString(sp::samplesDir())) {
     registerMetatypes();
     m_dialogs = std::make_unique<FileDialogs>(this, m_samplesDir + QStringLiteral("/scenarios"),
                                               m_options.persistSettings);
@@ -38,8 +39,9 @@ MainWindow::~MainWindow() = default;
 void MainWindow::showAbout() {
     QMessageBox::about(
         this, tr("About Shard Planner"),
-        tr("<b>Shard Planner</b><p>Plans the parallelism degrees and per-operator sharding of LLM "
-           "inference on GPU clusters, after <i>Learning to Shard</i> (arXiv 2509.00217).</p>"));
+        tr("<b>Shard Planner</b> %1<p>Plans the parallelism degrees and per-operator sharding of LLM "
+           "inference on GPU clusters, after <i>Learning to Shard</i> (arXiv 2509.00217).</p>")
+            .arg(QApplication::applicationVersion()));
 }
 
 QAction* MainWindow::action(const QString& name) const {

@@ -8,12 +8,21 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <system_error>
+#include <type_traits>
 
 namespace sp {
 
@@ -407,10 +416,39 @@ std::string resolveHubId(const std::string& id, const std::string& file, const Y
     throw InputError(Error{file, 0, 0, field, msg});
 }
 
-// A scenario part: a path relative to the scenario file, or the object inline.
+/// The kind a document declares (kind:) or, without one, looks like from its keys; nullopt when it cannot tell.
+std::optional<FileKind> kindOfDocument(const YAML::Node& n) {
+    if (!n.IsMap()) return std::nullopt;
+    if (const YAML::Node k = n["kind"]; k && k.IsScalar()) {
+        const auto options = kindOptions();
+        const auto it = std::find(options.begin(), options.end(), k.Scalar());
+        if (it == options.end()) return std::nullopt;
+        return FileKind(it - options.begin());
+    }
+    if (isHfConfig(n)) return FileKind::Model;
+    if (n["degrees"] && (n["operators"] || n["mesh_order"] || !n["gpus"])) return FileKind::Plan;
+    if (n["layers"] || n["hidden"]) return FileKind::Model;
+    if (n["nodes"] || n["gpu"]) return FileKind::Cluster;
+    if (n["phase"]) return FileKind::Workload;
+    if (n["model"] && n["cluster"]) return FileKind::Scenario;
+    if (n["pinned"] || n["degrees"] || n["memory_headroom"]) return FileKind::Constraints;
+    return std::nullopt;
+}
+
+template <class T> constexpr FileKind kindFor() {
+    if constexpr (std::is_same_v<T, Model>) return FileKind::Model;
+    else if constexpr (std::is_same_v<T, Cluster>) return FileKind::Cluster;
+    else if constexpr (std::is_same_v<T, Workload>) return FileKind::Workload;
+    else return FileKind::Constraints;
+}
+
+// A scenario part: a path relative to the scenario file, or the object inline. A referenced file that is not
+// of the expected kind is reported by name and kind only: its text is never quoted, since a relative path
+// may reach any file.
 template <class T, class Fn> T readPart(const MapReader& r, std::string_view key, Fn read) {
     const YAML::Node n = r.node(key);
     if (n.IsScalar()) {
+        constexpr FileKind expected = kindFor<T>();
         const std::string rel = n.Scalar();
         if constexpr (std::is_same_v<T, Model>) {
             std::error_code ec;
@@ -433,7 +471,21 @@ template <class T, class Fn> T readPart(const MapReader& r, std::string_view key
         if (!std::filesystem::is_regular_file(p, ec))
             io::fail(r.file(), n, r.field(key), "no such file '" + p.lexically_normal().string() + "'");
         const std::string path = p.lexically_normal().string();
-        return read(MapReader(path, io::parseDocument(io::readFile(path), path), ""));
+        const std::string text = io::readFile(path);
+        const std::string notOfKind = "'" + path + "' is not a " + std::string(nameOf(expected)) + " file";
+        YAML::Node doc;
+        try {
+            doc = io::parseDocument(text, path);
+        } catch (const InputError&) {
+            io::fail(r.file(), n, r.field(key), notOfKind + " (it is not a YAML or JSON mapping)");
+        }
+        const auto kind = kindOfDocument(doc);
+        if (kind && *kind != expected)
+            io::fail(r.file(), n, r.field(key), notOfKind + " (it is a " + std::string(nameOf(*kind)) + " file)");
+        if (!kind)
+            io::fail(r.file(), n, r.field(key),
+                     notOfKind + " (it has no 'kind: " + std::string(nameOf(expected)) + "' and does not look like one)");
+        return read(MapReader(path, doc, ""));
     }
     return read(MapReader(r.file(), n, r.field(key)));
 }
@@ -739,14 +791,7 @@ Result<Plan> loadPlan(const std::string& p) {
 Result<FileKind> detectKind(const std::string& path) {
     return loadWith<FileKind>(path, [](const MapReader& r) -> FileKind {
         if (r.has("kind")) return FileKind(r.oneOf("kind", kindOptions()));
-        if (io::isHfConfig(r.self())) return FileKind::Model;
-        const auto& n = r.self();
-        if (n["degrees"] && (n["operators"] || n["mesh_order"] || !n["gpus"])) return FileKind::Plan;
-        if (n["layers"] || n["hidden"]) return FileKind::Model;
-        if (n["nodes"] || n["gpu"]) return FileKind::Cluster;
-        if (n["phase"]) return FileKind::Workload;
-        if (n["model"] && n["cluster"]) return FileKind::Scenario;
-        if (n["pinned"] || n["degrees"] || n["memory_headroom"]) return FileKind::Constraints;
+        if (const auto k = kindOfDocument(r.self())) return *k;
         r.failHere(
             "cannot tell what kind of file this is: add 'kind:' (model, cluster, workload, constraints, "
             "scenario or plan)");
@@ -805,23 +850,43 @@ std::string toJson(const Plan& p) {
 Result<bool> writeFileAtomic(const std::string& path, const std::string& content) {
     namespace fs = std::filesystem;
     const fs::path target(path);
-    const fs::path tmp = target.parent_path() / (".~" + target.filename().string() + ".tmp");
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return Error{path, 0, 0, {}, "cannot write the file (is the folder there and writable?)"};
-        out << content;
-        out.flush();
-        if (!out) {
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            return Error{path, 0, 0, {}, "writing failed (disk full?)"};
-        }
+    const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    // A unique temporary in the target's folder (so the rename stays on one file system), created by mkstemp
+    // with O_EXCL: two writers never share one, and a symlink planted at a guessable name is never followed.
+    std::string tmpl = (folder / ("." + target.filename().string() + ".XXXXXX")).string();
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0) {
+        const int err = errno; // read before anything else can overwrite it
+        return Error{path, 0, 0, {}, "cannot write the file: " + std::string(std::strerror(err))};
     }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        return Error{path, 0, 0, {}, "cannot replace the file: " + ec.message()};
+    auto failWith = [&](const std::string& what, int err) -> Result<bool> {
+        ::close(fd);
+        ::unlink(tmpl.c_str());
+        return Error{path, 0, 0, {}, what + ": " + std::string(std::strerror(err))};
+    };
+    // mkstemp makes the file 0600; a plan or launch script is for the user's other tools as well.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    if (::fchmod(fd, 0666 & ~mask) != 0) return failWith("cannot write the file", errno);
+    size_t done = 0;
+    while (done < content.size()) {
+        const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return failWith("writing failed", errno);
+        }
+        done += size_t(n);
+    }
+    if (::fsync(fd) != 0) return failWith("writing failed", errno);
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(tmpl.c_str());
+        return Error{path, 0, 0, {}, "writing failed: " + std::string(std::strerror(err))};
+    }
+    if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+        const int err = errno; // read before unlink can overwrite it
+        ::unlink(tmpl.c_str());
+        return Error{path, 0, 0, {}, "cannot replace the file: " + std::string(std::strerror(err))};
     }
     return true;
 }

@@ -16,10 +16,14 @@ namespace sp::io {
 
 /// Parses text (YAML, or JSON when the file name ends in .json) into a node; syntax errors become InputError.
 YAML::Node parseDocument(const std::string& text, const std::string& file);
-/// Reads a whole file; a missing or unreadable file is an InputError.
+/// The largest input file read: the largest sample is tens of KiB, a Hugging Face config.json a few KiB.
+inline constexpr int64_t kMaxFileBytes = int64_t(64) << 20;
+/// Reads a whole regular file of at most kMaxFileBytes; a missing, unreadable, non-regular (device, FIFO,
+/// folder) or larger file is an InputError.
 std::string readFile(const std::string& path);
 
-[[noreturn]] void fail(const std::string& file, const YAML::Node& at, const std::string& field, const std::string& msg);
+[[noreturn]] void fail(const std::string& file, const YAML::Node& at, const std::string& field,
+                       const std::string& msg);
 std::string didYouMean(std::string_view word, const std::vector<std::string_view>& options);
 
 /// A mapping node being read: checks its keys, reads typed fields with bounds.
@@ -32,7 +36,9 @@ public:
     bool has(std::string_view key) const;
     YAML::Node node(std::string_view key) const; ///< required
     MapReader map(std::string_view key) const;   ///< required mapping
-    std::string field(std::string_view key) const { return m_path.empty() ? std::string(key) : m_path + "." + std::string(key); }
+    std::string field(std::string_view key) const {
+        return m_path.empty() ? std::string(key) : m_path + "." + std::string(key);
+    }
     const std::string& file() const { return m_file; }
     const YAML::Node& self() const { return m_node; }
 
@@ -58,8 +64,10 @@ private:
 };
 
 // Value readers on a single node (used for list items and the like).
-int64_t asInteger(const std::string& file, const YAML::Node& n, const std::string& field, int64_t min, int64_t max);
-double asNumber(const std::string& file, const YAML::Node& n, const std::string& field, double min, double max);
+int64_t asInteger(const std::string& file, const YAML::Node& n, const std::string& field, int64_t min,
+                  int64_t max);
+double asNumber(const std::string& file, const YAML::Node& n, const std::string& field, double min,
+                double max);
 std::string asString(const std::string& file, const YAML::Node& n, const std::string& field);
 
 } // namespace sp::io

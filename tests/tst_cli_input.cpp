@@ -1,0 +1,217 @@
+// The command line's conventions (--version, help VERB, VERB --help) and hostile input: exit codes and
+// messages, never an abort, a hang or an uncaught exception.
+#include "clirun.h"
+
+#include "core/common/version.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sys/stat.h>
+
+namespace {
+using sp::test::Run;
+using sp::test::shardplan;
+const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
+const QString kScenario = kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml";
+
+/// Runs a shell command line with $0 set to the CLI: for arguments that are not valid UTF-8.
+Run shell(const QString& script) {
+    QProcess p;
+    p.start("/bin/sh", {"-c", script, QStringLiteral(SHARDPLAN_CLI)});
+    p.waitForFinished(120000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
+    QFile f(dir.filePath(name));
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(text);
+    return f.fileName();
+}
+
+QJsonObject jsonLine(const QString& out) {
+    return QJsonDocument::fromJson(out.trimmed().toUtf8()).object();
+}
+} // namespace
+
+class TestCliInput : public QObject {
+    Q_OBJECT
+private slots:
+    void version() {
+        const Run r = shardplan({"--version"});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out, QString("shardplan %1\n").arg(sp::kVersion));
+        QVERIFY(QRegularExpression("^\\d+\\.\\d+\\.\\d+$").match(sp::kVersion).hasMatch());
+    }
+
+    void helpForOneCommand() {
+        for (const char* verb :
+             {"validate", "evaluate", "calibrate", "search", "compare", "export", "bench"}) {
+            const Run a = shardplan({"help", verb});
+            QVERIFY2(a.code == 0, verb);
+            QVERIFY2(a.out.startsWith(QString("usage:\n  shardplan %1 ").arg(verb)), qPrintable(a.out));
+            QVERIFY2(!a.out.contains("commands:"), qPrintable(a.out)); // that verb only, not the whole list
+            const Run b = shardplan({verb, "--help"});
+            QVERIFY2(b.code == 0, verb);
+            QCOMPARE(b.out, a.out);
+        }
+        // bench has two forms, both shown.
+        const Run bench = shardplan({"help", "bench"});
+        QVERIFY(bench.out.contains("--eval-speed") && bench.out.contains("--searchers LIST"));
+        QVERIFY(shardplan({"search", "-h"}).out.contains("--searcher NAME"));
+        const Run unknown = shardplan({"help", "frobnicate"});
+        QCOMPARE(unknown.code, 2);
+        QVERIFY(unknown.err.contains("unknown command 'frobnicate'"));
+        QCOMPARE(shardplan({"help"}).code, 0);
+    }
+
+    void validateJsonNeverAborts() {
+        QTemporaryDir dir;
+        const QString unknownKind = writeFile(dir, "what.yaml", "colour: blue\n");
+        const QString empty = writeFile(dir, "empty.yaml", "");
+        const QString missing = dir.filePath("missing.yaml");
+        const Run r = shardplan({"validate", "--json", unknownKind, empty, missing});
+        QCOMPARE(r.code, 1);
+        const QStringList lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);
+        const QJsonObject a = jsonLine(lines[0]), b = jsonLine(lines[1]), c = jsonLine(lines[2]);
+        for (const auto& o : {a, b, c}) {
+            QVERIFY(o["kind"].isNull());
+            QVERIFY(!o["ok"].toBool());
+        }
+        QVERIFY2(a["error"].toString().contains("cannot tell what kind of file this is"),
+                 qPrintable(lines[0]));
+        QVERIFY2(b["error"].toString().contains("found nothing"), qPrintable(lines[1]));
+        QVERIFY2(c["error"].toString().endsWith("missing.yaml: no such file"), qPrintable(lines[2]));
+    }
+
+    void validateJsonInvalidUtf8() {
+        QTemporaryDir dir;
+        // A model name, an unknown key and a file name with bytes that are not UTF-8: valid JSON out, with
+        // U+FFFD for the bad bytes.
+        QByteArray model;
+        QFile sample(kSamples + "/models/llama-3.1-8b.yaml");
+        QVERIFY(sample.open(QIODevice::ReadOnly));
+        model = sample.readAll();
+        model.replace(QByteArray("name: "), QByteArray("name: bad\xff\xfe "));
+        writeFile(dir, "m.yaml", model);
+        writeFile(dir, "k.yaml", "kind: cluster\nbad\xff: 1\n");
+        const Run r =
+            shell(QString("cd '%1' && printf 'kind: workload\\n' > \"$(printf 'f\\377.yaml')\" && "
+                          "\"$0\" validate --json m.yaml k.yaml \"$(printf 'f\\377.yaml')\"; rc=$?; "
+                          "rm -f \"$(printf 'f\\377.yaml')\"; exit $rc")
+                      .arg(dir.path()));
+        QCOMPARE(r.code, 1);
+        const QStringList lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);
+        const QJsonObject m = jsonLine(lines[0]), k = jsonLine(lines[1]), f = jsonLine(lines[2]);
+        QVERIFY2(m["ok"].toBool(), qPrintable(lines[0]));
+        QVERIFY2(m["summary"].toString().startsWith(QString("bad\uFFFD\uFFFD ")), qPrintable(lines[0]));
+        QVERIFY2(k["error"].toString().contains(QString("bad\uFFFD: unknown key")), qPrintable(lines[1]));
+        QCOMPARE(f["file"].toString(), QString("f\uFFFD.yaml"));
+    }
+
+    void nonRegularInputsEveryVerb() {
+        // /dev/zero would be read until memory runs out; each verb refuses it at once.
+        const QString z = "/dev/zero", why = "/dev/zero: not a regular file";
+        const QList<QStringList> calls = {
+            {"validate", z},
+            {"evaluate", "--scenario", z},
+            {"evaluate", "--scenario", kScenario, "--plan", z},
+            {"compare", "--scenario", kScenario, z, kSamples + "/plans/llama-3.1-8b-tp8.json"},
+            {"export", "--scenario", kScenario, "--plan", z, "--format", "json"},
+            {"search", "--scenario", z, "--searcher", "megatron"},
+            {"calibrate", z},
+        };
+        for (const auto& args : calls) {
+            const Run r = shardplan(args);
+            QVERIFY2(r.code == 1, qPrintable(args.join(' ')));
+            QVERIFY2(r.err.contains(why), qPrintable(args.join(' ') + ": " + r.err));
+        }
+    }
+
+    void fifoDoesNotHang() {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("pipe.yaml");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        QProcess p;
+        p.start(QStringLiteral(SHARDPLAN_CLI), {"validate", fifo});
+        QVERIFY2(p.waitForFinished(30000), "validate on a FIFO still waits for a writer after 30 s");
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("not a regular file"));
+    }
+
+    void tooLargeFile() {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("big.yaml"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QVERIFY(f.resize(qint64(65) << 20)); // sparse
+        f.close();
+        const Run r = shardplan({"validate", f.fileName()});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("the file is too large (65 MiB; at most 64 MiB)"), qPrintable(r.err));
+    }
+
+    void numericFlagsAreBounded() {
+        const QList<QPair<QStringList, QString>> cases = {
+            {{"--budget", "9223372036854775807"}, "--budget expects an integer from 1 to 1000000000000"},
+            {{"--budget", "99999999999999999999"}, "--budget expects an integer"}, // beyond long long
+            {{"--budget", "460000000000000000"}, "--budget expects an integer from 1"},
+            {{"--budget", "0"}, "--budget expects an integer from 1"},
+            {{"--seconds", "1e308"}, "--seconds expects a finite number greater than 0 and at most 1000000"},
+            {{"--seconds", "inf"}, "--seconds expects a finite number"},
+            {{"--seconds", "nan"}, "--seconds expects a finite number"},
+            {{"--seconds", "-1"}, "--seconds expects a finite number greater than 0"},
+            {{"--seed", "-5"}, "--seed expects an integer from 0"},
+            {{"--threads", "100000"}, "--threads expects an integer from 0 to 4096"},
+        };
+        for (const auto& [flags, message] : cases) {
+            const Run r =
+                shardplan(QStringList{"search", "--scenario", kScenario, "--searcher", "random"} + flags);
+            QVERIFY2(r.code == 2, qPrintable(flags.join(' ')));
+            QVERIFY2(r.err.contains(message), qPrintable(flags.join(' ') + ": " + r.err));
+        }
+        const Run bench = shardplan({"bench", "--scenario", kScenario, "--seeds", "0"});
+        QCOMPARE(bench.code, 2);
+        QVERIFY2(bench.err.contains("--seeds expects an integer from 1 to 10000"), qPrintable(bench.err));
+        QCOMPARE(shardplan({"bench", "--eval-speed", "--seconds", "inf"}).code, 2);
+        QCOMPARE(shardplan({"export", "--scenario", kScenario, "--searcher", "sa", "--budget", "1e30",
+                            "--format", "json"})
+                     .code,
+                 2);
+        // In range still works: a budget near the top is accepted and a wall-clock limit ends the search.
+        const Run ok = shardplan({"search", "--scenario", kScenario, "--searcher", "random", "--budget",
+                                  "1000000000000", "--seconds", "0.5"});
+        QVERIFY2(ok.code == 0, qPrintable(ok.err));
+        QVERIFY(ok.out.contains("pp"));
+    }
+
+    void exportOntoAFolderSaysWhy() {
+        QTemporaryDir dir;
+        QDir(dir.path()).mkdir("out.json");
+        const Run r = shardplan(
+            {"export", "--scenario", kScenario, "--format", "json", "--out", dir.filePath("out.json")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("cannot replace the file: Is a directory"), qPrintable(r.err));
+        QVERIFY(!r.err.contains("Success"));
+    }
+
+    void duplicateKeyFromTheCommandLine() {
+        QTemporaryDir dir;
+        const QString w = writeFile(dir, "w.yaml", "kind: workload\nphase: decode\nphase: prefill\n");
+        const Run r = shardplan({"validate", w});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("w.yaml:3:1: phase: duplicate key 'phase' (first at line 2, column 1)"),
+                 qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliInput)
+#include "tst_cli_input.moc"
