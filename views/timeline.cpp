@@ -102,8 +102,14 @@ Timeline buildTimeline(const Scenario& s, const PlanRecord& rec, bool prefill, c
                 it.stage = st;
                 it.layer = layer;
                 it.hiddenMs = o.hiddenMs ? std::clamp(o.hiddenMs(c), 0.0, std::min(prevOpMs, c.timeMs)) : 0.0;
-                it.startMs = now - it.hiddenMs;
                 it.durMs = c.timeMs;
+                if (c.overlapped && c.fullMs > c.timeMs) {
+                    // Two-batch overlap: the breakdown gives the exposed part; the rest ran under the other
+                    // half-batch's compute.
+                    it.durMs = c.fullMs;
+                    it.hiddenMs = c.fullMs - c.timeMs;
+                }
+                it.startMs = now - it.hiddenMs;
                 it.link = c.link;
                 it.name = collectiveName(c.kind);
                 it.detail = QObject::tr("%1 over %2 GPUs (%3), %4 per GPU")

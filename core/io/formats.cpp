@@ -425,7 +425,7 @@ std::optional<FileKind> kindOfDocument(const YAML::Node& n) {
         if (it == options.end()) return std::nullopt;
         return FileKind(it - options.begin());
     }
-    if (isHfConfig(n)) return FileKind::Model;
+    if (io::isHfConfig(n)) return FileKind::Model;
     if (n["degrees"] && (n["operators"] || n["mesh_order"] || !n["gpus"])) return FileKind::Plan;
     if (n["layers"] || n["hidden"]) return FileKind::Model;
     if (n["nodes"] || n["gpu"]) return FileKind::Cluster;
