@@ -44,4 +44,14 @@ inline std::optional<Scenario> loadScenarioOrReport(const std::string& path) {
     return std::move(s).value();
 }
 
+/// A plan file, or nullopt after printing its error to stderr.
+inline std::optional<Plan> loadPlanOrReport(const std::string& path) {
+    auto p = loadPlan(path);
+    if (!p) {
+        std::cerr << p.error().str() << "\n";
+        return std::nullopt;
+    }
+    return std::move(p).value();
+}
+
 } // namespace sp::cli

@@ -56,12 +56,9 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     Plan plan;
     std::string planName = "megatron";
     if (auto pp = a.option("plan")) {
-        auto p = loadPlan(*pp);
-        if (!p) {
-            std::cerr << p.error().str() << "\n";
-            return kBadInput;
-        }
-        plan = p.value();
+        const auto p = loadPlanOrReport(*pp);
+        if (!p) return kBadInput;
+        plan = *p;
         planName = *pp;
         if (auto why = model.checkPlan(plan)) {
             std::cerr << *pp << ": plan does not fit the scenario: " << *why << "\n";
@@ -270,12 +267,9 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
             const CostModel model(s.value());
             Plan plan = model.megatronPlan();
             if (auto pp = a.option("plan")) {
-                auto p = loadPlan(*pp);
-                if (!p) {
-                    std::cerr << p.error().str() << "\n";
-                    return kBadInput;
-                }
-                plan = p.value();
+                const auto p = loadPlanOrReport(*pp);
+                if (!p) return kBadInput;
+                plan = *p;
             }
             set = loadVllmBenchResult(*fitPath, s.value(), plan);
         } else {

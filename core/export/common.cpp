@@ -2,6 +2,8 @@
 // after Megatron-LM) is described at engineChoice(); the flags each engine takes are cited in its own file.
 #include "core/export/common.h"
 
+#include "core/cost/validity.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -84,32 +86,14 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
     return s;
 }
 
+/// Whether the model has layers the operator runs in.
+bool opApplies(const Model& m, Op op) {
+    return opRelevant(m, op); // the cost model's rule (core/cost/validity.h)
+}
+
 /// Whether a choice divides the operator's weights, heads or sequences among the tp group, as opposed to
 /// running it whole on each GPU's own tokens (token, replicated, batch). Norms and the router hold no split
 /// weights either way; the experts have their own group (ep x etp x edp).
-bool opApplies(const Model& m, Op op) {
-    switch (op) {
-    case Op::FfnUp:
-    case Op::FfnDown:
-    case Op::Norms:
-    case Op::Qkv:
-    case Op::Attention:
-    case Op::OutProj:
-        return m.denseLayers() > 0;
-    case Op::Router:
-    case Op::Experts:
-    case Op::MoeNorms:
-    case Op::MoeQkv:
-    case Op::MoeAttention:
-    case Op::MoeOutProj:
-        return m.moeLayers() > 0;
-    case Op::SharedExperts:
-        return m.moeLayers() > 0 && m.moe.sharedExperts > 0;
-    default:
-        return true;
-    }
-}
-
 bool splitsOverTp(Op op, int c) {
     switch (baseOp(op)) {
     case Op::Embedding:
