@@ -217,6 +217,49 @@ private slots:
         QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 10 * 1100 * perToken / gib) < 1e-9);
     }
 
+    // Sliding-window layers hold at most their window: gpt-oss-120b alternates 128-token sliding and full
+    // layers (18 each; 8 KV heads of 64, BF16: 2,048 bytes a token a layer). Four sequences of 10,000 + 1,000
+    // tokens, paged (10,500 written on average), on one GPU: 4 x 2048 x (18 x 10500 + 18 x 128) bytes =
+    // 1.4596 GiB; with every layer full, 4 x 2048 x 36 x 10500 = 2.8839 GiB.
+    void slidingWindowKvStopsAtTheWindow() {
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        s.model = loadModel((kSamples + "/models/gpt-oss-120b.yaml").toStdString()).value();
+        s.constraints.gpus = 1;
+        s.workload = Workload{};
+        s.workload.phase = Phase::Serving;
+        s.workload.inputTokens = 10000, s.workload.outputTokens = 1000;
+        s.workload.fixedBatch = true, s.workload.batch = 4;
+        const Plan p = Plan::megatronChoices({1, 1, 1, 1, 1, 1});
+        const double gib = 1024.0 * 1024 * 1024;
+        QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 4.0 * 2048 * (18 * 10500 + 18 * 128) / gib) < 1e-9);
+        s.model.attentionPattern.clear(); // every layer full
+        QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 4.0 * 2048 * 36 * 10500 / gib) < 1e-9);
+    }
+
+    // Linear-attention layers hold a constant state: Qwen3-Next (3 linear layers to 1 full) grows its KV by
+    // the full layers' share only when the context doubles.
+    void linearAttentionStateIsConstant() {
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        s.model = loadModel((kSamples + "/models/qwen3-next-80b-a3b.yaml").toStdString()).value();
+        s.workload = Workload{};
+        s.workload.phase = Phase::Decode;
+        s.workload.fixedBatch = true, s.workload.batch = 1;
+        s.workload.outputTokens = 1;
+        const Plan p = Plan::megatronChoices({1, 1, 8, 8, 1, 1});
+        auto kvAt = [&](int64_t ctx) {
+            s.workload.inputTokens = ctx;
+            return CostModel(s).evaluate(p).kvCacheGiB * 1024.0 * 1024 * 1024;
+        };
+        const auto& a = s.model.attention;
+        const double perTokenPerGpu = 2.0 * double(a.kvHeads * a.headDim) * 2.0 / std::min<int64_t>(8, a.kvHeads);
+        const int64_t full = s.model.layers / 4;
+        const double grow = kvAt(20000) - kvAt(10000);
+        // (decode context is input + output/2: 10,000.5 -> 20,000.5 tokens)
+        QVERIFY2(std::fabs(grow - full * 10000.0 * perTokenPerGpu) < 1e-6 * grow,
+                 qPrintable(QString("%1 vs %2").arg(grow).arg(full * 10000.0 * perTokenPerGpu)));
+        QVERIFY(kvAt(10000) > full * 10000.0 * perTokenPerGpu); // plus the linear layers' state
+    }
+
     // FP8 weights make the GEMMs FP8, not the attention core: its compute time stays at the BF16 rate while
     // the QKV projection's halves (989 -> 1979 TFLOP/s).
     void attentionAtActivationPrecision() {

@@ -105,12 +105,13 @@ void CostModel::Impl::compileAttention(Walker& x, bool moeLayer) const {
         const double workDiv = byBatch ? 1.0 : double(tp); // per sequence: heads or context split over tp
         const double kvDiv = byBatch ? 1.0 : kvDivisor(cAttn, tp);
         if (byBatch) t.seqDiv = tp, t.tokDiv = tp;
+        const AttnScale& sc = attnScale[moeLayer ? 1 : 0];
         if (x.decode) {
-            t.fSeq = pairF * ctxDecode / workDiv;
-            t.bSeq = kvTok * ctxDecode / kvDiv; // read the whole cache every step
+            t.fSeq = pairF * ctxDecode / workDiv * sc.decodeRead;
+            t.bSeq = kvTok * ctxDecode / kvDiv * sc.decodeRead; // read the (attended) cache every step
         } else {
-            t.fSeq = pairF * S * (S + 1.0) / 2.0 / workDiv; // causal
-            t.bSeq = kvTok * S / kvDiv;                     // write the prompt's cache once
+            t.fSeq = pairF * S * (S + 1.0) / 2.0 / workDiv * sc.prefillPairs; // causal
+            t.bSeq = kvTok * S / kvDiv * sc.prefillWrite;                     // write the prompt's cache once
         }
         t.bTok = (qkvWidth + oWidth) * ab / workDiv;
         x.b.add(t);
@@ -384,6 +385,50 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
     const double kvTok = kvBytesPerToken();
     c.kvDense = kvTok / kvDivisor(c.choiceOf(Op::Attention), d.tp);
     c.kvMoe = kvTok / kvDivisor(c.choiceOf(Op::MoeAttention), d.tp);
+}
+
+} // namespace sp
+
+namespace sp {
+
+void CostModel::Impl::computeAttentionScales() {
+    const Model& m = s.model;
+    const double perToken = kvBytesPerToken();
+    if (perToken <= 0) return;
+    const double indexer =
+        m.attention.indexer.present() ? double(m.attention.indexer.headDim) * kb / perToken : 0.0;
+    const double state = linearStateBytesPerLayer(m) / perToken; // in tokens of a full layer's KV
+    const double held = std::max(1.0, kvContext()), read = std::max(1.0, ctxDecode),
+                 S = std::max(1.0, double(s.workload.inputTokens));
+    // Mean past tokens a query attends to over a causal prompt of S tokens when it sees at most W of them.
+    auto causalMean = [](double S, double W) {
+        return W <= 0 || S <= W ? (S + 1.0) / 2.0 : (W * (W + 1.0) / 2.0 + (S - W) * W) / S;
+    };
+    std::array<AttnScale, 2> sum{};
+    for (auto& x : sum) x = {0, 0, 0, 0};
+    std::array<int, 2> n{};
+    for (const LayerSpec& l : layerSpecs(m)) {
+        AttnScale a;
+        if (l.attention == LayerAttention::Linear) {
+            a = {state / held, state / read, 0.0, state / S};
+        } else {
+            const double window = l.window > 0 ? double(l.window) : 0.0;
+            const double topk = m.attention.indexer.present() ? double(m.attention.indexer.topK) : 0.0;
+            const double span = window > 0 && topk > 0 ? std::min(window, topk) : std::max(window, topk);
+            a.kvHeld = (window > 0 ? std::min(held, window) / held : 1.0) + indexer;
+            a.decodeRead = attendedTokens(m, l, read) / read + indexer;
+            a.prefillPairs = causalMean(S, span) / ((S + 1.0) / 2.0);
+            a.prefillWrite = 1.0 + indexer;
+        }
+        const int k = l.moe ? 1 : 0;
+        sum[k].kvHeld += a.kvHeld, sum[k].decodeRead += a.decodeRead;
+        sum[k].prefillPairs += a.prefillPairs, sum[k].prefillWrite += a.prefillWrite;
+        ++n[k];
+    }
+    for (int k = 0; k < 2; ++k)
+        if (n[k] > 0)
+            attnScale[k] = {sum[k].kvHeld / n[k], sum[k].decodeRead / n[k], sum[k].prefillPairs / n[k],
+                            sum[k].prefillWrite / n[k]};
 }
 
 } // namespace sp

@@ -171,6 +171,14 @@ struct CostModel::Impl {
     double capBytes = 0;    ///< usable HBM per GPU
     double ab = 2, wb = 2, kb = 2;
     double roofline = 0;
+    /// Per layer kind ([0] dense, [1] MoE), the average over its layers of what a layer's attention holds and
+    /// touches relative to a full-attention layer: sliding-window and chunked layers keep at most their
+    /// window, linear-attention layers a constant state, DeepSeek sparse attention reads the indexer's top-k
+    /// plus its key cache (see computeAttentionScales).
+    struct AttnScale {
+        double kvHeld = 1, decodeRead = 1, prefillPairs = 1, prefillWrite = 1;
+    };
+    std::array<AttnScale, 2> attnScale{};
 
     explicit Impl(Scenario sc) : s(std::move(sc)) {
         const Cluster& c = s.cluster;
@@ -193,7 +201,10 @@ struct CostModel::Impl {
         wb = bytesOf(s.model.weights);
         kb = bytesOf(s.model.kvCache);
         roofline = computeRoofline();
+        computeAttentionScales();
     }
+
+    void computeAttentionScales();
 
     /// Dense TFLOP/s of the GEMMs: FP8 weights run FP8 GEMMs (activations quantized on the fly, as
     /// DeepSeek-V3's "activation_scheme: dynamic" and TensorRT-LLM's FP8 do); otherwise the activation

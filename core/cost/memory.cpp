@@ -33,7 +33,8 @@ void CostModel::Impl::stageMemory(const Compiled& c, int i, double& fixed, doubl
     weights = st.dense * c.dense[0].weights() + st.moe * c.moe[0].weights() +
               (st.first ? c.emb[0].weights() : 0.0) + (st.last ? c.head[0].weights() : 0.0);
     // Every in-flight sequence (pp micro-batches of B) keeps the KV of this stage's layers.
-    kvPerSeq = double(c.d.pp) * kvContext() * (st.dense * c.kvDense + st.moe * c.kvMoe);
+    kvPerSeq = double(c.d.pp) * kvContext() *
+               (st.dense * c.kvDense * attnScale[0].kvHeld + st.moe * c.kvMoe * attnScale[1].kvHeld);
     const int pass = w.phase == Phase::Decode ? 0 : 1;
     const double body = std::max(st.dense > 0 ? c.dense[pass].actBytesPerTok : 0.0,
                                  st.moe > 0 ? c.moe[pass].actBytesPerTok : 0.0);
