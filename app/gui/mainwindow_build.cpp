@@ -1,6 +1,8 @@
 // The main window's widgets (docks, tabs, elite table, banners) and the screenshot mode.
 #include "mainwindow_p.h"
 
+#include <QStyle>
+
 namespace sp::app {
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -100,8 +102,10 @@ void MainWindow::buildUi() {
     m_eliteView->verticalHeader()->hide();
     m_eliteView->verticalHeader()->setDefaultSectionSize(m_eliteView->fontMetrics().height() + 8);
     // Room for at least ten plans under the views.
+    // Ten rows, the header, the frame, and a horizontal scroll bar when the columns are wider than the view.
     m_eliteView->setMinimumHeight(m_eliteView->horizontalHeader()->sizeHint().height() +
-                                  10 * m_eliteView->verticalHeader()->defaultSectionSize() + 6);
+                                  10 * m_eliteView->verticalHeader()->defaultSectionSize() + 6 +
+                                  m_eliteView->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
     m_eliteView->horizontalHeader()->setStretchLastSection(true);
     m_eliteView->horizontalHeader()->setHighlightSections(false);
     m_eliteView->setEditTriggers(QAbstractItemView::NoEditTriggers);
