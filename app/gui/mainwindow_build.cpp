@@ -101,7 +101,6 @@ void MainWindow::buildUi() {
     m_eliteView->setWordWrap(false);
     m_eliteView->verticalHeader()->hide();
     m_eliteView->verticalHeader()->setDefaultSectionSize(m_eliteView->fontMetrics().height() + 8);
-    // Room for at least ten plans under the views.
     // Ten rows, the header, the frame, and a horizontal scroll bar when the columns are wider than the view.
     m_eliteView->setMinimumHeight(m_eliteView->horizontalHeader()->sizeHint().height() +
                                   10 * m_eliteView->verticalHeader()->defaultSectionSize() + 6 +
