@@ -15,6 +15,8 @@
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
+#include "sample_fixtures.h"
+
 #include <QTest>
 
 #include <csignal>
@@ -25,17 +27,7 @@ namespace {
 
 const std::string kSamples = SHARDPLAN_SAMPLES_DIR;
 
-Scenario compose(const char* model, const char* cluster, const char* workload, int gpus = 0) {
-    auto m = loadModel(kSamples + "/models/" + model);
-    auto c = loadCluster(kSamples + "/clusters/" + cluster);
-    auto w = loadWorkload(kSamples + "/workloads/" + workload);
-    if (!m || !c || !w) qFatal("cannot load the sample files");
-    Scenario s;
-    s.name = model;
-    s.model = m.value(), s.cluster = c.value(), s.workload = w.value();
-    s.constraints.gpus = gpus;
-    return s;
-}
+using test::compose;
 
 Plan megatron(int pp, int dp, int tp, int64_t batch, int ep = 0, int etp = 1) {
     Degrees d{pp, dp, tp, 1, 1, 1};

@@ -4,6 +4,8 @@
 #include "core/export/launch.h"
 #include "core/io/formats.h"
 
+#include "sample_fixtures.h"
+
 #include <QTest>
 
 using namespace sp;
@@ -12,17 +14,7 @@ namespace {
 
 const std::string kSamples = SHARDPLAN_SAMPLES_DIR;
 
-Scenario compose(const char* model, const char* cluster, const char* workload, int gpus = 0) {
-    auto m = loadModel(kSamples + "/models/" + model);
-    auto c = loadCluster(kSamples + "/clusters/" + cluster);
-    auto w = loadWorkload(kSamples + "/workloads/" + workload);
-    if (!m || !c || !w) qFatal("cannot load the sample files");
-    Scenario s;
-    s.name = model;
-    s.model = m.value(), s.cluster = c.value(), s.workload = w.value();
-    s.constraints.gpus = gpus;
-    return s;
-}
+using test::compose;
 
 Scenario sampleScenario(const char* file) {
     auto s = loadScenario(kSamples + "/scenarios/" + file);
