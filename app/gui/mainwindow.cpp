@@ -87,17 +87,10 @@ void MainWindow::setScenario(const Scenario& s, const QString& path) {
     m_ctx = std::make_shared<SearchContext>(s);
     m_scenarioPath = path;
     m_sessionPath.clear();
-    clearResults();
     m_opened = nullptr;
     m_openedLabel.clear();
-    m_banner->hide();
-    m_errorCause = Cause::None;
-    m_staleBanner->hide();
-    m_eliteModel->setModel(s.model);
-    const views::PlanRecordPtr& meg = m_ctx->megatron();
-    m_chart->setReference(meg->metrics().feasible ? meg->metrics().throughput : 0, m_ctx->roofline());
-    m_chart->setBudgetHint(double(m_runPanel->budget()));
-    showPlan(meg);
+    startAfresh(s);
+    showPlan(m_ctx->megatron());
     refreshComparison();
     updateTitle();
 }

@@ -153,6 +153,8 @@ private:
     void setScenario(const Scenario& s, const QString& path);
     void scenarioEdited();
     void clearResults();
+    /// Results, banners and the chart's reference lines reset for the search context of scenario s.
+    void startAfresh(const Scenario& s);
     void showError(const QString& message, Cause cause = Cause::Other);
     void clearFixedErrors();
     int ask(const QString& title, const QString& text, int buttons, int defaultButton);

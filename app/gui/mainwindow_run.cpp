@@ -34,14 +34,8 @@ void MainWindow::startSearch() {
         showError(tr("No valid plan to search: %1").arg(qs(m_ctx->space().emptyReason())), Cause::EmptySpace);
         return;
     }
-    clearResults();
-    m_banner->hide();
-    m_errorCause = Cause::None;
-    m_staleBanner->hide();
-    m_eliteModel->setModel(s.model);
+    startAfresh(s);
     const views::PlanRecordPtr& meg = m_ctx->megatron();
-    m_chart->setReference(meg->metrics().feasible ? meg->metrics().throughput : 0, m_ctx->roofline());
-    m_chart->setBudgetHint(double(m_runPanel->budget()));
     const SpaceSize size = m_ctx->space().size();
     for (const QString& n : names) {
         RunState r;
@@ -203,6 +197,17 @@ void MainWindow::refreshProgress() {
     if (!isSearching()) return;
     const BatchProgress p = m_runs.progress(m_runClock.elapsed() / 1000.0);
     m_runPanel->setProgress(p.done, p.total, p.rate, p.left);
+}
+
+void MainWindow::startAfresh(const Scenario& s) {
+    clearResults();
+    m_banner->hide();
+    m_errorCause = Cause::None;
+    m_staleBanner->hide();
+    m_eliteModel->setModel(s.model);
+    const views::PlanRecordPtr& meg = m_ctx->megatron();
+    m_chart->setReference(meg->metrics().feasible ? meg->metrics().throughput : 0, m_ctx->roofline());
+    m_chart->setBudgetHint(double(m_runPanel->budget()));
 }
 
 } // namespace sp::app
