@@ -67,12 +67,29 @@ std::pair<std::optional<std::vector<int>>, double> megatronStart(SearchRun& run,
 
 } // namespace
 
-std::optional<std::vector<int>> warmStart(SearchRun& run, Engine& engine, Rng& rng) {
+namespace {
+
+std::optional<std::vector<int>> optionStart(SearchRun& run, Engine& engine, Rng& rng) {
     const WarmStart w = run.options().warmStart;
     if (w == WarmStart::None || run.space().empty()) return std::nullopt;
     auto [start, score] = megatronStart(run, engine);
     if (w == WarmStart::Descent && start) descend(run, run.space(), *start, score, rng);
     if (w == WarmStart::Megatron) return start;
+    const Candidate* best = run.best();
+    if (best && !best->choices.empty()) return best->choices;
+    return start;
+}
+
+} // namespace
+
+std::optional<std::vector<int>> warmStart(SearchRun& run, Engine& engine, Rng& rng) {
+    auto start = optionStart(run, engine, rng);
+    const SearchSpace& space = run.space();
+    std::vector<std::vector<int>> batch;
+    for (const auto& a : run.options().starts)
+        if (int(a.size()) == space.decisionCount() && space.valid(a)) batch.push_back(a);
+    if (batch.empty() || run.done()) return start;
+    run.evaluate(batch);
     const Candidate* best = run.best();
     if (best && !best->choices.empty()) return best->choices;
     return start;

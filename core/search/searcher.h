@@ -44,8 +44,9 @@ std::vector<std::string> searcherNames();
 void registerSearcher(std::string name, std::function<std::unique_ptr<Searcher>()> factory);
 
 /// Spends the start of a run on options.warmStart (engine.h) and returns the start's assignment, or nullopt
-/// (no warm start, or a Megatron plan outside the space). Searchers call it first thing after creating their
-/// generator, so a Descent warm start walks the same path as `cd` with the same seed.
+/// (no warm start, or a Megatron plan outside the space). Then evaluates options.starts, if any, and returns
+/// the run's best plan so far instead. Searchers call it first thing after creating their generator, so a
+/// Descent warm start walks the same path as `cd` with the same seed.
 std::optional<std::vector<int>> warmStart(SearchRun& run, Engine& engine, Rng& rng);
 
 // ---------------------------------------------------------------------------------------------------------------
