@@ -1,0 +1,291 @@
+// The throughput-interactivity Pareto front: a sweep of TPOT targets, each searched warm from its neighbour.
+#include "core/search/pareto.h"
+
+#include "core/cost/validity.h"
+#include "core/search/searcher.h"
+#include "core/search/space.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <utility>
+
+namespace sp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double processCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+/// The lowest TPOT as an objective: each plan at batch 1 (the fastest step it has), scored by tokens/s per
+/// user (1000 / TPOT) when it fits and meets the TTFT SLO. The model's workload has no TPOT limit.
+class MinTpotObjective final : public Objective {
+public:
+    explicit MinTpotObjective(const CostModel& model) : m_model(model) {}
+    Metrics evaluate(const Plan& plan) const override {
+        Plan p = plan;
+        p.batch = 1;
+        Metrics m = m_model.evaluate(p);
+        if (m.feasible) m.throughput = m.tpotMs > 0 ? 1000.0 / m.tpotMs : 0.0;
+        return m;
+    }
+    std::optional<Plan> megatronPlan() const override { return m_model.megatronPlan(); }
+
+private:
+    const CostModel& m_model;
+};
+
+/// Forwards a search's progress events to the sweep's observer, tagged with the target.
+class Relay final : public Observer {
+public:
+    Relay(ParetoObserver* o, int target) : m_o(o), m_target(target) {}
+    void progress(const Progress& p) override {
+        if (m_o) m_o->searchProgress(m_target, p);
+    }
+
+private:
+    ParetoObserver* m_o;
+    int m_target;
+};
+
+Scenario withTpot(const Scenario& s, double tpotMs) {
+    Scenario t = s;
+    t.workload.tpotMs = tpotMs;
+    return t;
+}
+
+ParetoPoint pointOf(const Candidate& c, double target, const Model& model, const std::string& searcher) {
+    ParetoPoint p;
+    p.targetTpotMs = target;
+    p.metrics = c.metrics;
+    p.plan = c.plan;
+    p.plan.batch = c.metrics.batch;
+    p.throughputPerGpu = c.metrics.throughputPerGpu;
+    p.tpotMs = c.metrics.tpotMs;
+    p.ttftMs = c.metrics.ttftMs;
+    p.userTokensPerS = c.metrics.tpotMs > 0 ? 1000.0 / c.metrics.tpotMs : 0.0;
+    p.family = layoutFamily(p.plan, model);
+    p.searcher = searcher;
+    return p;
+}
+
+/// The assignments of a result's elite (best first, at most `count`), for the next search's starts.
+void appendElite(const SearchResult& r, size_t count, std::vector<std::vector<int>>& out) {
+    for (const auto& c : r.elite) {
+        if (count == 0) break;
+        if (c.choices.empty()) continue;
+        out.push_back(c.choices);
+        --count;
+    }
+}
+
+/// One sweep; holds what the searches share.
+class Sweep {
+public:
+    Sweep(const Scenario& s, const ParetoOptions& o, ParetoObserver* obs, std::stop_token stop)
+        : m_s(s), m_o(o), m_obs(obs), m_stop(std::move(stop)), m_space(s), m_start(Clock::now()),
+          m_deadline(o.seconds > 0 ? m_start + std::chrono::duration_cast<Clock::duration>(
+                                                   std::chrono::duration<double>(o.seconds))
+                                   : Clock::time_point::max()) {}
+
+    ParetoResult run();
+
+private:
+    bool outOfTime() const { return m_stop.stop_requested() || Clock::now() >= m_deadline; }
+
+    SearchResult search(const Objective& objective, uint64_t seed, std::vector<std::vector<int>> starts,
+                        int tag) {
+        auto searcher = makeSearcher(m_o.searcher);
+        Engine engine(objective);
+        SearchOptions so;
+        so.budget.evaluations = m_o.budget;
+        if (m_deadline != Clock::time_point::max())
+            so.budget.seconds =
+                std::max(1e-3, std::chrono::duration<double>(m_deadline - Clock::now()).count());
+        so.seed = seed;
+        so.threads = m_o.threads;
+        so.warmStart = WarmStart::Megatron; // the recipe's plan at this SLO is always among the starts
+        so.starts = std::move(starts);
+        Relay relay(m_obs, tag);
+        SearchResult r = searcher->run(m_space, engine, so, &relay, m_stop);
+        m_result.evaluations += r.evaluations;
+        ++m_result.searches;
+        if (r.stopped || outOfTime()) m_result.stopped = true;
+        return r;
+    }
+
+    const Scenario& m_s;
+    const ParetoOptions& m_o;
+    ParetoObserver* m_obs;
+    std::stop_token m_stop;
+    SearchSpace m_space;
+    Clock::time_point m_start, m_deadline;
+    ParetoResult m_result;
+};
+
+ParetoResult Sweep::run() {
+    const double cpu0 = processCpuSeconds();
+    ParetoResult& res = m_result;
+    const auto finish = [&](std::vector<ParetoPoint> found, std::vector<ParetoPoint> megatron) {
+        res.frontier = nonDominated(std::move(found));
+        res.megatron = nonDominated(std::move(megatron));
+        res.seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+        res.cpuSeconds = processCpuSeconds() - cpu0;
+        if (res.frontier.empty() && res.message.empty())
+            res.message = res.stopped ? "stopped before any point was found" : "no feasible plan";
+        return std::move(res);
+    };
+    const int n = std::max(2, m_o.points);
+    const Model& model = m_s.model;
+
+    // The loose end: the highest throughput with no TPOT limit.
+    const CostModel looseModel(withTpot(m_s, 0));
+    const CostModelObjective looseObjective(looseModel);
+    const SearchResult loose = search(looseObjective, m_o.seed, {}, -1);
+    if (loose.refused) {
+        res.refused = true;
+        res.message = loose.message;
+        return finish({}, {});
+    }
+    if (!loose.feasible()) {
+        res.message = "no feasible plan without a TPOT limit: " + loose.message;
+        return finish({}, {});
+    }
+    const ParetoPoint loosePoint = pointOf(loose.best, 0, model, loose.searcher);
+    std::vector<ParetoPoint> found{loosePoint}, megatron;
+    res.maxTpotMs = loosePoint.tpotMs;
+    if (m_obs) m_obs->pointFound(loosePoint, false, 1, n);
+
+    // The tight end: the lowest TPOT any plan reaches (at batch 1).
+    std::optional<SearchResult> tight;
+    if (!outOfTime()) {
+        const MinTpotObjective tightObjective(looseModel);
+        std::vector<std::vector<int>> starts;
+        appendElite(loose, 4, starts);
+        tight = search(tightObjective, m_o.seed + uint64_t(n), std::move(starts), -2);
+    }
+    res.minTpotMs =
+        tight && tight->feasible() ? std::min(tight->best.metrics.tpotMs, res.maxTpotMs) : res.maxTpotMs;
+
+    // Targets, tightest first, log-uniform; the loosest is the unconstrained search's TPOT.
+    std::vector<double>& targets = res.targetsMs;
+    const double ratio = res.maxTpotMs / std::max(1e-9, res.minTpotMs);
+    for (int k = 0; k < n; ++k) {
+        double t = res.minTpotMs * std::pow(ratio, double(k) / double(n - 1));
+        if (k == 0) t = res.minTpotMs;
+        if (k == n - 1) t = res.maxTpotMs;
+        targets.push_back(t);
+    }
+    if (m_obs) m_obs->targetsChosen(targets);
+
+    // The Megatron recipe at each target: cheap (one evaluation each), so all of it, even after a stop.
+    for (int k = 0; k < n; ++k) {
+        const CostModel mm(withTpot(m_s, k == n - 1 ? 0.0 : targets[size_t(k)]));
+        Candidate c;
+        c.plan = mm.megatronPlan();
+        c.metrics = mm.evaluate(c.plan);
+        if (!c.metrics.feasible) continue;
+        megatron.push_back(pointOf(c, k == n - 1 ? 0.0 : targets[size_t(k)], model, "megatron"));
+        if (m_obs) m_obs->pointFound(megatron.back(), true, k + 1, n);
+    }
+
+    // The sweep, tightest first: each search starts from the previous one's elite and the loose end's best.
+    std::vector<std::vector<int>> previous;
+    if (tight) appendElite(*tight, size_t(std::max(0, m_o.warmStarts)), previous);
+    for (int k = 0; k + 1 < n && !outOfTime(); ++k) {
+        // A target within rounding of the tight end's TPOT keeps that plan feasible.
+        const double target = k == 0 ? targets[0] * (1 + 1e-9) : targets[size_t(k)];
+        const CostModel mk(withTpot(m_s, target));
+        const CostModelObjective objective(mk);
+        std::vector<std::vector<int>> starts = std::move(previous);
+        appendElite(loose, 4, starts);
+        const SearchResult r = search(objective, m_o.seed + uint64_t(k) + 1, std::move(starts), k);
+        previous.clear();
+        appendElite(r, size_t(std::max(0, m_o.warmStarts)), previous);
+        if (r.feasible()) {
+            found.push_back(pointOf(r.best, target, model, r.searcher));
+            if (m_obs) m_obs->pointFound(found.back(), false, k + 2, n);
+        }
+    }
+    // A stop or the time limit between searches leaves targets unsearched.
+    res.stopped = res.stopped || res.searches < n + 1;
+    return finish(std::move(found), std::move(megatron));
+}
+
+} // namespace
+
+ParetoResult paretoFront(const Scenario& scenario, const ParetoOptions& options, ParetoObserver* observer,
+                         std::stop_token stop) {
+    ParetoResult r;
+    if (scenario.workload.phase == Phase::Prefill) {
+        r.refused = true;
+        r.message = "pareto: a prefill workload has no TPOT; use a decode or serving workload";
+        return r;
+    }
+    if (!makeSearcher(options.searcher)) {
+        r.refused = true;
+        r.message = "pareto: unknown searcher '" + options.searcher + "'";
+        return r;
+    }
+    return Sweep(scenario, options, observer, std::move(stop)).run();
+}
+
+bool dominates(const ParetoPoint& a, const ParetoPoint& b) {
+    return a.throughputPerGpu >= b.throughputPerGpu && a.userTokensPerS >= b.userTokensPerS &&
+           (a.throughputPerGpu > b.throughputPerGpu || a.userTokensPerS > b.userTokensPerS);
+}
+
+std::vector<ParetoPoint> nonDominated(std::vector<ParetoPoint> points) {
+    // Throughput descending, then tokens/s per user descending: a point survives when it is faster per user
+    // than every point of higher (or equal) throughput before it.
+    std::stable_sort(points.begin(), points.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
+        if (a.throughputPerGpu != b.throughputPerGpu) return a.throughputPerGpu > b.throughputPerGpu;
+        return a.userTokensPerS > b.userTokensPerS;
+    });
+    std::vector<ParetoPoint> out;
+    double bestUser = -1;
+    for (auto& p : points)
+        if (p.userTokensPerS > bestUser) {
+            bestUser = p.userTokensPerS;
+            out.push_back(std::move(p));
+        }
+    return out; // throughput descending, so tokens/s per user ascending
+}
+
+std::string layoutFamily(const Plan& plan, const Model& model) {
+    const Degrees& d = plan.degrees;
+    const bool moe = model.moe.present();
+    std::vector<std::string> parts;
+    if (d.tp > 1) {
+        const int attn = plan.choice(moe ? Op::MoeAttention : Op::Attention);
+        parts.push_back(attn == choice::AttnBatch      ? "attention-DP"
+                        : attn == choice::AttnSequence ? "CP"
+                                                       : "TP");
+    }
+    if (d.pp > 1) parts.push_back("PP");
+    if (moe && d.ep > 1)
+        parts.push_back("EP");
+    else if (moe && d.etp > 1 && d.tp == 1)
+        parts.push_back("expert-TP");
+    if (parts.empty()) parts.push_back("DP");
+    std::string s;
+    for (const auto& x : parts) s += (s.empty() ? "" : " + ") + x;
+    return s;
+}
+
+const ParetoPoint* pointAtTpot(const std::vector<ParetoPoint>& frontier, double tpotMs) {
+    const ParetoPoint* best = nullptr;
+    for (const auto& p : frontier)
+        if (p.tpotMs <= tpotMs && (!best || p.throughputPerGpu > best->throughputPerGpu)) best = &p;
+    return best;
+}
+
+} // namespace sp
