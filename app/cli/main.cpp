@@ -4,6 +4,7 @@
 #include "common.h"
 #include "cost_commands.h"
 #include "export_commands.h"
+#include "pareto_command.h"
 #include "search_commands.h"
 
 #include "core/common/version.h"
@@ -43,6 +44,13 @@ commands:
                                             (default plan: the Megatron plan)
   bench --scenario S... [--searchers LIST] [--budget N] [--seeds K] [--threads T] [--json] [--csv F]
                                             searchers over seeds 1..K: best throughput, vs Megatron, evals to 99%
+  pareto --scenario S [--searcher NAME] [--points N] [--budget B] [--seed K] [--threads T]
+         [--seconds T] [--json] [--csv F] [--at-tpot MS | --at-user-tps X]
+                                            throughput per GPU against tokens/s per user under the TTFT SLO:
+                                            N TPOT targets searched (default sa, 16 points, budget 1000 each),
+                                            dominated points dropped, the Megatron recipe's frontier beside;
+                                            --at-tpot/--at-user-tps: the frontier plan at that interactivity;
+                                            Ctrl-C stops it with the points found so far
 
   help COMMAND                              one command's usage (also: COMMAND --help)
   --version                                 the version
@@ -162,5 +170,6 @@ int main(int argc, char** argv) {
     if (cmd == "compare") return sp::cli::cmdCompare(rest);
     if (cmd == "export") return sp::cli::cmdExport(rest);
     if (cmd == "bench") return sp::cli::cmdBench(rest);
+    if (cmd == "pareto") return sp::cli::cmdPareto(rest);
     return usage("unknown command '" + cmd + "'");
 }

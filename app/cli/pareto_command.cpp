@@ -1,0 +1,224 @@
+// shardplan pareto: throughput per GPU against tokens/s per user, each point a plan (core/search/pareto.h).
+#include "pareto_command.h"
+
+#include "args.h"
+#include "common.h"
+#include "interrupt.h"
+#include "metrics_json.h"
+#include "search_util.h"
+
+#include "core/io/formats.h"
+#include "core/search/pareto.h"
+#include "core/search/searcher.h"
+
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <unistd.h>
+
+namespace sp::cli {
+
+namespace {
+
+constexpr int kMaxPoints = 256; // far more than a chart can show apart; each point is one search
+
+/// The live progress line on stderr: rewritten in place on a terminal; elsewhere nothing.
+class ParetoProgressLine final : public ParetoObserver {
+public:
+    ParetoProgressLine() : m_tty(isatty(fileno(stderr))) {}
+    ~ParetoProgressLine() override {
+        if (m_tty && m_written) std::fprintf(stderr, "\n");
+    }
+    void targetsChosen(const std::vector<double>& t) override { m_total = int(t.size()); }
+    void pointFound(const ParetoPoint&, bool megatron, int done, int) override {
+        if (!megatron) m_done = done;
+    }
+    void searchProgress(int target, const Progress& p) override {
+        if (!m_tty) return;
+        const char* what = target == -1 ? "unconstrained" : target == -2 ? "lowest TPOT" : "target";
+        std::fprintf(stderr, "\rpareto: %s search, %d of %d targets done, %lld evaluations in this one   ",
+                     what, m_done, m_total, (long long)p.evaluations);
+        std::fflush(stderr);
+        m_written = true;
+    }
+
+private:
+    bool m_tty;
+    bool m_written = false;
+    int m_done = 0, m_total = 0;
+};
+
+nlohmann::ordered_json pointJson(const ParetoPoint& p, const Model& model) {
+    nlohmann::ordered_json j;
+    j["user_tokens_per_s"] = num(p.userTokensPerS);
+    j["throughput_per_gpu"] = p.throughputPerGpu;
+    j["tpot_ms"] = p.tpotMs;
+    j["ttft_ms"] = p.ttftMs;
+    j["target_tpot_ms"] = p.targetTpotMs > 0 ? nlohmann::ordered_json(p.targetTpotMs) : nullptr;
+    j["batch"] = p.metrics.batch;
+    j["family"] = p.family;
+    j["searcher"] = p.searcher;
+    j["plan"] = nlohmann::ordered_json::parse(toJson(p.plan, model));
+    j["metrics"] = metricsJson(p.metrics);
+    return j;
+}
+
+void printPoints(const char* title, const std::vector<ParetoPoint>& points, bool moe) {
+    std::printf("%s (%zu point%s)\n", title, points.size(), points.size() == 1 ? "" : "s");
+    std::printf("  %10s %9s %9s %11s %7s  %-24s %s\n", "tok/s/user", "TPOT ms", "TTFT ms", "tok/s/GPU",
+                "batch", "family", "degrees");
+    for (const auto& p : points)
+        std::printf("  %10.2f %9.2f %9.1f %11.1f %7lld  %-24s %s\n", p.userTokensPerS, p.tpotMs, p.ttftMs,
+                    p.throughputPerGpu, (long long)p.metrics.batch, p.family.c_str(),
+                    degreesText(p.plan, moe).c_str());
+}
+
+std::string csvText(const ParetoResult& r) {
+    std::ostringstream s;
+    s << "frontier,user_tokens_per_s,throughput_per_gpu,tpot_ms,ttft_ms,target_tpot_ms,batch,family,pp,dp,tp,"
+         "ep,etp,edp\n";
+    const auto rows = [&s](const char* kind, const std::vector<ParetoPoint>& ps) {
+        for (const auto& p : ps) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "%s,%.10g,%.10g,%.10g,%.10g,%.10g,%lld,", kind, p.userTokensPerS,
+                          p.throughputPerGpu, p.tpotMs, p.ttftMs, p.targetTpotMs, (long long)p.metrics.batch);
+            const Degrees& d = p.plan.degrees;
+            s << buf << '"' << p.family << '"' << ',' << d.pp << ',' << d.dp << ',' << d.tp << ',' << d.ep
+              << ',' << d.etp << ',' << d.edp << "\n";
+        }
+    };
+    rows("searched", r.frontier);
+    rows("megatron", r.megatron);
+    return s.str();
+}
+
+} // namespace
+
+int cmdPareto(const std::vector<std::string>& argv) {
+    const char* usage =
+        "shardplan pareto --scenario S [--searcher NAME] [--points N] [--budget B] [--seed K]\n"
+        "                        [--threads T] [--seconds T] [--json] [--csv F]\n"
+        "                        [--at-tpot MS | --at-user-tps X]";
+    Args a(argv, {"json"},
+           {"scenario", "searcher", "points", "budget", "seed", "threads", "seconds", "csv", "at-tpot",
+            "at-user-tps"});
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (!a.positionals().empty())
+        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
+    const auto scenarioPath = a.option("scenario");
+    if (!scenarioPath) return usageError("--scenario is required", usage);
+    ParetoOptions o;
+    if (auto s = a.option("searcher")) o.searcher = *s;
+    if (!makeSearcher(o.searcher))
+        return usageError("unknown searcher '" + o.searcher + "' (" + joined(searcherNames()) + ")", usage);
+    const auto points = a.integer("points");
+    const auto budget = a.integer("budget");
+    const auto seed = a.integer("seed");
+    const auto threads = a.integer("threads");
+    const auto seconds = a.number("seconds");
+    const auto atTpot = a.number("at-tpot");
+    const auto atUser = a.number("at-user-tps");
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (points && (*points < 2 || *points > kMaxPoints))
+        return usageError("--points must be from 2 to " + std::to_string(kMaxPoints) + ", got " +
+                              std::to_string(*points),
+                          usage);
+    if (atTpot && atUser) return usageError("give --at-tpot or --at-user-tps, not both", usage);
+    if (atTpot && !(*atTpot > 0)) return usageError("--at-tpot must be a positive number of ms", usage);
+    if (atUser && !(*atUser > 0)) return usageError("--at-user-tps must be a positive tokens/s", usage);
+    if (points) o.points = int(*points);
+    if (budget) o.budget = *budget;
+    if (seed) o.seed = uint64_t(*seed);
+    if (threads) o.threads = int(*threads);
+    if (seconds) o.seconds = *seconds;
+
+    const auto scenario = loadScenarioOrReport(*scenarioPath);
+    if (!scenario) return kBadInput;
+    const bool moe = scenario->model.moe.present();
+
+    ParetoResult r;
+    {
+        ParetoProgressLine line;
+        InterruptToStop interrupt;
+        r = paretoFront(*scenario, o, &line, interrupt.token());
+    }
+    if (r.refused) {
+        std::cerr << "shardplan: " << r.message << "\n";
+        return kBadInput;
+    }
+
+    // The interactivity asked for, as a TPOT in ms; 0: none.
+    const double atMs = atTpot ? *atTpot : atUser ? 1000.0 / *atUser : 0.0;
+    const bool at = atMs > 0;
+    const ParetoPoint* chosen = at ? pointAtTpot(r.frontier, atMs) : nullptr;
+
+    if (auto csv = a.option("csv")) {
+        if (auto w = writeFileAtomic(*csv, csvText(r)); !w) {
+            std::cerr << w.error().str() << "\n";
+            return kBadInput;
+        }
+    }
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["scenario"] = scenario->name;
+        j["searcher"] = o.searcher;
+        j["points"] = o.points;
+        j["budget"] = o.budget;
+        j["seed"] = o.seed;
+        j["ttft_slo_ms"] =
+            scenario->workload.ttftMs > 0 ? nlohmann::ordered_json(scenario->workload.ttftMs) : nullptr;
+        j["min_tpot_ms"] = r.minTpotMs;
+        j["max_tpot_ms"] = r.maxTpotMs;
+        j["targets_tpot_ms"] = r.targetsMs;
+        j["searches"] = r.searches;
+        j["evaluations"] = r.evaluations;
+        j["seconds"] = r.seconds;
+        j["cpu_seconds"] = r.cpuSeconds;
+        j["stopped"] = r.stopped;
+        j["message"] =
+            r.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.message);
+        auto& f = j["frontier"] = nlohmann::ordered_json::array();
+        for (const auto& p : r.frontier) f.push_back(pointJson(p, scenario->model));
+        auto& m = j["megatron"] = nlohmann::ordered_json::array();
+        for (const auto& p : r.megatron) m.push_back(pointJson(p, scenario->model));
+        if (at) {
+            j["at_tpot_ms"] = atMs;
+            j["at"] = chosen ? pointJson(*chosen, scenario->model) : nlohmann::ordered_json(nullptr);
+        }
+        std::cout << jsonText(j) << "\n";
+    } else {
+        std::printf("scenario    %s (%s)\n", scenario->name.c_str(), scenarioPath->c_str());
+        std::printf(
+            "sweep       %s, seed %llu, %zu TPOT targets from %.2f to %.2f ms under TTFT %s: %d "
+            "searches, %lld evaluations in %.2f s (CPU %.2f s)%s\n",
+            o.searcher.c_str(), (unsigned long long)o.seed, r.targetsMs.size(), r.minTpotMs, r.maxTpotMs,
+            scenario->workload.ttftMs > 0 ? (std::to_string(int(scenario->workload.ttftMs)) + " ms").c_str()
+                                          : "unlimited",
+            r.searches, (long long)r.evaluations, r.seconds, r.cpuSeconds, r.stopped ? " (stopped)" : "");
+        if (!at) {
+            printPoints("frontier", r.frontier, moe);
+            printPoints("megatron", r.megatron, moe);
+        } else if (chosen) {
+            std::printf("at TPOT <= %.2f ms (%.2f tokens/s per user): %s, %s\n", atMs, 1000.0 / atMs,
+                        chosen->family.c_str(), degreesText(chosen->plan, moe).c_str());
+            std::printf("throughput  %.1f tokens/s per GPU (%.1f total), %.2f tokens/s per user\n",
+                        chosen->throughputPerGpu, chosen->metrics.throughput, chosen->userTokensPerS);
+            std::printf("latency     TTFT %.1f ms, TPOT %.2f ms, batch %lld per replica\n", chosen->ttftMs,
+                        chosen->tpotMs, (long long)chosen->metrics.batch);
+            std::printf("plan file\n%s", toYaml(chosen->plan, scenario->model).c_str());
+        }
+    }
+    if (!r.message.empty()) std::cerr << "shardplan: " << r.message << "\n";
+    if (r.frontier.empty()) return kBadInput;
+    if (at && !chosen) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "no frontier point has TPOT <= %.2f ms (the lowest is %.2f ms)", atMs,
+                      r.frontier.back().tpotMs);
+        std::cerr << "shardplan: " << buf << "\n";
+        return kBadInput;
+    }
+    return kOk;
+}
+
+} // namespace sp::cli
