@@ -201,6 +201,19 @@ private slots:
                     covered || (p.tpotMs <= limit && p.throughputPerGpu >= m.throughputPerGpu * (1 - 1e-12));
             QVERIFY2(covered, qPrintable(QString("Megatron at %1 ms").arg(m.targetTpotMs)));
         }
+        // The exchange: no frontier plan, with its batch chosen again, beats another point at that point's
+        // target (each target's point is the best of every search's best plans there).
+        for (const auto& p : r.frontier) {
+            Scenario t = s;
+            t.workload.tpotMs = p.targetTpotMs;
+            const CostModel cm(t);
+            for (const auto& q : r.frontier) {
+                Plan free = q.plan;
+                free.batch = 0;
+                const Metrics m = cm.evaluate(free);
+                if (m.feasible) QVERIFY(m.throughputPerGpu <= p.throughputPerGpu * (1 + 1e-12));
+            }
+        }
         // The tight end is as fast per user as the lowest-TPOT search found (the first target's search
         // keeps that plan feasible).
         QVERIFY(r.frontier.back().tpotMs <= r.minTpotMs * (1 + 1e-9));

@@ -47,7 +47,7 @@ commands:
   pareto --scenario S [--searcher NAME] [--points N] [--budget B] [--seed K] [--threads T]
          [--seconds T] [--json] [--csv F] [--at-tpot MS | --at-user-tps X]
                                             throughput per GPU against tokens/s per user under the TTFT SLO:
-                                            N TPOT targets searched (default sa, 16 points, budget 1000 each),
+                                            N TPOT targets searched (default sa, 16 points, budget 2000 each),
                                             dominated points dropped, the Megatron recipe's frontier beside;
                                             --at-tpot/--at-user-tps: the frontier plan at that interactivity;
                                             Ctrl-C stops it with the points found so far

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 
 namespace sp {
@@ -18,6 +19,9 @@ namespace sp {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// Elite plans of each search that the exchange re-evaluates under every target.
+constexpr size_t kExchange = 8;
 
 double processCpuSeconds() {
     timespec ts{};
@@ -160,7 +164,7 @@ ParetoResult Sweep::run() {
         return finish({}, {});
     }
     const ParetoPoint loosePoint = pointOf(loose.best, 0, model, loose.searcher);
-    std::vector<ParetoPoint> found{loosePoint}, megatron;
+    std::vector<ParetoPoint> found, megatron;
     res.maxTpotMs = loosePoint.tpotMs;
     if (m_obs) m_obs->pointFound(loosePoint, false, 1, n);
 
@@ -198,8 +202,23 @@ ParetoResult Sweep::run() {
     }
 
     // The sweep, tightest first: each search starts from the previous one's elite and the loose end's best.
+    struct Searched {
+        double target;
+        Candidate best;
+    };
+    std::vector<Searched> searched{{0.0, loose.best}};
+    std::set<std::vector<int>> pool; // the best plans of every search, for the exchange below
+    const auto addToPool = [&pool](const SearchResult& r) {
+        std::vector<std::vector<int>> e;
+        appendElite(r, kExchange, e);
+        pool.insert(e.begin(), e.end());
+    };
+    addToPool(loose);
     std::vector<std::vector<int>> previous;
-    if (tight) appendElite(*tight, size_t(std::max(0, m_o.warmStarts)), previous);
+    if (tight) {
+        appendElite(*tight, size_t(std::max(0, m_o.warmStarts)), previous);
+        addToPool(*tight);
+    }
     for (int k = 0; k + 1 < n && !outOfTime(); ++k) {
         // A target within rounding of the tight end's TPOT keeps that plan feasible.
         const double target = k == 0 ? targets[0] * (1 + 1e-9) : targets[size_t(k)];
@@ -210,10 +229,33 @@ ParetoResult Sweep::run() {
         const SearchResult r = search(objective, m_o.seed + uint64_t(k) + 1, std::move(starts), k);
         previous.clear();
         appendElite(r, size_t(std::max(0, m_o.warmStarts)), previous);
+        addToPool(r);
         if (r.feasible()) {
-            found.push_back(pointOf(r.best, target, model, r.searcher));
-            if (m_obs) m_obs->pointFound(found.back(), false, k + 2, n);
+            searched.push_back({target, r.best});
+            if (m_obs) m_obs->pointFound(pointOf(r.best, target, model, r.searcher), false, k + 2, n);
         }
+    }
+
+    // The exchange: every search's best plans re-evaluated under every searched target (a few thousand
+    // evaluations against the searches' tens of thousands). A plan found for one target often serves a
+    // looser neighbour, at a larger batch, better than what that neighbour's own search kept.
+    const std::vector<std::vector<int>> poolList(pool.begin(), pool.end());
+    for (Searched& t : searched) {
+        const CostModel mt(withTpot(m_s, t.target));
+        const CostModelObjective objective(mt);
+        Engine engine(objective);
+        const auto metrics = engine.evaluate(m_space, poolList, m_o.threads, m_stop);
+        bool improved = false;
+        for (size_t i = 0; i < metrics.size(); ++i) {
+            if (!metrics[i]) continue;
+            ++res.evaluations;
+            if (metrics[i]->feasible && metrics[i]->throughput > t.best.metrics.throughput) {
+                t.best = {m_space.toPlan(poolList[i]), *metrics[i], poolList[i]};
+                improved = true;
+            }
+        }
+        found.push_back(pointOf(t.best, t.target, model, m_o.searcher));
+        if (improved && m_obs) m_obs->pointFound(found.back(), false, int(searched.size()), n);
     }
     // A stop or the time limit between searches leaves targets unsearched.
     res.stopped = res.stopped || res.searches < n + 1;

@@ -8,7 +8,9 @@
 //  2. N targets spread log-uniformly between them; each searched from the tightest up, warm-started
 //     (SearchOptions::starts) from the tighter neighbour's elite, the unconstrained search's best plans and
 //     the Megatron plan of that target, so a later search begins where the last one ended;
-//  3. each target's best plan is a point (with its batch fixed, so the plan file reproduces the point);
+//  3. the exchange: the best plans of every search are re-evaluated under every target (cheap), since a
+//     plan found for one target may serve a neighbour better than what that neighbour's search kept;
+//  4. each target's best plan is a point (with its batch fixed, so the plan file reproduces the point);
 //     dominated points are dropped.
 // The Megatron recipe's frontier is its plan (CostModel::megatronPlan for that SLO) at each target.
 //
@@ -26,7 +28,7 @@ namespace sp {
 struct ParetoOptions {
     std::string searcher = "sa"; ///< any name makeSearcher() knows (core/search/searcher.h)
     int points = 16;             ///< TPOT targets, the two ends included (at least 2)
-    int64_t budget = 1000;       ///< evaluations of each search (the two bounds and every target)
+    int64_t budget = 2000;       ///< evaluations of each search (the two bounds and every target)
     uint64_t seed = 1;           ///< target k searches with seed + k
     int threads = 0;             ///< evaluation threads; 0: all cores
     double seconds = 0;          ///< wall-clock limit of the whole sweep; 0: none
@@ -64,7 +66,7 @@ struct ParetoResult {
     std::vector<ParetoPoint> megatron; ///< the Megatron recipe's frontier, same order
     std::vector<double> targetsMs;     ///< the TPOT targets, tightest first
     double minTpotMs = 0, maxTpotMs = 0;
-    int64_t evaluations = 0; ///< of all searches
+    int64_t evaluations = 0; ///< of all searches and the exchange
     int searches = 0;
     double seconds = 0;    ///< wall clock of the sweep
     double cpuSeconds = 0; ///< processor time of the whole process during the sweep
