@@ -1,0 +1,286 @@
+#include "views/pareto.h"
+
+#include "views/format.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCursor>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSpinBox>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace sp::views {
+
+namespace {
+constexpr int kRedrawMs = 40;
+const QString kMegatron = QStringLiteral("megatron");
+} // namespace
+
+QColor layoutFamilyColor(const QString& family) {
+    // The common families get fixed colours (Tableau 10), so two sweeps read alike; others by hash.
+    static const QHash<QString, QColor> fixed{
+        {QStringLiteral("TP"), QColor(0x4e, 0x79, 0xa7)},
+        {QStringLiteral("TP + EP"), QColor(0x76, 0xb7, 0xb2)},
+        {QStringLiteral("attention-DP + EP"), QColor(0xf2, 0x8e, 0x2b)},
+        {QStringLiteral("attention-DP + PP + EP"), QColor(0xe1, 0x57, 0x59)},
+        {QStringLiteral("TP + PP"), QColor(0xb0, 0x7a, 0xa1)},
+        {QStringLiteral("TP + PP + EP"), QColor(0x59, 0xa1, 0x4f)},
+        {QStringLiteral("PP"), QColor(0xed, 0xc9, 0x48)},
+        {QStringLiteral("DP"), QColor(0x9c, 0x75, 0x5f)},
+    };
+    if (auto it = fixed.find(family); it != fixed.end()) return *it;
+    static const QColor spare[] = {QColor(0xff, 0x9d, 0xa7), QColor(0x8c, 0x56, 0x4b),
+                                   QColor(0x17, 0xbe, 0xcf), QColor(0xbc, 0xbd, 0x22),
+                                   QColor(0x1f, 0x77, 0xb4)};
+    return spare[qHash(family) % (sizeof spare / sizeof spare[0])];
+}
+
+ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
+    m_chart = new QChart;
+    m_chart->setAnimationOptions(QChart::NoAnimation);
+    m_chart->setBackgroundRoundness(0);
+    m_chart->setMargins(QMargins(6, 6, 12, 6));
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_view = new QChartView(m_chart, this);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setToolTip(tr("Throughput per GPU against tokens/s per user: each point a plan searched under a "
+                          "TPOT target and the TTFT SLO; click one to select its plan"));
+
+    m_x = new QLogValueAxis;
+    m_x->setBase(10);
+    m_x->setLabelFormat(QStringLiteral("%g"));
+    m_x->setMinorTickCount(8);
+    m_x->setTitleText(tr("Tokens/s per user (1000 / TPOT ms)"));
+    m_y = new QLogValueAxis;
+    m_y->setBase(10);
+    m_y->setLabelFormat(QStringLiteral("%g"));
+    m_y->setMinorTickCount(8);
+    m_y->setTitleText(tr("Tokens/s per GPU"));
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_y, Qt::AlignLeft);
+
+    m_megatronLine = new QLineSeries;
+    QPen pen(QColor(0x4b, 0x55, 0x63));
+    pen.setStyle(Qt::DashLine);
+    pen.setWidthF(1.6);
+    m_megatronLine->setPen(pen);
+    m_megatronLine->setName(tr("Megatron recipe"));
+    m_megatronDots = new QScatterSeries;
+    m_megatronDots->setMarkerSize(6);
+    m_megatronDots->setColor(QColor(0x4b, 0x55, 0x63));
+    m_megatronDots->setBorderColor(QColor(0x4b, 0x55, 0x63));
+    for (auto* s :
+         {static_cast<QAbstractSeries*>(m_megatronLine), static_cast<QAbstractSeries*>(m_megatronDots)}) {
+        m_chart->addSeries(s);
+        s->attachAxis(m_x);
+        s->attachAxis(m_y);
+    }
+    // One legend entry for the recipe: the line's.
+    if (auto markers = m_chart->legend()->markers(m_megatronDots); !markers.isEmpty())
+        markers.front()->setVisible(false);
+
+    m_points = new QSpinBox;
+    m_points->setRange(2, 64);
+    m_points->setValue(16);
+    m_points->setToolTip(tr("TPOT targets, both ends included; each is one search"));
+    m_budget = new QSpinBox;
+    m_budget->setRange(50, 1000000);
+    m_budget->setSingleStep(500);
+    m_budget->setValue(2000);
+    m_budget->setToolTip(tr("Evaluations of each search"));
+    m_start = new QPushButton(tr("Sweep"));
+    m_start->setToolTip(
+        tr("Search the frontier of the current scenario (sa, warm-started target to target)"));
+    m_stop = new QPushButton(tr("Stop"));
+    m_stop->setEnabled(false);
+    m_status = new QLabel;
+    m_status->setTextFormat(Qt::PlainText);
+    connect(m_start, &QPushButton::clicked, this,
+            [this] { emit startRequested(m_points->value(), qint64(m_budget->value())); });
+    connect(m_stop, &QPushButton::clicked, this, &ParetoView::stopRequested);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 0);
+    bar->addWidget(new QLabel(tr("Points")));
+    bar->addWidget(m_points);
+    bar->addWidget(new QLabel(tr("Budget per search")));
+    bar->addWidget(m_budget);
+    bar->addWidget(m_start);
+    bar->addWidget(m_stop);
+    bar->addWidget(m_status, 1);
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(0);
+    lay->addLayout(bar);
+    lay->addWidget(m_view, 1);
+
+    m_flush.setSingleShot(true);
+    m_flush.setInterval(kRedrawMs);
+    connect(&m_flush, &QTimer::timeout, this, &ParetoView::redraw);
+    redraw();
+}
+
+ParetoView::~ParetoView() = default;
+
+QWidget* ParetoView::plotWidget() const {
+    return m_view;
+}
+
+int ParetoView::points() const {
+    return m_points->value();
+}
+
+int64_t ParetoView::budget() const {
+    return m_budget->value();
+}
+
+QStringList ParetoView::families() const {
+    return m_order;
+}
+
+int ParetoView::drawnPoints(const QString& family) const {
+    if (family == kMegatron) return int(m_megatronDots->count());
+    auto it = m_families.find(family);
+    return it == m_families.end() ? 0 : int(it->series->count());
+}
+
+ParetoView::Family& ParetoView::family(const QString& name) {
+    auto it = m_families.find(name);
+    if (it != m_families.end()) return *it;
+    Family f;
+    f.series = new QScatterSeries;
+    f.series->setName(name);
+    f.series->setMarkerSize(11);
+    f.series->setColor(layoutFamilyColor(name));
+    f.series->setBorderColor(layoutFamilyColor(name).darker(140));
+    m_chart->addSeries(f.series);
+    f.series->attachAxis(m_x);
+    f.series->attachAxis(m_y);
+    // The point of this family nearest a position (in log space, as drawn).
+    const auto nearest = [this, name](const QPointF& at) -> const ParetoPoint* {
+        const Family& fam = m_families[name];
+        const ParetoPoint* best = nullptr;
+        double bestD = std::numeric_limits<double>::infinity();
+        for (const auto& p : fam.points) {
+            const double dx = std::log(p.userTokensPerS / at.x()), dy = std::log(p.throughputPerGpu / at.y());
+            if (dx * dx + dy * dy < bestD) bestD = dx * dx + dy * dy, best = &p;
+        }
+        return best;
+    };
+    connect(f.series, &QScatterSeries::clicked, this, [this, nearest](const QPointF& at) {
+        if (const ParetoPoint* p = nearest(at)) emit planClicked(*p);
+    });
+    connect(f.series, &QScatterSeries::hovered, this, [this, nearest](const QPointF& at, bool state) {
+        const ParetoPoint* p = state ? nearest(at) : nullptr;
+        if (!p) {
+            QToolTip::hideText();
+            return;
+        }
+        QToolTip::showText(
+            QCursor::pos(),
+            tr("%1\n%2 tok/s per GPU, %3 tok/s per user\nTPOT %4, TTFT %5, batch %6\n%7")
+                .arg(qs(p->family), formatCompact(p->throughputPerGpu),
+                     QString::number(p->userTokensPerS, 'f', 1), formatMs(p->tpotMs), formatMs(p->ttftMs),
+                     QString::number(p->metrics.batch),
+                     degreesText(p->plan.degrees, p->plan.degrees.ep > 1 || p->plan.degrees.etp > 1)),
+            m_view);
+    });
+    m_order << name;
+    return *m_families.insert(name, f);
+}
+
+void ParetoView::clear() {
+    for (const QString& n : m_order) {
+        m_chart->removeSeries(m_families[n].series);
+        delete m_families[n].series;
+    }
+    m_families.clear();
+    m_order.clear();
+    m_megatron.clear();
+    m_flush.stop();
+    m_status->clear();
+    m_dirty = true;
+    redraw();
+}
+
+void ParetoView::addPoint(const ParetoPoint& point, bool megatron) {
+    if (!(point.userTokensPerS > 0 && point.throughputPerGpu > 0)) return; // a log axis cannot show it
+    if (megatron)
+        m_megatron.push_back(point);
+    else
+        family(qs(point.family)).points.push_back(point);
+    scheduleRedraw();
+}
+
+void ParetoView::setResult(const ParetoResult& result) {
+    for (auto& f : m_families) f.points.clear();
+    m_megatron.clear();
+    for (const auto& p : result.frontier) addPoint(p, false);
+    for (const auto& p : result.megatron) addPoint(p, true);
+    // A family seen during the sweep whose points were all dominated leaves the legend.
+    for (const QString& n : QStringList(m_order))
+        if (m_families[n].points.empty()) {
+            m_chart->removeSeries(m_families[n].series);
+            delete m_families[n].series;
+            m_families.remove(n);
+            m_order.removeAll(n);
+        }
+    m_flush.stop();
+    redraw();
+}
+
+void ParetoView::setRunning(bool running) {
+    m_start->setEnabled(!running);
+    m_stop->setEnabled(running);
+    m_points->setEnabled(!running);
+    m_budget->setEnabled(!running);
+}
+
+void ParetoView::setStatus(const QString& text) {
+    m_status->setText(text);
+}
+
+void ParetoView::scheduleRedraw() {
+    m_dirty = true;
+    if (!m_flush.isActive()) m_flush.start();
+}
+
+void ParetoView::redraw() {
+    double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
+    const auto extend = [&](const ParetoPoint& p) {
+        x0 = std::min(x0, p.userTokensPerS), x1 = std::max(x1, p.userTokensPerS);
+        y0 = std::min(y0, p.throughputPerGpu), y1 = std::max(y1, p.throughputPerGpu);
+    };
+    for (const QString& n : m_order) {
+        Family& f = m_families[n];
+        QList<QPointF> pts;
+        for (const auto& p : f.points) pts << QPointF(p.userTokensPerS, p.throughputPerGpu), extend(p);
+        f.series->replace(pts);
+    }
+    std::vector<ParetoPoint> mg = m_megatron;
+    std::sort(mg.begin(), mg.end(),
+              [](const ParetoPoint& a, const ParetoPoint& b) { return a.userTokensPerS < b.userTokensPerS; });
+    QList<QPointF> line;
+    for (const auto& p : mg) line << QPointF(p.userTokensPerS, p.throughputPerGpu), extend(p);
+    m_megatronLine->replace(line);
+    m_megatronDots->replace(line);
+    if (x1 <= 0) x0 = 1, x1 = 100, y0 = 1, y1 = 10000; // nothing yet: a plausible empty frame
+    m_x->setRange(x0 / 1.3, x1 * 1.3);
+    m_y->setRange(y0 / 1.5, y1 * 1.5);
+    m_dirty = false;
+    emit redrawn();
+}
+
+} // namespace sp::views
