@@ -78,6 +78,10 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e) {
 
 void MainWindow::setScenario(const Scenario& s, const QString& path) {
     m_controller->cancel();
+    m_paretoRunner->cancel();
+    m_pareto->clear();
+    m_pareto->setRunning(false);
+    m_paretoScenario = nullptr;
     m_runPanel->setRunning(false);
     m_startAction->setEnabled(true);
     m_stopAction->setEnabled(false);

@@ -6,6 +6,7 @@
 
 #include "filedialogs.h"
 #include "metatypes.h"
+#include "paretorunner.h"
 #include "runtracker.h"
 #include "scenarioundo.h"
 #include "searchcontext.h"
@@ -34,6 +35,7 @@ class QTabWidget;
 
 namespace sp::views {
 class ComparisonView;
+class ParetoView;
 class EliteModel;
 class LearningCurveView;
 class MessageBanner;
@@ -149,6 +151,7 @@ private:
     enum class Cause { None, InvalidScenario, EmptySpace, PartFile, Other };
 
     void buildUi();
+    void buildParetoTab();
     void showAbout();
     void setScenario(const Scenario& s, const QString& path);
     void scenarioEdited();
@@ -209,6 +212,9 @@ private:
     views::ComparisonView* m_comparison = nullptr;
     views::PlanDetails* m_details = nullptr;
     views::TimelineView* m_timeline = nullptr;
+    views::ParetoView* m_pareto = nullptr;
+    ParetoRunner* m_paretoRunner = nullptr;
+    std::shared_ptr<const Scenario> m_paretoScenario; ///< of the sweep shown in the Pareto tab
     views::MessageBanner* m_banner = nullptr;
     views::MessageBanner* m_staleBanner = nullptr;
     QTabWidget* m_tabs = nullptr;

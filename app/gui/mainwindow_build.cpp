@@ -84,6 +84,7 @@ void MainWindow::buildUi() {
         const int i = m_tabs->addTab(w, tabName(t));
         m_tabs->setTabToolTip(i, tr(tips[i]));
     }
+    buildParetoTab();
 
     m_eliteModel = new views::EliteModel(this);
     m_proxy = new QSortFilterProxyModel(this);

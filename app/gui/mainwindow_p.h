@@ -14,6 +14,7 @@
 #include "views/imageexport.h"
 #include "views/learningcurve.h"
 #include "views/messagebanner.h"
+#include "views/pareto.h"
 #include "views/plandetails.h"
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"

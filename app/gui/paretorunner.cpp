@@ -1,0 +1,111 @@
+#include "paretorunner.h"
+
+#include <QMutexLocker>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+
+namespace sp::app {
+
+/// ParetoObserver -> Qt: pointFound() runs on the worker; the points reach the GUI thread in one queued call
+/// at a time (later ones join the pending batch).
+class ParetoRunner::Relay final : public QObject, public ParetoObserver {
+public:
+    Relay(ParetoRunner* owner, quint64 run) : QObject(owner), m_owner(owner), m_run(run) {}
+
+    void pointFound(const ParetoPoint& p, bool megatron, int done, int total) override {
+        QMutexLocker lock(&m_mutex);
+        m_points.push_back(p);
+        m_megatron.push_back(megatron);
+        if (!megatron) m_done = done;
+        m_total = total;
+        if (m_posted) return;
+        m_posted = true;
+        lock.unlock();
+        QMetaObject::invokeMethod(
+            this, [this] { flush(); }, Qt::QueuedConnection);
+    }
+
+    /// GUI thread.
+    void flush() {
+        std::vector<ParetoPoint> points;
+        std::vector<bool> megatron;
+        int done = 0, total = 0;
+        {
+            QMutexLocker lock(&m_mutex);
+            points.swap(m_points);
+            megatron.swap(m_megatron);
+            done = m_done, total = m_total;
+            m_posted = false;
+        }
+        if (!points.empty() && m_run == m_owner->m_run)
+            emit m_owner->pointsFound(m_run, points, megatron, done, total);
+    }
+
+private:
+    ParetoRunner* m_owner;
+    quint64 m_run;
+    QMutex m_mutex;
+    std::vector<ParetoPoint> m_points; ///< guarded by m_mutex
+    std::vector<bool> m_megatron;      ///< guarded by m_mutex
+    int m_done = 0, m_total = 0;       ///< guarded by m_mutex
+    bool m_posted = false;             ///< guarded by m_mutex
+};
+
+ParetoRunner::ParetoRunner(QObject* parent) : QObject(parent) {
+    m_pool.setMaxThreadCount(1); // one sweep at a time; its searches use the engines' workers
+}
+
+ParetoRunner::~ParetoRunner() {
+    // The only wait on the worker: it reports to a relay this object owns. A stop makes it short.
+    m_stop.request_stop();
+    for (QFuture<void>& f : m_futures) f.waitForFinished();
+    m_pool.waitForDone();
+}
+
+void ParetoRunner::stop() {
+    m_stop.request_stop();
+}
+
+void ParetoRunner::cancel() {
+    m_stop.request_stop();
+    m_stop = std::stop_source();
+    ++m_run;
+    m_running = false;
+}
+
+quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& options) {
+    m_stop.request_stop();
+    m_stop = std::stop_source();
+    const quint64 run = ++m_run;
+    m_futures.erase(std::remove_if(m_futures.begin(), m_futures.end(),
+                                   [](const QFuture<void>& f) { return f.isFinished(); }),
+                    m_futures.end());
+    auto* relay = new Relay(this, run);
+    std::stop_token stop = m_stop.get_token();
+    struct Outcome {
+        ParetoResultPtr result;
+        QString error;
+    };
+    QFuture<Outcome> f = QtConcurrent::run(&m_pool, [scenario, options, relay, stop]() -> Outcome {
+        try {
+            return {std::make_shared<const ParetoResult>(paretoFront(scenario, options, relay, stop)), {}};
+        } catch (const std::exception& e) {
+            return {nullptr, QString::fromUtf8(e.what())};
+        }
+    });
+    m_running = true;
+    f.then(this, [this, run, relay](Outcome o) {
+        relay->flush(); // its last points first, then the result
+        relay->deleteLater();
+        if (run != m_run) return;
+        m_running = false;
+        if (o.result && !o.result->refused)
+            emit finished(run, o.result);
+        else
+            emit failed(run, o.result ? QString::fromStdString(o.result->message) : o.error);
+    });
+    m_futures << QFuture<void>(f);
+    return run;
+}
+
+} // namespace sp::app

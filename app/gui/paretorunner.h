@@ -1,0 +1,56 @@
+#pragma once
+// Runs the Pareto sweep (core/search/pareto.h) on a worker thread and reports to the GUI thread, the way
+// SearchController runs searchers: QtConcurrent::run on its own pool, a std::stop_source, a run id so the
+// reports of a superseded run are dropped, the core's observer calls buffered under a mutex and handed over
+// with one queued call at a time, and the result through QFuture::then on the GUI thread.
+
+#include "core/search/pareto.h"
+
+#include <QFuture>
+#include <QList>
+#include <QMetaType>
+#include <QMutex>
+#include <QObject>
+#include <QThreadPool>
+
+#include <memory>
+#include <stop_token>
+#include <vector>
+
+namespace sp::app {
+
+using ParetoResultPtr = std::shared_ptr<const ParetoResult>;
+
+class ParetoRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit ParetoRunner(QObject* parent = nullptr);
+    ~ParetoRunner() override;
+
+    /// Starts a sweep of `scenario` (stopping and superseding a running one). Returns its id.
+    quint64 start(const Scenario& scenario, const ParetoOptions& options);
+    /// Asks the sweep to stop; it finishes with the points found so far.
+    void stop();
+    /// Stops it and drops whatever it still reports (another scenario was opened).
+    void cancel();
+    bool isRunning() const { return m_running; }
+
+signals:
+    /// Points found since the last report, in order (megatron[i]: of the recipe's frontier).
+    void pointsFound(quint64 run, const std::vector<sp::ParetoPoint>& points,
+                     const std::vector<bool>& megatron, int done, int total);
+    void finished(quint64 run, sp::app::ParetoResultPtr result);
+    void failed(quint64 run, const QString& message);
+
+private:
+    class Relay;
+    QThreadPool m_pool;
+    std::stop_source m_stop;
+    quint64 m_run = 0;
+    bool m_running = false;
+    QList<QFuture<void>> m_futures;
+};
+
+} // namespace sp::app
+
+Q_DECLARE_METATYPE(sp::app::ParetoResultPtr)

@@ -1,0 +1,164 @@
+// The Pareto tab: the chart widget (views/pareto.h) and the worker glue that runs the sweep (ParetoRunner).
+#include "core/io/formats.h"
+#include "mainwindow.h"
+#include "paretorunner.h"
+#include "views/pareto.h"
+
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+
+using namespace sp;
+
+namespace {
+
+ParetoPoint point(double perGpu, double userTps, const char* family) {
+    ParetoPoint p;
+    p.throughputPerGpu = perGpu;
+    p.userTokensPerS = userTps;
+    p.tpotMs = 1000.0 / userTps;
+    p.family = family;
+    return p;
+}
+
+Scenario loadSample(const char* name) {
+    auto s = loadScenario(std::string(SHARDPLAN_SAMPLES_DIR "/scenarios/") + name);
+    if (!s) qFatal("%s", s.error().str().c_str());
+    return s.value();
+}
+
+} // namespace
+
+class TestParetoView : public QObject {
+    Q_OBJECT
+private slots:
+    // Points are grouped by family, in order of first appearance, drawn after the 40 ms throttle; the final
+    // result replaces them; a point a log axis cannot show is dropped.
+    void viewGroupsByFamily() {
+        views::ParetoView v;
+        v.resize(800, 500);
+        QSignalSpy redrawn(&v, &views::ParetoView::redrawn);
+        v.addPoint(point(4000, 8, "attention-DP + EP"), false);
+        v.addPoint(point(100, 80, "TP + EP"), false);
+        v.addPoint(point(2000, 20, "attention-DP + EP"), false);
+        v.addPoint(point(200, 40, "TP + EP"), true);
+        v.addPoint(point(0, 40, "TP"), false);
+        QCOMPARE(v.drawnPoints("TP + EP"), 0); // not yet: the throttle
+        QTRY_COMPARE_WITH_TIMEOUT(v.drawnPoints("attention-DP + EP"), 2, 2000);
+        QCOMPARE(v.families(), QStringList({"attention-DP + EP", "TP + EP"}));
+        QCOMPARE(v.drawnPoints("TP + EP"), 1);
+        QCOMPARE(v.drawnPoints("megatron"), 1);
+        QVERIFY(redrawn.count() >= 1);
+
+        ParetoResult r;
+        r.frontier = {point(4000, 8, "attention-DP + EP")};
+        v.setResult(r);
+        QCOMPARE(v.drawnPoints("attention-DP + EP"), 1);
+        QCOMPARE(v.families(), QStringList({"attention-DP + EP"})); // TP + EP had only dominated points
+        QCOMPARE(v.drawnPoints("TP + EP"), 0);
+        QCOMPARE(v.drawnPoints("megatron"), 0);
+        v.clear();
+        QVERIFY(v.families().isEmpty());
+        QVERIFY(views::layoutFamilyColor("TP") != views::layoutFamilyColor("attention-DP + EP"));
+    }
+
+    void viewControls() {
+        views::ParetoView v;
+        QSignalSpy start(&v, &views::ParetoView::startRequested);
+        QPushButton* sweep = nullptr;
+        for (auto* b : v.findChildren<QPushButton*>())
+            if (b->text() == QLatin1String("Sweep")) sweep = b;
+        QVERIFY(sweep);
+        sweep->click();
+        QCOMPARE(start.count(), 1);
+        QCOMPARE(start[0][0].toInt(), 16);
+        QCOMPARE(start[0][1].toLongLong(), 2000);
+        v.setRunning(true);
+        QVERIFY(!sweep->isEnabled());
+        v.setRunning(false);
+        QVERIFY(sweep->isEnabled());
+    }
+
+    // The runner reports points as the sweep finds them, then the result, on the GUI thread.
+    void runnerReportsLive() {
+        app::ParetoRunner runner;
+        QSignalSpy points(&runner, &app::ParetoRunner::pointsFound);
+        QSignalSpy finished(&runner, &app::ParetoRunner::finished);
+        QSignalSpy failed(&runner, &app::ParetoRunner::failed);
+        ParetoOptions o;
+        o.points = 5;
+        o.budget = 200;
+        o.threads = 2;
+        const quint64 id = runner.start(loadSample("llama-3.1-70b-h100-4x8.yaml"), o);
+        QVERIFY(runner.isRunning());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QCOMPARE(failed.count(), 0);
+        QVERIFY(points.count() >= 1);
+        QCOMPARE(finished[0][0].value<quint64>(), id);
+        const auto result = finished[0][1].value<app::ParetoResultPtr>();
+        QVERIFY(result && !result->frontier.empty());
+        QVERIFY(!runner.isRunning());
+    }
+
+    // A cancelled sweep reports nothing more; a refused one fails with the reason.
+    void runnerCancelAndFail() {
+        app::ParetoRunner runner;
+        QSignalSpy finished(&runner, &app::ParetoRunner::finished);
+        QSignalSpy failed(&runner, &app::ParetoRunner::failed);
+        ParetoOptions o;
+        o.budget = 1000000;
+        runner.start(loadSample("deepseek-v3-h100-32x8.yaml"), o);
+        runner.cancel();
+        QTest::qWait(300);
+        QCOMPARE(finished.count(), 0);
+        o.searcher = "nope";
+        runner.start(loadSample("llama-3.1-70b-h100-4x8.yaml"), o);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+        QVERIFY(failed[0][1].toString().contains("unknown searcher"));
+        QCOMPARE(finished.count(), 0);
+    }
+
+    // In the window: the Pareto tab sweeps the scenario opened, live, and a clicked point becomes the plan
+    // every view shows. SHARDPLAN_SCREENSHOT_DIR, when set, receives a picture of the tab.
+    void inTheWindow() {
+        app::MainWindow::Options opts;
+        opts.persistSettings = false;
+        opts.confirmClose = false;
+        app::MainWindow w(opts);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(w.openScenario(SHARDPLAN_SAMPLES_DIR "/scenarios/deepseek-v3-h100-32x8.yaml"));
+        auto* view = w.findChild<views::ParetoView*>();
+        QVERIFY(view);
+        w.tabs()->setCurrentWidget(view);
+        QPushButton* sweep = nullptr;
+        for (auto* b : view->findChildren<QPushButton*>())
+            if (b->text() == QLatin1String("Sweep")) sweep = b;
+        QVERIFY(sweep);
+        QSignalSpy clicked(view, &views::ParetoView::planClicked);
+        sweep->click();
+        QVERIFY(!sweep->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(sweep->isEnabled(), 120000);
+        int drawn = 0;
+        for (const QString& f : view->families()) drawn += view->drawnPoints(f);
+        QVERIFY(drawn >= 2);
+        QVERIFY(view->drawnPoints("megatron") >= 1);
+        QVERIFY(view->families().size() >= 2); // DeepSeek-V3's frontier changes layout along the way
+        if (const QByteArray dir = qgetenv("SHARDPLAN_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(w.grab().save(QString::fromLocal8Bit(dir) + "/pareto.png"));
+
+        ParetoPoint p;
+        p.plan = Plan::megatronChoices({1, 32, 8, 256, 1, 1});
+        p.plan.batch = 4;
+        p.tpotMs = 12;
+        emit view->planClicked(p);
+        QVERIFY(w.currentPlan());
+        QVERIFY2(w.currentPlan()->label.rfind("pareto", 0) == 0, w.currentPlan()->label.c_str());
+        QCOMPARE(w.currentPlan()->plan, p.plan);
+    }
+};
+
+QTEST_MAIN(TestParetoView)
+#include "tst_pareto_view.moc"
