@@ -139,19 +139,24 @@ private slots:
     void frontier_data() {
         QTest::addColumn<QString>("scenario");
         QTest::addColumn<QString>("searcher");
+        QTest::addColumn<bool>("warm");
         QTest::addRow("llama-3.1-70b sa") << "llama-3.1-70b-h100-4x8.yaml"
-                                          << "sa";
+                                          << "sa" << true;
         QTest::addRow("llama-3.1-70b ga") << "llama-3.1-70b-h100-4x8.yaml"
-                                          << "ga";
+                                          << "ga" << true;
         QTest::addRow("deepseek-v3 sa") << "deepseek-v3-h100-32x8.yaml"
-                                        << "sa";
+                                        << "sa" << true;
+        QTest::addRow("deepseek-v3 sa cold") << "deepseek-v3-h100-32x8.yaml"
+                                             << "sa" << false;
     }
     void frontier() {
         QFETCH(QString, scenario);
         QFETCH(QString, searcher);
+        QFETCH(bool, warm);
         const Scenario s = loadSample(scenario.toStdString());
         ParetoOptions o = smallSweep();
         o.searcher = searcher.toStdString();
+        o.warm = warm;
         Recorder rec;
         const ParetoResult r = paretoFront(s, o, &rec);
         QVERIFY2(!r.frontier.empty(), r.message.c_str());
@@ -192,8 +197,8 @@ private slots:
         QVERIFY(!r.megatron.empty());
 
         // Every target's search starts at the Megatron plan of that target, so the searched frontier
-        // reaches each Megatron point's throughput within its target.
-        for (const auto& m : r.megatron) {
+        // reaches each Megatron point's throughput within its target (from scratch, it may not).
+        for (const auto& m : warm ? r.megatron : std::vector<ParetoPoint>{}) {
             const double limit = m.targetTpotMs > 0 ? m.targetTpotMs * (1 + 1e-9) : 1e300;
             bool covered = false;
             for (const auto& p : r.frontier)
@@ -303,6 +308,9 @@ private slots:
         QVERIFY(help.out.contains("shardplan pareto --scenario S"));
         QVERIFY(help.out.contains("--at-tpot MS"));
         QCOMPARE(shardplan({"pareto", "--help"}).out, help.out);
+        const Run flag = shardplan({"pareto", "--scenario", kLlama70b, "--no-warm-start=yes"});
+        QCOMPARE(flag.code, 2);
+        QVERIFY2(flag.err.contains("--no-warm-start takes no value"), qPrintable(flag.err));
         const Run missing = shardplan({"pareto", "--scenario", "/nonexistent.yaml"});
         QCOMPARE(missing.code, 1);
         QVERIFY(missing.err.contains("/nonexistent.yaml"));

@@ -45,11 +45,12 @@ commands:
   bench --scenario S... [--searchers LIST] [--budget N] [--seeds K] [--threads T] [--json] [--csv F]
                                             searchers over seeds 1..K: best throughput, vs Megatron, evals to 99%
   pareto --scenario S [--searcher NAME] [--points N] [--budget B] [--seed K] [--threads T]
-         [--seconds T] [--json] [--csv F] [--at-tpot MS | --at-user-tps X]
+         [--seconds T] [--no-warm-start] [--json] [--csv F] [--at-tpot MS | --at-user-tps X]
                                             throughput per GPU against tokens/s per user under the TTFT SLO:
                                             N TPOT targets searched (default sa, 16 points, budget 2000 each),
                                             dominated points dropped, the Megatron recipe's frontier beside;
                                             --at-tpot/--at-user-tps: the frontier plan at that interactivity;
+                                            --no-warm-start: each search from scratch (to compare);
                                             Ctrl-C stops it with the points found so far
 
   help COMMAND                              one command's usage (also: COMMAND --help)

@@ -98,9 +98,9 @@ std::string csvText(const ParetoResult& r) {
 int cmdPareto(const std::vector<std::string>& argv) {
     const char* usage =
         "shardplan pareto --scenario S [--searcher NAME] [--points N] [--budget B] [--seed K]\n"
-        "                        [--threads T] [--seconds T] [--json] [--csv F]\n"
+        "                        [--threads T] [--seconds T] [--no-warm-start] [--json] [--csv F]\n"
         "                        [--at-tpot MS | --at-user-tps X]";
-    Args a(argv, {"json"},
+    Args a(argv, {"json", "no-warm-start"},
            {"scenario", "searcher", "points", "budget", "seed", "threads", "seconds", "csv", "at-tpot",
             "at-user-tps"});
     if (!a.ok()) return usageError(a.error(), usage);
@@ -132,6 +132,7 @@ int cmdPareto(const std::vector<std::string>& argv) {
     if (seed) o.seed = uint64_t(*seed);
     if (threads) o.threads = int(*threads);
     if (seconds) o.seconds = *seconds;
+    o.warm = !a.flag("no-warm-start");
 
     const auto scenario = loadScenarioOrReport(*scenarioPath);
     if (!scenario) return kBadInput;

@@ -6,7 +6,7 @@
 namespace sp::cli {
 
 /// shardplan pareto --scenario S [--searcher NAME] [--points N] [--budget B] [--seed K] [--threads T]
-///                  [--seconds T] [--json] [--csv F] [--at-tpot MS | --at-user-tps X]
+///                  [--seconds T] [--no-warm-start] [--json] [--csv F] [--at-tpot MS | --at-user-tps X]
 /// Exit codes: 0 ok, 1 bad input (or no feasible point, or none at the interactivity asked), 2 usage.
 int cmdPareto(const std::vector<std::string>& argv);
 

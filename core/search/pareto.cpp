@@ -116,8 +116,9 @@ private:
                 std::max(1e-3, std::chrono::duration<double>(m_deadline - Clock::now()).count());
         so.seed = seed;
         so.threads = m_o.threads;
-        so.warmStart = WarmStart::Megatron; // the recipe's plan at this SLO is always among the starts
-        so.starts = std::move(starts);
+        // The recipe's plan at this SLO is always among the starts.
+        so.warmStart = m_o.warm ? WarmStart::Megatron : WarmStart::None;
+        if (m_o.warm) so.starts = std::move(starts);
         Relay relay(m_obs, tag);
         SearchResult r = searcher->run(m_space, engine, so, &relay, m_stop);
         m_result.evaluations += r.evaluations;
@@ -230,10 +231,10 @@ ParetoResult Sweep::run() {
         previous.clear();
         appendElite(r, size_t(std::max(0, m_o.warmStarts)), previous);
         addToPool(r);
-        if (r.feasible()) {
-            searched.push_back({target, r.best});
-            if (m_obs) m_obs->pointFound(pointOf(r.best, target, model, r.searcher), false, k + 2, n);
-        }
+        // Kept even when nothing feasible was found: the exchange may still fill it.
+        searched.push_back({target, r.best});
+        if (r.feasible() && m_obs)
+            m_obs->pointFound(pointOf(r.best, target, model, r.searcher), false, k + 2, n);
     }
 
     // The exchange: every search's best plans re-evaluated under every searched target (a few thousand
@@ -249,11 +250,13 @@ ParetoResult Sweep::run() {
         for (size_t i = 0; i < metrics.size(); ++i) {
             if (!metrics[i]) continue;
             ++res.evaluations;
-            if (metrics[i]->feasible && metrics[i]->throughput > t.best.metrics.throughput) {
+            if (metrics[i]->feasible &&
+                (!t.best.metrics.feasible || metrics[i]->throughput > t.best.metrics.throughput)) {
                 t.best = {m_space.toPlan(poolList[i]), *metrics[i], poolList[i]};
                 improved = true;
             }
         }
+        if (!t.best.metrics.feasible) continue;
         found.push_back(pointOf(t.best, t.target, model, m_o.searcher));
         if (improved && m_obs) m_obs->pointFound(found.back(), false, int(searched.size()), n);
     }

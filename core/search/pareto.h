@@ -33,6 +33,9 @@ struct ParetoOptions {
     int threads = 0;             ///< evaluation threads; 0: all cores
     double seconds = 0;          ///< wall-clock limit of the whole sweep; 0: none
     int warmStarts = 16;         ///< elite plans of the neighbour handed to the next search
+    /// false: every search starts from nothing (no neighbour, loose-end or Megatron starts), to measure
+    /// what the warm starts buy; the exchange still runs.
+    bool warm = true;
 };
 
 struct ParetoPoint {
