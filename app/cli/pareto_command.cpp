@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <unistd.h>
 
 namespace sp::cli {
@@ -72,25 +71,6 @@ void printPoints(const char* title, const std::vector<ParetoPoint>& points, bool
         std::printf("  %10.2f %9.2f %9.1f %11.1f %7lld  %-24s %s\n", p.userTokensPerS, p.tpotMs, p.ttftMs,
                     p.throughputPerGpu, (long long)p.metrics.batch, p.family.c_str(),
                     degreesText(p.plan, moe).c_str());
-}
-
-std::string csvText(const ParetoResult& r) {
-    std::ostringstream s;
-    s << "frontier,user_tokens_per_s,throughput_per_gpu,tpot_ms,ttft_ms,target_tpot_ms,batch,family,pp,dp,tp,"
-         "ep,etp,edp\n";
-    const auto rows = [&s](const char* kind, const std::vector<ParetoPoint>& ps) {
-        for (const auto& p : ps) {
-            char buf[256];
-            std::snprintf(buf, sizeof buf, "%s,%.10g,%.10g,%.10g,%.10g,%.10g,%lld,", kind, p.userTokensPerS,
-                          p.throughputPerGpu, p.tpotMs, p.ttftMs, p.targetTpotMs, (long long)p.metrics.batch);
-            const Degrees& d = p.plan.degrees;
-            s << buf << '"' << p.family << '"' << ',' << d.pp << ',' << d.dp << ',' << d.tp << ',' << d.ep
-              << ',' << d.etp << ',' << d.edp << "\n";
-        }
-    };
-    rows("searched", r.frontier);
-    rows("megatron", r.megatron);
-    return s.str();
 }
 
 } // namespace
@@ -155,7 +135,7 @@ int cmdPareto(const std::vector<std::string>& argv) {
     const ParetoPoint* chosen = at ? pointAtTpot(r.frontier, atMs) : nullptr;
 
     if (auto csv = a.option("csv")) {
-        if (auto w = writeFileAtomic(*csv, csvText(r)); !w) {
+        if (auto w = writeFileAtomic(*csv, paretoCsv(r)); !w) {
             std::cerr << w.error().str() << "\n";
             return kBadInput;
         }

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <utility>
 
 namespace sp {
@@ -324,6 +326,25 @@ std::string layoutFamily(const Plan& plan, const Model& model) {
     std::string s;
     for (const auto& x : parts) s += (s.empty() ? "" : " + ") + x;
     return s;
+}
+
+std::string paretoCsv(const ParetoResult& r) {
+    std::ostringstream s;
+    s << "frontier,user_tokens_per_s,throughput_per_gpu,tpot_ms,ttft_ms,target_tpot_ms,batch,family,pp,dp,tp,"
+         "ep,etp,edp\n";
+    const auto rows = [&s](const char* kind, const std::vector<ParetoPoint>& ps) {
+        for (const auto& p : ps) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "%s,%.10g,%.10g,%.10g,%.10g,%.10g,%lld,", kind, p.userTokensPerS,
+                          p.throughputPerGpu, p.tpotMs, p.ttftMs, p.targetTpotMs, (long long)p.metrics.batch);
+            const Degrees& d = p.plan.degrees;
+            s << buf << '"' << p.family << '"' << ',' << d.pp << ',' << d.dp << ',' << d.tp << ',' << d.ep
+              << ',' << d.etp << ',' << d.edp << "\n";
+        }
+    };
+    rows("searched", r.frontier);
+    rows("megatron", r.megatron);
+    return s.str();
 }
 
 const ParetoPoint* pointAtTpot(const std::vector<ParetoPoint>& frontier, double tpotMs) {

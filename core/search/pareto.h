@@ -92,6 +92,10 @@ std::vector<ParetoPoint> nonDominated(std::vector<ParetoPoint> points);
 /// etp > 1), joined by " + "; "DP" for plain replicas. MoE models are named by their MoE layers' attention.
 std::string layoutFamily(const Plan& plan, const Model& model);
 
+/// The frontier and the Megatron frontier as CSV, one row per point: frontier (searched or megatron),
+/// tokens/s per user, per GPU, TPOT, TTFT, target, batch, family and the degrees.
+std::string paretoCsv(const ParetoResult& result);
+
 /// The highest-throughput point whose TPOT is at most tpotMs; null when none is.
 const ParetoPoint* pointAtTpot(const std::vector<ParetoPoint>& frontier, double tpotMs);
 
