@@ -4,10 +4,13 @@
 #include "paretorunner.h"
 #include "views/pareto.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace sp;
@@ -126,6 +129,9 @@ private slots:
         app::MainWindow::Options opts;
         opts.persistSettings = false;
         opts.confirmClose = false;
+        QTemporaryDir dir;
+        QString answer; // what the export dialog answers
+        opts.fileAnswer = [&answer](const QString&, const QString&, const QString&) { return answer; };
         app::MainWindow w(opts);
         w.resize(1600, 1000);
         w.show();
@@ -146,8 +152,24 @@ private slots:
         QVERIFY(drawn >= 2);
         QVERIFY(view->drawnPoints("megatron") >= 1);
         QVERIFY(view->families().size() >= 2); // DeepSeek-V3's frontier changes layout along the way
-        if (const QByteArray dir = qgetenv("SHARDPLAN_SCREENSHOT_DIR"); !dir.isEmpty())
-            QVERIFY(w.grab().save(QString::fromLocal8Bit(dir) + "/pareto.png"));
+        if (const QByteArray shots = qgetenv("SHARDPLAN_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(w.grab().save(QString::fromLocal8Bit(shots) + "/pareto.png"));
+
+        // Export: the chart as PNG and SVG, the points as CSV (a header, then one row per point).
+        QPushButton* exportButton = nullptr;
+        for (auto* b : view->findChildren<QPushButton*>())
+            if (b->text() == QLatin1String("Export...")) exportButton = b;
+        QVERIFY(exportButton && exportButton->isEnabled());
+        for (const char* name : {"front.png", "front.svg", "front.csv"}) {
+            answer = dir.filePath(name);
+            exportButton->click();
+            QVERIFY2(QFileInfo(answer).size() > 100, name);
+        }
+        QFile csv(dir.filePath("front.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QVERIFY(lines[0].startsWith("frontier,user_tokens_per_s"));
+        QCOMPARE(lines.size(), 1 + int(view->result()->frontier.size() + view->result()->megatron.size()));
 
         ParetoPoint p;
         p.plan = Plan::megatronChoices({1, 32, 8, 256, 1, 1});

@@ -105,6 +105,10 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
         tr("Search the frontier of the current scenario (sa, warm-started target to target)"));
     m_stop = new QPushButton(tr("Stop"));
     m_stop->setEnabled(false);
+    m_export = new QPushButton(tr("Export..."));
+    m_export->setToolTip(tr("The chart as PNG or SVG, or the points as CSV"));
+    m_export->setEnabled(false);
+    connect(m_export, &QPushButton::clicked, this, &ParetoView::exportRequested);
     m_status = new QLabel;
     m_status->setTextFormat(Qt::PlainText);
     connect(m_start, &QPushButton::clicked, this,
@@ -120,6 +124,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(m_start);
     bar->addWidget(m_stop);
     bar->addWidget(m_status, 1);
+    bar->addWidget(m_export);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
@@ -209,6 +214,8 @@ void ParetoView::clear() {
     m_families.clear();
     m_order.clear();
     m_megatron.clear();
+    m_result.reset();
+    m_export->setEnabled(false);
     m_flush.stop();
     m_status->clear();
     m_dirty = true;
@@ -225,6 +232,8 @@ void ParetoView::addPoint(const ParetoPoint& point, bool megatron) {
 }
 
 void ParetoView::setResult(const ParetoResult& result) {
+    m_result = result;
+    m_export->setEnabled(true);
     for (auto& f : m_families) f.points.clear();
     m_megatron.clear();
     for (const auto& p : result.frontier) addPoint(p, false);

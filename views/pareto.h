@@ -14,6 +14,7 @@
 #include <QVector>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QChart;
@@ -51,10 +52,14 @@ public:
     int drawnPoints(const QString& family) const;
     /// The widget to render when exporting an image.
     QWidget* plotWidget() const;
+    /// The last sweep's result (setResult), or null.
+    const ParetoResult* result() const { return m_result ? &*m_result : nullptr; }
 
 signals:
     void startRequested(int points, qint64 budget);
     void stopRequested();
+    /// Export (PNG, SVG or CSV) was asked for; enabled once a sweep has ended.
+    void exportRequested();
     /// A point of the searched frontier was clicked.
     void planClicked(const sp::ParetoPoint& point);
     void redrawn();
@@ -81,6 +86,8 @@ private:
     QSpinBox* m_budget = nullptr;
     QPushButton* m_start = nullptr;
     QPushButton* m_stop = nullptr;
+    QPushButton* m_export = nullptr;
+    std::optional<ParetoResult> m_result;
     QLabel* m_status = nullptr;
     QTimer m_flush;
     bool m_dirty = false;

@@ -49,6 +49,22 @@ void MainWindow::buildParetoTab() {
         m_pareto->setStatus(QString());
         showError(tr("Pareto front: %1").arg(message));
     });
+    connect(m_pareto, &views::ParetoView::exportRequested, this, [this] {
+        const ParetoResult* r = m_pareto->result();
+        if (!r) return;
+        const QString path =
+            m_dialogs->saveFile(tr("Export Pareto front"), QStringLiteral("pareto-front.png"),
+                                tr("PNG image (*.png);;SVG image (*.svg);;CSV table (*.csv)"));
+        if (path.isEmpty()) return;
+        QString error;
+        const bool ok = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)
+                            ? views::saveFile(path, QByteArray::fromStdString(paretoCsv(*r)), &error)
+                            : views::saveImage(m_pareto->plotWidget(), path, &error);
+        if (ok)
+            statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
+        else
+            showError(error);
+    });
     connect(m_pareto, &views::ParetoView::planClicked, this, [this](const ParetoPoint& p) {
         // The plan views show plans of the current context; a point of another scenario cannot be shown.
         if (!m_ctx || !m_paretoScenario || !(m_ctx->scenario() == *m_paretoScenario)) {
