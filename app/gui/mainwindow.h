@@ -35,10 +35,10 @@ class QTabWidget;
 
 namespace sp::views {
 class ComparisonView;
-class ParetoView;
 class EliteModel;
 class LearningCurveView;
 class MessageBanner;
+class ParetoView;
 class PlanDetails;
 class RunPanel;
 class ScenarioEditor;

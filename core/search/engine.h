@@ -76,7 +76,7 @@ struct SearchOptions {
     /// More places to start (e.g. the elite of a search under a neighbouring SLO, core/search/pareto.h):
     /// assignments of this space, evaluated as one batch after warmStart's own start and against the
     /// budget; the best plan so far then becomes the start (see warmStart() in searcher.h). Assignments
-    /// that are not valid in the space are skipped. megatron, exhaustive and cd ignore them.
+    /// that are not valid in the space are skipped. megatron, exhaustive, cd and cd-restarts ignore them.
     std::vector<std::vector<int>> starts;
 };
 
