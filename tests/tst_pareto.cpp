@@ -105,6 +105,13 @@ private slots:
         QCOMPARE(warm.evaluations, int64_t(3));
         QCOMPARE(warm.best.metrics.throughput, good.best.metrics.throughput);
         QVERIFY(cold.best.metrics.throughput < good.best.metrics.throughput); // else the test shows nothing
+        // Coordinate descent begins at the better of the start and the Megatron plan.
+        o.budget.evaluations = 0;
+        const SearchResult cd = makeSearcher("cd")->run(space, engine, o, nullptr, {});
+        QVERIFY(cd.best.metrics.throughput >= good.best.metrics.throughput);
+        o.starts.clear();
+        const SearchResult cdAlone = makeSearcher("cd")->run(space, engine, o, nullptr, {});
+        QVERIFY(cd.evaluations != cdAlone.evaluations); // the start was evaluated and changed the path
     }
 
     void layoutFamilies() {
@@ -146,6 +153,8 @@ private slots:
                                           << "ga" << true;
         QTest::addRow("deepseek-v3 sa") << "deepseek-v3-h100-32x8.yaml"
                                         << "sa" << true;
+        QTest::addRow("llama-3.1-70b cd-restarts") << "llama-3.1-70b-h100-4x8.yaml"
+                                                   << "cd-restarts" << true;
         QTest::addRow("deepseek-v3 sa cold") << "deepseek-v3-h100-32x8.yaml"
                                              << "sa" << false;
     }

@@ -103,7 +103,17 @@ SearchResult CoordinateDescentSearcher::run(const SearchSpace& space, Engine& en
     if (m_restarts && options.budget.unlimited())
         return run.refuse("cd-restarts: needs a budget (evaluations or seconds)");
     Rng rng(options.seed);
-    const auto [start, startScore] = megatronStart(run, engine);
+    auto [start, startScore] = megatronStart(run, engine);
+    // Given starts (SearchOptions::starts): the descent begins at the best of them and the Megatron plan.
+    std::vector<std::vector<int>> given;
+    for (const auto& a : options.starts)
+        if (int(a.size()) == space.decisionCount() && space.valid(a)) given.push_back(a);
+    if (!given.empty() && !run.done()) {
+        const auto outcomes = run.evaluate(given);
+        for (size_t i = 0; i < outcomes.size(); ++i)
+            if (outcomes[i].evaluated() && (!start || outcomes[i].score > startScore))
+                start = given[i], startScore = outcomes[i].score;
+    }
     if (start) descend(run, space, *start, startScore, rng);
     while (m_restarts && !run.done()) {
         std::vector<int> a = space.sampleByDecision(rng);

@@ -76,7 +76,8 @@ struct SearchOptions {
     /// More places to start (e.g. the elite of a search under a neighbouring SLO, core/search/pareto.h):
     /// assignments of this space, evaluated as one batch after warmStart's own start and against the
     /// budget; the best plan so far then becomes the start (see warmStart() in searcher.h). Assignments
-    /// that are not valid in the space are skipped. megatron, exhaustive, cd and cd-restarts ignore them.
+    /// that are not valid in the space are skipped. cd and cd-restarts descend from the best of them and the
+    /// Megatron plan; megatron and exhaustive ignore them.
     std::vector<std::vector<int>> starts;
 };
 

@@ -89,7 +89,8 @@ public:
     SearchResult run(const SearchSpace&, Engine&, const SearchOptions&, Observer*, std::stop_token) override;
 };
 
-/// Coordinate descent from the Megatron plan: for each decision in turn, every other allowed value is
+/// Coordinate descent from the Megatron plan (or from the best of SearchOptions::starts, when one scores
+/// higher): for each decision in turn, every other allowed value is
 /// evaluated (one batch; later decisions kept where still valid, else repaired) and the best replaces the
 /// current plan if it scores higher; sweeps repeat until one improves nothing. Without restarts (`cd`) it
 /// stops there, possibly under budget, and needs no budget; with restarts (`cd-restarts`) it descends again
