@@ -20,6 +20,14 @@ Stage CostModel::Impl::stageOf(int i, int pp) const {
     return st;
 }
 
+/// Items (tokens, prompts) of the busiest of div shards when x of them arrive per step on average. Whole
+/// items split as ceil(x / div); under one item per step (a serving step starts B / O new prompts, often
+/// far below one) a step holds a whole item with probability x, so the busiest shard's expected share is
+/// x, not one item.
+static double busiestShare(double x, double div) {
+    return x < 1.0 ? x : std::ceil(x / div);
+}
+
 CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, double B,
                                                   double copiesPerReplicaGroup, Roof* half) const {
     const double inv = 1.0 / (t.peak > 0 ? t.peak : peakFlops);
@@ -41,14 +49,15 @@ CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, dou
             perTokH = 1.0 + k * std::sqrt(2.0);
         }
     }
-    const double tok = std::ceil(M / t.tokDiv), seq = std::ceil(B / t.seqDiv);
+    const double tok = busiestShare(M, t.tokDiv), seq = busiestShare(B, t.seqDiv);
     if (half) {
-        const double tokH = std::ceil(M / 2 / t.tokDiv), seqH = std::ceil(B / 2 / t.seqDiv);
+        const double tokH = busiestShare(M / 2, t.tokDiv), seqH = busiestShare(B / 2, t.seqDiv);
         half->compute = (t.fTok * tokH * perTokH + t.fSeq * seqH) * inv;
-        half->memory = (fixedH + t.bTok * tokH * perTokH + t.bSeq * seqH) / bw;
+        half->memory = (fixedH + t.bTok * tokH * perTokH) / bw + t.bSeq * seqH / bwKv;
+        half->unhidden = unhidden;
     }
     return {(t.fTok * tok * perTok + t.fSeq * seq) * inv,
-            (fixed + t.bTok * tok * perTok + t.bSeq * seq) / bw};
+            (fixed + t.bTok * tok * perTok) / bw + t.bSeq * seq / bwKv, unhidden};
 }
 
 double CostModel::Impl::commTime(const CommTerm& k, double M) {
