@@ -169,7 +169,8 @@ private slots:
 
     // A serving step with chunked prefill: Llama-3.1-8B on one H100, 1000-token prompts, 100 output tokens,
     // 10 sequences: each step carries the 10 decode tokens and 10 x 1000 / 100 = 100 prefill tokens in one
-    // pass. The FFN up/gate GEMM sees 110 tokens: 2 x (2 x 4096 x 14336) x 110 FLOPs at 989 TFLOP/s x 0.7.
+    // pass. The FFN up/gate GEMM sees 110 tokens: 2 x (2 x 4096 x 14336) x 110 FLOPs at 989 TFLOP/s times
+    // the cluster's compute efficiency.
     // A new prompt fits the spare budget (8192 - 10) in one step: TTFT = 2 cycles (the step in flight, then
     // its own).
     void batchedPrefillStep() {
@@ -187,7 +188,8 @@ private slots:
         QVERIFY(QString::fromStdString(e.decode.phase).contains("10 decode + 100 prefill"));
         const double flops = 2.0 * (2.0 * 4096 * 14336) * 110;
         for (const auto& o : e.decode.ops)
-            if (o.op == "ffn_up") QVERIFY(std::fabs(o.computeMs - flops / (989e12 * 0.7) * 1e3) < 1e-9);
+            if (o.op == "ffn_up")
+                QVERIFY(std::fabs(o.computeMs - flops / (989e12 * s.cluster.efficiency.compute) * 1e3) < 1e-9);
         QVERIFY(std::fabs(e.metrics.ttftMs - 2.0 * e.metrics.tpotMs) < 1e-9);
         QCOMPARE(e.metrics.prefillBudget, kDefaultPrefillBudget);
         // A step may not carry more than the budget: at 8,192 tokens, B (1 + 1000/100) <= 8192 gives B <=
@@ -197,6 +199,64 @@ private slots:
         Plan small = Plan::megatronChoices({1, 1, 1, 1, 1, 1});
         small.prefillBudget = 1100; // 1100 / 11 = 100 sequences at most
         QCOMPARE(CostModel(s).evaluate(small).batch, int64_t(100));
+    }
+
+    // A serving step starts B / O new prompts on average, far below one with long answers: Llama-3.1-8B
+    // (32 heads of 128: 4 x 32 x 128 = 16,384 attention FLOPs per query-key pair) on one H100, 20,000-token
+    // prompts, 2,000 output tokens, 16 sequences (BF16 KV: 16 x 21,000 x 128 KiB = 44 GB). The step's attention core scores the 16 decode tokens
+    // against their mean context (20,000 + 2,000 / 2 = 21,000) and 16 / 2,000 of one prompt's causal
+    // pairs (20,000 x 20,001 / 2), not a whole prompt: (16384 x 21000 x 16 + 16384 x 200,010,000 x 0.008)
+    // FLOPs at the BF16 peak (989 TFLOP/s) times the cluster's compute efficiency.
+    void servingStepStartsAFractionOfAPrompt() {
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        s.constraints.gpus = 1;
+        s.workload.phase = Phase::Serving;
+        s.workload.inputTokens = 20000;
+        s.workload.outputTokens = 2000;
+        s.workload.ttftMs = s.workload.tpotMs = 0;
+        s.workload.fixedBatch = true;
+        s.workload.batch = 16;
+        const Evaluation e = CostModel(s).explain(Plan::megatronChoices({1, 1, 1, 1, 1, 1}));
+        QVERIFY2(e.metrics.feasible, e.metrics.violation.c_str());
+        const double flops = 16384.0 * 21000 * 16 + 16384.0 * (20000.0 * 20001 / 2) * (16.0 / 2000);
+        const double expectMs = flops / (989e12 * s.cluster.efficiency.compute) * 1e3;
+        bool seen = false;
+        for (const auto& o : e.decode.ops)
+            if (o.op == "attention") {
+                seen = true;
+                QVERIFY2(std::fabs(o.computeMs / expectMs - 1) < 1e-9,
+                         qPrintable(QString("attention %1 ms, expected %2 ms").arg(o.computeMs).arg(expectMs)));
+            }
+        QVERIFY(seen);
+    }
+
+    // The attention core's KV reads stream at the KV bandwidth, weights and activations at the weight
+    // bandwidth: Llama-3.1-8B decode on one H100 (3.35 TB/s), 10 sequences of 1,000 + 100 tokens, a mean
+    // context of 1,050. A layer reads 10 x 1050 x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 43,008,000 B of
+    // cache, plus 10 tokens x (6,144 q/k/v + 4,096 out) x 2 bytes = 204,800 B of activations.
+    void kvReadsAtTheKvBandwidth() {
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        s.constraints.gpus = 1;
+        s.workload.phase = Phase::Decode;
+        s.workload.inputTokens = 1000;
+        s.workload.outputTokens = 100;
+        s.workload.ttftMs = s.workload.tpotMs = 0;
+        s.workload.fixedBatch = true;
+        s.workload.batch = 10;
+        s.cluster.efficiency.memory = 0.8;
+        s.cluster.efficiency.kvRead = 0.5;
+        const Evaluation e = CostModel(s).explain(Plan::megatronChoices({1, 1, 1, 1, 1, 1}));
+        QVERIFY(e.metrics.feasible);
+        const double kv = 10.0 * 1050 * 8 * 128 * 2 * 2, act = 10.0 * (6144 + 4096) * 2;
+        const double expectMs = (act / (3.35e12 * 0.8) + kv / (3.35e12 * 0.5)) * 1e3;
+        bool seen = false;
+        for (const auto& o : e.decode.ops)
+            if (o.op == "attention") {
+                seen = true;
+                QVERIFY2(std::fabs(o.memoryMs / expectMs - 1) < 1e-9,
+                         qPrintable(QString("attention %1 ms, expected %2 ms").arg(o.memoryMs).arg(expectMs)));
+            }
+        QVERIFY(seen);
     }
 
     // Paged KV at a known batch: Llama-3.1-8B (32 layers, 8 KV heads of 128, BF16 K and V), 10 sequences of

@@ -17,13 +17,15 @@ struct Factor {
 };
 
 // Bounds: what the hardware allows, not what fits best. GEMMs never reach the datasheet peak and rarely fall
-// below a third of it; streaming kernels reach 50-95% of HBM bandwidth; NCCL's bus bandwidth is 30-100% of
-// the link's; kernel launches cost 0-50 us; overlap hides 0-100%.
+// below a third of it; streaming kernels reach 50-90% of the datasheet HBM bandwidth (none reaches the
+// datasheet figure: refresh, row switches, ECC); NCCL's bus bandwidth is 30-100% of
+// the link's; kernel launches cost 0-50 us; overlap hides 0-100%; paged KV reads reach 30-100% of HBM.
 const Factor kFactors[] = {
-    {"compute", &Efficiency::compute, 0.3, 1.0},          {"memory", &Efficiency::memory, 0.5, 1.0},
+    {"compute", &Efficiency::compute, 0.3, 1.0},          {"memory", &Efficiency::memory, 0.5, 0.9},
     {"intra_node", &Efficiency::intraNode, 0.3, 1.0},     {"inter_node", &Efficiency::interNode, 0.3, 1.0},
     {"launch_us", &Efficiency::launchUs, 0.0, 50.0},      {"overlap", &Efficiency::overlap, 0.0, 1.0},
-    {"grouped_gemm", &Efficiency::groupedGemm, 0.3, 1.0},
+    {"grouped_gemm", &Efficiency::groupedGemm, 0.3, 1.0}, {"kv_read", &Efficiency::kvRead, 0.3, 1.0},
+    {"op_overlap", &Efficiency::opOverlap, 0.0, 1.0},
 };
 
 std::vector<CalibrationCase> withEfficiency(std::vector<CalibrationCase> cases, const Efficiency& e) {
@@ -47,7 +49,7 @@ Efficiency fit(const std::vector<CalibrationCase>& cases, Efficiency e, int& eva
     double best = objective(cases, e);
     ++evaluations;
     const double phi = (std::sqrt(5.0) - 1.0) / 2.0;
-    for (int sweep = 0; sweep < 12; ++sweep) {
+    for (int sweep = 0; sweep < 40; ++sweep) { // coupled factors (memory, launch, op_overlap) converge slowly
         const double start = best;
         for (const Factor& f : kFactors) {
             // Golden section on [lo, hi], then keep the better of it and the current value.

@@ -38,9 +38,10 @@ inline LinkClass linkOf(const GroupShape& g) {
 }
 
 /// One operator in one layer: time = max(flops / peak, bytes / bandwidth) + launch, where
-/// flops = fTok*tok + fSeq*seq and bytes = bFixed + bTok*tok + bSeq*seq; tok = ceil(M / tokDiv) are the local
-/// tokens and seq = ceil(B / seqDiv) the local sequences of a replica's micro-batch of M tokens and B
-/// sequences.
+/// flops = fTok*tok + fSeq*seq and bytes = bFixed + bTok*tok at the weight bandwidth plus bSeq*seq (the
+/// attention core's KV traffic) at the KV bandwidth; tok = ceil(M / tokDiv) are the local tokens and
+/// seq = ceil(B / seqDiv) the local sequences of a replica's micro-batch of M tokens and B sequences
+/// (a fraction below one stays a fraction: busiestShare).
 struct OpTerm {
     Op op = Op::Embedding;
     int8_t choice = 0;
@@ -165,7 +166,9 @@ struct CostModel::Impl {
     double peakFlops = 0;   ///< achieved FLOP/s of the GEMMs (peak * eta)
     double attnFlops = 0;   ///< achieved FLOP/s of the attention core (activation precision)
     double expertFlops = 0; ///< achieved FLOP/s of the routed experts' grouped GEMMs
-    double bw = 0;          ///< achieved HBM bytes/s
+    double bw = 0;          ///< achieved HBM bytes/s (weights, activations)
+    double bwKv = 0;        ///< achieved HBM bytes/s of the attention core's KV-cache traffic
+    double unhidden = 0;    ///< share of an operator's shorter roof not hidden (1 - opOverlap)
     double launch = 0;      ///< seconds per kernel
     double logMissOne = 0;  ///< log(1 - 1/E): an expert missed by one token copy
     double capBytes = 0;    ///< usable HBM per GPU
@@ -195,6 +198,8 @@ struct CostModel::Impl {
         expertFlops = peakFlops * c.efficiency.groupedGemm;
         if (s.model.moe.present()) logMissOne = std::log1p(-1.0 / double(s.model.moe.experts));
         bw = c.gpu.hbmTBs * 1e12 * c.efficiency.memory;
+        bwKv = c.gpu.hbmTBs * 1e12 * c.efficiency.kvRead;
+        unhidden = 1.0 - c.efficiency.opOverlap;
         launch = c.efficiency.launchUs * 1e-6;
         capBytes = c.gpu.hbmGB * 1e9 * (1.0 - s.constraints.memoryHeadroom);
         ab = bytesOf(s.model.activations);
@@ -316,8 +321,10 @@ struct CostModel::Impl {
     /// Compute and memory seconds of one operator for M local-replica tokens and B sequences; with `half`,
     /// also for a half-batch (M/2, B/2) in the same pass (two-batch overlap).
     struct Roof {
-        double compute = 0, memory = 0;
-        double time(double launch) const { return std::max(compute, memory) + launch; }
+        double compute = 0, memory = 0, unhidden = 0; ///< unhidden: 1 - Efficiency::opOverlap
+        double time(double launch) const {
+            return std::max(compute, memory) + unhidden * std::min(compute, memory) + launch;
+        }
     };
     Roof opRoofline(const OpTerm& t, double M, double B, double copiesPerReplicaGroup,
                     Roof* half = nullptr) const;

@@ -260,7 +260,8 @@ Cluster readCluster(const MapReader& r) {
     }
     if (r.has("efficiency")) {
         const MapReader e = r.map("efficiency");
-        e.allowKeys({"compute", "memory", "intra_node", "inter_node", "launch_us", "grouped_gemm", "overlap"});
+        e.allowKeys({"compute", "memory", "intra_node", "inter_node", "launch_us", "grouped_gemm", "overlap",
+                     "kv_read", "op_overlap"});
         const Efficiency d;
         c.efficiency.compute = e.numberOr("compute", d.compute, 0.01, 1.0);
         c.efficiency.memory = e.numberOr("memory", d.memory, 0.01, 1.0);
@@ -269,6 +270,8 @@ Cluster readCluster(const MapReader& r) {
         c.efficiency.launchUs = e.numberOr("launch_us", d.launchUs, 0.0, 1e5);
         c.efficiency.groupedGemm = e.numberOr("grouped_gemm", d.groupedGemm, 0.01, 1.0);
         c.efficiency.overlap = e.numberOr("overlap", d.overlap, 0.0, 1.0);
+        c.efficiency.kvRead = e.numberOr("kv_read", d.kvRead, 0.01, 1.0);
+        c.efficiency.opOverlap = e.numberOr("op_overlap", d.opOverlap, 0.0, 1.0);
     }
     return c;
 }
@@ -634,7 +637,8 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
       << f.interNode;
     e << YAML::Key << "launch_us" << YAML::Value << f.launchUs;
     e << YAML::Key << "grouped_gemm" << YAML::Value << f.groupedGemm << YAML::Key << "overlap" << YAML::Value
-      << f.overlap << YAML::EndMap;
+      << f.overlap << YAML::Key << "kv_read" << YAML::Value << f.kvRead;
+    e << YAML::Key << "op_overlap" << YAML::Value << f.opOverlap << YAML::EndMap;
     e << YAML::EndMap;
 }
 
