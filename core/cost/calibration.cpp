@@ -23,6 +23,8 @@ namespace {
 //    parallel over ep with the rest as replicas; without it, each replica shards its experts over its tp GPUs
 //    (TensorRT-LLM's default MoE tensor parallelism). With tp 1 and dp > 1 on an MoE model the attention is
 //    data-parallel, as in the DP-attention deployments.
+//  - prefill_budget: the engine's tokens per step when stated (else the default budget).
+//  - overlap: auto, off (default) or two-batch, as the source ran it.
 //  - batch: fixed when given (per replica), else chosen by the model; SLOs when given, else none (max
 //  throughput).
 Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& samples,
@@ -96,6 +98,13 @@ Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& sam
         plan.degrees.ep = d.dp * d.tp;
     }
     if (e.has("batch")) plan.batch = e.integer("batch", 1, 10'000'000);
+    // Two-batch overlap only where the source says the engine ran it (SGLang's and DeepSeek's EP
+    // deployments); TensorRT-LLM's TP runs of the perf overview do not split the batch.
+    plan.overlap = static_cast<Overlap>(
+        e.oneOfOr("overlap", std::vector<std::string_view>(kOverlapNames.begin(), kOverlapNames.end()), 1));
+    // The engine's token budget per step where the source states it or the harness derives it
+    // (trtllm-bench's max_num_tokens, see tests/data/calibration/README.md).
+    plan.prefillBudget = e.integerOr("prefill_budget", 0, 0, 100'000'000);
     const CostModel cm(s);
     if (auto why = cm.checkPlan(plan)) return Error{e.file(), 0, 0, row.id, "plan: " + *why};
     row.scenario = std::move(s);
