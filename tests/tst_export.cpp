@@ -155,8 +155,10 @@ private slots:
                 o.modelPath = model;
                 const auto r = launchCommand(s, plan, o);
                 if (!r) {
-                    // The Megatron plan and the search's best are always exported (adapted where needed).
-                    QVERIFY2(&plan != &plans[0].second && &plan != &plans[1].second,
+                    // The Megatron plan is always exported (adapted where needed); any other plan, the
+                    // search's best included, may be refused with the engine's reason (issue 12: "refused
+                    // with the reason, or exported with the nearest runnable layout").
+                    QVERIFY2(&plan != &plans[0].second,
                              (t.label() + ", " + what + ": " + r.error().message).c_str());
                     // A refusal says why; the only reasons are the ones the engines give.
                     QVERIFY2(r.error().message.find("cannot export") != std::string::npos,

@@ -100,6 +100,37 @@ EngineResult vllmCommand(const Ctx& c) {
     const int deployments = stage / unit;
     const int dp = unit / tp;
     if (auto r = headsRefusal(c, tp, "vLLM", false)) return *r;
+    if (c.moe && deployments > 1 && unit * d.pp > c.gpn && (unit * d.pp) % c.gpn != 0) {
+        // Deployments that end mid-host do not pack: each starts on a host of its own, and the cluster
+        // runs out of hosts. The nearest expert-parallel degrees whose deployments fill whole hosts.
+        Refusal r;
+        r.reason = "vLLM's expert group spans a whole deployment, and deployments of " +
+                   count(int64_t(unit) * d.pp, "GPU") + " (ep " + str(d.ep) + " x etp " + str(d.etp) +
+                   " over tp " + str(tp) + ") do not fill whole hosts of " + str(c.gpn);
+        auto packs = [&](int e) {
+            if (e < 1 || stage % (e * d.etp) != 0) return false;
+            if (c.m.moe.experts % e != 0) return false;
+            const int u = std::lcm(e * d.etp, tp) * d.pp;
+            return u <= c.gpn ? c.gpn % u == 0 : u % c.gpn == 0;
+        };
+        for (int e : {d.ep * 2, d.ep / 2, d.ep * 3, d.ep / 3, d.ep * 4, d.ep / 4})
+            if (e != d.ep && packs(e)) {
+                Plan b = c.p;
+                b.degrees.ep = e, b.degrees.edp = stage / (e * d.etp);
+                r.candidates.push_back({"ep " + str(d.ep) + " -> " + str(e) + ", edp " + str(d.edp) + " -> " +
+                                            str(b.degrees.edp),
+                                        b});
+            }
+        for (int e = 1; e <= stage && r.candidates.empty(); ++e)
+            if (packs(e)) {
+                Plan b = c.p;
+                b.degrees.ep = e, b.degrees.edp = stage / (e * d.etp);
+                r.candidates.push_back({"ep " + str(d.ep) + " -> " + str(e) + ", edp " + str(d.edp) + " -> " +
+                                            str(b.degrees.edp),
+                                        b});
+            }
+        return r;
+    }
     add(lc.argv, "--tensor-parallel-size", tp);
     if (d.pp > 1) add(lc.argv, "--pipeline-parallel-size", d.pp);
     if (dp > 1) add(lc.argv, "--data-parallel-size", dp);
