@@ -40,9 +40,18 @@ using MatM2D = Eigen::Matrix<double, kHidden, 2 * kDim>;
 using MatDM = Eigen::Matrix<double, kDim, kHidden>;
 using RowsD = Eigen::Matrix<double, Eigen::Dynamic, kDim, Eigen::RowMajor>; ///< one row per choice / token
 
+/// How the policy computes. Reference: plan by plan and node by node in double precision, the path the
+/// finite-difference checks were first written for. Double and Float: every node of a batch (all the batch's
+/// distinct prefixes, or all of one decision's while sampling) goes through each layer as one matrix
+/// product, softmaxes and exps vectorised over the batch; Float halves memory traffic and doubles the SIMD
+/// lanes, and is what the searcher runs (the parameters, Adam and the losses stay double). Tests hold the
+/// three to the same outputs.
+enum class Compute { Reference, Double, Float };
+
 struct PolicyConfig {
     int heads = 2; ///< attention heads (divides kDim)
     double initScale = 0.1;
+    Compute compute = Compute::Float;
 };
 
 /// All trainable parameters. forEach visits every block in a fixed order (Adam, the gradient check).
@@ -101,6 +110,8 @@ public:
     /// The trace of a given plan (its log-probabilities under the current policy), e.g. an elite plan to
     /// imitate.
     Trace trace(const std::vector<int>& actions, const MaskFn& mask) const;
+    /// The traces of several plans, their shared prefixes scored once.
+    std::vector<Trace> traces(std::span<const std::vector<int>> plans, const MaskFn& mask) const;
 
     /// The loss over a batch, and (when grad is not null) its gradient added to *grad:
     ///   L = -(1/B) sum_b sum_i min(rho_bi A_b, clip(rho_bi, 1-eps, 1+eps) A_b) - entropyWeight (1/B) sum_b
@@ -114,7 +125,8 @@ public:
                 size_t batchSize = 0) const;
 
 private:
-    struct Step; // per-decision forward cache
+    template <class S> friend struct Batched; // the Double and Float paths (policy.cpp)
+    struct Step;                              // per-decision forward cache
     /// Samples (given == null) or scores (the given actions) a plan decision by decision.
     Trace walk(const MaskFn& mask, Rng* rng, const std::vector<int>* given, double temperature) const;
     void forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s,
