@@ -178,8 +178,11 @@ template <class S> struct Batched {
     struct Forward {
         M H, Q, A, O, X, Pre1, Z, Y, valid, L, P; ///< A: head h in columns [h K, (h+1) K)
         CV entropy;
+        /// Room for `capacity` rows; only grows, so a workspace reused across calls allocates rarely.
         void reserve(const Net& net, int capacity) {
             const int K = int(net.keys.rows());
+            if (capacity <= H.rows() && A.cols() == net.heads * K && L.cols() == net.widest) return;
+            capacity = std::max(capacity, int(H.rows()));
             H.resize(capacity, kDim), Q.resize(capacity, kDim), A.resize(capacity, net.heads * K);
             O.resize(capacity, kDim), X.resize(capacity, 2 * kDim), Pre1.resize(capacity, kHidden);
             Z.resize(capacity, kHidden), Y.resize(capacity, kDim);
@@ -242,6 +245,13 @@ template <class S> struct Batched {
         }
     };
 
+    /// Per thread: the prefix tree's forward pass (0) and the sampler's (1), reused from call to call
+    /// (one tree and one sampler alive at a time on a thread, as loss, traces and sampleBatch use them).
+    static Forward& workspace(int which) {
+        thread_local Forward w[2];
+        return w[which];
+    }
+
     /// Reads a mask into row r of `valid`; returns the number of valid choices and the last of them.
     static std::pair<int, int> readMask(const std::vector<uint8_t>& m, int c, M& valid, int r) {
         int count = 0, one = 0;
@@ -260,7 +270,7 @@ template <class S> struct Batched {
         int n = 0, R = 0;
         std::vector<int> depth, parent, action, row, only, path; ///< per node; path: plan b * n + decision i
         std::vector<int> rowsFrom;                               ///< decision i: rows [from_i, from_{i+1})
-        Forward f;
+        Forward& f = workspace(0);
 
         Tree(const Policy& pol, const Net& net, std::span<const std::vector<int>* const> plans,
              const MaskFn& mask) {
@@ -361,7 +371,7 @@ template <class S> struct Batched {
         std::vector<int> node(static_cast<size_t>(B), 0), first{0}, nextFirst, nodeRow, nodeOnly, childParent,
             childAction;
         M prefix = M::Zero(B, kDim), nextPrefix(B, kDim);
-        Forward f;
+        Forward& f = workspace(1);
         f.reserve(net, B);
         std::vector<uint8_t> m;
         std::vector<double> w;
