@@ -104,8 +104,9 @@ public:
 
     /// Samples one plan following the masks. temperature > 1 flattens the distribution (exploration).
     Trace sample(const MaskFn& mask, Rng& rng, double temperature = 1.0) const;
-    /// One plan per generator, the same traces as sample() with each generator in turn, but decisions
-    /// reached by the same prefix share one forward pass (a converged policy's samples share most of theirs).
+    /// One plan per generator, the same traces as sample() with each generator in turn (to rounding on the
+    /// batched paths), but decisions reached by the same prefix share one forward pass (a converged policy's
+    /// samples share most of theirs).
     std::vector<Trace> sampleBatch(const MaskFn& mask, std::span<Rng> rngs, double temperature = 1.0) const;
     /// The trace of a given plan (its log-probabilities under the current policy), e.g. an elite plan to
     /// imitate.
@@ -119,7 +120,7 @@ public:
     /// with rho_bi = exp(logp_bi - oldLogp_bi). With eps <= 0 there is no clipping (REINFORCE with baseline
     /// when oldLogp equals the current log-probabilities). Masks are recomputed from the traces' actions.
     /// `batchSize` > 0 normalizes by that many samples instead of batch.size(): the loss of a batch is then
-    /// the sum of the losses of its parts (how the searcher splits an update over threads).
+    /// the sum of the losses of its parts (to split an update, e.g. over threads).
     double loss(std::span<const Trace> batch, std::span<const double> advantages, const MaskFn& mask,
                 double clipEps, double entropyWeight, Params* grad, double* meanEntropy = nullptr,
                 size_t batchSize = 0) const;
