@@ -215,6 +215,65 @@ int refreshBest(Args& a, const std::vector<std::string>& scenarios, const char* 
     return kOk;
 }
 
+/// rl's cost beside random's: runs of each at one budget, interleaved seed by seed so that a noisy machine
+/// slows both alike; medians of wall and processor time, their ratios, and the policy's processor time per
+/// new plan, (rl - random) / evaluations: everything rl does that random does not (sampling through the
+/// network, the updates) less nothing, since both evaluate the same number of new plans.
+int rlSpeed(Args& a, const std::vector<std::string>& scenarios, const char* usage) {
+    const auto budget = a.integer("budget");
+    const auto seeds = a.integer("seeds");
+    const auto threads = a.integer("threads");
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (budget && *budget < 1) return usageError("--budget must be at least 1", usage);
+    if (seeds && (*seeds < 1 || *seeds > 10000))
+        return usageError("--seeds must be between 1 and 10000", usage);
+    const std::string other = a.option("searchers").value_or("rl");
+    if (!makeSearcher(other))
+        return usageError("unknown searcher '" + other + "' (" + joined(searcherNames()) + ")", usage);
+    InterruptToStop interrupt;
+    std::printf("%-28s %8s %10s %10s %10s %10s %8s %8s %14s  (%s against random)\n", "scenario", "evals",
+                "random s", "s", "random CPU", "CPU", "wall x", "CPU x", "policy us/plan", other.c_str());
+    for (const auto& path : scenarios) {
+        const auto scenario = loadScenarioOrReport(path);
+        if (!scenario) return kBadInput;
+        const CostModel model(*scenario);
+        const CostModelObjective objective(model);
+        const SearchSpace space(*scenario);
+        SearchOptions o;
+        o.threads = int(threads.value_or(1));
+        o.budget.evaluations = budget.value_or(20'000);
+        std::vector<double> wall[2], cpu[2], wallRatio, cpuRatio, evals;
+        for (int64_t seed = 1; seed <= seeds.value_or(5) && !interrupt.interrupted(); ++seed) {
+            o.seed = uint64_t(seed);
+            SearchResult r[2];
+            for (int k = 0; k < 2; ++k) {
+                Engine fresh(objective);
+                r[k] =
+                    makeSearcher(k == 0 ? "random" : other)->run(space, fresh, o, nullptr, interrupt.token());
+                wall[k].push_back(r[k].seconds);
+                cpu[k].push_back(r[k].cpuSeconds);
+            }
+            wallRatio.push_back(r[1].seconds / r[0].seconds);
+            cpuRatio.push_back(r[1].cpuSeconds / r[0].cpuSeconds);
+            evals.push_back(double(r[1].evaluations));
+            if (r[1].evaluations != r[0].evaluations)
+                std::fprintf(stderr, "%s seed %lld: random %lld evaluations, %s %lld\n", stem(path).c_str(),
+                             (long long)seed, (long long)r[0].evaluations, other.c_str(),
+                             (long long)r[1].evaluations);
+        }
+        const double ev = medianOf(evals);
+        std::printf("%-28s %8.0f %10.4f %10.4f %10.4f %10.4f %8.2f %8.2f %14.1f\n", stem(path).c_str(), ev,
+                    medianOf(wall[0]), medianOf(wall[1]), medianOf(cpu[0]), medianOf(cpu[1]),
+                    medianOf(wallRatio), medianOf(cpuRatio),
+                    1e6 * (medianOf(cpu[1]) - medianOf(cpu[0])) / ev);
+        std::fflush(stdout);
+    }
+    std::printf("(medians over %lld seeds, --threads %d; ratios: the median of per-seed ratios)\n",
+                (long long)seeds.value_or(5), int(threads.value_or(1)));
+    if (interrupt.interrupted()) std::cerr << "shardplan: interrupted; the rows above are partial\n";
+    return kOk;
+}
+
 struct Row {
     std::string scenario, searcher;
     int64_t budget = 0;
@@ -232,11 +291,13 @@ int cmdBench(const std::vector<std::string>& argv) {
         "F]\n"
         "       shardplan bench --refresh-best FILE --scenario S... [--searchers LIST] [--budget N] [--seeds "
         "K]\n"
+        "       shardplan bench --rl-speed --scenario S... [--searchers NAME] [--budget N] [--seeds K] "
+        "[--threads T]\n"
         "       (defaults: --searchers random,random-seq,cd,cd-restarts,sa,ga,rl --budgets "
         "100,500,2000,20000\n"
         "        --seeds 20 --threads 1; refresh: --searchers sa,ga,cd-restarts,rl --budget 200000 --seeds "
         "3)";
-    Args a(argv, {"json"},
+    Args a(argv, {"json", "rl-speed"},
            {"scenario", "searchers", "budget", "budgets", "seeds", "threads", "csv", "best", "refresh-best",
             "warm-start"});
     if (!a.ok()) return usageError(a.error(), usage);
@@ -245,6 +306,7 @@ int cmdBench(const std::vector<std::string>& argv) {
     const auto scenarios = a.all("scenario");
     if (scenarios.empty()) return usageError("at least one --scenario is required", usage);
     if (a.option("refresh-best")) return refreshBest(a, scenarios, usage);
+    if (a.flag("rl-speed")) return rlSpeed(a, scenarios, usage);
 
     const std::vector<std::string> names =
         splitList(a.option("searchers").value_or("random,random-seq,cd,cd-restarts,sa,ga,rl"));

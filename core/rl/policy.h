@@ -40,9 +40,18 @@ using MatM2D = Eigen::Matrix<double, kHidden, 2 * kDim>;
 using MatDM = Eigen::Matrix<double, kDim, kHidden>;
 using RowsD = Eigen::Matrix<double, Eigen::Dynamic, kDim, Eigen::RowMajor>; ///< one row per choice / token
 
+/// How the policy computes. Reference: plan by plan and node by node in double precision, the path the
+/// finite-difference checks were first written for. Double and Float: every node of a batch (all the batch's
+/// distinct prefixes, or all of one decision's while sampling) goes through each layer as one matrix
+/// product, softmaxes and exps vectorised over the batch; Float halves memory traffic and doubles the SIMD
+/// lanes, and is what the searcher runs (the parameters, Adam and the losses stay double). Tests hold the
+/// three to the same outputs.
+enum class Compute { Reference, Double, Float };
+
 struct PolicyConfig {
     int heads = 2; ///< attention heads (divides kDim)
     double initScale = 0.1;
+    Compute compute = Compute::Float;
 };
 
 /// All trainable parameters. forEach visits every block in a fixed order (Adam, the gradient check).
@@ -95,12 +104,15 @@ public:
 
     /// Samples one plan following the masks. temperature > 1 flattens the distribution (exploration).
     Trace sample(const MaskFn& mask, Rng& rng, double temperature = 1.0) const;
-    /// One plan per generator, the same traces as sample() with each generator in turn, but decisions
-    /// reached by the same prefix share one forward pass (a converged policy's samples share most of theirs).
+    /// One plan per generator, the same traces as sample() with each generator in turn (to rounding on the
+    /// batched paths), but decisions reached by the same prefix share one forward pass (a converged policy's
+    /// samples share most of theirs).
     std::vector<Trace> sampleBatch(const MaskFn& mask, std::span<Rng> rngs, double temperature = 1.0) const;
     /// The trace of a given plan (its log-probabilities under the current policy), e.g. an elite plan to
     /// imitate.
     Trace trace(const std::vector<int>& actions, const MaskFn& mask) const;
+    /// The traces of several plans, their shared prefixes scored once.
+    std::vector<Trace> traces(std::span<const std::vector<int>> plans, const MaskFn& mask) const;
 
     /// The loss over a batch, and (when grad is not null) its gradient added to *grad:
     ///   L = -(1/B) sum_b sum_i min(rho_bi A_b, clip(rho_bi, 1-eps, 1+eps) A_b) - entropyWeight (1/B) sum_b
@@ -108,13 +120,14 @@ public:
     /// with rho_bi = exp(logp_bi - oldLogp_bi). With eps <= 0 there is no clipping (REINFORCE with baseline
     /// when oldLogp equals the current log-probabilities). Masks are recomputed from the traces' actions.
     /// `batchSize` > 0 normalizes by that many samples instead of batch.size(): the loss of a batch is then
-    /// the sum of the losses of its parts (how the searcher splits an update over threads).
+    /// the sum of the losses of its parts (to split an update, e.g. over threads).
     double loss(std::span<const Trace> batch, std::span<const double> advantages, const MaskFn& mask,
                 double clipEps, double entropyWeight, Params* grad, double* meanEntropy = nullptr,
                 size_t batchSize = 0) const;
 
 private:
-    struct Step; // per-decision forward cache
+    template <class S> friend struct Batched; // the Double and Float paths (policy.cpp)
+    struct Step;                              // per-decision forward cache
     /// Samples (given == null) or scores (the given actions) a plan decision by decision.
     Trace walk(const MaskFn& mask, Rng* rng, const std::vector<int>* given, double temperature) const;
     void forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s,
