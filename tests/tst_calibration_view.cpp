@@ -7,6 +7,7 @@
 #include "mainwindow.h"
 #include "views/calibrationview.h"
 #include "views/messagebanner.h"
+#include "views/runpanel.h"
 #include "views/scenarioeditor.h"
 
 #include <QAction>
@@ -264,6 +265,34 @@ private slots:
         QVERIFY(w.context()->scenario().cluster.efficiency == before);
         w.action(QStringLiteral("redo"))->trigger();
         QVERIFY(w.scenarioEditor()->scenario().cluster.efficiency == fitted);
+    }
+
+    // With results on display, using the fitted cluster marks them stale, as any edit does; undo clears it.
+    void useFittedClusterMarksResultsStale() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kScenario));
+        w.runPanel()->setSelectedSearchers({QStringLiteral("random")});
+        w.runPanel()->setBudget(100);
+        QSignalSpy searched(&w, &MainWindow::searchFinished);
+        w.startSearch();
+        QVERIFY(searched.wait(120000) || searched.count() > 0);
+        QVERIFY(!w.staleBanner()->isVisible());
+        const Efficiency before = w.context()->scenario().cluster.efficiency;
+        QTemporaryDir dir;
+        CalibrationView* v = w.calibrationView();
+        v->setCalibrationSet(
+            syntheticSet(writeFile(dir, QStringLiteral("m.yaml"), kThreeRows), truthFactors()),
+            QStringLiteral("synthetic"));
+        QSignalSpy done(v, &CalibrationView::fitFinished);
+        v->fit();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 300000);
+        QTest::mouseClick(v->useButton(), Qt::LeftButton);
+        QVERIFY(w.staleBanner()->isVisible());
+        QVERIFY(w.staleBanner()->text().contains(QStringLiteral("stale")));
+        QVERIFY(w.context()->scenario().cluster.efficiency == before); // the results' scenario, until a rerun
+        w.action(QStringLiteral("undo"))->trigger();
+        QVERIFY(!w.staleBanner()->isVisible());
     }
 };
 
