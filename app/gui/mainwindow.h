@@ -34,6 +34,7 @@ class QTableView;
 class QTabWidget;
 
 namespace sp::views {
+class CalibrationView;
 class ComparisonView;
 class EliteModel;
 class LearningCurveView;
@@ -104,6 +105,10 @@ public:
     views::ComparisonView* comparisonView() const { return m_comparison; }
     views::PlanDetails* planDetails() const { return m_details; }
     views::TimelineView* timelineView() const { return m_timeline; }
+    views::CalibrationView* calibrationView() const { return m_calibration; }
+    QDockWidget* calibrationDock() const { return m_calibrationDock; }
+    /// Tools > Calibration: shows the calibration dock, loading the project's measurements the first time.
+    void showCalibration();
     views::MessageBanner* messageBanner() const { return m_banner; }
     views::MessageBanner* staleBanner() const { return m_staleBanner; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -152,6 +157,9 @@ private:
 
     void buildUi();
     void buildParetoTab();
+    void buildCalibrationDock();
+    /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.
+    void useFittedEfficiency(const Efficiency& fitted);
     void showAbout();
     void setScenario(const Scenario& s, const QString& path);
     void scenarioEdited();
@@ -215,6 +223,8 @@ private:
     views::ParetoView* m_pareto = nullptr;
     ParetoRunner* m_paretoRunner = nullptr;
     std::shared_ptr<const Scenario> m_paretoScenario; ///< of the sweep shown in the Pareto tab
+    views::CalibrationView* m_calibration = nullptr;
+    QDockWidget* m_calibrationDock = nullptr;
     views::MessageBanner* m_banner = nullptr;
     views::MessageBanner* m_staleBanner = nullptr;
     QTabWidget* m_tabs = nullptr;

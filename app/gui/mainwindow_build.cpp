@@ -85,6 +85,7 @@ void MainWindow::buildUi() {
         m_tabs->setTabToolTip(i, tr(tips[i]));
     }
     buildParetoTab();
+    buildCalibrationDock();
 
     m_eliteModel = new views::EliteModel(this);
     m_proxy = new QSortFilterProxyModel(this);

@@ -128,6 +128,13 @@ void WindowActions::build(MainWindow& w) {
         w.updateTitle();
     }));
 
+    auto* tools = w.menuBar()->addMenu(MainWindow::tr("&Tools"));
+    reg(QStringLiteral("calibration"),
+        tools->addAction(MainWindow::tr("&Calibration..."), QKeySequence(MainWindow::tr("Ctrl+Shift+C")), &w,
+                         &MainWindow::showCalibration))
+        ->setToolTip(MainWindow::tr("The cost model against measured runs, and the fit of the cluster's "
+                                    "efficiency factors to them (Ctrl+Shift+C)"));
+
     auto* view = w.menuBar()->addMenu(MainWindow::tr("&View"));
     int key = Qt::Key_1;
     for (Tab t : {Tab::Chart, Tab::LearningCurve, Tab::Sharding, Tab::Topology, Tab::Comparison, Tab::Plan,
@@ -166,6 +173,7 @@ void WindowActions::build(MainWindow& w) {
                 "comparison, plan, timeline</td></tr>"
                 "<tr><td><b>Ctrl+L</b></td><td>Logarithmic evaluations axis</td></tr>"
                 "<tr><td><b>Ctrl+F</b></td><td>Filter the elite plans</td></tr>"
+                "<tr><td><b>Ctrl+Shift+C</b></td><td>Calibration: measured runs and the fit</td></tr>"
                 "<tr><td><b>Ctrl+Q</b></td><td>Quit</td></tr></table>"));
     });
     help->addAction(MainWindow::tr("&About Shard Planner"), &w, &MainWindow::showAbout);
