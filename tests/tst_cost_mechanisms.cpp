@@ -3,6 +3,9 @@
 // and the attention core's precision.
 #include "core/cost/costmodel.h"
 #include "core/io/formats.h"
+#include "core/search/engine.h"
+#include "core/search/searcher.h"
+#include "core/search/space.h"
 
 #include <QTest>
 
@@ -257,6 +260,50 @@ private slots:
                          qPrintable(QString("attention %1 ms, expected %2 ms").arg(o.memoryMs).arg(expectMs)));
             }
         QVERIFY(seen);
+    }
+
+    // The engines' own layout against the best plan the search finds (DeepSeek-V3, about 2k tokens of
+    // context; SGLang, lmsys.org/blog/2025-05-05-large-scale-ep, and DeepSeek's inference overview run
+    // attention-DP + wide EP with two-batch overlap): prefill on 4x8 H100, decode on 9x8 H100.
+    void engineLayoutsNearTheSearchBest_data() {
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("phase");
+        QTest::addRow("prefill 4x8") << 4 << int(Phase::Prefill);
+        QTest::addRow("decode 9x8") << 9 << int(Phase::Decode);
+    }
+    void engineLayoutsNearTheSearchBest() {
+        QFETCH(int, nodes);
+        QFETCH(int, phase);
+        Scenario s = deepseek(nodes, Phase(phase), 2000, 1);
+        s.workload.fixedBatch = false;
+        // SGLang's decode ran 256 sequences a GPU at 22,282 tok/s a node: 2048 / 22,282 = 92 ms a token;
+        // the comparison holds the search to that interactivity.
+        if (Phase(phase) == Phase::Decode) s.workload.tpotMs = 100;
+        const CostModel cost(s);
+        Plan engine = dpAttention(nodes * 8);
+        engine.overlap = Overlap::TwoBatch;
+        const Metrics e = cost.evaluate(engine);
+        QVERIFY2(e.feasible, e.violation.c_str());
+        const CostModelObjective objective(cost);
+        const SearchSpace space(s);
+        Engine eng(objective);
+        SearchOptions o;
+        o.budget.evaluations = 5000;
+        o.seed = 1;
+        const SearchResult r = makeSearcher("sa")->run(space, eng, o, nullptr, {});
+        const Metrics best = cost.evaluate(r.best.plan);
+        const double ratio = e.throughput / std::max(best.throughput, e.throughput);
+        const Degrees& d = r.best.plan.degrees;
+        qInfo("engine layout %.0f tok/s, search best %.0f tok/s (pp%d dp%d tp%d ep%d etp%d edp%d): %.3fx",
+              e.throughput, best.throughput, d.pp, d.dp, d.tp, d.ep, d.etp, d.edp, ratio);
+        // Holds: the engines' layout is within 20% of the best (it was 0.70-0.76x before the fitted factors).
+        QVERIFY(ratio > 0.8);
+        // Known miss (target 10%): 0.86x for prefill (the best keeps two expert replicas, EP16, so each
+        // all-to-all spans half the ranks) and 0.81x for decode (pp3 x dp3 x tp8 with batch-sharded
+        // attention, EP12: the attention ranks meet in TP8 groups on NVLink, fewer at each all-to-all, and
+        // the pipeline's stages hold the experts' memory).
+        if (ratio < 0.9) QEXPECT_FAIL("", "engine layout 0.81-0.86x of the search best, target 0.9x", Continue);
+        QVERIFY(ratio >= 0.9);
     }
 
     // Paged KV at a known batch: Llama-3.1-8B (32 layers, 8 KV heads of 128, BF16 K and V), 10 sequences of
