@@ -44,6 +44,9 @@ commands:
                                             (default plan: the Megatron plan)
   bench --scenario S... [--searchers LIST] [--budget N] [--seeds K] [--threads T] [--json] [--csv F]
                                             searchers over seeds 1..K: best throughput, vs Megatron, evals to 99%
+  bench --rl-speed --scenario S... [--searchers NAME] [--budget N] [--seeds K]
+                                            rl's wall and CPU time beside random's, seed by seed, and its
+                                            policy time per evaluation
   pareto --scenario S [--searcher NAME] [--points N] [--budget B] [--seed K] [--threads T]
          [--seconds T] [--no-warm-start] [--json] [--csv F] [--at-tpot MS | --at-user-tps X]
                                             throughput per GPU against tokens/s per user under the TTFT SLO:
