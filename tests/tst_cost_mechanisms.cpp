@@ -23,6 +23,19 @@ Scenario scenario(const QString& path) {
     return s.value();
 }
 
+/// Llama-3.1-8B (the sample model) on one H100 at a fixed batch of B sequences of I + O tokens, no SLOs.
+Scenario llamaOneGpu(Phase phase, int64_t input, int64_t output, int64_t batch) {
+    Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+    s.constraints.gpus = 1;
+    s.workload.phase = phase;
+    s.workload.inputTokens = input;
+    s.workload.outputTokens = output;
+    s.workload.ttftMs = s.workload.tpotMs = 0;
+    s.workload.fixedBatch = true;
+    s.workload.batch = batch;
+    return s;
+}
+
 /// DeepSeek-V3 (the sample model) on `nodes` x 8 H100 (the 4x8 sample cluster's figures).
 Scenario deepseek(int nodes, Phase phase, int input, int64_t batch) {
     Scenario s = scenario(kSamples + "/scenarios/deepseek-v3-h100-32x8.yaml");
@@ -177,14 +190,7 @@ private slots:
     // A new prompt fits the spare budget (8192 - 10) in one step: TTFT = 2 cycles (the step in flight, then
     // its own).
     void batchedPrefillStep() {
-        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
-        s.constraints.gpus = 1;
-        s.workload.phase = Phase::Serving;
-        s.workload.inputTokens = 1000;
-        s.workload.outputTokens = 100;
-        s.workload.ttftMs = s.workload.tpotMs = 0;
-        s.workload.fixedBatch = true;
-        s.workload.batch = 10;
+        Scenario s = llamaOneGpu(Phase::Serving, 1000, 100, 10);
         const CostModel cm(s);
         const Evaluation e = cm.explain(Plan::megatronChoices({1, 1, 1, 1, 1, 1}));
         QVERIFY(e.metrics.feasible);
@@ -211,14 +217,7 @@ private slots:
     // pairs (20,000 x 20,001 / 2), not a whole prompt: (16384 x 21000 x 16 + 16384 x 200,010,000 x 0.008)
     // FLOPs at the BF16 peak (989 TFLOP/s) times the cluster's compute efficiency.
     void servingStepStartsAFractionOfAPrompt() {
-        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
-        s.constraints.gpus = 1;
-        s.workload.phase = Phase::Serving;
-        s.workload.inputTokens = 20000;
-        s.workload.outputTokens = 2000;
-        s.workload.ttftMs = s.workload.tpotMs = 0;
-        s.workload.fixedBatch = true;
-        s.workload.batch = 16;
+        Scenario s = llamaOneGpu(Phase::Serving, 20000, 2000, 16);
         const Evaluation e = CostModel(s).explain(Plan::megatronChoices({1, 1, 1, 1, 1, 1}));
         QVERIFY2(e.metrics.feasible, e.metrics.violation.c_str());
         const double flops = 16384.0 * 21000 * 16 + 16384.0 * (20000.0 * 20001 / 2) * (16.0 / 2000);
@@ -238,14 +237,7 @@ private slots:
     // context of 1,050. A layer reads 10 x 1050 x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 43,008,000 B of
     // cache, plus 10 tokens x (6,144 q/k/v + 4,096 out) x 2 bytes = 204,800 B of activations.
     void kvReadsAtTheKvBandwidth() {
-        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
-        s.constraints.gpus = 1;
-        s.workload.phase = Phase::Decode;
-        s.workload.inputTokens = 1000;
-        s.workload.outputTokens = 100;
-        s.workload.ttftMs = s.workload.tpotMs = 0;
-        s.workload.fixedBatch = true;
-        s.workload.batch = 10;
+        Scenario s = llamaOneGpu(Phase::Decode, 1000, 100, 10);
         s.cluster.efficiency.memory = 0.8;
         s.cluster.efficiency.kvRead = 0.5;
         const Evaluation e = CostModel(s).explain(Plan::megatronChoices({1, 1, 1, 1, 1, 1}));
@@ -310,13 +302,7 @@ private slots:
     // 1000 + 100 tokens. Paged: on average input + output/2 = 1050 tokens written:
     // 10 x 1050 x 32 x 8 x 128 x 2 x 2 bytes = 1,376,256,000 B = 1.2817 GiB; the worst case, 1100 tokens.
     void pagedKvMemory() {
-        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
-        s.constraints.gpus = 1;
-        s.workload.phase = Phase::Serving;
-        s.workload.inputTokens = 1000;
-        s.workload.outputTokens = 100;
-        s.workload.fixedBatch = true;
-        s.workload.batch = 10;
+        Scenario s = llamaOneGpu(Phase::Serving, 1000, 100, 10);
         const Plan p = Plan::megatronChoices({1, 1, 1, 1, 1, 1});
         const double perToken = 32.0 * 8 * 128 * 2 * 2, gib = 1024.0 * 1024 * 1024;
         QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 10 * 1050 * perToken / gib) < 1e-9);
