@@ -38,7 +38,7 @@ Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::s
             double compute = 0, memory = 0, time = 0;
             auto part = [&](const OpTerm& term, double m, double seqs) {
                 const Roof r = opRoofline(term, m, seqs, copies);
-                compute += r.compute, memory += r.memory, time += r.time(launch);
+                compute += r.compute, memory += r.memory, time += opTime(r);
             };
             if (o.attention) {
                 if (cr.dec > 0) part(bd.ops[i], cr.dec, cr.dec);

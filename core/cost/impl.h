@@ -37,7 +37,7 @@ inline LinkClass linkOf(const GroupShape& g) {
     return g.size <= 1 ? LinkClass::Local : g.nodes > 1 ? LinkClass::Network : LinkClass::NvLink;
 }
 
-/// One operator in one layer: time = max(flops / peak, bytes / bandwidth) + launch, where
+/// One operator in one layer: its compute and memory roofs (Impl::opTime combines them), where
 /// flops = fTok*tok + fSeq*seq and bytes = bFixed + bTok*tok at the weight bandwidth plus bSeq*seq (the
 /// attention core's KV traffic) at the KV bandwidth; tok = ceil(M / tokDiv) are the local tokens and
 /// seq = ceil(B / seqDiv) the local sequences of a replica's micro-batch of M tokens and B sequences
@@ -321,11 +321,12 @@ struct CostModel::Impl {
     /// Compute and memory seconds of one operator for M local-replica tokens and B sequences; with `half`,
     /// also for a half-batch (M/2, B/2) in the same pass (two-batch overlap).
     struct Roof {
-        double compute = 0, memory = 0, unhidden = 0; ///< unhidden: 1 - Efficiency::opOverlap
-        double time(double launch) const {
-            return std::max(compute, memory) + unhidden * std::min(compute, memory) + launch;
-        }
+        double compute = 0, memory = 0;
     };
+    /// An operator's time: the longer roof, the unhidden share of the shorter, and the launch.
+    double opTime(const Roof& r) const {
+        return std::max(r.compute, r.memory) + unhidden * std::min(r.compute, r.memory) + launch;
+    }
     Roof opRoofline(const OpTerm& t, double M, double B, double copiesPerReplicaGroup,
                     Roof* half = nullptr) const;
 

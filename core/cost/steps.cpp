@@ -54,10 +54,9 @@ CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, dou
         const double tokH = busiestShare(M / 2, t.tokDiv), seqH = busiestShare(B / 2, t.seqDiv);
         half->compute = (t.fTok * tokH * perTokH + t.fSeq * seqH) * inv;
         half->memory = (fixedH + t.bTok * tokH * perTokH) / bw + t.bSeq * seqH / bwKv;
-        half->unhidden = unhidden;
     }
     return {(t.fTok * tok * perTok + t.fSeq * seq) * inv,
-            (fixed + t.bTok * tok * perTok) / bw + t.bSeq * seq / bwKv, unhidden};
+            (fixed + t.bTok * tok * perTok) / bw + t.bSeq * seq / bwKv};
 }
 
 double CostModel::Impl::commTime(const CommTerm& k, double M) {
@@ -87,19 +86,19 @@ CostModel::Impl::Parts CostModel::Impl::blockParts(const Compiled& c, const Bloc
         if (main.ops[i].attention) {
             const bool both = cr.dec > 0 && cr.pre > 0;
             if (cr.dec > 0) {
-                p.ops += opRoofline(bd.ops[i], cr.dec, cr.dec, copies, hp).time(launch);
-                if (half) h.ops += hr.time(launch);
+                p.ops += opTime(opRoofline(bd.ops[i], cr.dec, cr.dec, copies, hp));
+                if (half) h.ops += opTime(hr);
             }
             if (cr.pre > 0) {
-                p.ops += opRoofline(bp.ops[i], cr.pre, cr.prompts, copies, hp).time(launch);
-                if (half) h.ops += hr.time(launch);
+                p.ops += opTime(opRoofline(bp.ops[i], cr.pre, cr.prompts, copies, hp));
+                if (half) h.ops += opTime(hr);
             }
             if (both) p.ops -= launch, h.ops -= launch; // one varlen kernel
         } else {
             const OpTerm& o = main.ops[i];
             const double m = o.op == Op::LmHead ? rows : o.experts ? st.tokens() : M;
-            p.ops += opRoofline(o, m, cr.dec + cr.prompts, copies, hp).time(launch);
-            if (half) h.ops += hr.time(launch);
+            p.ops += opTime(opRoofline(o, m, cr.dec + cr.prompts, copies, hp));
+            if (half) h.ops += opTime(hr);
         }
     }
     for (int i = 0; i < main.nComms; ++i) {

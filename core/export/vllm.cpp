@@ -108,27 +108,20 @@ EngineResult vllmCommand(const Ctx& c) {
                    count(int64_t(unit) * d.pp, "GPU") + " (ep " + str(d.ep) + " x etp " + str(d.etp) +
                    " over tp " + str(tp) + ") do not fill whole hosts of " + str(c.gpn);
         auto packs = [&](int e) {
-            if (e < 1 || stage % (e * d.etp) != 0) return false;
-            if (c.m.moe.experts % e != 0) return false;
+            if (e < 1 || e == d.ep || stage % (e * d.etp) != 0 || c.m.moe.experts % e != 0) return false;
             const int u = std::lcm(e * d.etp, tp) * d.pp;
             return u <= c.gpn ? c.gpn % u == 0 : u % c.gpn == 0;
         };
+        auto offer = [&](int e) {
+            Plan b = c.p;
+            b.degrees.ep = e, b.degrees.edp = stage / (e * d.etp);
+            r.candidates.push_back(
+                {"ep " + str(d.ep) + " -> " + str(e) + ", edp " + str(d.edp) + " -> " + str(b.degrees.edp), b});
+        };
         for (int e : {d.ep * 2, d.ep / 2, d.ep * 3, d.ep / 3, d.ep * 4, d.ep / 4})
-            if (e != d.ep && packs(e)) {
-                Plan b = c.p;
-                b.degrees.ep = e, b.degrees.edp = stage / (e * d.etp);
-                r.candidates.push_back({"ep " + str(d.ep) + " -> " + str(e) + ", edp " + str(d.edp) + " -> " +
-                                            str(b.degrees.edp),
-                                        b});
-            }
+            if (packs(e)) offer(e);
         for (int e = 1; e <= stage && r.candidates.empty(); ++e)
-            if (packs(e)) {
-                Plan b = c.p;
-                b.degrees.ep = e, b.degrees.edp = stage / (e * d.etp);
-                r.candidates.push_back({"ep " + str(d.ep) + " -> " + str(e) + ", edp " + str(d.edp) + " -> " +
-                                            str(b.degrees.edp),
-                                        b});
-            }
+            if (packs(e)) offer(e);
         return r;
     }
     add(lc.argv, "--tensor-parallel-size", tp);

@@ -27,7 +27,6 @@ struct Link {
     bool operator==(const Link&) const = default;
 };
 
-/// Achieved fractions of the peaks. Defaults documented in the README with their sources.
 /// Achieved fractions of the datasheet figures, and fixed costs. The defaults are the Hopper fit that the H100
 /// and H200 sample clusters carry (samples/clusters/h100-4x8.yaml says what they were fitted to: 166
 /// TensorRT-LLM runs, median |error| 5.0%, leave-one-out 5.2%); no public fit exists yet for other GPUs,
