@@ -98,8 +98,8 @@ QStringList sampleScenarios() {
 class TestCost : public QObject {
     Q_OBJECT
 private slots:
-    // H100 SXM (sample cluster's peaks): 989 TFLOP/s BF16 x compute efficiency 0.7; 3.35 TB/s x memory efficiency
-    // 0.8; launch 4 us.
+    // H100 SXM (sample cluster's peaks): 989 TFLOP/s BF16 x compute efficiency 0.7; 3.35 TB/s x memory
+    // efficiency 0.8; launch 4 us.
     void gemmMemoryBoundAtBatchOne() {
         const CostModel cm(oneH100(Phase::Decode, 1000));
         const Evaluation e = cm.explain(cm.megatronPlan());
@@ -330,10 +330,15 @@ private slots:
         qInfo("DP attention %.0f tok/s, TP16 %.0f tok/s: %.1fx", dpa.throughput, tp16.throughput,
               dpa.throughput / tp16.throughput);
         QVERIFY(dpa.throughput > 3.0 * tp16.throughput);
-        // Known miss: the model gives 9.9x, above the 3x-8x around SGLang's 5.2x (TP16's 16-way all-reduces
-        // across two nodes, per token, dominate its step in the model).
+        // Known miss: 9.0x against the 3x-8x around SGLang's figure (the blog says "up to 5x"). TP16 keeps
+        // the MLA latent cache whole on each of its 16 GPUs, so 28.5 GiB holds 218 sequences of 2,000
+        // tokens, and every step streams 40 GiB of weights and the whole cache: at 90% and 74% of 3.35 TB/s
+        // that is 14.2 + 12.3 = 26.6 ms, a bound of 218 / 26.6 ms = 8,200 tok/s a replica (512 a GPU) with
+        // free communication and kernels. DP attention at SGLang's measured 22,282 tok/s a node (2,785 a
+        // GPU) is already 5.4x that bound; the model's 41.2 ms adds two 62 us all-reduces across the two
+        // nodes and 12 us per kernel in each of 61 layers, and its DP attention is 7% over the measurement.
         const double ratio = dpa.throughput / tp16.throughput;
-        if (ratio > 8.0) QEXPECT_FAIL("", "DP attention 9.9x TP16, the bound is 8x", Continue);
+        if (ratio > 8.0) QEXPECT_FAIL("", "DP attention 9.0x TP16, the bound is 8x", Continue);
         QVERIFY(ratio < 8.0);
     }
 
@@ -348,8 +353,8 @@ private slots:
     }
 
     // (c) Llama-3.1-405B FP8 on one 8x H200 node (NVIDIA's post on pipeline parallelism in TensorRT-LLM,
-    // developer.nvidia.com/blog, "Boosting Llama 3.1 405B Throughput by Another 1.5x on NVIDIA H200 Tensor Core
-    // GPUs and NVLink Switch"): pipeline parallelism gives the most throughput at full load, tensor
+    // developer.nvidia.com/blog, "Boosting Llama 3.1 405B Throughput by Another 1.5x on NVIDIA H200 Tensor
+    // Core GPUs and NVLink Switch"): pipeline parallelism gives the most throughput at full load, tensor
     // parallelism the lowest latency for one user.
     void factPipelineForThroughputTensorForLatency() {
         Scenario s;
@@ -359,7 +364,8 @@ private slots:
         s.workload.phase = Phase::Serving;
         s.workload.inputTokens = s.workload.outputTokens = 2048;
         const CostModel cm(s);
-        const Plan tp8 = Plan::megatronChoices({1, 1, 8, 8, 1, 1}), pp8 = Plan::megatronChoices({8, 1, 1, 1, 1, 1});
+        const Plan tp8 = Plan::megatronChoices({1, 1, 8, 8, 1, 1}),
+                   pp8 = Plan::megatronChoices({8, 1, 1, 1, 1, 1});
         const Metrics tpMax = cm.evaluate(tp8), ppMax = cm.evaluate(pp8);
         QVERIFY(tpMax.feasible && ppMax.feasible);
         s.workload.fixedBatch = true;

@@ -106,6 +106,36 @@ private slots:
         QVERIFY(!findComm(b2, "experts dispatch"));
     }
 
+    // The same layout with sequence-parallel (token-sharded) norms, as Megatron runs it: the replicated
+    // router gathers the tokens once (an all-gather of the hidden state), so the experts need no dispatch,
+    // the shared experts read the same gathered copy (no second all-gather), and one reduce-scatter returns
+    // the shared and routed partial sums to the token owners. Per token: 2 collectives of h values in the
+    // MoE block instead of a dispatch of top-k x (etp - 1) copies.
+    void sequenceParallelExpertTpGathersOnce() {
+        const CostModel cm(deepseek(1, Phase::Decode, 2000, 128));
+        Plan p = Plan::megatronChoices({1, 1, 8, 1, 8, 1});
+        p.setChoice(Op::Experts, choice::ExpTensor);
+        QCOMPARE(int(p.choice(Op::MoeNorms)), int(choice::NormToken));
+        QVERIFY(!cm.checkPlan(p));
+        const Evaluation e = cm.explain(p);
+        QVERIFY(!findComm(e.decode, "experts dispatch"));
+        QVERIFY(!findComm(e.decode, "experts combine"));
+        const CommCost* gather = findComm(e.decode, "norms -> router");
+        QVERIFY(gather);
+        QCOMPARE(gather->kind, Collective::AllGather);
+        QVERIFY(!findComm(e.decode, "router -> shared_experts"));
+        int moeComms = 0;
+        for (const auto& c : e.decode.comms)
+            if (c.layer == LayerKind::Moe) ++moeComms;
+        // attention: all-gather before QKV, reduce-scatter after out_proj; MoE: the gather and the
+        // reduce-scatter.
+        QCOMPARE(moeComms, 4);
+        const CommCost* scatter = findComm(e.decode, "experts -> norms");
+        QVERIFY(scatter);
+        QCOMPARE(scatter->kind, Collective::ReduceScatter);
+        QCOMPARE(scatter->bytes, gather->bytes);
+    }
+
     // DP attention + EP 8 inside one node, a decode step of 128 tokens per GPU (DeepEP low-latency: one
     // message per destination GPU). Of a token's 8 picks, 1/8 land on its own GPU: 7 travel, all over NVLink.
     // Dispatch is FP8 with one fp32 scale per 128 values: 7168 x (1 + 4/128) = 7392 bytes a copy; the combine
@@ -198,7 +228,8 @@ private slots:
         const double flops = 2.0 * (2.0 * 4096 * 14336) * 110;
         for (const auto& o : e.decode.ops)
             if (o.op == "ffn_up")
-                QVERIFY(std::fabs(o.computeMs - flops / (989e12 * s.cluster.efficiency.compute) * 1e3) < 1e-9);
+                QVERIFY(std::fabs(o.computeMs - flops / (989e12 * s.cluster.efficiency.compute) * 1e3) <
+                        1e-9);
         QVERIFY(std::fabs(e.metrics.ttftMs - 2.0 * e.metrics.tpotMs) < 1e-9);
         QCOMPARE(e.metrics.prefillBudget, kDefaultPrefillBudget);
         // A step may not carry more than the budget: at 8,192 tokens, B (1 + 1000/100) <= 8192 gives B <=
@@ -212,10 +243,11 @@ private slots:
 
     // A serving step starts B / O new prompts on average, far below one with long answers: Llama-3.1-8B
     // (32 heads of 128: 4 x 32 x 128 = 16,384 attention FLOPs per query-key pair) on one H100, 20,000-token
-    // prompts, 2,000 output tokens, 16 sequences (BF16 KV: 16 x 21,000 x 128 KiB = 44 GB). The step's attention core scores the 16 decode tokens
-    // against their mean context (20,000 + 2,000 / 2 = 21,000) and 16 / 2,000 of one prompt's causal
-    // pairs (20,000 x 20,001 / 2), not a whole prompt: (16384 x 21000 x 16 + 16384 x 200,010,000 x 0.008)
-    // FLOPs at the BF16 peak (989 TFLOP/s) times the cluster's compute efficiency.
+    // prompts, 2,000 output tokens, 16 sequences (BF16 KV: 16 x 21,000 x 128 KiB = 44 GB). The step's
+    // attention core scores the 16 decode tokens against their mean context (20,000 + 2,000 / 2 = 21,000) and
+    // 16 / 2,000 of one prompt's causal pairs (20,000 x 20,001 / 2), not a whole prompt: (16384 x 21000 x 16
+    // + 16384 x 200,010,000 x 0.008) FLOPs at the BF16 peak (989 TFLOP/s) times the cluster's compute
+    // efficiency.
     void servingStepStartsAFractionOfAPrompt() {
         Scenario s = llamaOneGpu(Phase::Serving, 20000, 2000, 16);
         const Evaluation e = CostModel(s).explain(Plan::megatronChoices({1, 1, 1, 1, 1, 1}));
@@ -226,8 +258,9 @@ private slots:
         for (const auto& o : e.decode.ops)
             if (o.op == "attention") {
                 seen = true;
-                QVERIFY2(std::fabs(o.computeMs / expectMs - 1) < 1e-9,
-                         qPrintable(QString("attention %1 ms, expected %2 ms").arg(o.computeMs).arg(expectMs)));
+                QVERIFY2(
+                    std::fabs(o.computeMs / expectMs - 1) < 1e-9,
+                    qPrintable(QString("attention %1 ms, expected %2 ms").arg(o.computeMs).arg(expectMs)));
             }
         QVERIFY(seen);
     }
@@ -248,8 +281,9 @@ private slots:
         for (const auto& o : e.decode.ops)
             if (o.op == "attention") {
                 seen = true;
-                QVERIFY2(std::fabs(o.memoryMs / expectMs - 1) < 1e-9,
-                         qPrintable(QString("attention %1 ms, expected %2 ms").arg(o.memoryMs).arg(expectMs)));
+                QVERIFY2(
+                    std::fabs(o.memoryMs / expectMs - 1) < 1e-9,
+                    qPrintable(QString("attention %1 ms, expected %2 ms").arg(o.memoryMs).arg(expectMs)));
             }
         QVERIFY(seen);
     }
@@ -290,11 +324,13 @@ private slots:
               e.throughput, best.throughput, d.pp, d.dp, d.tp, d.ep, d.etp, d.edp, ratio);
         // Holds: the engines' layout is within 20% of the best (it was 0.70-0.76x before the fitted factors).
         QVERIFY(ratio > 0.8);
-        // Known miss (target 10%): 0.86x for prefill (the best keeps two expert replicas, EP16, so each
-        // all-to-all spans half the ranks) and 0.81x for decode (pp3 x dp3 x tp8 with batch-sharded
-        // attention, EP12: the attention ranks meet in TP8 groups on NVLink, fewer at each all-to-all, and
-        // the pipeline's stages hold the experts' memory).
-        if (ratio < 0.9) QEXPECT_FAIL("", "engine layout 0.81-0.86x of the search best, target 0.9x", Continue);
+        // Known miss (target 10%): 0.89x for prefill (the best, pp2 x dp16 with EP8 and two expert
+        // replicas a stage, keeps every all-to-all inside a node on NVLink; under EP32 a token's picks
+        // reach 3.1 of the 4 nodes even with node-limited routing, 2.4 of them over the NICs) and 0.81x for
+        // decode (pp3 x dp3 x tp8 with batch-sharded attention, EP12: the pipeline's stages hold a third of
+        // the weights each, which leaves more memory for the KV cache and a larger batch at the same TPOT).
+        if (ratio < 0.9)
+            QEXPECT_FAIL("", "engine layout 0.81-0.89x of the search best, target 0.9x", Continue);
         QVERIFY(ratio >= 0.9);
     }
 
@@ -324,7 +360,8 @@ private slots:
         s.workload.fixedBatch = true, s.workload.batch = 4;
         const Plan p = Plan::megatronChoices({1, 1, 1, 1, 1, 1});
         const double gib = 1024.0 * 1024 * 1024;
-        QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 4.0 * 2048 * (18 * 10500 + 18 * 128) / gib) < 1e-9);
+        QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 4.0 * 2048 * (18 * 10500 + 18 * 128) / gib) <
+                1e-9);
         s.model.attentionPattern.clear(); // every layer full
         QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 4.0 * 2048 * 36 * 10500 / gib) < 1e-9);
     }
@@ -344,7 +381,8 @@ private slots:
             return CostModel(s).evaluate(p).kvCacheGiB * 1024.0 * 1024 * 1024;
         };
         const auto& a = s.model.attention;
-        const double perTokenPerGpu = 2.0 * double(a.kvHeads * a.headDim) * 2.0 / std::min<int64_t>(8, a.kvHeads);
+        const double perTokenPerGpu =
+            2.0 * double(a.kvHeads * a.headDim) * 2.0 / std::min<int64_t>(8, a.kvHeads);
         const int64_t full = s.model.layers / 4;
         const double grow = kvAt(20000) - kvAt(10000);
         // (decode context is input + output/2: 10,000.5 -> 20,000.5 tokens)

@@ -238,10 +238,14 @@ void CostModel::Impl::compileMoe(Walker& x) const {
         t.bTok = h * ab;
         x.b.add(t);
     }
+    // Where the tokens are once the router has read them: a replicated router gathers token-sharded
+    // residuals first (Megatron's sequence parallelism gathers before the MoE block and reduce-scatters
+    // after it), and the dispatch, the shared experts and the combine all start from that gathered copy.
+    const Lay tok = rNeed == Lay::R || res == Lay::R ? Lay::R : Lay::T;
     // Dispatch and combine (see moeAllToAll): only the copies whose expert shard is not already on a GPU
     // that holds the token travel.
-    const double remote = dispatchedCopies(d, res);
-    const double holders = res == Lay::T ? 1.0 : std::min(d.tp, x.c.a2aG.perNode);
+    const double remote = dispatchedCopies(d, tok);
+    const double holders = tok == Lay::T ? 1.0 : std::min(d.tp, x.c.a2aG.perNode);
     if (x.c.a2aG.size > 1 && remote > 0) {
         const bool fp8 = s.model.weights == Dtype::FP8;
         for (int dir = 0; dir < 2; ++dir) {
@@ -270,20 +274,20 @@ void CostModel::Impl::compileMoe(Walker& x) const {
     }
     if (e.sharedExperts > 0) {
         const double sf = double(e.sharedExperts * e.sharedExpertFfn);
-        x.produced(res, Op::Router, h); // shared experts read the same input as the router
+        x.produced(tok, Op::Router, h); // shared experts read the same input as the router
         const Lay need = cShared == choice::SharedColumnRow ? Lay::R : Lay::T;
         x.to(need, Op::SharedExperts);
         x.b.add(gemm(Op::SharedExperts, cShared, tp, need, h, 3.0 * sf, 3.0 * h * sf));
         x.produced(cShared == choice::SharedColumnRow ? Lay::P : Lay::T, Op::SharedExperts, h);
         // Partial sums meet the routed experts' all-reduce in one collective (the engines add the
         // shared and routed outputs before reducing).
-        if (!(res == Lay::R && x.lay == Lay::P)) x.to(res, Op::Norms);
+        if (!(tok == Lay::R && x.lay == Lay::P)) x.to(res, Op::Norms);
     }
-    // The routed output: with a replicated residual, each GPU of the tp group holds partial sums (its
-    // own experts' results for every token, and the returned copies of the tokens it sent), so an
-    // all-reduce (or a reduce-scatter into token-sharded norms) completes it; with token-sharded norms
-    // every token's results come back to its one owner.
-    x.produced(res == Lay::T ? Lay::T : Lay::P, Op::Experts, h);
+    // The routed output: with the tokens on every GPU of the tp group, each holds partial sums (its own
+    // experts' results for every token, and the returned copies of the tokens it sent), so an all-reduce
+    // (or a reduce-scatter into token-sharded norms) completes it; with token-sharded tokens every token's
+    // results come back to its one owner.
+    x.produced(tok == Lay::T ? Lay::T : Lay::P, Op::Experts, h);
     x.to(res, Op::Norms);
     x.produced(res, Op::Norms, h);
 }
