@@ -3,6 +3,7 @@
 // and the attention core's precision.
 #include "core/cost/costmodel.h"
 #include "core/io/formats.h"
+#include "core/model/quant.h"
 #include "core/search/engine.h"
 #include "core/search/searcher.h"
 #include "core/search/space.h"
@@ -411,6 +412,50 @@ private slots:
         };
         QCOMPARE(op(fp8, "attention"), op(bf16, "attention"));
         QVERIFY(std::fabs(op(fp8, "qkv") - op(bf16, "qkv") * 989.0 / 1979.0) < 1e-9);
+    }
+
+    // Each parameter group at its own bytes and GEMM rate: gpt-oss-120b keeps attention in BF16 beside
+    // MXFP4 experts (4-bit values + one 1-byte scale per 32: 0.53125 bytes a weight). On one H100: QKV is
+    // 2880 x (64 + 2 x 8) x 64 = 14,745,600 weights, 29,491,200 bytes; a layer's 128 experts are
+    // 128 x 3 x 2880 x 2880 x 0.53125 = 1,692,057,600 bytes. Hopper has no FP4 MMA, so MXFP4 runs against
+    // BF16 activations (vLLM's SM90 backend) at the BF16 rate; with NVFP4 on a B200 the experts' GEMMs run
+    // at the FP4 peak (9,000 dense TFLOP/s against 2,250 for BF16) while attention stays at BF16.
+    void weightBytesAndRatesPerGroup() {
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        s.model = loadModel((kSamples + "/models/gpt-oss-120b.yaml").toStdString()).value();
+        s.constraints.gpus = 1;
+        s.workload.phase = Phase::Prefill;
+        s.workload.inputTokens = 2048;
+        s.workload.fixedBatch = true;
+        s.workload.batch = 1;
+        const Plan p = Plan::megatronChoices({1, 1, 1, 1, 1, 1});
+        auto find = [](const Evaluation& e, const char* name) {
+            for (const auto& o : e.prefill.ops)
+                if (o.op == name && o.layer == LayerKind::Moe) return o;
+            return OpCost{};
+        };
+        const Evaluation h100 = CostModel(s).explain(p);
+        QCOMPARE(find(h100, "qkv").weightBytes, 29491200.0);
+        QCOMPARE(find(h100, "experts").weightBytes, 1692057600.0);
+        // BF16 activations: the experts' and the QKV's rates are both the BF16 GEMM rate, so their compute
+        // times per FLOP are the same up to the grouped-GEMM factor.
+        const double eff = s.cluster.efficiency.groupedGemm;
+        const auto& e = s.model.moe;
+        const double tokens = 2048.0, hq = 2880.0 * 5120.0, he = 3.0 * 2880.0 * double(e.expertFfn);
+        const double qkvPerFlop = find(h100, "qkv").computeMs / (2.0 * tokens * hq);
+        const double expPerFlop = find(h100, "experts").computeMs / (2.0 * tokens * double(e.topK) * he);
+        QVERIFY(std::fabs(expPerFlop * eff / qkvPerFlop - 1.0) < 1e-9);
+        // NVFP4 on B200: the experts run 9000 / 2250 = 4x faster per FLOP; QKV (unquantized) does not change.
+        auto b200 = loadCluster((kSamples + "/clusters/b200-1x8.yaml").toStdString());
+        QVERIFY2(b200.ok(), b200.error().str().c_str());
+        s.cluster = b200.value();
+        s.model.quant = nvfp4Quant();
+        s.model.quant.quantized[int(ParamGroup::Attention)] = false;
+        const Evaluation b = CostModel(s).explain(p);
+        const double bQkv = find(b, "qkv").computeMs / (2.0 * tokens * hq);
+        const double bExp = find(b, "experts").computeMs / (2.0 * tokens * double(e.topK) * he);
+        QVERIFY2(std::fabs(bQkv / (bExp * s.cluster.efficiency.groupedGemm) - 4.0) < 1e-9,
+                 qPrintable(QString::number(bQkv / (bExp * s.cluster.efficiency.groupedGemm))));
     }
 };
 

@@ -15,14 +15,16 @@ Lay CostModel::Impl::outOfLinear(int8_t c) {
 
 /// A GEMM [tokens, k] x [k, n]: column shards n (needs R, gives H), row shards k (needs H, gives P),
 /// token shards the tokens with the weights replicated.
-OpTerm CostModel::Impl::gemm(Op op, int8_t ch, int tp, Lay need, double k, double n, double params) const {
+OpTerm CostModel::Impl::gemm(Op op, ParamGroup g, int8_t ch, int tp, Lay need, double k, double n,
+                             double params) const {
     OpTerm t;
     t.op = op;
     t.choice = ch;
+    t.peak = gemmRate[int(g)];
     const double shard = need == Lay::T ? 1.0 : double(tp);
     t.tokDiv = need == Lay::T ? tp : 1;
     t.fTok = 2.0 * params / shard;
-    t.weightBytes = params * wb / shard;
+    t.weightBytes = params * wbOf(g) / shard;
     t.bFixed = t.weightBytes;
     const double kin = need == Lay::H ? k / tp : k, nout = need == Lay::R ? n / tp : n;
     t.bTok = (kin + nout) * ab;
@@ -55,7 +57,7 @@ void CostModel::Impl::compileAttention(Walker& x, bool moeLayer) const {
         t.tokDiv = res == Lay::T ? tp : 1;
         t.fTok = 8.0 * h; // two RMS norms and the residual add
         t.bTok = 4.0 * h * ab;
-        t.bFixed = t.weightBytes = 2.0 * h * wb;
+        t.bFixed = t.weightBytes = 2.0 * h * wbOf(ParamGroup::Norms);
         x.b.add(t);
     }
     x.produced(res, opNorm, h);
@@ -78,12 +80,12 @@ void CostModel::Impl::compileAttention(Walker& x, bool moeLayer) const {
     }
     const Lay qNeed = needOfLinear(cQkv);
     x.to(qNeed, opQkv);
-    OpTerm q = gemm(opQkv, cQkv, tp, qNeed, h, qkvWidth, shardedParams);
+    OpTerm q = gemm(opQkv, ParamGroup::Attention, cQkv, tp, qNeed, h, qkvWidth, shardedParams);
     if (replicatedParams > 0) {
         // Replicated latent projections: full weights on every GPU; their FLOPs split only with the
         // tokens.
         q.fTok += 2.0 * replicatedParams;
-        q.weightBytes += replicatedParams * wb;
+        q.weightBytes += replicatedParams * wbOf(ParamGroup::Attention);
         q.bFixed = q.weightBytes;
     }
     x.b.add(q);
@@ -122,7 +124,7 @@ void CostModel::Impl::compileAttention(Walker& x, bool moeLayer) const {
                opAttn, oWidth);
     const Lay oNeed = cOut == choice::OutRow ? Lay::H : cOut == choice::OutColumn ? Lay::R : Lay::T;
     x.to(oNeed, opOut);
-    x.b.add(gemm(opOut, cOut, tp, oNeed, oWidth, h, oWidth * h));
+    x.b.add(gemm(opOut, ParamGroup::Attention, cOut, tp, oNeed, oWidth, h, oWidth * h));
     x.produced(cOut == choice::OutRow ? Lay::P : cOut == choice::OutColumn ? Lay::H : Lay::T, opOut, h);
     x.to(res, opNorm); // residual add, then norm 2 in the same layout
     x.produced(res, opNorm, h);
@@ -136,12 +138,12 @@ void CostModel::Impl::compileDenseFfn(Walker& x) const {
     const Lay res = x.lay;
     const Lay upNeed = needOfLinear(cUp);
     x.to(upNeed, Op::FfnUp);
-    OpTerm up = gemm(Op::FfnUp, cUp, tp, upNeed, h, 2.0 * f, 2.0 * h * f); // gate and up, fused
+    OpTerm up = gemm(Op::FfnUp, ParamGroup::DenseFfn, cUp, tp, upNeed, h, 2.0 * f, 2.0 * h * f); // gate, up
     x.b.add(up);
     x.produced(outOfLinear(cUp), Op::FfnUp, f); // after SiLU(gate) * up: width f
     const Lay downNeed = cDown == choice::DownRow ? Lay::H : cDown == choice::DownColumn ? Lay::R : Lay::T;
     x.to(downNeed, Op::FfnDown);
-    x.b.add(gemm(Op::FfnDown, cDown, tp, downNeed, f, h, f * h));
+    x.b.add(gemm(Op::FfnDown, ParamGroup::DenseFfn, cDown, tp, downNeed, f, h, f * h));
     x.produced(cDown == choice::DownRow      ? Lay::P
                : cDown == choice::DownColumn ? Lay::H
                                              : Lay::T,
@@ -234,7 +236,7 @@ void CostModel::Impl::compileMoe(Walker& x) const {
         t.choice = cRouter;
         t.tokDiv = rNeed == Lay::T ? tp : 1;
         t.fTok = 2.0 * h * double(e.experts);
-        t.weightBytes = t.bFixed = h * double(e.experts) * wb;
+        t.weightBytes = t.bFixed = h * double(e.experts) * wbOf(ParamGroup::Router);
         t.bTok = h * ab;
         x.b.add(t);
     }
@@ -267,7 +269,7 @@ void CostModel::Impl::compileMoe(Walker& x) const {
         const double copiesPerGpu = double(d.dp) * k / double(G); // per replica token
         t.fTok = copiesPerGpu * 2.0 * params;
         const double perGpu = std::ceil(double(e.experts) / d.ep); // experts on the busiest GPU
-        t.weightBytes = t.bFixed = perGpu * params / d.etp * wb;
+        t.weightBytes = t.bFixed = perGpu * params / d.etp * wbOf(ParamGroup::Experts);
         t.bTok = copiesPerGpu * (2.0 * h + 3.0 * double(e.expertFfn) / d.etp) * ab;
         x.b.add(t);
         x.b.actBytesPerTok += copiesPerGpu * (4.0 * h + 3.0 * double(e.expertFfn) / d.etp) * ab;
@@ -277,7 +279,8 @@ void CostModel::Impl::compileMoe(Walker& x) const {
         x.produced(tok, Op::Router, h); // shared experts read the same input as the router
         const Lay need = cShared == choice::SharedColumnRow ? Lay::R : Lay::T;
         x.to(need, Op::SharedExperts);
-        x.b.add(gemm(Op::SharedExperts, cShared, tp, need, h, 3.0 * sf, 3.0 * h * sf));
+        x.b.add(
+            gemm(Op::SharedExperts, ParamGroup::SharedExperts, cShared, tp, need, h, 3.0 * sf, 3.0 * h * sf));
         x.produced(cShared == choice::SharedColumnRow ? Lay::P : Lay::T, Op::SharedExperts, h);
         // Partial sums meet the routed experts' all-reduce in one collective (the engines add the
         // shared and routed outputs before reducing).
@@ -298,7 +301,7 @@ void CostModel::Impl::compileEmbedding(Walker& x, Lay firstRes) const {
     OpTerm t;
     t.op = Op::Embedding;
     t.choice = c;
-    t.weightBytes = V * h * wb / (c == choice::EmbVocab ? x.tp() : 1);
+    t.weightBytes = V * h * wbOf(ParamGroup::Embedding) / (c == choice::EmbVocab ? x.tp() : 1);
     t.bTok = h * ab; // a row lookup per token
     x.b.add(t);
     x.produced(c == choice::EmbVocab ? Lay::P : Lay::R, Op::Embedding, h);
@@ -312,7 +315,7 @@ void CostModel::Impl::compileHead(Walker& x, Lay lastRes) const {
     x.produced(lastRes, Op::Norms, h);
     const Lay need = needOfLinear(c);
     x.to(need, Op::LmHead);
-    x.b.add(gemm(Op::LmHead, c, tp, need, h, V, V * h));
+    x.b.add(gemm(Op::LmHead, ParamGroup::LmHead, c, tp, need, h, V, V * h));
     x.b.actBytesPerTok += V * 4.0 / (need == Lay::T ? tp : 1); // fp32 logits
     if (tp > 1 && c != choice::HeadToken) {
         // Sampling needs whole rows of logits on one GPU: vocab-sharded logits are gathered (fp32);

@@ -67,6 +67,34 @@ double CostModel::Impl::computePeak() const {
     return g.tflops[int(s.model.activations)];
 }
 
+/// A group the checkpoint leaves unquantized runs at the activation precision; without a quantization
+/// block, the model's weight dtype decides as in computePeak(). Quantized groups:
+///  - FP8 and INT8 (w8a8) weights run FP8/INT8 GEMMs with activations quantized on the fly;
+///  - NVFP4 is W4A4: FP4 tensor cores where the GPU has them (Blackwell), else weight-only at the
+///    activation precision;
+///  - MXFP4 runs FP4 weights against FP8 activations where FP4 MMA exists and against BF16 on Hopper
+///    (vllm-project/vllm vllm/model_executor/layers/quantization/mxfp4.py at afdb4a4: the backends
+///    SM100_FI_MXFP4_MXFP8_TRTLLM and SM90_FI_MXFP4_BF16);
+///  - INT4 (w4a16) is weight-only: dequantized to the activation dtype in the kernel.
+double CostModel::Impl::groupPeak(ParamGroup grp) const {
+    const Gpu& g = s.cluster.gpu;
+    const Quantization& q = s.model.quant;
+    const double act = g.tflops[int(s.model.activations)];
+    if (!q.present()) return computePeak();
+    if (!q.quantized[int(grp)]) return act;
+    const auto rate = [&](Dtype d) { return g.tflops[int(d)] > 0 ? g.tflops[int(d)] : act; };
+    switch (q.storage) {
+    case Dtype::FP8:
+    case Dtype::INT8:
+        return rate(q.storage);
+    case Dtype::FP4:
+        if (g.tflops[int(Dtype::FP4)] <= 0) return act;
+        return q.method == QuantMethod::Mxfp4 ? rate(Dtype::FP8) : g.tflops[int(Dtype::FP4)];
+    default:
+        return act;
+    }
+}
+
 /// Attention FLOPs per (query token, context token) pair over all heads (QK^T and PV; 2 FLOPs per MAC).
 double CostModel::Impl::attnPairFlops(bool decode) const {
     const Attention& a = s.model.attention;

@@ -16,6 +16,7 @@
 #include "core/cost/collectives.h"
 #include "core/cost/costmodel.h"
 #include "core/cost/validity.h"
+#include "core/model/weights.h"
 
 #include <algorithm>
 #include <array>
@@ -172,7 +173,12 @@ struct CostModel::Impl {
     double launch = 0;      ///< seconds per kernel
     double logMissOne = 0;  ///< log(1 - 1/E): an expert missed by one token copy
     double capBytes = 0;    ///< usable HBM per GPU
-    double ab = 2, wb = 2, kb = 2;
+    double ab = 2, kb = 2;
+    /// Per parameter group (embedding, attention, dense FFN, router, experts, shared experts, LM head,
+    /// norms): the bytes a weight takes with its scales, and the achieved FLOP/s of the group's GEMMs. A
+    /// quantized checkpoint keeps some groups in the compute dtype (gpt-oss: BF16 attention beside MXFP4
+    /// experts).
+    std::array<double, kParamGroupCount> wbg{}, gemmRate{};
     double roofline = 0;
     /// Per layer kind ([0] dense, [1] MoE), the average over its layers of what a layer's attention holds and
     /// touches relative to a full-attention layer: sliding-window and chunked layers keep at most their
@@ -190,12 +196,16 @@ struct CostModel::Impl {
         ctxDecode = double(w.inputTokens) + double(w.outputTokens) / 2.0;
         ctxMax = double(w.inputTokens) + (w.phase == Phase::Prefill ? 0.0 : double(w.outputTokens));
         peakFlops = computePeak() * 1e12 * c.efficiency.compute;
+        for (int g = 0; g < kParamGroupCount; ++g) {
+            wbg[g] = weightBytesPerParam(s.model, ParamGroup(g));
+            gemmRate[g] = groupPeak(ParamGroup(g)) * 1e12 * c.efficiency.compute;
+        }
         // The attention core (QK^T, softmax, PV) runs at the activation precision: FP8 weights make the
         // GEMMs FP8, not the attention, unless FP8 attention is configured (FlashAttention-3's FP8 path is
         // opt-in in the engines).
         attnFlops = c.gpu.tflops[int(s.model.activations)] * 1e12 * c.efficiency.compute;
         if (attnFlops <= 0) attnFlops = peakFlops;
-        expertFlops = peakFlops * c.efficiency.groupedGemm;
+        expertFlops = gemmRate[int(ParamGroup::Experts)] * c.efficiency.groupedGemm;
         if (s.model.moe.present()) logMissOne = std::log1p(-1.0 / double(s.model.moe.experts));
         bw = c.gpu.hbmTBs * 1e12 * c.efficiency.memory;
         bwKv = c.gpu.hbmTBs * 1e12 * c.efficiency.kvRead;
@@ -203,7 +213,6 @@ struct CostModel::Impl {
         launch = c.efficiency.launchUs * 1e-6;
         capBytes = c.gpu.hbmGB * 1e9 * (1.0 - s.constraints.memoryHeadroom);
         ab = bytesOf(s.model.activations);
-        wb = bytesOf(s.model.weights);
         kb = bytesOf(s.model.kvCache);
         roofline = computeRoofline();
         computeAttentionScales();
@@ -215,6 +224,9 @@ struct CostModel::Impl {
     /// DeepSeek-V3's "activation_scheme: dynamic" and TensorRT-LLM's FP8 do); otherwise the activation
     /// dtype's rate.
     double computePeak() const;
+    /// Dense TFLOP/s of one parameter group's GEMMs, from how the checkpoint stores it (see costmodel.cpp).
+    double groupPeak(ParamGroup g) const;
+    double wbOf(ParamGroup g) const { return wbg[int(g)]; }
 
     /// Attention FLOPs per (query token, context token) pair over all heads (QK^T and PV; 2 FLOPs per MAC).
     double attnPairFlops(bool decode) const;
@@ -270,7 +282,7 @@ struct CostModel::Impl {
 
     /// A GEMM [tokens, k] x [k, n]: column shards n (needs R, gives H), row shards k (needs H, gives P),
     /// token shards the tokens with the weights replicated.
-    OpTerm gemm(Op op, int8_t ch, int tp, Lay need, double k, double n, double params) const;
+    OpTerm gemm(Op op, ParamGroup g, int8_t ch, int tp, Lay need, double k, double n, double params) const;
 
     double kvDivisor(int8_t cAttn, int tp) const;
 
