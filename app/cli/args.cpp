@@ -24,6 +24,7 @@ constexpr Bounds kBounds[] = {
     {"seed", 0, kMaxInt, false}, //
     {"seeds", 1, 10000, false},  //
     {"threads", 0, 4096, false}, // 0: all cores
+    {"load", 0, 0.99, false},    // arrival rate as a share of a disaggregated plan's capacity (queueing)
 };
 
 const Bounds* boundsOf(const std::string& name) {

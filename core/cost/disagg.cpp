@@ -12,8 +12,9 @@
 
 namespace sp {
 
-int instancesOf(const Plan& p, int gpus) {
-    const int per = std::max(1, p.degrees.pp * std::max(p.degrees.tp, p.degrees.ep * p.degrees.etp));
+int instancesOf(const Plan& p, int gpus, const Model& m) {
+    const int wide = m.moe.present() ? std::max(p.degrees.tp, p.degrees.ep * p.degrees.etp) : p.degrees.tp;
+    const int per = std::max(1, p.degrees.pp * wide);
     return std::max(1, gpus / per);
 }
 
@@ -80,6 +81,10 @@ std::optional<std::string> DisaggModel::checkScenario() const {
         return "disaggregated serving splits whole nodes: the constraint of " +
                std::to_string(s.constraints.gpus) + " GPUs is not the cluster's " +
                std::to_string(s.cluster.gpus());
+    if (s.workload.phase != Phase::Serving)
+        return std::string(
+                   "disaggregated serving runs both phases: the workload's phase must be serving, not ") +
+               (s.workload.phase == Phase::Prefill ? "prefill" : "decode");
     if (s.workload.inputTokens < 1 || s.workload.outputTokens < 1)
         return "disaggregated serving needs input and output tokens of at least 1";
     if (!(d->o.transferEfficiency > 0 && d->o.transferEfficiency <= 1))
@@ -173,8 +178,8 @@ DisaggMetrics DisaggModel::evaluate(const DisaggPlan& p) const {
     if (!r.prefill.valid) return fail("prefill pool: " + r.prefill.violation);
     if (!r.decode.valid) return fail("decode pool: " + r.decode.violation);
     r.valid = true;
-    r.prefillInstances = instancesOf(p.prefill.plan, r.prefillGpus);
-    r.decodeInstances = instancesOf(p.decode.plan, r.decodeGpus);
+    r.prefillInstances = instancesOf(p.prefill.plan, r.prefillGpus, s.model);
+    r.decodeInstances = instancesOf(p.decode.plan, r.decodeGpus, s.model);
 
     const double I = double(w.inputTokens), O = double(w.outputTokens);
     r.prefillRequestsPerS = r.prefill.throughput / I;

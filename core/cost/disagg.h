@@ -22,6 +22,7 @@
 // model's own choice under the TPOT SLO.
 
 #include "core/cost/costmodel.h"
+#include "core/model/disaggplan.h"
 
 #include <optional>
 #include <string>
@@ -35,18 +36,6 @@ namespace sp {
 /// 0.87) (kvcache-ai/Mooncake README.md, "Superior performance at scale", commit 01b91d9). The sample
 /// clusters have 8 x 400 Gb/s per node, hence 0.475.
 inline constexpr double kKvTransferEfficiency = 0.475;
-
-/// One pool: whole nodes and the plan its GPUs run (pp x dp x tp = nodes x GPUs per node).
-struct DisaggPool {
-    int nodes = 0;
-    Plan plan;
-    bool operator==(const DisaggPool&) const = default;
-};
-
-struct DisaggPlan {
-    DisaggPool prefill, decode;
-    bool operator==(const DisaggPlan&) const = default;
-};
 
 struct DisaggOptions {
     double transferEfficiency = kKvTransferEfficiency;
@@ -79,9 +68,10 @@ struct DisaggMetrics {
     double tpotMs = 0; ///< the decode pool's
 };
 
-/// Engine instances a pool's plan makes: its GPUs over those of one instance, pp x max(tp, ep x etp) (an
-/// instance whose experts span the data-parallel ranks is one engine, as SGLang's DP attention is).
-int instancesOf(const Plan& p, int gpus);
+/// Engine instances a pool's plan makes: its GPUs over those of one instance, pp x tp, or for a MoE model
+/// pp x max(tp, ep x etp) (an instance whose experts span the data-parallel ranks is one engine, as SGLang's
+/// DP attention is).
+int instancesOf(const Plan& p, int gpus, const Model& m);
 
 /// The workload as one pool runs it: phase prefill (no TTFT SLO: the layer adds the transfer) or decode (the
 /// TPOT SLO), on `nodes` nodes of the cluster.

@@ -336,10 +336,53 @@ Constraints readConstraints(const MapReader& r) {
     return c;
 }
 
+Plan readPlanFields(const MapReader& r);
+
 Plan readPlan(const MapReader& r) {
     checkHeader(r, FileKind::Plan);
+    if (r.has("disaggregated"))
+        r.failAt("disaggregated",
+                 "a disaggregated plan (a prefill and a decode pool) where a single plan was "
+                 "expected");
     r.allowKeys({"version", "kind", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
                  "overlap", "prefill_budget"});
+    return readPlanFields(r);
+}
+
+/// A disaggregated plan: `disaggregated: {prefill: {nodes: N, <plan fields>}, decode: {...}}`. With a
+/// scenario, the pools must add up to its nodes and each plan must use its pool's GPUs.
+DisaggPlan readDisaggPlan(const MapReader& r, const Scenario* s) {
+    checkHeader(r, FileKind::Plan);
+    r.allowKeys({"version", "kind", "disaggregated"});
+    const MapReader d = r.map("disaggregated");
+    d.allowKeys({"prefill", "decode"});
+    DisaggPlan out;
+    int total = 0;
+    for (const char* name : {"prefill", "decode"}) {
+        const MapReader pr = d.map(name);
+        pr.allowKeys({"nodes", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
+                      "overlap", "prefill_budget"});
+        DisaggPool& pool = std::string_view(name) == "prefill" ? out.prefill : out.decode;
+        pool.nodes = int(pr.integer("nodes", 1, 1'000'000));
+        pool.plan = readPlanFields(pr);
+        total += pool.nodes;
+        if (!s) continue;
+        const int64_t gpus = int64_t(pool.nodes) * s->cluster.gpusPerNode;
+        const Degrees& g = pool.plan.degrees;
+        if (int64_t(g.pp) * g.dp * g.tp != gpus)
+            pr.failAt("degrees",
+                      "pp*dp*tp = " + std::to_string(int64_t(g.pp) * g.dp * g.tp) + " does not divide the " +
+                          std::string(name) + " pool exactly: " + std::to_string(pool.nodes) + " nodes x " +
+                          std::to_string(s->cluster.gpusPerNode) + " GPUs = " + std::to_string(gpus));
+    }
+    if (s && total != s->cluster.nodes)
+        d.failHere("prefill " + std::to_string(out.prefill.nodes) + " + decode " +
+                   std::to_string(out.decode.nodes) + " nodes = " + std::to_string(total) +
+                   ", but the cluster has " + std::to_string(s->cluster.nodes));
+    return out;
+}
+
+Plan readPlanFields(const MapReader& r) {
     Plan p = Plan::megatronChoices({});
     const MapReader d = r.map("degrees");
     d.allowKeys({"pp", "dp", "tp", "ep", "etp", "edp"});
@@ -431,6 +474,7 @@ std::optional<FileKind> kindOfDocument(const YAML::Node& n) {
     if (io::isHfConfig(n)) return FileKind::Model;
     if (n["degrees"] && (n["operators"] || n["mesh_order"] || !n["gpus"])) return FileKind::Plan;
     if (n["layers"] || n["hidden"]) return FileKind::Model;
+    if (n["disaggregated"]) return FileKind::Plan;
     if (n["nodes"] || n["gpu"]) return FileKind::Cluster;
     if (n["phase"]) return FileKind::Workload;
     if (n["model"] && n["cluster"]) return FileKind::Scenario;
@@ -791,6 +835,15 @@ Result<Scenario> loadScenario(const std::string& p) {
 Result<Plan> loadPlan(const std::string& p) {
     return loadWith<Plan>(p, readPlan);
 }
+Result<DisaggPlan> parseDisaggPlan(const std::string& t, const std::string& f, const Scenario* s) {
+    return parseWith<DisaggPlan>(t, f, [s](const MapReader& r) { return readDisaggPlan(r, s); });
+}
+Result<DisaggPlan> loadDisaggPlan(const std::string& p, const Scenario* s) {
+    return loadWith<DisaggPlan>(p, [s](const MapReader& r) { return readDisaggPlan(r, s); });
+}
+Result<bool> isDisaggregatedPlan(const std::string& p) {
+    return loadWith<bool>(p, [](const MapReader& r) { return r.self().IsMap() && r.has("disaggregated"); });
+}
 
 Result<FileKind> detectKind(const std::string& path) {
     return loadWith<FileKind>(path, [](const MapReader& r) -> FileKind {
@@ -850,6 +903,48 @@ std::string toJson(const Plan& p, const Model& m) {
 std::string toJson(const Plan& p) {
     return planJson(p).dump(2) + "\n";
 }
+
+namespace {
+nlohmann::ordered_json disaggJson(const DisaggPlan& p, bool dense) {
+    nlohmann::ordered_json j;
+    j["version"] = 1;
+    j["kind"] = "plan";
+    auto& d = j["disaggregated"];
+    for (const auto* pool : {&p.prefill, &p.decode}) {
+        nlohmann::ordered_json one = planJson(pool->plan, dense);
+        one.erase("version");
+        one.erase("kind");
+        nlohmann::ordered_json withNodes;
+        withNodes["nodes"] = pool->nodes;
+        for (auto it = one.begin(); it != one.end(); ++it) withNodes[it.key()] = it.value();
+        d[pool == &p.prefill ? "prefill" : "decode"] = withNodes;
+    }
+    return j;
+}
+} // namespace
+
+std::string toJson(const DisaggPlan& p, const Model& m) {
+    return disaggJson(p, !m.moe.present()).dump(2) + "\n";
+}
+std::string toYaml(const DisaggPlan& p, const Model& m) {
+    YAML::Node root = YAML::Load(disaggJson(p, !m.moe.present()).dump());
+    root.SetStyle(YAML::EmitterStyle::Block);
+    YAML::Node d = root["disaggregated"];
+    d.SetStyle(YAML::EmitterStyle::Block);
+    for (auto pool : d) {
+        YAML::Node v = pool.second;
+        v.SetStyle(YAML::EmitterStyle::Block);
+        for (auto it : v) {
+            YAML::Node f = it.second;
+            const bool oneLine = it.first.Scalar() == "degrees" || f.IsSequence();
+            f.SetStyle(oneLine ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
+        }
+    }
+    YAML::Emitter e;
+    e << root;
+    return emitted(e);
+}
+
 
 Result<bool> writeFileAtomic(const std::string& path, const std::string& content) {
     namespace fs = std::filesystem;
@@ -979,6 +1074,19 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
         });
         break;
     case FileKind::Plan:
+        if (auto dis = isDisaggregatedPlan(path); dis && dis.value()) {
+            finish(loadDisaggPlan(path), [](const DisaggPlan& p) {
+                const auto pool = [](const char* name, const DisaggPool& q) {
+                    const auto& d = q.plan.degrees;
+                    return std::string(name) + " " + std::to_string(q.nodes) + " nodes (pp" +
+                           std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
+                           std::to_string(d.tp) + " = " + std::to_string(int64_t(d.pp) * d.dp * d.tp) +
+                           " GPUs)";
+                };
+                return "disaggregated: " + pool("prefill", p.prefill) + ", " + pool("decode", p.decode);
+            });
+            break;
+        }
         finish(loadPlan(path), [](const Plan& p) {
             const auto& d = p.degrees;
             return "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
@@ -987,6 +1095,19 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
                    " GPUs";
         });
         break;
+        if (auto dis = isDisaggregatedPlan(path); dis && dis.value()) {
+            finish(loadDisaggPlan(path), [](const DisaggPlan& p) {
+                const auto pool = [](const char* name, const DisaggPool& q) {
+                    const auto& d = q.plan.degrees;
+                    return std::string(name) + " " + std::to_string(q.nodes) + " nodes (pp" +
+                           std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
+                           std::to_string(d.tp) + " = " + std::to_string(int64_t(d.pp) * d.dp * d.tp) +
+                           " GPUs)";
+                };
+                return "disaggregated: " + pool("prefill", p.prefill) + ", " + pool("decode", p.decode);
+            });
+            break;
+        }
     }
     return rep;
 }
