@@ -357,28 +357,33 @@ DisaggPlan readDisaggPlan(const MapReader& r, const Scenario* s) {
     const MapReader d = r.map("disaggregated");
     d.allowKeys({"prefill", "decode"});
     DisaggPlan out;
-    int total = 0;
-    for (const char* name : {"prefill", "decode"}) {
-        const MapReader pr = d.map(name);
+    const std::array<const char*, 2> names{"prefill", "decode"};
+    const std::array<MapReader, 2> pools{d.map(names[0]), d.map(names[1])};
+    for (int i = 0; i < 2; ++i) {
+        const MapReader& pr = pools[size_t(i)];
         pr.allowKeys({"nodes", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
                       "overlap", "prefill_budget"});
-        DisaggPool& pool = std::string_view(name) == "prefill" ? out.prefill : out.decode;
+        DisaggPool& pool = i == 0 ? out.prefill : out.decode;
         pool.nodes = int(pr.integer("nodes", 1, 1'000'000));
         pool.plan = readPlanFields(pr);
-        total += pool.nodes;
-        if (!s) continue;
+    }
+    if (!s) return out;
+    const int total = out.prefill.nodes + out.decode.nodes;
+    if (total != s->cluster.nodes)
+        pools[1].failAt("nodes", "prefill " + std::to_string(out.prefill.nodes) + " + decode " +
+                                     std::to_string(out.decode.nodes) + " nodes = " + std::to_string(total) +
+                                     ", but the cluster has " + std::to_string(s->cluster.nodes));
+    for (int i = 0; i < 2; ++i) {
+        const DisaggPool& pool = i == 0 ? out.prefill : out.decode;
         const int64_t gpus = int64_t(pool.nodes) * s->cluster.gpusPerNode;
         const Degrees& g = pool.plan.degrees;
         if (int64_t(g.pp) * g.dp * g.tp != gpus)
-            pr.failAt("degrees",
-                      "pp*dp*tp = " + std::to_string(int64_t(g.pp) * g.dp * g.tp) + " does not divide the " +
-                          std::string(name) + " pool exactly: " + std::to_string(pool.nodes) + " nodes x " +
-                          std::to_string(s->cluster.gpusPerNode) + " GPUs = " + std::to_string(gpus));
+            pools[size_t(i)].failAt("degrees", "pp*dp*tp = " + std::to_string(int64_t(g.pp) * g.dp * g.tp) +
+                                                   " does not match the " + names[size_t(i)] + " pool's " +
+                                                   std::to_string(pool.nodes) + " nodes x " +
+                                                   std::to_string(s->cluster.gpusPerNode) +
+                                                   " GPUs = " + std::to_string(gpus));
     }
-    if (s && total != s->cluster.nodes)
-        d.failHere("prefill " + std::to_string(out.prefill.nodes) + " + decode " +
-                   std::to_string(out.decode.nodes) + " nodes = " + std::to_string(total) +
-                   ", but the cluster has " + std::to_string(s->cluster.nodes));
     return out;
 }
 
@@ -944,7 +949,6 @@ std::string toYaml(const DisaggPlan& p, const Model& m) {
     e << root;
     return emitted(e);
 }
-
 
 Result<bool> writeFileAtomic(const std::string& path, const std::string& content) {
     namespace fs = std::filesystem;
