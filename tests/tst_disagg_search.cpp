@@ -1,6 +1,8 @@
 // Disaggregated plan files (core/io/formats.h), search --disaggregated (core/search/disagg_search.h) and the
 // CLI verbs on them.
 #include "core/cost/disagg.h"
+#include "core/export/check.h"
+#include "core/export/disagg_launch.h"
 #include "core/io/formats.h"
 #include "core/search/disagg_search.h"
 #include "core/search/searcher.h"
@@ -95,13 +97,13 @@ private slots:
             t.replace(t.find(from), from.size(), to);
             return QString::fromStdString(t);
         };
-        QTest::addRow("nodes do not add up")
-            << replaced("nodes: 28", "nodes: 27")
-            << "bad.yaml:9:12: disaggregated.decode.nodes: prefill 4 + decode 27 nodes = 31, but the cluster has 32";
-        QTest::addRow("pool does not divide")
-            << replaced("dp: 4, tp: 8, ep: 32", "dp: 5, tp: 8, ep: 40")
-            << "bad.yaml:6:14: disaggregated.prefill.degrees: pp*dp*tp = 40 does not match the prefill pool's "
-               "4 nodes x 8 GPUs = 32";
+        QTest::addRow("nodes do not add up") << replaced("nodes: 28", "nodes: 27")
+                                             << "bad.yaml:9:12: disaggregated.decode.nodes: prefill 4 + "
+                                                "decode 27 nodes = 31, but the cluster has 32";
+        QTest::addRow("pool does not divide") << replaced("dp: 4, tp: 8, ep: 32", "dp: 5, tp: 8, ep: 40")
+                                              << "bad.yaml:6:14: disaggregated.prefill.degrees: pp*dp*tp = "
+                                                 "40 does not match the prefill pool's "
+                                                 "4 nodes x 8 GPUs = 32";
         QTest::addRow("no nodes") << replaced("    nodes: 4\n", "") << "disaggregated.prefill.nodes";
         QTest::addRow("zero nodes") << replaced("nodes: 4", "nodes: 0") << "disaggregated.prefill.nodes";
         QTest::addRow("unknown key") << replaced("batch: 64", "batches: 64") << "batches";
@@ -213,6 +215,42 @@ private slots:
         QVERIFY2(r.message.find("at least 2 nodes") != std::string::npos, r.message.c_str());
     }
 
+    // SGLang: each pool's servers carry --disaggregation-mode and the Mooncake backend, and pass the
+    // exporter's own check of the version's parser (core/export/check.h).
+    void sglangExport() {
+        const Scenario s = compose("deepseek-v3.yaml", "h100-32x8.yaml", "chat-serving.yaml");
+        auto p = parseDisaggPlan(kDeepSeekPlan, "ds.yaml", &s);
+        QVERIFY(p.ok());
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang;
+        auto l = disaggregatedLaunch(s, p.value(), o);
+        QVERIFY2(l.ok(), l.error().str().c_str());
+        const auto version = findEngineVersion(ServingEngine::Sglang, "");
+        for (const auto& [lc, mode, phase, nodes] : {std::tuple{&l->prefill, "prefill", Phase::Prefill, 4},
+                                                     std::tuple{&l->decode, "decode", Phase::Decode, 28}}) {
+            const auto parsed = parseEngineCommand(lc->argv);
+            QVERIFY(parsed.has_value());
+            QCOMPARE(QString::fromStdString(parsed->options.at("--disaggregation-mode")), QString(mode));
+            QCOMPARE(QString::fromStdString(parsed->options.at("--disaggregation-transfer-backend")),
+                     QStringLiteral("mooncake"));
+            for (const NodeLaunch& n : lc->nodes)
+                for (const auto& cmd : n.commands)
+                    if (auto c = parseEngineCommand(cmd)) QVERIFY(c->has("--disaggregation-mode"));
+            const auto broken = checkLaunch(*lc, poolScenario(s, phase, nodes), version.value());
+            QVERIFY2(broken.empty(), broken.empty() ? "" : broken.front().c_str());
+            QVERIFY(lc->notesText().find("not mapped") == std::string::npos);
+        }
+        QVERIFY(l->text().find("# decode pool") != std::string::npos);
+        o.engine = ServingEngine::Vllm;
+        QVERIFY(!disaggregatedLaunch(s, p.value(), o).ok());
+        o.engine = ServingEngine::Sglang;
+        o.version = engineVersions(ServingEngine::Sglang).front().version;
+        auto old = disaggregatedLaunch(s, p.value(), o);
+        QVERIFY(!old.ok());
+        QVERIFY2(old.error().message.find("read from SGLang") != std::string::npos,
+                 old.error().message.c_str());
+    }
+
     // ----------------------------------------------------------------------------------------------------
     // CLI
     void cli() {
@@ -264,6 +302,18 @@ private slots:
         QCOMPARE(run.code, 2);
         run = shardplan({"search", "--scenario", scenario, "--disaggregated", "--warm-start", "cd"});
         QCOMPARE(run.code, 2);
+        // export: both pools' SGLang servers; other engines refused; the plan file written again
+        run = shardplan({"export", "--scenario", scenario, "--plan", out, "--engine", "sglang"});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains("--disaggregation-mode prefill") &&
+                     run.out.contains("--disaggregation-mode decode"),
+                 qPrintable(run.out));
+        run = shardplan({"export", "--scenario", scenario, "--plan", out, "--engine", "vllm"});
+        QCOMPARE(run.code, 1);
+        QVERIFY2(run.err.contains("SGLang only"), qPrintable(run.err));
+        run = shardplan({"export", "--scenario", scenario, "--plan", out, "--format", "json"});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        QVERIFY(QJsonDocument::fromJson(run.out.toUtf8()).object()["disaggregated"].isObject());
     }
 };
 

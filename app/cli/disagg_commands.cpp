@@ -6,6 +6,7 @@
 #include "metrics_json.h"
 
 #include "core/cost/disagg.h"
+#include "core/export/disagg_launch.h"
 #include "core/io/formats.h"
 #include "core/search/disagg_search.h"
 
@@ -237,6 +238,50 @@ int compareDisaggregated(const Scenario& s, const std::vector<std::string>& file
     return kOk;
 }
 
+int exportDisaggregated(const Scenario& s, const std::string& planPath,
+                        const std::optional<std::string>& format, const ExportOptions& options,
+                        const std::optional<std::string>& out, const std::optional<std::string>& outDir) {
+    auto p = loadDisaggPlan(planPath, &s);
+    if (!p) {
+        std::cerr << p.error().str() << "\n";
+        return kBadInput;
+    }
+    std::string text;
+    if (format) {
+        text = *format == "json" ? toJson(p.value(), s.model) : toYaml(p.value(), s.model);
+    } else {
+        auto launch = disaggregatedLaunch(s, p.value(), options);
+        if (!launch) {
+            std::cerr << planPath << ": " << launch.error().str() << "\n";
+            return kBadInput;
+        }
+        for (const LaunchCommand* lc : {&launch->prefill, &launch->decode})
+            if (lc->adapted) std::cerr << "shardplan: " << lc->notes.front() << "\n";
+        if (outDir) {
+            for (const auto& [sub, lc] :
+                 {std::pair{"prefill", &launch->prefill}, std::pair{"decode", &launch->decode}}) {
+                auto written = writeLaunchDirectory(*outDir + "/" + sub, *lc, toYaml(lc->plan, s.model));
+                if (!written) {
+                    std::cerr << written.error().str() << "\n";
+                    return kBadInput;
+                }
+                for (const auto& path : written.value()) std::cout << path << "\n";
+            }
+            return kOk;
+        }
+        text = launch->text();
+    }
+    if (out) {
+        if (auto w = writeFileAtomic(*out, text); !w) {
+            std::cerr << w.error().str() << "\n";
+            return kBadInput;
+        }
+    } else {
+        std::cout << text;
+    }
+    return kOk;
+}
+
 int searchDisaggregated(const Scenario& s, const std::string& scenarioPath, const DisaggSearchArgs& a) {
     DisaggSearchOptions o;
     o.searcher = a.searcher;
@@ -244,6 +289,7 @@ int searchDisaggregated(const Scenario& s, const std::string& scenarioPath, cons
     o.seconds = a.seconds;
     o.seed = a.seed;
     o.threads = a.threads;
+    o.warm = a.warm;
     DisaggSearchResult r;
     {
         InterruptToStop interrupt;

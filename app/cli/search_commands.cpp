@@ -99,8 +99,9 @@ int cmdSearch(const std::vector<std::string>& argv) {
         "                        [--threads T] [--warm-start none|megatron|cd] [--out plan.json|plan.yaml]\n"
         "                        [--json]\n"
         "       shardplan search --scenario S --disaggregated [--searcher NAME] [--budget N] [--seconds T]\n"
-        "                        [--seed K] [--threads T] [--out plan.json|plan.yaml] [--json]";
-    Args a(argv, {"json", "disaggregated"},
+        "                        [--seed K] [--threads T] [--no-warm-start] [--out plan.json|plan.yaml]\n"
+        "                        [--json]";
+    Args a(argv, {"json", "disaggregated", "no-warm-start"},
            {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out", "warm-start"});
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
@@ -130,6 +131,8 @@ int cmdSearch(const std::vector<std::string>& argv) {
     if (out && !endsWith(*out, ".json") && !endsWith(*out, ".yaml") && !endsWith(*out, ".yml"))
         return usageError("--out must end in .json, .yaml or .yml", usage);
 
+    if (!disaggregated && a.flag("no-warm-start"))
+        return usageError("--no-warm-start applies to --disaggregated only (else: --warm-start none)", usage);
     if (disaggregated && a.option("warm-start"))
         return usageError("--warm-start does not apply to --disaggregated (each pool starts from its Megatron "
                           "plan and its neighbour's best plans)",
@@ -145,6 +148,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
         d.threads = int(threads.value_or(0));
         d.out = out.value_or("");
         d.json = a.flag("json");
+        d.warm = !a.flag("no-warm-start");
         return searchDisaggregated(*scenario, *scenarioPath, d);
     }
     const CostModel model(*scenario);
