@@ -134,9 +134,10 @@ int cmdSearch(const std::vector<std::string>& argv) {
     if (!disaggregated && a.flag("no-warm-start"))
         return usageError("--no-warm-start applies to --disaggregated only (else: --warm-start none)", usage);
     if (disaggregated && a.option("warm-start"))
-        return usageError("--warm-start does not apply to --disaggregated (each pool starts from its Megatron "
-                          "plan and its neighbour's best plans)",
-                          usage);
+        return usageError(
+            "--warm-start does not apply to --disaggregated (each pool starts from its Megatron "
+            "plan and its neighbour's best plans)",
+            usage);
     const auto scenario = loadScenarioOrReport(*scenarioPath);
     if (!scenario) return kBadInput;
     if (disaggregated) {
