@@ -115,6 +115,18 @@ private slots:
         QVERIFY(std::abs(r.ttftMs - (r.prefill.ttftMs + r.queueMs)) < 1e-9);
     }
 
+    // A workload's fixed batch is the serving batch: the decode pool runs it, the prefill pool still picks
+    // its prompts per pass (the 8B prompt pass fits 8 prompts in the 8,192-token budget: 8 x 1,000).
+    void fixedBatchIsTheDecodeBatch() {
+        Scenario s = llama8bOn2Nodes();
+        s.workload.fixedBatch = true;
+        s.workload.batch = 64;
+        const DisaggMetrics r = DisaggModel(s).evaluate({{1, replicas(8)}, {1, replicas(8)}});
+        QVERIFY2(r.valid, r.violation.c_str());
+        QCOMPARE(r.decode.batch, int64_t(64));
+        QCOMPARE(r.prefill.batch, int64_t(8));
+    }
+
     // The TTFT SLO counts the transfer: a slow NIC makes the prefill pool shrink its batch, then fail.
     void transferInTtft() {
         Scenario s = llama8bOn2Nodes();

@@ -27,6 +27,9 @@ Scenario poolScenario(const Scenario& s, Phase phase, int nodes) {
         // The TTFT SLO is checked by the layer, with the KV transfer added; a prefill scenario has no TPOT.
         out.workload.ttftMs = 0;
         out.workload.tpotMs = 0;
+        // A fixed batch is the serving batch (sequences in flight); a prefill pass's prompts are the layer's
+        // choice under the TTFT SLO.
+        out.workload.fixedBatch = false;
         out.name = s.name + " (prefill pool)";
     } else {
         out.workload.ttftMs = 0;
@@ -125,7 +128,7 @@ Metrics DisaggModel::evaluatePrefill(const Plan& p, int nodes, double* transferO
     const auto total = [&](const Metrics& x) { return x.ttftMs + transferMs(p, x.batch); };
     // The cost model picked the largest batch that fits memory and the token budget; the TTFT SLO now
     // includes the transfer, and both grow with the batch: binary search for the largest that meets it.
-    if (w.ttftMs > 0 && p.batch == 0 && !w.fixedBatch && m.batch > 1 && total(m) > w.ttftMs) {
+    if (w.ttftMs > 0 && p.batch == 0 && m.batch > 1 && total(m) > w.ttftMs) {
         Plan q = p;
         q.batch = 1;
         Metrics lo = cm.evaluate(q);

@@ -73,8 +73,8 @@ struct DisaggMetrics {
 /// DP attention is).
 int instancesOf(const Plan& p, int gpus, const Model& m);
 
-/// The workload as one pool runs it: phase prefill (no TTFT SLO: the layer adds the transfer) or decode (the
-/// TPOT SLO), on `nodes` nodes of the cluster.
+/// The workload as one pool runs it: phase prefill (no TTFT SLO: the layer adds the transfer; no fixed batch)
+/// or decode (the TPOT SLO, the workload's batch policy), on `nodes` nodes of the cluster.
 Scenario poolScenario(const Scenario& s, Phase phase, int nodes);
 
 /// Prefill and decode pools of one split of a scenario's nodes.
