@@ -60,7 +60,9 @@ commands:
                                             dominated points dropped, the Megatron recipe's frontier beside;
                                             --at-tpot/--at-user-tps: the frontier plan at that interactivity;
                                             --no-warm-start: each search from scratch (to compare);
-                                            Ctrl-C stops it with the points found so far
+                                            Ctrl-C stops it with the points found so far;
+                                            --disaggregated [--pool-budget N]: the best prefill/decode
+                                            split at each target beside it (default 200 a pool)
 
   help COMMAND                              one command's usage (also: COMMAND --help)
   --version                                 the version

@@ -148,4 +148,35 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
     return res;
 }
 
+std::vector<DisaggFrontierPoint> disaggregatedFrontier(const Scenario& s, const std::vector<double>& targets,
+                                                       const DisaggSearchOptions& o, std::stop_token stop) {
+    std::vector<DisaggFrontierPoint> all;
+    for (size_t i = 0; i < targets.size() && !stop.stop_requested(); ++i) {
+        Scenario at = s;
+        at.workload.tpotMs = targets[i];
+        DisaggSearchOptions oi = o;
+        oi.seed = o.seed + uint64_t(i);
+        const DisaggSearchResult r = searchDisaggregated(at, oi, stop);
+        if (!r.found || !r.best.metrics.feasible || !(r.best.metrics.tpotMs > 0)) continue;
+        all.push_back({targets[i], r.best.metrics.throughputPerGpu, 1000.0 / r.best.metrics.tpotMs, r.best});
+    }
+    const auto dominated = [&](const DisaggFrontierPoint& p) {
+        for (const auto& q : all)
+            if (q.throughputPerGpu >= p.throughputPerGpu && q.userTokensPerS >= p.userTokensPerS &&
+                (q.throughputPerGpu > p.throughputPerGpu || q.userTokensPerS > p.userTokensPerS))
+                return true;
+        return false;
+    };
+    std::vector<DisaggFrontierPoint> out;
+    for (const auto& p : all) {
+        const bool twin = std::any_of(out.begin(), out.end(), [&](const DisaggFrontierPoint& q) {
+            return q.throughputPerGpu == p.throughputPerGpu && q.userTokensPerS == p.userTokensPerS;
+        });
+        if (!dominated(p) && !twin) out.push_back(p);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.userTokensPerS < b.userTokensPerS; });
+    return out;
+}
+
 } // namespace sp

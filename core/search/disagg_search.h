@@ -53,6 +53,22 @@ struct DisaggSearchResult {
 DisaggSearchResult searchDisaggregated(const Scenario& scenario, const DisaggSearchOptions& options,
                                        std::stop_token stop = {});
 
+/// One point of the disaggregated frontier: the best split searched under a TPOT target.
+struct DisaggFrontierPoint {
+    double targetTpotMs = 0;
+    double throughputPerGpu = 0; ///< output tokens/s per GPU, both pools
+    double userTokensPerS = 0;   ///< 1000 / tpotMs
+    DisaggSplit split;           ///< its plan and metrics under the target
+};
+
+/// The disaggregated side of the throughput-interactivity frontier (core/search/pareto.h): for each TPOT
+/// target, searchDisaggregated under it (the workload's TTFT SLO kept); the feasible points that no other
+/// dominates (throughput per GPU, tokens/s per user), by tokens/s per user ascending.
+std::vector<DisaggFrontierPoint> disaggregatedFrontier(const Scenario& scenario,
+                                                       const std::vector<double>& targetsMs,
+                                                       const DisaggSearchOptions& options,
+                                                       std::stop_token stop = {});
+
 /// A plan of one pool size carried to another: pp, tp, etp and the choices kept, dp (and ep, or edp where
 /// ep would pass the experts) scaled to the new GPUs; nullopt when they do not divide.
 std::optional<Plan> rescalePlan(const Plan& p, int fromGpus, int toGpus);
