@@ -258,7 +258,7 @@ private slots:
             QVERIFY2(m.feasible, m.violation.c_str());
             QCOMPARE(m.throughputPerGpu, p.throughputPerGpu);
             QVERIFY(m.tpotMs <= p.targetTpotMs);
-            const ParetoPoint* a = pointAtTpot(agg.frontier, m.tpotMs);
+            const ParetoPoint* a = pointAtTpot(agg.frontier, p.targetTpotMs);
             if (a && p.throughputPerGpu > a->throughputPerGpu) wins = true;
         }
         QVERIFY(wins);

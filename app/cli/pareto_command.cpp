@@ -198,7 +198,7 @@ int cmdPareto(const std::vector<std::string>& argv) {
                      {"ttft_ms", p.split.metrics.ttftMs},
                      {"user_tokens_per_s", p.userTokensPerS},
                      {"throughput_per_gpu", p.throughputPerGpu},
-                     {"aggregated_per_gpu", aggregatedAt(p.split.metrics.tpotMs)},
+                     {"aggregated_per_gpu", aggregatedAt(p.targetTpotMs)},
                      {"prefill_nodes", p.split.plan.prefill.nodes},
                      {"decode_nodes", p.split.plan.decode.nodes},
                      {"bound", p.split.metrics.bound},
@@ -223,11 +223,11 @@ int cmdPareto(const std::vector<std::string>& argv) {
             printPoints("megatron", r.megatron, moe);
             if (disaggregated) {
                 std::printf(
-                    "\ndisaggregated (best split per TPOT target; aggregated: the frontier's best at that "
-                    "TPOT)\n  %10s %10s %12s %12s %8s  %s\n",
+                    "\ndisaggregated (best split per TPOT target; aggregated: the frontier's best under the "
+                    "same target)\n  %10s %10s %12s %12s %8s  %s\n",
                     "user tok/s", "TPOT ms", "tok/s/GPU", "aggregated", "gain", "split");
                 for (const auto& p : dis) {
-                    const double agg = aggregatedAt(p.split.metrics.tpotMs);
+                    const double agg = aggregatedAt(p.targetTpotMs);
                     char gain[32] = "-";
                     if (agg > 0) std::snprintf(gain, sizeof gain, "%.2fx", p.throughputPerGpu / agg);
                     std::printf("  %10.2f %10.2f %12.1f %12.1f %8s  %d+%d nodes, %s-bound\n",
