@@ -24,6 +24,9 @@ constexpr Bounds kBounds[] = {
     {"seed", 0, kMaxInt, false}, //
     {"seeds", 1, 10000, false},  //
     {"threads", 0, 4096, false}, // 0: all cores
+    {"load", 0, 0.99, false},    // arrival rate as a share of a disaggregated plan's capacity (queueing)
+    // pareto --disaggregated: evaluations of each pool search
+    {"pool-budget", 1, 1e12, false},
 };
 
 const Bounds* boundsOf(const std::string& name) {

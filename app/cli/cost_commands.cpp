@@ -2,6 +2,7 @@
 
 #include "args.h"
 #include "common.h"
+#include "disagg_commands.h"
 #include "metrics_json.h"
 
 #include "core/cost/calibration.h"
@@ -43,15 +44,26 @@ void printBreakdown(const Breakdown& b) {
 } // namespace
 
 int cmdEvaluate(const std::vector<std::string>& argv) {
-    const char* usage = "shardplan evaluate --scenario S [--plan P] [--json]";
-    Args a(argv, {"json"}, {"scenario", "plan"});
+    const char* usage = "shardplan evaluate --scenario S [--plan P] [--load L] [--json]";
+    Args a(argv, {"json"}, {"scenario", "plan", "load"});
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
     const auto scenarioPath = a.option("scenario");
     if (!scenarioPath) return usageError("--scenario is required", usage);
+    const auto load = a.number("load");
+    if (!a.ok()) return usageError(a.error(), usage);
     const auto s = loadScenarioOrReport(*scenarioPath);
     if (!s) return kBadInput;
+    if (auto pp = a.option("plan")) {
+        auto dis = isDisaggregatedPlan(*pp);
+        if (!dis) {
+            std::cerr << dis.error().str() << "\n";
+            return kBadInput;
+        }
+        if (dis.value()) return evaluateDisaggregated(s.value(), *pp, a.flag("json"), load.value_or(0));
+    }
+    if (load) return usageError("--load applies to a disaggregated plan only", usage);
     const CostModel model(s.value());
     Plan plan;
     std::string planName = "megatron";

@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "common.h"
+#include "disagg_commands.h"
 #include "interrupt.h"
 
 #include "core/export/launch.h"
@@ -102,6 +103,16 @@ int cmdExport(const std::vector<std::string>& argv) {
 
     const auto scenario = loadScenarioOrReport(*scenarioPath);
     if (!scenario) return kBadInput;
+    if (planPath) {
+        auto dis = isDisaggregatedPlan(*planPath);
+        if (!dis) {
+            std::cerr << dis.error().str() << "\n";
+            return kBadInput;
+        }
+        if (dis.value())
+            return exportDisaggregated(scenario.value(), *planPath, planFile ? format : std::nullopt, options,
+                                       a.option("out"), a.option("out-dir"));
+    }
     const CostModel model(scenario.value());
     Plan plan;
     if (planPath) {

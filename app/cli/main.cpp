@@ -29,7 +29,9 @@ const char* kUsageText = R"(usage: shardplan <command> [options]
 commands:
   validate [--json] [--kind KIND] FILE...   check model, cluster, workload, constraints, scenario or plan files
                                             (a model may be a Hugging Face config.json)
-  evaluate --scenario S [--plan P] [--json] the metrics and breakdown of a plan (default: the Megatron plan)
+  evaluate --scenario S [--plan P] [--json] the metrics and breakdown of a plan (default: the Megatron plan);
+           [--load L]                       a disaggregated plan: rate-matched pools, KV transfer, queueing at
+                                            load L (a share of its capacity)
   calibrate [--json] [FILE]                 the cost model against public measurements
   bench --eval-speed [--json] [--scenario S]...
                                             plan evaluations per second on one core
@@ -37,7 +39,11 @@ commands:
          [--out FILE] [--json]              the best plan a searcher finds (megatron, exhaustive, random, sa,
                                             ga, rl; default budget 2000); Ctrl-C stops it with the best so far;
                                             exit 1 when no plan is feasible
-  compare --scenario S A B [--json]         two plans' metrics side by side (ratios B/A) and what differs
+  search --scenario S --disaggregated [--searcher NAME] [--budget N] ...
+                                            a prefill pool and a decode pool: every node split, each pool's
+                                            plan searched (default sa, budget 1000 per pool size)
+  compare --scenario S A B [--json]         two plans' metrics side by side (ratios B/A) and what differs;
+                                            either may be a disaggregated plan
   export --scenario S (--plan P | --searcher NAME [--budget N] [--seed K])
          --format json|yaml|vllm|sglang [--model PATH] [--out F]
                                             a plan file, or the plan as a vLLM or SGLang launch command
@@ -54,7 +60,9 @@ commands:
                                             dominated points dropped, the Megatron recipe's frontier beside;
                                             --at-tpot/--at-user-tps: the frontier plan at that interactivity;
                                             --no-warm-start: each search from scratch (to compare);
-                                            Ctrl-C stops it with the points found so far
+                                            Ctrl-C stops it with the points found so far;
+                                            --disaggregated [--pool-budget N]: the best prefill/decode
+                                            split at each target beside it (default 200 a pool)
 
   help COMMAND                              one command's usage (also: COMMAND --help)
   --version                                 the version

@@ -8,6 +8,7 @@
 #include "search_util.h"
 
 #include "core/io/formats.h"
+#include "core/search/disagg_search.h"
 #include "core/search/pareto.h"
 #include "core/search/searcher.h"
 
@@ -79,10 +80,10 @@ int cmdPareto(const std::vector<std::string>& argv) {
     const char* usage =
         "shardplan pareto --scenario S [--searcher NAME] [--points N] [--budget B] [--seed K]\n"
         "                        [--threads T] [--seconds T] [--no-warm-start] [--json] [--csv F]\n"
-        "                        [--at-tpot MS | --at-user-tps X]";
-    Args a(argv, {"json", "no-warm-start"},
+        "                        [--at-tpot MS | --at-user-tps X] [--disaggregated [--pool-budget N]]";
+    Args a(argv, {"json", "no-warm-start", "disaggregated"},
            {"scenario", "searcher", "points", "budget", "seed", "threads", "seconds", "csv", "at-tpot",
-            "at-user-tps"});
+            "at-user-tps", "pool-budget"});
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -99,7 +100,14 @@ int cmdPareto(const std::vector<std::string>& argv) {
     const auto seconds = a.number("seconds");
     const auto atTpot = a.number("at-tpot");
     const auto atUser = a.number("at-user-tps");
+    const auto poolBudget = a.integer("pool-budget");
     if (!a.ok()) return usageError(a.error(), usage);
+    const bool disaggregated = a.flag("disaggregated");
+    if (poolBudget && !disaggregated) return usageError("--pool-budget goes with --disaggregated", usage);
+    if (poolBudget && *poolBudget < 1) return usageError("--pool-budget must be at least 1", usage);
+    if (disaggregated && (atTpot || atUser))
+        return usageError("--at-tpot/--at-user-tps read the aggregated frontier; drop --disaggregated",
+                          usage);
     if (points && (*points < 2 || *points > kMaxPoints))
         return usageError("--points must be from 2 to " + std::to_string(kMaxPoints) + ", got " +
                               std::to_string(*points),
@@ -128,6 +136,24 @@ int cmdPareto(const std::vector<std::string>& argv) {
         std::cerr << "shardplan: " << r.message << "\n";
         return kBadInput;
     }
+
+    // The disaggregated frontier at the same TPOT targets, each point's best split beside the aggregated
+    // frontier's best plan at that TPOT (core/search/disagg_search.h).
+    std::vector<DisaggFrontierPoint> dis;
+    if (disaggregated) {
+        DisaggSearchOptions d;
+        d.searcher = o.searcher;
+        d.budget = poolBudget.value_or(200);
+        d.seed = o.seed;
+        d.threads = o.threads;
+        d.warm = o.warm;
+        InterruptToStop interrupt;
+        dis = disaggregatedFrontier(*scenario, r.targetsMs, d, interrupt.token());
+    }
+    const auto aggregatedAt = [&](double tpotMs) {
+        const ParetoPoint* q = pointAtTpot(r.frontier, tpotMs * (1 + 1e-9));
+        return q ? q->throughputPerGpu : 0.0;
+    };
 
     // The interactivity asked for, as a TPOT in ms; 0: none.
     const double atMs = atTpot ? *atTpot : atUser ? 1000.0 / *atUser : 0.0;
@@ -163,6 +189,21 @@ int cmdPareto(const std::vector<std::string>& argv) {
         for (const auto& p : r.frontier) f.push_back(pointJson(p, scenario->model));
         auto& m = j["megatron"] = nlohmann::ordered_json::array();
         for (const auto& p : r.megatron) m.push_back(pointJson(p, scenario->model));
+        if (disaggregated) {
+            auto& dj = j["disaggregated"] = nlohmann::ordered_json::array();
+            for (const auto& p : dis)
+                dj.push_back(
+                    {{"target_tpot_ms", p.targetTpotMs},
+                     {"tpot_ms", p.split.metrics.tpotMs},
+                     {"ttft_ms", p.split.metrics.ttftMs},
+                     {"user_tokens_per_s", p.userTokensPerS},
+                     {"throughput_per_gpu", p.throughputPerGpu},
+                     {"aggregated_per_gpu", aggregatedAt(p.targetTpotMs)},
+                     {"prefill_nodes", p.split.plan.prefill.nodes},
+                     {"decode_nodes", p.split.plan.decode.nodes},
+                     {"bound", p.split.metrics.bound},
+                     {"plan", nlohmann::ordered_json::parse(toJson(p.split.plan, scenario->model))}});
+        }
         if (at) {
             j["at_tpot_ms"] = atMs;
             j["at"] = chosen ? pointJson(*chosen, scenario->model) : nlohmann::ordered_json(nullptr);
@@ -180,6 +221,21 @@ int cmdPareto(const std::vector<std::string>& argv) {
         if (!at) {
             printPoints("frontier", r.frontier, moe);
             printPoints("megatron", r.megatron, moe);
+            if (disaggregated) {
+                std::printf(
+                    "\ndisaggregated (best split per TPOT target; aggregated: the frontier's best under the "
+                    "same target)\n  %10s %10s %12s %12s %8s  %s\n",
+                    "user tok/s", "TPOT ms", "tok/s/GPU", "aggregated", "gain", "split");
+                for (const auto& p : dis) {
+                    const double agg = aggregatedAt(p.targetTpotMs);
+                    char gain[32] = "-";
+                    if (agg > 0) std::snprintf(gain, sizeof gain, "%.2fx", p.throughputPerGpu / agg);
+                    std::printf("  %10.2f %10.2f %12.1f %12.1f %8s  %d+%d nodes, %s-bound\n",
+                                p.userTokensPerS, p.split.metrics.tpotMs, p.throughputPerGpu, agg, gain,
+                                p.split.plan.prefill.nodes, p.split.plan.decode.nodes,
+                                p.split.metrics.bound.c_str());
+                }
+            }
         } else if (chosen) {
             std::printf("at TPOT <= %.2f ms (%.2f tokens/s per user): %s, %s\n", atMs, 1000.0 / atMs,
                         chosen->family.c_str(), degreesText(chosen->plan, moe).c_str());

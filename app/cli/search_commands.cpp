@@ -3,6 +3,7 @@
 
 #include "args.h"
 #include "common.h"
+#include "disagg_commands.h"
 #include "interrupt.h"
 #include "metrics_json.h"
 #include "search_util.h"
@@ -96,15 +97,20 @@ int cmdSearch(const std::vector<std::string>& argv) {
     const char* usage =
         "shardplan search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K]\n"
         "                        [--threads T] [--warm-start none|megatron|cd] [--out plan.json|plan.yaml]\n"
+        "                        [--json]\n"
+        "       shardplan search --scenario S --disaggregated [--searcher NAME] [--budget N] [--seconds T]\n"
+        "                        [--seed K] [--threads T] [--no-warm-start] [--out plan.json|plan.yaml]\n"
         "                        [--json]";
-    Args a(argv, {"json"},
+    Args a(argv, {"json", "disaggregated", "no-warm-start"},
            {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out", "warm-start"});
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
     const auto scenarioPath = a.option("scenario");
     if (!scenarioPath) return usageError("--scenario is required", usage);
-    const auto searcherName = a.option("searcher");
+    const bool disaggregated = a.flag("disaggregated");
+    const auto searcherName = disaggregated ? std::optional<std::string>(a.option("searcher").value_or("sa"))
+                                            : a.option("searcher");
     if (!searcherName) return usageError("--searcher is required (" + joined(searcherNames()) + ")", usage);
     auto searcher = makeSearcher(*searcherName);
     if (!searcher)
@@ -125,8 +131,27 @@ int cmdSearch(const std::vector<std::string>& argv) {
     if (out && !endsWith(*out, ".json") && !endsWith(*out, ".yaml") && !endsWith(*out, ".yml"))
         return usageError("--out must end in .json, .yaml or .yml", usage);
 
+    if (!disaggregated && a.flag("no-warm-start"))
+        return usageError("--no-warm-start applies to --disaggregated only (else: --warm-start none)", usage);
+    if (disaggregated && a.option("warm-start"))
+        return usageError(
+            "--warm-start does not apply to --disaggregated (each pool starts from its Megatron "
+            "plan and its neighbour's best plans)",
+            usage);
     const auto scenario = loadScenarioOrReport(*scenarioPath);
     if (!scenario) return kBadInput;
+    if (disaggregated) {
+        DisaggSearchArgs d;
+        d.searcher = *searcherName;
+        d.budget = budget.value_or(0);
+        d.seconds = seconds.value_or(0);
+        d.seed = uint64_t(seed.value_or(1));
+        d.threads = int(threads.value_or(0));
+        d.out = out.value_or("");
+        d.json = a.flag("json");
+        d.warm = !a.flag("no-warm-start");
+        return searchDisaggregated(*scenario, *scenarioPath, d);
+    }
     const CostModel model(*scenario);
     const CostModelObjective objective(model);
     const SearchSpace space(*scenario);
@@ -194,8 +219,11 @@ int cmdCompare(const std::vector<std::string>& argv) {
     if (a.positionals().size() != 2) return usageError("compare needs two plan files, A and B", usage);
     const auto scenario = loadScenarioOrReport(*scenarioPath);
     if (!scenario) return kBadInput;
-    const CostModel model(*scenario);
     const auto& files = a.positionals();
+    for (const auto& f : files)
+        if (auto dis = isDisaggregatedPlan(f); dis && dis.value())
+            return compareDisaggregated(*scenario, files, a.flag("json"));
+    const CostModel model(*scenario);
     std::vector<Plan> plans;
     std::vector<Metrics> metrics;
     std::vector<Evaluation> evals;

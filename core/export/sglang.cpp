@@ -66,6 +66,10 @@ const std::vector<EngineVersion>& sglangVersions() {
         now.moeDpSize = true;
         now.flags.back() = "--moe-a2a-backend";
         now.flags.push_back("--moe-dp-size");
+        // Disaggregated serving (core/export/disagg_launch.cpp): ServerArgs._handle_load_balance_method and
+        // DISAGG_TRANSFER_BACKEND_CHOICES at the same commit.
+        now.flags.push_back("--disaggregation-mode");
+        now.flags.push_back("--disaggregation-transfer-backend");
         now.constraints.push_back(
             "_handle_context_parallelism, --moe-dp-size > 1: tp_size % moe_dp_size == 0, "
             "ep_size * moe_dp_size == tp_size when ep_size > 1, pp_size == 1, and "

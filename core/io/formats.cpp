@@ -336,10 +336,58 @@ Constraints readConstraints(const MapReader& r) {
     return c;
 }
 
+Plan readPlanFields(const MapReader& r);
+
 Plan readPlan(const MapReader& r) {
     checkHeader(r, FileKind::Plan);
+    if (r.has("disaggregated"))
+        r.failAt("disaggregated",
+                 "a disaggregated plan (a prefill and a decode pool) where a single plan was "
+                 "expected");
     r.allowKeys({"version", "kind", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
                  "overlap", "prefill_budget"});
+    return readPlanFields(r);
+}
+
+/// A disaggregated plan: `disaggregated: {prefill: {nodes: N, <plan fields>}, decode: {...}}`. With a
+/// scenario, the pools must add up to its nodes and each plan must use its pool's GPUs.
+DisaggPlan readDisaggPlan(const MapReader& r, const Scenario* s) {
+    checkHeader(r, FileKind::Plan);
+    r.allowKeys({"version", "kind", "disaggregated"});
+    const MapReader d = r.map("disaggregated");
+    d.allowKeys({"prefill", "decode"});
+    DisaggPlan out;
+    const std::array<const char*, 2> names{"prefill", "decode"};
+    const std::array<MapReader, 2> pools{d.map(names[0]), d.map(names[1])};
+    for (int i = 0; i < 2; ++i) {
+        const MapReader& pr = pools[size_t(i)];
+        pr.allowKeys({"nodes", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
+                      "overlap", "prefill_budget"});
+        DisaggPool& pool = i == 0 ? out.prefill : out.decode;
+        pool.nodes = int(pr.integer("nodes", 1, 1'000'000));
+        pool.plan = readPlanFields(pr);
+    }
+    if (!s) return out;
+    const int total = out.prefill.nodes + out.decode.nodes;
+    if (total != s->cluster.nodes)
+        pools[1].failAt("nodes", "prefill " + std::to_string(out.prefill.nodes) + " + decode " +
+                                     std::to_string(out.decode.nodes) + " nodes = " + std::to_string(total) +
+                                     ", but the cluster has " + std::to_string(s->cluster.nodes));
+    for (int i = 0; i < 2; ++i) {
+        const DisaggPool& pool = i == 0 ? out.prefill : out.decode;
+        const int64_t gpus = int64_t(pool.nodes) * s->cluster.gpusPerNode;
+        const Degrees& g = pool.plan.degrees;
+        if (int64_t(g.pp) * g.dp * g.tp != gpus)
+            pools[size_t(i)].failAt("degrees", "pp*dp*tp = " + std::to_string(int64_t(g.pp) * g.dp * g.tp) +
+                                                   " does not match the " + names[size_t(i)] + " pool's " +
+                                                   std::to_string(pool.nodes) + " nodes x " +
+                                                   std::to_string(s->cluster.gpusPerNode) +
+                                                   " GPUs = " + std::to_string(gpus));
+    }
+    return out;
+}
+
+Plan readPlanFields(const MapReader& r) {
     Plan p = Plan::megatronChoices({});
     const MapReader d = r.map("degrees");
     d.allowKeys({"pp", "dp", "tp", "ep", "etp", "edp"});
@@ -431,6 +479,7 @@ std::optional<FileKind> kindOfDocument(const YAML::Node& n) {
     if (io::isHfConfig(n)) return FileKind::Model;
     if (n["degrees"] && (n["operators"] || n["mesh_order"] || !n["gpus"])) return FileKind::Plan;
     if (n["layers"] || n["hidden"]) return FileKind::Model;
+    if (n["disaggregated"]) return FileKind::Plan;
     if (n["nodes"] || n["gpu"]) return FileKind::Cluster;
     if (n["phase"]) return FileKind::Workload;
     if (n["model"] && n["cluster"]) return FileKind::Scenario;
@@ -791,6 +840,15 @@ Result<Scenario> loadScenario(const std::string& p) {
 Result<Plan> loadPlan(const std::string& p) {
     return loadWith<Plan>(p, readPlan);
 }
+Result<DisaggPlan> parseDisaggPlan(const std::string& t, const std::string& f, const Scenario* s) {
+    return parseWith<DisaggPlan>(t, f, [s](const MapReader& r) { return readDisaggPlan(r, s); });
+}
+Result<DisaggPlan> loadDisaggPlan(const std::string& p, const Scenario* s) {
+    return loadWith<DisaggPlan>(p, [s](const MapReader& r) { return readDisaggPlan(r, s); });
+}
+Result<bool> isDisaggregatedPlan(const std::string& p) {
+    return loadWith<bool>(p, [](const MapReader& r) { return r.self().IsMap() && r.has("disaggregated"); });
+}
 
 Result<FileKind> detectKind(const std::string& path) {
     return loadWith<FileKind>(path, [](const MapReader& r) -> FileKind {
@@ -849,6 +907,47 @@ std::string toJson(const Plan& p, const Model& m) {
 }
 std::string toJson(const Plan& p) {
     return planJson(p).dump(2) + "\n";
+}
+
+namespace {
+nlohmann::ordered_json disaggJson(const DisaggPlan& p, bool dense) {
+    nlohmann::ordered_json j;
+    j["version"] = 1;
+    j["kind"] = "plan";
+    auto& d = j["disaggregated"];
+    for (const auto* pool : {&p.prefill, &p.decode}) {
+        nlohmann::ordered_json one = planJson(pool->plan, dense);
+        one.erase("version");
+        one.erase("kind");
+        nlohmann::ordered_json withNodes;
+        withNodes["nodes"] = pool->nodes;
+        for (auto it = one.begin(); it != one.end(); ++it) withNodes[it.key()] = it.value();
+        d[pool == &p.prefill ? "prefill" : "decode"] = withNodes;
+    }
+    return j;
+}
+} // namespace
+
+std::string toJson(const DisaggPlan& p, const Model& m) {
+    return disaggJson(p, !m.moe.present()).dump(2) + "\n";
+}
+std::string toYaml(const DisaggPlan& p, const Model& m) {
+    YAML::Node root = YAML::Load(disaggJson(p, !m.moe.present()).dump());
+    root.SetStyle(YAML::EmitterStyle::Block);
+    YAML::Node d = root["disaggregated"];
+    d.SetStyle(YAML::EmitterStyle::Block);
+    for (auto pool : d) {
+        YAML::Node v = pool.second;
+        v.SetStyle(YAML::EmitterStyle::Block);
+        for (auto it : v) {
+            YAML::Node f = it.second;
+            const bool oneLine = it.first.Scalar() == "degrees" || f.IsSequence();
+            f.SetStyle(oneLine ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
+        }
+    }
+    YAML::Emitter e;
+    e << root;
+    return emitted(e);
 }
 
 Result<bool> writeFileAtomic(const std::string& path, const std::string& content) {
@@ -979,6 +1078,19 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
         });
         break;
     case FileKind::Plan:
+        if (auto dis = isDisaggregatedPlan(path); dis && dis.value()) {
+            finish(loadDisaggPlan(path), [](const DisaggPlan& p) {
+                const auto pool = [](const char* name, const DisaggPool& q) {
+                    const auto& d = q.plan.degrees;
+                    return std::string(name) + " " + std::to_string(q.nodes) + " nodes (pp" +
+                           std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
+                           std::to_string(d.tp) + " = " + std::to_string(int64_t(d.pp) * d.dp * d.tp) +
+                           " GPUs)";
+                };
+                return "disaggregated: " + pool("prefill", p.prefill) + ", " + pool("decode", p.decode);
+            });
+            break;
+        }
         finish(loadPlan(path), [](const Plan& p) {
             const auto& d = p.degrees;
             return "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
@@ -987,6 +1099,19 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
                    " GPUs";
         });
         break;
+        if (auto dis = isDisaggregatedPlan(path); dis && dis.value()) {
+            finish(loadDisaggPlan(path), [](const DisaggPlan& p) {
+                const auto pool = [](const char* name, const DisaggPool& q) {
+                    const auto& d = q.plan.degrees;
+                    return std::string(name) + " " + std::to_string(q.nodes) + " nodes (pp" +
+                           std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
+                           std::to_string(d.tp) + " = " + std::to_string(int64_t(d.pp) * d.dp * d.tp) +
+                           " GPUs)";
+                };
+                return "disaggregated: " + pool("prefill", p.prefill) + ", " + pool("decode", p.decode);
+            });
+            break;
+        }
     }
     return rep;
 }

@@ -3,6 +3,7 @@
 // and the per-file validation behind `shardplan validate`.
 
 #include "core/common/error.h"
+#include "core/model/disaggplan.h"
 #include "core/model/scenario.h"
 
 #include <optional>
@@ -36,6 +37,17 @@ Result<Workload> parseWorkload(const std::string& text, const std::string& file)
 Result<Constraints> parseConstraints(const std::string& text, const std::string& file);
 Result<Scenario> parseScenario(const std::string& text, const std::string& file);
 Result<Plan> parsePlan(const std::string& text, const std::string& file);
+
+/// A disaggregated plan file (`kind: plan` with `disaggregated: {prefill: {nodes: N, degrees: ...}, decode:
+/// {...}}`). With a scenario, the pools' nodes must add up to the cluster's and each pool's pp*dp*tp must be
+/// its nodes' GPUs; the errors point at the field.
+Result<DisaggPlan> loadDisaggPlan(const std::string& path, const Scenario* scenario = nullptr);
+Result<DisaggPlan> parseDisaggPlan(const std::string& text, const std::string& file,
+                                   const Scenario* scenario = nullptr);
+/// Whether a plan file is a disaggregated one (false for other files; an error if it cannot be read).
+Result<bool> isDisaggregatedPlan(const std::string& path);
+std::string toYaml(const DisaggPlan& p, const Model& m);
+std::string toJson(const DisaggPlan& p, const Model& m);
 
 /// The kind of a file: its `kind:` key, a Hugging Face config (model), or guessed from its keys.
 Result<FileKind> detectKind(const std::string& path);

@@ -1,0 +1,26 @@
+#pragma once
+// A disaggregated plan (core/model/disaggplan.h) as SGLang launches: the prefill pool's servers with
+// --disaggregation-mode prefill, the decode pool's with --disaggregation-mode decode, and the KV cache moved
+// between them by Mooncake (--disaggregation-transfer-backend mooncake).
+
+#include "core/export/launch.h"
+#include "core/model/disaggplan.h"
+
+namespace sp {
+
+struct DisaggLaunch {
+    LaunchCommand prefill; ///< nodes 0 .. prefill nodes - 1
+    LaunchCommand decode;  ///< the decode pool's nodes, numbered from 0 within the pool
+    /// What the two pools need beside their commands (the router in front of them), one sentence each.
+    std::vector<std::string> notes;
+    /// Both pools' commands as text, each under a heading, then the notes as `# ` comments.
+    std::string text() const;
+};
+
+/// Each pool's plan exported on its own nodes (the prefill pool as a prefill workload, the decode pool as
+/// a decode one), with the disaggregation flags added. SGLang only (its newest known version: the flags
+/// were read there); an error naming the pool for anything its export refuses.
+Result<DisaggLaunch> disaggregatedLaunch(const Scenario& scenario, const DisaggPlan& plan,
+                                         const ExportOptions& options);
+
+} // namespace sp

@@ -1,0 +1,182 @@
+// The disaggregated search (disagg_search.h): one search per pool size, warm-started along the pool sizes,
+// then every split evaluated with its pools' best plans.
+
+#include "core/search/disagg_search.h"
+
+#include "core/search/searcher.h"
+#include "core/search/space.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace sp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The prefill pool as a search objective: prompt tokens/s under the TTFT SLO less the KV transfer.
+class PrefillObjective final : public Objective {
+public:
+    PrefillObjective(const DisaggModel& m, int nodes) : m_model(m), m_nodes(nodes) {}
+    Metrics evaluate(const Plan& p) const override { return m_model.evaluatePrefill(p, m_nodes); }
+    std::optional<Plan> megatronPlan() const override { return m_model.prefillModel(m_nodes).megatronPlan(); }
+
+private:
+    const DisaggModel& m_model;
+    int m_nodes;
+};
+
+/// Better by the search's own order: feasible first, then throughput per GPU, then the smaller shortfall.
+bool better(const DisaggMetrics& a, const DisaggMetrics& b) {
+    if (a.feasible != b.feasible) return a.feasible;
+    if (a.feasible) return a.throughputPerGpu > b.throughputPerGpu;
+    if (a.valid != b.valid) return a.valid;
+    return a.shortfall < b.shortfall;
+}
+
+} // namespace
+
+std::optional<Plan> rescalePlan(const Plan& p, int fromGpus, int toGpus) {
+    Plan q = p;
+    Degrees& d = q.degrees;
+    const int unit = d.pp * d.tp;
+    if (unit < 1 || toGpus % unit != 0 || int64_t(d.pp) * d.dp * d.tp != fromGpus) return std::nullopt;
+    const int oldStage = d.dp * d.tp;
+    d.dp = toGpus / unit;
+    const int stage = d.dp * d.tp;
+    if (int64_t(d.ep) * d.etp * d.edp == oldStage) {
+        if (stage % (d.etp * d.edp) == 0)
+            d.ep = stage / (d.etp * d.edp);
+        else if (stage % (d.ep * d.etp) == 0)
+            d.edp = stage / (d.ep * d.etp);
+        else
+            return std::nullopt;
+    }
+    q.batch = 0;
+    return q;
+}
+
+DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOptions& o,
+                                       std::stop_token stop) {
+    DisaggSearchResult res;
+    const auto start = Clock::now();
+    const DisaggModel dm(s, o.model);
+    if (auto why = dm.checkScenario()) {
+        res.refused = true;
+        res.message = *why;
+        return res;
+    }
+    if (!makeSearcher(o.searcher)) {
+        res.refused = true;
+        res.message = "unknown searcher '" + o.searcher + "'";
+        return res;
+    }
+    const int N = s.cluster.nodes, per = s.cluster.gpusPerNode;
+    const int searches = 2 * (N - 1);
+    const auto deadline =
+        o.seconds > 0
+            ? start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds))
+            : Clock::time_point::max();
+    const auto outOfTime = [&] { return stop.stop_requested() || Clock::now() >= deadline; };
+
+    // One pool size's search; `previous` is the elite of the pool one node smaller.
+    const auto searchPool = [&](const Objective& objective, const SearchSpace& space, int gpus,
+                                const std::vector<Candidate>& previous, uint64_t seed) {
+        SearchOptions so;
+        so.budget.evaluations = o.budget;
+        if (deadline != Clock::time_point::max()) {
+            const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+            so.budget.seconds = std::max(1e-3, left / double(std::max(1, searches - res.searches)));
+        }
+        so.seed = seed;
+        so.threads = o.threads;
+        so.warmStart = WarmStart::Megatron;
+        if (o.warm)
+            for (const Candidate& c : previous) {
+                if (int(so.starts.size()) >= o.warmStarts) break;
+                const Degrees& d = c.plan.degrees;
+                if (auto q = rescalePlan(c.plan, d.pp * d.dp * d.tp, gpus))
+                    if (auto a = space.fromPlan(*q)) so.starts.push_back(std::move(*a));
+            }
+        Engine engine(objective);
+        SearchResult r = makeSearcher(o.searcher)->run(space, engine, so, nullptr, stop);
+        res.evaluations += r.evaluations;
+        ++res.searches;
+        if (r.stopped) res.stopped = true;
+        return r;
+    };
+
+    std::vector<SearchResult> pre(static_cast<size_t>(N)),
+        dec(static_cast<size_t>(N)); // by pool nodes 1..N-1
+    std::vector<bool> searched(size_t(N), false);
+    for (int k = 1; k < N && !outOfTime(); ++k) {
+        const PrefillObjective po(dm, k);
+        const SearchSpace ps(dm.prefillModel(k).scenario());
+        pre[size_t(k)] =
+            searchPool(po, ps, k * per, k > 1 ? pre[size_t(k - 1)].elite : std::vector<Candidate>{},
+                       o.seed + uint64_t(k));
+        const CostModelObjective dob(dm.decodeModel(k));
+        const SearchSpace ds(dm.decodeModel(k).scenario());
+        dec[size_t(k)] =
+            searchPool(dob, ds, k * per, k > 1 ? dec[size_t(k - 1)].elite : std::vector<Candidate>{},
+                       o.seed + uint64_t(N + k));
+        searched[size_t(k)] = true;
+    }
+    if (outOfTime()) res.stopped = true;
+
+    for (int k = 1; k < N; ++k) {
+        if (!searched[size_t(k)] || !searched[size_t(N - k)]) continue;
+        const SearchResult &rp = pre[size_t(k)], &rd = dec[size_t(N - k)];
+        if (rp.evaluations == 0 || rd.evaluations == 0) continue;
+        DisaggSplit sp{{{k, rp.best.plan}, {N - k, rd.best.plan}}, {}};
+        sp.metrics = dm.evaluate(sp.plan);
+        // Fix the batches the layer chose, so the plan file reproduces the metrics.
+        if (sp.metrics.valid) {
+            sp.plan.prefill.plan.batch = sp.metrics.prefill.batch;
+            sp.plan.decode.plan.batch = sp.metrics.decode.batch;
+            sp.metrics = dm.evaluate(sp.plan);
+        }
+        res.splits.push_back(sp);
+        if (!res.found || better(sp.metrics, res.best.metrics)) res.best = sp, res.found = true;
+    }
+    res.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!res.found)
+        res.message = res.stopped ? "stopped before a split was searched" : "no split could be evaluated";
+    else if (!res.best.metrics.feasible)
+        res.message = "no feasible split: the closest misses by " + res.best.metrics.violation;
+    return res;
+}
+
+std::vector<DisaggFrontierPoint> disaggregatedFrontier(const Scenario& s, const std::vector<double>& targets,
+                                                       const DisaggSearchOptions& o, std::stop_token stop) {
+    std::vector<DisaggFrontierPoint> all;
+    for (size_t i = 0; i < targets.size() && !stop.stop_requested(); ++i) {
+        Scenario at = s;
+        at.workload.tpotMs = targets[i];
+        DisaggSearchOptions oi = o;
+        oi.seed = o.seed + uint64_t(i);
+        const DisaggSearchResult r = searchDisaggregated(at, oi, stop);
+        if (!r.found || !r.best.metrics.feasible || !(r.best.metrics.tpotMs > 0)) continue;
+        all.push_back({targets[i], r.best.metrics.throughputPerGpu, 1000.0 / r.best.metrics.tpotMs, r.best});
+    }
+    const auto dominated = [&](const DisaggFrontierPoint& p) {
+        for (const auto& q : all)
+            if (q.throughputPerGpu >= p.throughputPerGpu && q.userTokensPerS >= p.userTokensPerS &&
+                (q.throughputPerGpu > p.throughputPerGpu || q.userTokensPerS > p.userTokensPerS))
+                return true;
+        return false;
+    };
+    std::vector<DisaggFrontierPoint> out;
+    for (const auto& p : all) {
+        const bool twin = std::any_of(out.begin(), out.end(), [&](const DisaggFrontierPoint& q) {
+            return q.throughputPerGpu == p.throughputPerGpu && q.userTokensPerS == p.userTokensPerS;
+        });
+        if (!dominated(p) && !twin) out.push_back(p);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.userTokensPerS < b.userTokensPerS; });
+    return out;
+}
+
+} // namespace sp
