@@ -106,6 +106,8 @@ public:
     views::PlanDetails* planDetails() const { return m_details; }
     views::TimelineView* timelineView() const { return m_timeline; }
     views::CalibrationView* calibrationView() const { return m_calibration; }
+    views::ParetoView* paretoView() const { return m_pareto; }
+    ParetoRunner* paretoRunner() const { return m_paretoRunner; }
     QDockWidget* calibrationDock() const { return m_calibrationDock; }
     /// Tools > Calibration: shows the calibration dock, loading the project's measurements the first time.
     void showCalibration();
