@@ -36,6 +36,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <vector>
 
@@ -50,20 +51,32 @@ public:
     };
     std::vector<Slow> slow; ///< events over 8 ms while measuring
     bool measuring = false;
+    /// The most CPU time the GUI thread spent on one event while measuring: its own work, whatever the
+    /// machine's load (a stall also counts the time other threads and processes held the core).
+    double maxCpuMs = 0;
+    static double threadCpuMs() {
+        timespec ts{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+    }
     bool notify(QObject* receiver, QEvent* e) override {
         // Names first: the receiver may be deleted by its event (a deferred delete).
         const char* cls = receiver->metaObject()->className();
+        const QString name = receiver->objectName();
         const char* parent = receiver->parent() ? receiver->parent()->metaObject()->className() : nullptr;
         const QEvent::Type type = e->type();
         QElapsedTimer t;
         t.start();
+        const double cpu0 = threadCpuMs();
         ++depth;
         const bool r = QApplication::notify(receiver, e);
         --depth;
         const double ms = t.nsecsElapsed() / 1e6;
+        if (measuring && depth == 0) maxCpuMs = std::max(maxCpuMs, threadCpuMs() - cpu0);
         if (measuring && ms > 8 && depth == 0) { // outermost events only: nested ones are part of them
             // "type to Class (parent Class)": a timer's or a scene's owner names what it drives.
             QString what = QStringLiteral("%1 to %2").arg(int(type)).arg(QLatin1String(cls));
+            if (!name.isEmpty()) what += QStringLiteral(" '%1'").arg(name);
             if (parent) what += QStringLiteral(" (parent %1)").arg(QLatin1String(parent));
             slow.push_back({ms, what});
         }
@@ -72,7 +85,7 @@ public:
     int depth = 0;
 };
 struct Figures {
-    double seconds = 0, maxGap = 0, median = 0, p99 = 0;
+    double seconds = 0, maxGap = 0, median = 0, p99 = 0, maxCpu = 0;
     size_t ticks = 0;
 };
 
@@ -90,6 +103,7 @@ Figures measureWhile(TimingApp& app, const std::function<bool()>& busy, int limi
         if (!busy() || total.elapsed() > limitMs) loop.quit();
     });
     app.measuring = true;
+    app.maxCpuMs = 0;
     total.start();
     clock.start();
     tick.start();
@@ -98,6 +112,7 @@ Figures measureWhile(TimingApp& app, const std::function<bool()>& busy, int limi
     app.measuring = false;
     Figures f;
     f.seconds = total.elapsed() / 1000.0;
+    f.maxCpu = app.maxCpuMs;
     std::sort(gaps.begin(), gaps.end());
     f.ticks = gaps.size();
     if (!gaps.empty()) {
@@ -156,10 +171,10 @@ int main(int argc, char** argv) {
     const int repeat = std::max(1, parser.value(repeatOpt).toInt());
     const qint64 budget = parser.value(budgetOpt).toLongLong();
 
-    std::printf("%-34s %8s %-16s %9s %12s %10s %8s %8s\n", "scenario", "budget", "searchers", "seconds",
-                "max stall ms", "median ms", "p99 ms", "ticks");
+    std::printf("%-34s %8s %-16s %9s %12s %10s %8s %8s %11s\n", "scenario", "budget", "searchers", "seconds",
+                "max stall ms", "median ms", "p99 ms", "ticks", "max cpu ms");
     for (const QString& path : scenarios) {
-        std::vector<double> maxGaps, p99s, secs;
+        std::vector<double> maxGaps, p99s, secs, cpus;
         for (int run = 0; run < repeat; ++run) {
             sp::app::MainWindow::Options o;
             o.persistSettings = false;
@@ -197,14 +212,21 @@ int main(int argc, char** argv) {
 
             QTimer cycle, select;
             int page = 0, row = 0;
+            std::vector<double> selectMs; // selecting a row: every plan view rebuilt for its plan
             if (views) {
                 const QList<QWidget*> pages{w.paretoView(), tabs->widget(int(Tab::Timeline)),
                                             tabs->widget(int(Tab::Topology)), tabs->widget(int(Tab::Chart))};
                 QObject::connect(&cycle, &QTimer::timeout,
                                  [&, pages] { tabs->setCurrentWidget(pages[page++ % pages.size()]); });
+                cycle.setObjectName(QStringLiteral("benchTabCycle"));
+                select.setObjectName(QStringLiteral("benchSelectRow"));
                 QObject::connect(&select, &QTimer::timeout, [&] {
                     const int rows = w.eliteModel()->rowCount();
-                    if (rows > 0) w.selectEliteRow(row++ % std::min(rows, 10));
+                    if (rows == 0) return;
+                    QElapsedTimer c;
+                    c.start();
+                    w.selectEliteRow(row++ % std::min(rows, 10));
+                    selectMs.push_back(c.nsecsElapsed() / 1e6);
                 });
                 cycle.start(300);
                 select.start(500);
@@ -228,20 +250,26 @@ int main(int argc, char** argv) {
             maxGaps.push_back(f.maxGap);
             p99s.push_back(f.p99);
             secs.push_back(f.seconds);
+            cpus.push_back(f.maxCpu);
             const QString name = QFileInfo(path).completeBaseName().left(views ? 28 : 34);
-            std::printf("%-34s %8lld %-16s %9.2f %12.1f %10.1f %8.1f %8zu\n",
+            std::printf("%-34s %8lld %-16s %9.2f %12.1f %10.1f %8.1f %8zu %11.1f\n",
                         qPrintable(views ? name + QStringLiteral(" views") : name), budget,
                         qPrintable(searchers.join(QLatin1Char('+'))), f.seconds, f.maxGap, f.median, f.p99,
-                        f.ticks);
+                        f.ticks, f.maxCpu);
             std::sort(app.slow.begin(), app.slow.end(), [](auto& a, auto& b) { return a.ms > b.ms; });
             for (size_t i = 0; i < std::min<size_t>(4, app.slow.size()); ++i)
                 std::fprintf(stderr, "    slow event: %.1f ms (event type %s)\n", app.slow[i].ms,
                              qPrintable(app.slow[i].what));
             app.slow.clear();
+            if (!selectMs.empty())
+                std::printf("%-34s selecting an elite row: median %.1f ms, max %.1f ms (%zu selections)\n",
+                            "", medianOf(selectMs), *std::max_element(selectMs.begin(), selectMs.end()),
+                            selectMs.size());
             if (run + 1 < repeat) continue;
             if (repeat > 1)
-                std::printf("%-34s median of %d runs: seconds %.2f, max stall %.1f ms, p99 %.1f ms\n", "",
-                            repeat, medianOf(secs), medianOf(maxGaps), medianOf(p99s));
+                std::printf("%-34s median of %d runs: seconds %.2f, max stall %.1f ms, p99 %.1f ms, "
+                            "max cpu %.1f ms\n",
+                            "", repeat, medianOf(secs), medianOf(maxGaps), medianOf(p99s), medianOf(cpus));
             // The new views' own cost on the selected plan, once the search ended: laying out and painting
             // the timeline and the topology, and the comparison's refresh (with the why analysis), median of
             // five (ms, GUI thread).

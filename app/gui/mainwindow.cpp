@@ -1,5 +1,5 @@
-#include "mainwindow_p.h"
 #include "core/common/paths.h"
+#include "mainwindow_p.h"
 
 namespace sp::app {
 
@@ -16,6 +16,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     connect(m_controller, &SearchController::runFinished, this, &MainWindow::onRunFinished);
     connect(m_controller, &SearchController::runFailed, this, &MainWindow::onRunFailed);
     connect(m_controller, &SearchController::batchFinished, this, &MainWindow::onBatchFinished);
+    m_refreshTimer.setObjectName(QStringLiteral("eliteRefresh")); // named in bench_gui_stall's report
     m_refreshTimer.setSingleShot(true);
     m_refreshTimer.setInterval(40);
     connect(&m_refreshTimer, &QTimer::timeout, this, &MainWindow::refreshElite);
