@@ -347,6 +347,7 @@ void MainWindow::selectEliteRow(int modelRow) {
 }
 
 void MainWindow::eliteSelectionChanged() {
+    if (m_refreshingElite) return;
     const QModelIndex cur = m_eliteView->selectionModel()->currentIndex();
     if (!cur.isValid()) return;
     const int row = m_proxy->mapToSource(cur).row();

@@ -248,6 +248,7 @@ private:
     QString m_openedLabel;
     std::vector<views::PlanRecordPtr> m_records; ///< explained plans of this context (a small cache)
     bool m_userSelected = false;
+    bool m_refreshingElite = false; ///< selection changes made by a refresh of the rows show nothing
 };
 
 } // namespace sp::app

@@ -174,7 +174,11 @@ void MainWindow::onBatchFinished(quint64 batch, bool stopped) {
 
 void MainWindow::refreshElite() {
     const bool first = m_eliteModel->rowCount() == 0;
+    // When the selected row drops out of the elite, the selection moves to a neighbour; the views keep the
+    // plan the user chose instead of rebuilding for one nobody picked (at every 40 ms refresh).
+    m_refreshingElite = true;
     m_eliteModel->setEntries(views::mergeElites(m_runs.elites(), kEliteRows));
+    m_refreshingElite = false;
     if (first && m_eliteModel->rowCount() > 0) {
         m_eliteView->resizeColumnsToContents();
         for (int c = 0; c < views::EliteModel::ColumnCount - 1; ++c)
