@@ -648,30 +648,6 @@ private slots:
         QVERIFY(!w.staleBanner()->isVisible());
     }
 
-    void scenarioPanelWidthSurvivesResize() {
-        MainWindow w(testOptions());
-        w.resize(1600, 1000);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(w.openScenario(kDefault));
-        w.resize(1040, 700);
-        QTest::qWait(100);
-        w.resize(1600, 1000);
-        QTest::qWait(100);
-        auto* scroll = qobject_cast<QScrollArea*>(w.scenarioDock()->widget());
-        QVERIFY(scroll);
-        // The editor fits beside the scroll bar: its "..." buttons are inside the viewport.
-        QVERIFY2(scroll->viewport()->width() >= w.scenarioEditor()->minimumSizeHint().width(),
-                 qPrintable(QStringLiteral("%1 < %2")
-                                .arg(scroll->viewport()->width())
-                                .arg(w.scenarioEditor()->minimumSizeHint().width())));
-        for (QToolButton* b : w.scenarioEditor()->findChildren<QToolButton*>()) {
-            if (b->text() != QStringLiteral("\u2026")) continue;
-            const QPoint right = b->mapTo(scroll->viewport(), QPoint(b->width() - 1, 0));
-            QVERIFY(right.x() < scroll->viewport()->width());
-        }
-    }
-
     void densePlanFileHasNoMoeFields() {
         QTemporaryDir dir;
         MainWindow w(testOptions());
@@ -732,24 +708,6 @@ private slots:
         QVERIFY2(offered.fileName().endsWith(QStringLiteral(".spsession")) &&
                      offered.fileName().startsWith(QStringLiteral("llama-3.1-8b")),
                  qPrintable(offered.fileName()));
-    }
-
-    void eliteTableShowsTenRows() {
-        MainWindow w(testOptions());
-        w.resize(1600, 1000);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(w.openScenario(kDefault));
-        QVERIFY(shortSearch(w, 300));
-        QVERIFY(w.eliteModel()->rowCount() >= 10);
-        QTableView* t = w.eliteView();
-        const int rowH = t->verticalHeader()->defaultSectionSize();
-        QVERIFY2(t->viewport()->height() >= 10 * rowH,
-                 qPrintable(QStringLiteral("%1 px for rows of %2").arg(t->viewport()->height()).arg(rowH)));
-        // The toolbar's Export Plan button has its own icon, not Save's.
-        QAction* exp = w.action(QStringLiteral("exportPlan"));
-        QCOMPARE(exp->iconText(), QStringLiteral("Export Plan"));
-        QVERIFY(exp->icon().cacheKey() != w.action(QStringLiteral("saveSession"))->icon().cacheKey());
     }
 
     void undoRedoScenarioEdits() {

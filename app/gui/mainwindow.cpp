@@ -26,6 +26,10 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     // Shortcuts a focused text field would otherwise take (a line edit reads Ctrl+E as "end of line").
     qApp->installEventFilter(this);
     resize(1480, 920);
+    // The search panel as tall as its contents, the scenario panel the rest: its constraints then fit
+    // unscrolled at 1600x1000 (after the resize: before it, the docks are split at the default size).
+    if (auto* runDock = findChild<QDockWidget*>(QStringLiteral("runDock")))
+        resizeDocks({m_scenarioDock, runDock}, {height(), runDock->sizeHint().height()}, Qt::Vertical);
     if (m_options.persistSettings) {
         QSettings s;
         restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
