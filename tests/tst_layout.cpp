@@ -1,5 +1,6 @@
 // The planner window's layout at the sizes users run it at: at 1600x1000 the scenario panel shows its
 // constraints without scrolling and the elite table ten rows; the panel's width survives a resize.
+#include "gui_fixtures.h"
 #include "mainwindow.h"
 #include "views/elitemodel.h"
 #include "views/runpanel.h"
@@ -18,27 +19,9 @@
 
 using namespace sp;
 using sp::app::MainWindow;
+using namespace sp::testing;
 
 namespace {
-const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
-const QString kDefault = kSamples + QStringLiteral("/scenarios/llama-3.1-8b-h100-1x8.yaml");
-
-MainWindow::Options testOptions() {
-    MainWindow::Options o;
-    o.persistSettings = false;
-    o.confirmClose = false;
-    return o;
-}
-
-/// Runs a short search (random + sa) and waits for it to end.
-bool shortSearch(MainWindow& w, qint64 budget = 300) {
-    w.runPanel()->setSelectedSearchers({QStringLiteral("random"), QStringLiteral("sa")});
-    w.runPanel()->setBudget(budget);
-    QSignalSpy done(&w, &MainWindow::searchFinished);
-    w.startSearch();
-    return done.wait(120000) || done.count() > 0;
-}
-
 QGroupBox* groupTitled(QWidget* in, const QString& title) {
     for (QGroupBox* g : in->findChildren<QGroupBox*>())
         if (g->title() == title) return g;
