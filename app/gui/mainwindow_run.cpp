@@ -60,8 +60,10 @@ void MainWindow::startSearch() {
     req.budget = m_runPanel->budget();
     req.seed = m_runPanel->seed();
     req.threads = m_options.threadsPerRun;
-    m_controller->start(m_ctx, req);
+    // Before start(): a searcher that ends at once (a refused exhaustive search) may finish the batch
+    // inside it (QFuture::then on a finished future runs at once), and its message must stay.
     statusBar()->showMessage(tr("Searching with %1...").arg(names.join(QStringLiteral(", "))));
+    m_controller->start(m_ctx, req);
     updateTitle();
 }
 
