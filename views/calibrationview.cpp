@@ -1,5 +1,6 @@
 #include "views/calibrationview.h"
 
+#include "views/background.h"
 #include "views/format.h"
 #include "views/messagebanner.h"
 
@@ -306,6 +307,7 @@ void CalibrationView::fit() {
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this, run] { fitDone(run); });
     // The worker gets copies: it may outlive the view.
     m_watcher->setFuture(QtConcurrent::run([set = m_set, start]() -> FitOutcome {
+        lowerThreadPriority();
         try {
             auto f = fitEfficiency(set, start);
             if (!f) return {nullptr, QString::fromStdString(f.error().str())};

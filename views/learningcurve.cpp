@@ -10,9 +10,36 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace sp::views {
+
+namespace {
+struct NiceRange {
+    double min, max;
+    int ticks;
+};
+
+/// Qt's QValueAxis::applyNiceNumbers() (qvalueaxis.cpp, looseNiceNumbers and niceNumber, Qt 6.4) computed
+/// without touching the axis: the range widened to whole steps of 1, 2 or 5 times a power of ten.
+double niceNumber(double x, bool ceiling) {
+    const double z = std::pow(10.0, std::floor(std::log10(x)));
+    double q = x / z;
+    if (ceiling)
+        q = q <= 1.0 ? 1 : q <= 2.0 ? 2 : q <= 5.0 ? 5 : 10;
+    else
+        q = q < 1.5 ? 1 : q < 3.0 ? 2 : q < 7.0 ? 5 : 10;
+    return q * z;
+}
+
+NiceRange niceRange(double lo, double hi, int ticks) {
+    const double range = niceNumber(hi - lo, true);
+    const double step = niceNumber(range / (ticks - 1), false);
+    const double a = std::floor(lo / step), b = std::ceil(hi / step);
+    return {a * step, b * step, int(b - a) + 1};
+}
+} // namespace
 
 LearningCurveView::LearningCurveView(QWidget* parent) : QWidget(parent) {
     m_stack = new QStackedLayout(this);
@@ -44,6 +71,7 @@ LearningCurveView::LearningCurveView(QWidget* parent) : QWidget(parent) {
     m_chart->addAxis(m_yRight, Qt::AlignRight);
     m_stack->addWidget(m_placeholder);
     m_stack->addWidget(m_view);
+    m_flush.setObjectName(QStringLiteral("learningcurveFlush")); // named in bench_gui_stall's report
     m_flush.setSingleShot(true);
     m_flush.setInterval(40);
     connect(&m_flush, &QTimer::timeout, this, &LearningCurveView::redraw);
@@ -114,13 +142,16 @@ void LearningCurveView::redraw() {
             (right ? rMax : lMax) = std::max(right ? rMax : lMax, p.y());
         }
     }
-    auto fit = [](QValueAxis* a, double lo, double hi) {
+    // One range change per axis, and none while the nice range holds: each change lays the axis labels out
+    // again on the GUI thread (QValueAxis::setRange, then applyNiceNumbers, was two of them per redraw).
+    auto fit = [](QValueAxis* a, double lo, double hi, bool pad = true) {
         if (lo > hi) return;
-        const double pad = (hi - lo) * 0.05 + 1e-9;
-        a->setRange(lo - pad, hi + pad);
-        a->applyNiceNumbers();
+        const double margin = pad ? (hi - lo) * 0.05 + 1e-9 : 0;
+        const NiceRange n = niceRange(lo - margin, hi + margin, 5);
+        if (a->tickCount() != n.ticks) a->setTickCount(n.ticks);
+        a->setRange(n.min, n.max); // a no-op when unchanged
     };
-    m_x->setRange(0, xMax);
+    fit(m_x, 0, xMax, false);
     fit(m_yLeft, lMin, lMax);
     fit(m_yRight, rMin, rMax);
     if (!m_data.isEmpty()) m_stack->setCurrentWidget(m_view);

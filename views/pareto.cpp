@@ -131,6 +131,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     lay->addLayout(bar);
     lay->addWidget(m_view, 1);
 
+    m_flush.setObjectName(QStringLiteral("paretoFlush")); // named in bench_gui_stall's report
     m_flush.setSingleShot(true);
     m_flush.setInterval(kRedrawMs);
     connect(&m_flush, &QTimer::timeout, this, &ParetoView::redraw);

@@ -2,7 +2,6 @@
 
 #include "views/format.h"
 
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHash>
 #include <QHeaderView>
@@ -80,10 +79,13 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_rate->setStyleSheet(QStringLiteral("color: #4b5563;"));
     m_rate->setWordWrap(true);
 
-    auto* form = new QFormLayout;
+    // Budget and seed on one row: the scenario panel above keeps the height (its constraints unscrolled).
+    auto* form = new QHBoxLayout;
     form->setContentsMargins(0, 0, 0, 0);
-    form->addRow(tr("Budget"), m_budget);
-    form->addRow(tr("Seed"), m_seed);
+    form->addWidget(new QLabel(tr("Budget"), this));
+    form->addWidget(m_budget, 3);
+    form->addWidget(new QLabel(tr("Seed"), this));
+    form->addWidget(m_seed, 1);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_start, 1);
     buttons->addWidget(m_stop, 1);

@@ -3,6 +3,7 @@
 #include "core/cost/validity.h"
 #include "core/search/space.h"
 #include "views/format.h"
+#include "views/scenarioeditor_p.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -25,18 +26,11 @@
 
 namespace sp::views {
 
+using editor::kErrorStyle;
+using editor::kInfoStyle;
+using editor::makeNote;
+
 namespace {
-
-const char* kErrorStyle = "color: #b91c1c;";
-const char* kInfoStyle = "color: #4b5563;";
-
-QLabel* makeNote(QWidget* parent, const char* style) {
-    auto* l = new QLabel(parent);
-    l->setWordWrap(true);
-    l->setStyleSheet(QString::fromLatin1(style));
-    l->hide();
-    return l;
-}
 
 /// A whole number in [lo, hi] (thousands separators allowed), or an error.
 QString parseInt(const QString& text, qint64 lo, qint64 hi, qint64& out) {
@@ -87,6 +81,21 @@ QString phaseName(Phase p) {
     return {};
 }
 
+/// Two fields on one form row: "first [....]  second label [....]" (a compact panel: the constraints fit
+/// below without scrolling at 1600x1000). Each field's box keeps its error note under it.
+QWidget* pairRow(QWidget* parent, QWidget* first, const QString& secondLabel, QWidget* second) {
+    auto* w = new QWidget(parent);
+    auto* h = new QHBoxLayout(w);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->addWidget(first, 1);
+    auto* l = new QLabel(secondLabel, w);
+    h->addWidget(l, 0, Qt::AlignTop);
+    h->addWidget(second, 1);
+    // The label sits level with the line edits (their boxes grow downwards with an error).
+    l->setMinimumHeight(first->sizeHint().height());
+    return w;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -95,13 +104,13 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
     : QWidget(parent), m_samplesDir(samplesDir) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(6, 6, 6, 6);
-    lay->setSpacing(8);
+    lay->setSpacing(6);
     auto group = [this, lay](const QString& title) {
         auto* g = new QGroupBox(title, this);
         auto* f = new QFormLayout(g);
         f->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
         f->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        f->setContentsMargins(8, 6, 8, 6);
+        f->setContentsMargins(8, 4, 8, 4);
         f->setVerticalSpacing(4);
         lay->addWidget(g);
         return f;
@@ -112,15 +121,24 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
     mf->addRow(buildPicker(m_model, QStringLiteral("models"), tr("model")));
     mf->addRow(m_model.info);
     mf->addRow(m_model.error);
-    const char* dtypeLabels[3] = {"Weights", "Activations", "KV cache"};
+    const char* dtypeLabels[3] = {"Weights", "Act.", "KV"};
     const char* dtypeTips[3] = {"Data type of the weights (fp8 weights run fp8 GEMMs where the GPU has them)",
                                 "Data type of the activations (sets the GEMM rate otherwise)",
                                 "Data type of the KV cache"};
+    // One row: "Weights [fp8]  Act. [bf16]  KV [bf16]".
+    auto* dtypes = new QWidget(this);
+    auto* dh = new QHBoxLayout(dtypes);
+    dh->setContentsMargins(0, 0, 0, 0);
     for (int i = 0; i < 3; ++i) {
         m_dtypes[i] = new QComboBox(this);
         for (auto n : kDtypeNames) m_dtypes[i]->addItem(qs(n));
         m_dtypes[i]->setToolTip(tr(dtypeTips[i]));
-        mf->addRow(tr(dtypeLabels[i]), m_dtypes[i]);
+        if (i > 0) {
+            auto* l = new QLabel(tr(dtypeLabels[i]), dtypes);
+            l->setToolTip(tr(dtypeTips[i]));
+            dh->addWidget(l);
+        }
+        dh->addWidget(m_dtypes[i], 1);
         connect(m_dtypes[i], &QComboBox::activated, this, [this, i](int idx) {
             Dtype* target[3] = {&m_scenario.model.weights, &m_scenario.model.activations,
                                 &m_scenario.model.kvCache};
@@ -130,6 +148,7 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
             changed();
         });
     }
+    mf->addRow(tr(dtypeLabels[0]), dtypes);
     m_dtypeError = makeNote(this, kErrorStyle);
     mf->addRow(m_dtypeError);
 
@@ -138,8 +157,8 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
     cf->addRow(buildPicker(m_cluster, QStringLiteral("clusters"), tr("cluster")));
     cf->addRow(m_cluster.info);
     cf->addRow(m_cluster.error);
-    addField(
-        cf, QStringLiteral("nodes"), tr("Nodes"), tr("Nodes in the cluster (each an NVLink domain)"),
+    QWidget* nodes = addField(
+        nullptr, QStringLiteral("nodes"), tr("Nodes"), tr("Nodes in the cluster (each an NVLink domain)"),
         [this](const QString& t) {
             qint64 v;
             QString e = parseInt(t, 1, 100000, v);
@@ -147,8 +166,8 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
             return e;
         },
         [this] { return QString::number(m_scenario.cluster.nodes); });
-    addField(
-        cf, QStringLiteral("gpus_per_node"), tr("GPUs per node"), tr("GPUs in one node's NVLink domain"),
+    QWidget* perNode = addField(
+        nullptr, QStringLiteral("gpus_per_node"), tr("GPUs per node"), tr("GPUs in one node's NVLink domain"),
         [this](const QString& t) {
             qint64 v;
             QString e = parseInt(t, 1, 1024, v);
@@ -156,6 +175,7 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
             return e;
         },
         [this] { return QString::number(m_scenario.cluster.gpusPerNode); });
+    cf->addRow(tr("Nodes"), pairRow(this, nodes, tr("GPUs per node"), perNode));
 
     // Workload.
     QFormLayout* wf = group(tr("Workload"));
@@ -170,8 +190,8 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
         m_scenario.workload.phase = Phase(i);
         changed();
     });
-    addField(
-        wf, QStringLiteral("input_tokens"), tr("Input tokens"), tr("Prompt length per request"),
+    QWidget* input = addField(
+        nullptr, QStringLiteral("input_tokens"), tr("Input tokens"), tr("Prompt length per request"),
         [this](const QString& t) {
             qint64 v;
             QString e = parseInt(t, 1, 100'000'000, v);
@@ -179,8 +199,8 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
             return e;
         },
         [this] { return QString::number(m_scenario.workload.inputTokens); });
-    addField(
-        wf, QStringLiteral("output_tokens"), tr("Output tokens"), tr("Generated tokens per request"),
+    QWidget* output = addField(
+        nullptr, QStringLiteral("output_tokens"), tr("Output tokens"), tr("Generated tokens per request"),
         [this](const QString& t) {
             qint64 v;
             QString e = parseInt(t, 1, 100'000'000, v);
@@ -188,8 +208,9 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
             return e;
         },
         [this] { return QString::number(m_scenario.workload.outputTokens); });
-    addField(
-        wf, QStringLiteral("ttft_ms"), tr("TTFT SLO (ms)"),
+    wf->addRow(tr("Input tokens"), pairRow(this, input, tr("Output"), output));
+    QWidget* ttft = addField(
+        nullptr, QStringLiteral("ttft_ms"), tr("TTFT SLO (ms)"),
         tr("Time-to-first-token limit; empty or 0: no limit"),
         [this](const QString& t) {
             double v;
@@ -201,8 +222,8 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
             return m_scenario.workload.ttftMs > 0 ? QString::number(m_scenario.workload.ttftMs) : QString();
         },
         tr("no limit"));
-    addField(
-        wf, QStringLiteral("tpot_ms"), tr("TPOT SLO (ms)"),
+    QWidget* tpot = addField(
+        nullptr, QStringLiteral("tpot_ms"), tr("TPOT SLO (ms)"),
         tr("Time-per-output-token limit; empty or 0: no limit"),
         [this](const QString& t) {
             double v;
@@ -214,63 +235,9 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
             return m_scenario.workload.tpotMs > 0 ? QString::number(m_scenario.workload.tpotMs) : QString();
         },
         tr("no limit"));
+    wf->addRow(tr("TTFT SLO (ms)"), pairRow(this, ttft, tr("TPOT"), tpot));
 
-    // Constraints.
-    QFormLayout* kf = group(tr("Constraints"));
-    m_constraintForm = kf;
-    m_gpus = new QSpinBox(this);
-    m_gpus->setRange(0, 10'000'000);
-    m_gpus->setSpecialValueText(tr("all"));
-    m_gpus->setToolTip(tr("GPUs the plan must use (all: the whole cluster)"));
-    kf->addRow(tr("GPUs to use"), m_gpus);
-    connect(m_gpus, &QSpinBox::valueChanged, this, [this](int v) {
-        if (m_loading) return;
-        m_scenario.constraints.gpus = v;
-        rebuildConstraints();
-        constraintsEdited();
-    });
-    const Axis axes[] = {Axis::TP, Axis::PP, Axis::DP, Axis::EP};
-    for (Axis a : axes) {
-        auto* d = new DegreeChecks(this);
-        m_degrees[size_t(a)] = d;
-        kf->addRow(qs(kAxisNames[size_t(a)]).toUpper(), d);
-        d->setToolTip(tr("Allowed %1 degrees; all checked: any value").arg(qs(kAxisNames[size_t(a)])));
-        connect(d, &DegreeChecks::changed, this, &ScenarioEditor::constraintsEdited);
-    }
-    m_headroom = new QDoubleSpinBox(this);
-    m_headroom->setRange(0, 90);
-    m_headroom->setDecimals(1);
-    m_headroom->setSingleStep(1);
-    m_headroom->setSuffix(QStringLiteral(" %"));
-    m_headroom->setToolTip(tr("Share of HBM kept free (fragmentation, CUDA graphs, runtime)"));
-    kf->addRow(tr("Memory headroom"), m_headroom);
-    connect(m_headroom, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-        if (m_loading) return;
-        m_scenario.constraints.memoryHeadroom = v / 100.0;
-        changed();
-    });
-    auto* pinBox = new QGroupBox(tr("Pinned operators"), this);
-    pinBox->setToolTip(tr("Fix an operator's sharding choice; free lets the search choose"));
-    m_pinForm = new QFormLayout(pinBox);
-    m_pinForm->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    m_pinForm->setContentsMargins(8, 4, 8, 4);
-    m_pinForm->setVerticalSpacing(3);
-    for (int i = 0; i < kOpCount; ++i) {
-        auto* c = new QComboBox(pinBox);
-        c->addItem(tr("free"));
-        for (auto n : choiceNames(Op(i))) c->addItem(qs(n));
-        c->setToolTip(tr("Pin %1 to one choice, or leave it free").arg(opDisplayName(Op(i))));
-        m_pins[size_t(i)] = c;
-        m_pinForm->addRow(opDisplayName(Op(i)), c);
-        connect(c, &QComboBox::activated, this, [this, i](int idx) {
-            m_scenario.constraints.pinned[size_t(i)] = int8_t(idx - 1);
-            refreshSpace();
-            changed();
-        });
-    }
-    kf->addRow(pinBox);
-    m_spaceInfo = makeNote(this, kInfoStyle);
-    kf->addRow(m_spaceInfo);
+    buildConstraints(group(tr("Constraints")));
     lay->addStretch(1);
 
     auto* guard = new WheelGuard(this);
@@ -318,9 +285,9 @@ QWidget* ScenarioEditor::buildPicker(Picker& p, const QString& subdir, const QSt
     return w;
 }
 
-void ScenarioEditor::addField(QFormLayout* form, const QString& key, const QString& label, const QString& tip,
-                              std::function<QString(const QString&)> apply, std::function<QString()> show,
-                              const QString& placeholder) {
+QWidget* ScenarioEditor::addField(QFormLayout* form, const QString& key, const QString& label,
+                                  const QString& tip, std::function<QString(const QString&)> apply,
+                                  std::function<QString()> show, const QString& placeholder) {
     Field f;
     f.edit = new QLineEdit(this);
     f.edit->setToolTip(tip);
@@ -334,7 +301,7 @@ void ScenarioEditor::addField(QFormLayout* form, const QString& key, const QStri
     v->setSpacing(1);
     v->addWidget(f.edit);
     v->addWidget(f.error);
-    form->addRow(label, box);
+    if (form) form->addRow(label, box);
     m_fields.insert(key, f);
     connect(f.edit, &QLineEdit::textEdited, this, [this, key, label](const QString& text) {
         Field& fld = m_fields[key];
@@ -349,6 +316,7 @@ void ScenarioEditor::addField(QFormLayout* form, const QString& key, const QStri
         }
         changed();
     });
+    return box;
 }
 
 void ScenarioEditor::setFieldError(Field& f, const QString& error) {
@@ -485,57 +453,6 @@ void ScenarioEditor::checkDtypes() {
     m_dtypeError->setVisible(!e.isEmpty());
     m_dtypes[1]->setStyleSheet(e.isEmpty() ? QString()
                                            : QStringLiteral("QComboBox { border: 1px solid #dc2626; }"));
-}
-
-void ScenarioEditor::rebuildConstraints() {
-    const Scenario& s = m_scenario;
-    const int gpus = std::max(1, s.gpus());
-    const bool moe = s.model.moe.present();
-    const int maxOf[kAxisCount] = {std::min<int>(gpus, int(s.model.layers)),
-                                   gpus,
-                                   gpus,
-                                   moe ? std::min<int>(gpus, int(s.model.moe.experts)) : 1,
-                                   gpus,
-                                   gpus};
-    for (Axis a : {Axis::TP, Axis::PP, Axis::DP, Axis::EP}) {
-        DegreeChecks* d = m_degrees[size_t(a)];
-        const QSignalBlocker b(d);
-        d->setValues(maxOf[size_t(a)], s.constraints.allowed[size_t(a)]);
-    }
-    m_constraintForm->setRowVisible(m_degrees[size_t(Axis::EP)], moe);
-    // Pins: only the operators that matter for this model.
-    for (int i = 0; i < kOpCount; ++i) {
-        QComboBox* c = m_pins[size_t(i)];
-        const QSignalBlocker b(c);
-        c->setCurrentIndex(s.constraints.pinned[size_t(i)] + 1);
-        m_pinForm->setRowVisible(c, opRelevant(s.model, Op(i)));
-    }
-    refreshSpace();
-}
-
-void ScenarioEditor::constraintsEdited() {
-    if (m_loading) return;
-    for (Axis a : {Axis::TP, Axis::PP, Axis::DP, Axis::EP})
-        m_scenario.constraints.allowed[size_t(a)] = m_degrees[size_t(a)]->allowed();
-    refreshSpace();
-    changed();
-}
-
-void ScenarioEditor::refreshSpace() {
-    // The size of the search space tells at once whether the constraints leave anything to search.
-    const SearchSpace space(m_scenario);
-    if (space.empty()) {
-        m_spaceInfo->setStyleSheet(QString::fromLatin1(kErrorStyle));
-        m_spaceInfo->setText(tr("No valid plan: %1").arg(qs(space.emptyReason())));
-    } else {
-        const SpaceSize sz = space.size();
-        m_spaceInfo->setStyleSheet(QString::fromLatin1(kInfoStyle));
-        m_spaceInfo->setText(
-            tr("%1%2 valid plans in the search space")
-                .arg(sz.exact ? QString() : tr("about "),
-                     sz.count < 1e15 ? formatInteger(sz.count) : QString::number(sz.count, 'g', 3)));
-    }
-    m_spaceInfo->show();
 }
 
 void ScenarioEditor::changed() {

@@ -79,14 +79,18 @@ private:
         QStringList paths;
     };
     QWidget* buildPicker(Picker& p, const QString& subdir, const QString& what);
-    void addField(QFormLayout* form, const QString& key, const QString& label, const QString& tip,
-                  std::function<QString(const QString&)> apply, std::function<QString()> show,
-                  const QString& placeholder = {});
+    /// A validated line edit with its error note under it, added to `form` (or, when null, returned for the
+    /// caller to place).
+    QWidget* addField(QFormLayout* form, const QString& key, const QString& label, const QString& tip,
+                      std::function<QString(const QString&)> apply, std::function<QString()> show,
+                      const QString& placeholder = {});
     void setFieldError(Field& f, const QString& error);
     void refreshFields();
     void refreshInfo();
     void refreshPickers();
+    void buildConstraints(QFormLayout* form);
     void rebuildConstraints();
+    void refreshPinToggle();
     void checkDtypes();
     void constraintsEdited();
     void refreshSpace();
@@ -104,6 +108,8 @@ private:
     std::array<DegreeChecks*, kAxisCount> m_degrees{};
     std::array<QComboBox*, kOpCount> m_pins{};
     QFormLayout* m_pinForm = nullptr;
+    QToolButton* m_pinToggle = nullptr; ///< shows or folds m_pinPanel, naming the pinned operators
+    QWidget* m_pinPanel = nullptr;
     QFormLayout* m_constraintForm = nullptr;
     QDoubleSpinBox* m_headroom = nullptr;
     QSpinBox* m_gpus = nullptr;

@@ -82,6 +82,7 @@ SearchChart::SearchChart(QWidget* parent) : QWidget(parent) {
     lay->addLayout(bar);
     lay->addWidget(m_view, 1);
 
+    m_flush.setObjectName(QStringLiteral("searchchartFlush")); // named in bench_gui_stall's report
     m_flush.setSingleShot(true);
     m_flush.setInterval(kRedrawMs);
     connect(&m_flush, &QTimer::timeout, this, &SearchChart::redraw);

@@ -360,12 +360,13 @@ void TimelineCanvas::paintTo(QPainter& p, const QRect& r) const {
         x += w;
     }
     p.setPen(QColor(0x6b, 0x72, 0x80));
-    p.drawText(QRect(r.left() + 120, y + fm.height() + 4, r.width() - 130, fm.height() + 2), Qt::AlignLeft,
-               std::any_of(m_timeline.items.begin(), m_timeline.items.end(),
-                           [](const TimelineItem& it) { return it.hiddenMs > 0; })
-                   ? tr("MoE layers run as two overlapped half-batches: a collective's hatched part ran under the "
-                        "other half's compute.")
-                   : tr("Collectives run after the operator before them."));
+    p.drawText(
+        QRect(r.left() + 120, y + fm.height() + 4, r.width() - 130, fm.height() + 2), Qt::AlignLeft,
+        std::any_of(m_timeline.items.begin(), m_timeline.items.end(),
+                    [](const TimelineItem& it) { return it.hiddenMs > 0; })
+            ? tr("MoE layers run as two overlapped half-batches: a collective's hatched part ran under the "
+                 "other half's compute.")
+            : tr("Collectives run after the operator before them."));
     p.restore();
 }
 

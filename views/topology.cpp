@@ -2,6 +2,7 @@
 
 #include "views/format.h"
 #include "views/meshgroups.h"
+#include "views/topologysummary.h"
 
 #include <QHBoxLayout>
 #include <QHelpEvent>
@@ -26,8 +27,6 @@ constexpr int kMinCell = 12; ///< the default smallest GPU cell (zoom 1)
 const QColor kInk(0x1f, 0x29, 0x37), kMuted(0x6b, 0x72, 0x80), kNodeFill(0xf8, 0xfa, 0xfc),
     kNodeBorder(0xcb, 0xd5, 0xe1);
 const QColor kTpPen(0x1e, 0x3a, 0x8a), kDpPen(0xea, 0x58, 0x0c), kEpPen(0xc0, 0x26, 0xd3);
-const QColor kMemWeights(0x3b, 0x82, 0xf6), kMemKv(0x8b, 0x5c, 0xf6), kMemAct(0xf5, 0x9e, 0x0b),
-    kMemReserve(0x9c, 0xa3, 0xaf);
 
 /// Link shading: a light tint at no load to the link's full colour at half the step spent on it (or more).
 QColor shade(LinkClass l, double share) {
@@ -42,21 +41,6 @@ QColor blendWhite(const QColor& c, double f) {
     return QColor(mix(c.red()), mix(c.green()), mix(c.blue()));
 }
 
-/// Weights, KV cache, activations and reserve as consecutive shares of the usable capacity.
-void fillMemoryParts(QPainter& p, const QRect& bar, const Metrics& m) {
-    const double cap = std::max(1e-9, m.capacityGiB);
-    double x = bar.left();
-    const std::pair<double, QColor> parts[] = {{m.weightsGiB, kMemWeights},
-                                               {m.kvCacheGiB, kMemKv},
-                                               {m.activationsGiB, kMemAct},
-                                               {m.reserveGiB, kMemReserve}};
-    for (const auto& [gib, col] : parts) {
-        const double w = std::min(double(bar.right() + 1) - x, bar.width() * gib / cap);
-        if (w <= 0) continue;
-        p.fillRect(QRectF(x, bar.top(), w, bar.height()), col);
-        x += w;
-    }
-}
 } // namespace
 
 QRect TopologyCanvas::Geometry::nodeRect(int node) const {
@@ -254,8 +238,7 @@ TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
 }
 
 int TopologyCanvas::summaryHeight() const {
-    const int lh = QFontMetrics(font()).height();
-    return 3 * (2 * lh + 12) + 8;
+    return TopologySummary::height(font());
 }
 
 QRect TopologyCanvas::summaryRect(const QRect& canvas) const {
@@ -493,7 +476,8 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
         p.drawRoundedRect(hr.adjusted(-4.5, -4.5, 4.5, 4.5), 5, 5);
     }
 
-    if (g.summary.isValid()) paintSummary(p, g.summary);
+    if (g.summary.isValid())
+        TopologySummary{*m_plan, m_prefill, m_share, m_bytes}.paint(p, g.summary, font());
 
     // Legend: stages, group outlines, memory, links.
     p.setRenderHint(QPainter::Antialiasing, false);
@@ -540,80 +524,6 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
                  .arg(100 * m_share[int(LinkClass::Network)], 0, 'f', 1)
                  .arg(formatBytes(m_bytes[int(LinkClass::Network)])),
              [&](QRect sw) { p.fillRect(sw, net); });
-    p.restore();
-}
-
-void TopologyCanvas::paintSummary(QPainter& p, const QRect& r) const {
-    const Metrics& m = m_plan->metrics();
-    const Breakdown& b = m_plan->breakdown(m_prefill);
-    const QFontMetrics fm(font());
-    const int lh = fm.height();
-    const int labelW = fm.horizontalAdvance(tr("Communication per %1").arg(qs(b.phase))) + 16;
-    const int barW = std::min(720, r.width() - labelW - 20);
-    if (barW < 160) return;
-    const int x0 = r.left() + std::max(0, (r.width() - labelW - barW) / 2);
-    p.save();
-    p.setRenderHint(QPainter::Antialiasing, false);
-    int y = r.top();
-    // A labelled bar with its figures in small print underneath.
-    auto row = [&](const QString& label, auto&& drawBar, const QString& note) {
-        p.setPen(kInk);
-        p.drawText(QRect(x0, y, labelW - 8, lh + 4), Qt::AlignRight | Qt::AlignVCenter, label);
-        const QRect bar(x0 + labelW, y + 2, barW, lh);
-        p.fillRect(bar, QColor(0xf1, 0xf5, 0xf9));
-        drawBar(bar);
-        p.setPen(QColor(0xcb, 0xd5, 0xe1));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(bar.adjusted(0, 0, -1, -1));
-        p.setPen(kMuted);
-        p.drawText(QRect(bar.left(), bar.bottom() + 2, barW, lh + 2), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(note, Qt::ElideRight, barW));
-        y += 2 * lh + 12;
-    };
-    // Memory: the four parts of the usable capacity.
-    row(
-        tr("Memory per GPU"), [&](const QRect& bar) { fillMemoryParts(p, bar, m); },
-        tr("%1 of %2 GiB usable (weights %3, KV %4, activations %5, reserve %6)")
-            .arg(m.memoryPerGpuGiB, 0, 'f', 1)
-            .arg(m.capacityGiB, 0, 'f', 1)
-            .arg(m.weightsGiB, 0, 'f', 1)
-            .arg(m.kvCacheGiB, 0, 'f', 1)
-            .arg(m.activationsGiB, 0, 'f', 1)
-            .arg(m.reserveGiB, 0, 'f', 1));
-    // Communication: the share of the step on each link class.
-    const double nv = m_share[int(LinkClass::NvLink)], net = m_share[int(LinkClass::Network)];
-    const double pipe = b.stageMs > 0 ? b.pipelineTransferMs / b.stageMs : 0;
-    row(
-        tr("Communication per %1").arg(qs(b.phase)),
-        [&](const QRect& bar) {
-            double x = bar.left();
-            for (const auto& [share, col] :
-                 {std::pair{nv, linkColor(LinkClass::NvLink)}, std::pair{net, linkColor(LinkClass::Network)},
-                  std::pair{pipe, QColor(0xf5, 0x9e, 0x0b)}}) {
-                const double w = std::min(double(bar.right() + 1) - x, bar.width() * share);
-                if (w > 0) p.fillRect(QRectF(x, bar.top(), w, bar.height()), col);
-                x += std::max(0.0, w);
-            }
-        },
-        tr("NVLink %1% (%2/GPU), network %3% (%4/GPU), pipeline %5% of the %6 slowest stage")
-            .arg(100 * nv, 0, 'f', 1)
-            .arg(formatBytes(m_bytes[int(LinkClass::NvLink)]))
-            .arg(100 * net, 0, 'f', 1)
-            .arg(formatBytes(m_bytes[int(LinkClass::Network)]))
-            .arg(100 * pipe, 0, 'f', 1)
-            .arg(formatMs(b.stageMs)));
-    // Compute: what the rest of the step is spent on.
-    const StepSplit split = stepSplit(b);
-    const double tot = std::max(1e-12, split.total());
-    row(
-        tr("Operators"),
-        [&](const QRect& bar) {
-            const double wc = bar.width() * split.computeMs / tot, wm = bar.width() * split.memoryMs / tot;
-            p.fillRect(QRectF(bar.left(), bar.top(), wc, bar.height()), QColor(0x3b, 0x82, 0xf6));
-            p.fillRect(QRectF(bar.left() + wc, bar.top(), wm, bar.height()), QColor(0x93, 0xc5, 0xfd));
-        },
-        tr("compute-bound %1, memory-bound %2 of the %3")
-            .arg(formatMs(split.computeMs), formatMs(split.memoryMs), qs(b.phase)));
     p.restore();
 }
 

@@ -80,7 +80,6 @@ private:
     };
     Geometry geometry(const QRect& r) const;
     void recompute();
-    void paintSummary(QPainter& p, const QRect& r) const;
     int summaryHeight() const;
 
     std::shared_ptr<const Scenario> m_scenario;

@@ -106,6 +106,8 @@ public:
     views::PlanDetails* planDetails() const { return m_details; }
     views::TimelineView* timelineView() const { return m_timeline; }
     views::CalibrationView* calibrationView() const { return m_calibration; }
+    views::ParetoView* paretoView() const { return m_pareto; }
+    ParetoRunner* paretoRunner() const { return m_paretoRunner; }
     QDockWidget* calibrationDock() const { return m_calibrationDock; }
     /// Tools > Calibration: shows the calibration dock, loading the project's measurements the first time.
     void showCalibration();
@@ -246,6 +248,7 @@ private:
     QString m_openedLabel;
     std::vector<views::PlanRecordPtr> m_records; ///< explained plans of this context (a small cache)
     bool m_userSelected = false;
+    bool m_refreshingElite = false; ///< selection changes made by a refresh of the rows show nothing
 };
 
 } // namespace sp::app

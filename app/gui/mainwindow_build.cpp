@@ -44,13 +44,14 @@ void MainWindow::buildUi() {
     for (const char* n : {"random", "sa", "ga", "rl"})
         if (names.contains(QLatin1String(n))) checked << QLatin1String(n);
     m_runPanel->setSearchers(names, checked);
+    // No taller than its contents: the scenario panel above gets the rest of the height.
+    m_runPanel->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
     auto* runDock = new QDockWidget(tr("Search"), this);
     runDock->setObjectName(QStringLiteral("runDock"));
     runDock->setWidget(m_runPanel);
     runDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, runDock);
     splitDockWidget(scenarioDock, runDock, Qt::Vertical);
-    resizeDocks({scenarioDock, runDock}, {620, 300}, Qt::Vertical);
     resizeDocks({scenarioDock}, {400}, Qt::Horizontal);
     connect(m_runPanel, &views::RunPanel::startRequested, this, &MainWindow::startSearch);
     connect(m_runPanel, &views::RunPanel::stopRequested, this, &MainWindow::stopSearch);

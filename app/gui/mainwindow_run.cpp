@@ -60,8 +60,10 @@ void MainWindow::startSearch() {
     req.budget = m_runPanel->budget();
     req.seed = m_runPanel->seed();
     req.threads = m_options.threadsPerRun;
-    m_controller->start(m_ctx, req);
+    // Before start(): a searcher that ends at once (a refused exhaustive search) may finish the batch
+    // inside it (QFuture::then on a finished future runs at once), and its message must stay.
     statusBar()->showMessage(tr("Searching with %1...").arg(names.join(QStringLiteral(", "))));
+    m_controller->start(m_ctx, req);
     updateTitle();
 }
 
@@ -174,7 +176,11 @@ void MainWindow::onBatchFinished(quint64 batch, bool stopped) {
 
 void MainWindow::refreshElite() {
     const bool first = m_eliteModel->rowCount() == 0;
+    // When the selected row drops out of the elite, the selection moves to a neighbour; the views keep the
+    // plan the user chose instead of rebuilding for one nobody picked (at every 40 ms refresh).
+    m_refreshingElite = true;
     m_eliteModel->setEntries(views::mergeElites(m_runs.elites(), kEliteRows));
+    m_refreshingElite = false;
     if (first && m_eliteModel->rowCount() > 0) {
         m_eliteView->resizeColumnsToContents();
         for (int c = 0; c < views::EliteModel::ColumnCount - 1; ++c)

@@ -1,5 +1,7 @@
 #include "paretorunner.h"
 
+#include "views/background.h"
+
 #include <QMutexLocker>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
@@ -87,6 +89,7 @@ quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& optio
         QString error;
     };
     QFuture<Outcome> f = QtConcurrent::run(&m_pool, [scenario, options, relay, stop]() -> Outcome {
+        views::lowerThreadPriority();
         try {
             return {std::make_shared<const ParetoResult>(paretoFront(scenario, options, relay, stop)), {}};
         } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #include "searchcontroller.h"
 
 #include "core/search/searcher.h"
+#include "views/background.h"
 
 #include <QMutexLocker>
 #include <QtConcurrent/QtConcurrentRun>
@@ -98,6 +99,7 @@ quint64 SearchController::start(SearchContextPtr context, const Request& request
         std::stop_token stop = m_stop.get_token();
         QFuture<Outcome> f =
             QtConcurrent::run(&m_pool, [context, searcher, options, relay, stop]() -> Outcome {
+                views::lowerThreadPriority();
                 try {
                     std::unique_ptr<Searcher> s = makeSearcher(searcher);
                     if (!s)

@@ -1,0 +1,73 @@
+#pragma once
+// Shared by the window suites (tst_gui, tst_gui_files, tst_layout): options without settings or prompts,
+// the samples, a short search, typing and wheel turns as the user makes them, and the CLI.
+
+#include "mainwindow.h"
+#include "views/runpanel.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QLineEdit>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTest>
+#include <QWheelEvent>
+
+namespace sp::testing {
+
+using sp::app::MainWindow;
+inline const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
+inline const QString kDefault = kSamples + QStringLiteral("/scenarios/llama-3.1-8b-h100-1x8.yaml");
+
+inline MainWindow::Options testOptions() {
+    MainWindow::Options o;
+    o.persistSettings = false;
+    o.confirmClose = false;
+    return o;
+}
+
+#ifdef SHARDPLAN_CLI
+struct Run {
+    int code = -1;
+    QString out, err;
+};
+inline Run shardplan(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(SHARDPLAN_CLI), args);
+    p.waitForFinished(120000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+#endif
+
+inline QString readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+/// A wheel turn over a widget, as the mouse would send it (through the application, so filters see it).
+inline bool wheelOver(QWidget* w, int delta) {
+    const QPoint c = w->rect().center();
+    QWheelEvent e(QPointF(c), QPointF(w->mapToGlobal(c)), QPoint(), QPoint(0, delta), Qt::NoButton,
+                  Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(w, &e);
+    return e.isAccepted();
+}
+
+inline void typeInto(QLineEdit* e, const QString& text) {
+    e->setFocus();
+    e->selectAll();
+    QTest::keyClick(e, Qt::Key_Backspace);
+    QTest::keyClicks(e, text);
+}
+
+/// Runs a short search (random + sa) and waits for it to end.
+inline bool shortSearch(MainWindow& w, qint64 budget = 300) {
+    w.runPanel()->setSelectedSearchers({QStringLiteral("random"), QStringLiteral("sa")});
+    w.runPanel()->setBudget(budget);
+    QSignalSpy done(&w, &MainWindow::searchFinished);
+    w.startSearch();
+    return done.wait(120000) || done.count() > 0;
+}
+
+} // namespace sp::testing

@@ -1,0 +1,115 @@
+// The planner window's layout at the sizes users run it at: at 1600x1000 the scenario panel shows its
+// constraints without scrolling and the elite table ten rows; the panel's width survives a resize.
+#include "gui_fixtures.h"
+#include "mainwindow.h"
+#include "views/elitemodel.h"
+#include "views/runpanel.h"
+#include "views/scenarioeditor.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+#include <QToolButton>
+
+using namespace sp;
+using sp::app::MainWindow;
+using namespace sp::testing;
+
+namespace {
+QGroupBox* groupTitled(QWidget* in, const QString& title) {
+    for (QGroupBox* g : in->findChildren<QGroupBox*>())
+        if (g->title() == title) return g;
+    return nullptr;
+}
+} // namespace
+
+class TestLayout : public QObject {
+    Q_OBJECT
+private slots:
+    // At 1600x1000 the Constraints group is whole inside the scenario panel's viewport, unscrolled, for a
+    // dense and a MoE model on one node (the MoE one has an EP row). On 256 GPUs and more each degree row
+    // wraps to two lines and the panel scrolls.
+    void constraintsVisibleWithoutScrolling_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addRow("dense") << kDefault;
+        QTest::addRow("moe") << kSamples + QStringLiteral("/scenarios/mixtral-8x22b-h100-1x8.yaml");
+    }
+    void constraintsVisibleWithoutScrolling() {
+        QFETCH(QString, path);
+        MainWindow w(testOptions());
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(path));
+        QTest::qWait(50);
+        auto* scroll = qobject_cast<QScrollArea*>(w.scenarioDock()->widget());
+        QVERIFY(scroll);
+        QCOMPARE(scroll->verticalScrollBar()->value(), 0);
+        QGroupBox* constraints = groupTitled(w.scenarioEditor(), QStringLiteral("Constraints"));
+        QVERIFY(constraints);
+        const QRect r(constraints->mapTo(scroll->viewport(), QPoint(0, 0)), constraints->size());
+        // Laid out at its natural height (nothing squeezed), the editor fits: nothing to scroll to.
+        const int natural = w.scenarioEditor()->sizeHint().height();
+        QVERIFY2(natural <= scroll->viewport()->height(),
+                 qPrintable(QStringLiteral("the panel needs %1 px, its viewport is %2 px high")
+                                .arg(natural)
+                                .arg(scroll->viewport()->height())));
+        QVERIFY2(r.top() >= 0 && r.bottom() < scroll->viewport()->height(),
+                 qPrintable(QStringLiteral("constraints at %1..%2, viewport %3 px high (editor %4)")
+                                .arg(r.top())
+                                .arg(r.bottom())
+                                .arg(scroll->viewport()->height())
+                                .arg(w.scenarioEditor()->height())));
+    }
+
+    void eliteTableShowsTenRows() {
+        MainWindow w(testOptions());
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        QVERIFY(shortSearch(w, 300));
+        QVERIFY(w.eliteModel()->rowCount() >= 10);
+        QTableView* t = w.eliteView();
+        const int rowH = t->verticalHeader()->defaultSectionSize();
+        QVERIFY2(t->viewport()->height() >= 10 * rowH,
+                 qPrintable(QStringLiteral("%1 px for rows of %2").arg(t->viewport()->height()).arg(rowH)));
+        // The toolbar's Export Plan button has its own icon, not Save's.
+        QAction* exp = w.action(QStringLiteral("exportPlan"));
+        QCOMPARE(exp->iconText(), QStringLiteral("Export Plan"));
+        QVERIFY(exp->icon().cacheKey() != w.action(QStringLiteral("saveSession"))->icon().cacheKey());
+    }
+
+    void scenarioPanelWidthSurvivesResize() {
+        MainWindow w(testOptions());
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        w.resize(1040, 700);
+        QTest::qWait(100);
+        w.resize(1600, 1000);
+        QTest::qWait(100);
+        auto* scroll = qobject_cast<QScrollArea*>(w.scenarioDock()->widget());
+        QVERIFY(scroll);
+        // The editor fits beside the scroll bar: its "..." buttons are inside the viewport.
+        QVERIFY2(scroll->viewport()->width() >= w.scenarioEditor()->minimumSizeHint().width(),
+                 qPrintable(QStringLiteral("%1 < %2")
+                                .arg(scroll->viewport()->width())
+                                .arg(w.scenarioEditor()->minimumSizeHint().width())));
+        for (QToolButton* b : w.scenarioEditor()->findChildren<QToolButton*>()) {
+            if (b->text() != QStringLiteral("\u2026")) continue;
+            const QPoint right = b->mapTo(scroll->viewport(), QPoint(b->width() - 1, 0));
+            QVERIFY(right.x() < scroll->viewport()->width());
+        }
+    }
+};
+
+QTEST_MAIN(TestLayout)
+#include "tst_layout.moc"

@@ -1,0 +1,207 @@
+// The plan views of views/ that draw a plan in place: the topology (groups, summary, zoom at 1,024 GPUs)
+// and the step timeline (it adds up to the step, bubbles marked). Offscreen.
+#include "core/io/formats.h"
+#include "view_fixtures.h"
+#include "views/format.h"
+#include "views/imageexport.h"
+#include "views/planrecord.h"
+#include "views/timeline.h"
+#include "views/topology.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QImage>
+#include <QPainter>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QWheelEvent>
+
+#include <numeric>
+
+using namespace sp;
+using namespace sp::views;
+
+using namespace sp::testing;
+
+class TestPlanViews : public QObject {
+    Q_OBJECT
+private slots:
+    void topology() {
+        const Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
+        const CostModel model(s);
+        auto sc = std::make_shared<const Scenario>(s);
+        Plan p = Plan::megatronChoices({1, 4, 8, 1, 1, 1});
+        p.degrees = Degrees{};
+        p.degrees.pp = 2, p.degrees.dp = 2, p.degrees.tp = 8;
+        p.degrees.ep = 1, p.degrees.etp = 8, p.degrees.edp = 2;
+        QVERIFY2(!model.checkPlan(p), model.checkPlan(p).value_or("").c_str());
+        const auto rec = makePlanRecord(model, p, "tp8 pp2", "test");
+        TopologyCanvas canvas;
+        canvas.resize(1000, 700);
+        canvas.setPlan(sc, rec);
+        canvas.setHoveredGpu(9);
+        // tp innermost: GPU 9 is tp 1 of the second dp replica of stage 0: its TP group is node 1
+        // (GPUs 8..15).
+        std::vector<int> tp(8);
+        std::iota(tp.begin(), tp.end(), 8);
+        QCOMPARE(canvas.outlined(Axis::TP), tp);
+        QCOMPARE(canvas.outlined(Axis::DP), (std::vector<int>{1, 9}));
+        QVERIFY(canvas.outlined(Axis::EP).empty()); // dense model
+        QVERIFY(canvas.linkShare(LinkClass::NvLink) > 0);
+        QVERIFY(canvas.gpuDescription(9).contains("node 1"));
+        const QRect r = canvas.gpuRect(13, canvas.rect());
+        QCOMPARE(canvas.gpuAt(r.center()), 13);
+        // A 1024-GPU cluster paints (scrolls rather than shrinking to nothing).
+        const Scenario big = scenario("moe-1.6t-h100-128x8.yaml");
+        const CostModel bigModel(big);
+        canvas.setPlan(std::make_shared<const Scenario>(big),
+                       makePlanRecord(bigModel, bigModel.megatronPlan(), "Megatron", "megatron"));
+        QVERIFY(canvas.minimumHeightFor(1000) > 700);
+        QImage img(1000, canvas.minimumHeightFor(1000), QImage::Format_ARGB32);
+        QPainter painter(&img);
+        canvas.paintTo(painter, img.rect());
+    }
+
+    void topologySummaryReachable() {
+        // 128x8 (1,024 GPUs) in a wide canvas, and 1x8 in the canvas left at a 1040x700 window: the summary
+        // bars and the legend lie inside the canvas's height (the scroll area reaches all of it).
+        struct Case {
+            const char* scenario;
+            int width, height;
+        };
+        for (const Case& c :
+             {Case{"moe-1.6t-h100-128x8.yaml", 1200, 600}, Case{"llama-3.1-8b-h100-1x8.yaml", 700, 250}}) {
+            const Scenario s = scenario(c.scenario);
+            const CostModel model(s);
+            TopologyView view;
+            view.resize(c.width, c.height);
+            view.canvas()->setPlan(std::make_shared<const Scenario>(s),
+                                   makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron"));
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            TopologyCanvas* canvas = view.canvas();
+            const int h = std::max(canvas->height(), canvas->minimumHeightFor(canvas->width()));
+            const QRect full(0, 0, canvas->width(), h);
+            const QRect summary = canvas->summaryRect(full), legend = canvas->legendRect(full);
+            QVERIFY2(summary.isValid() && summary.height() > 0, c.scenario);
+            QVERIFY2(full.contains(summary) && full.contains(legend),
+                     qPrintable(QStringLiteral("%1: summary %2..%3, legend ..%4 in %5")
+                                    .arg(QLatin1String(c.scenario))
+                                    .arg(summary.top())
+                                    .arg(summary.bottom())
+                                    .arg(legend.bottom())
+                                    .arg(h)));
+            QVERIFY(summary.top() > canvas->gpuRect(s.gpus() - 1, full).bottom());
+            QVERIFY(canvas->height() >= legend.bottom());
+        }
+    }
+
+    void timelineAddsUpToTheStep() {
+        // One stage (Megatron on 1x8): the stage's operators and collectives, one after the other, take the
+        // breakdown's slowest-stage time.
+        const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
+        const CostModel model(s);
+        const auto meg = makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron");
+        const Breakdown& b = meg->breakdown(false);
+        Timeline t = buildTimeline(s, *meg, false);
+        QCOMPARE(t.stages, 1);
+        double busy = 0;
+        int ops = 0, comms = 0;
+        for (const TimelineItem& it : t.items) {
+            busy += it.durMs;
+            ops += it.kind == TimelineItem::Kind::Compute || it.kind == TimelineItem::Kind::Memory;
+            comms += it.kind == TimelineItem::Kind::Comm;
+        }
+        QVERIFY2(std::abs(t.stepMs - b.stageMs) < 1e-6 * b.stageMs,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(t.stepMs).arg(b.stageMs)));
+        QVERIFY(std::abs(busy - t.stepMs) < 1e-9 * t.stepMs); // no gaps, no overlap
+        // 32 dense layers, each with the breakdown's dense operators.
+        int denseOps = 0;
+        for (const OpCost& o : b.ops) denseOps += o.layer == LayerKind::Dense;
+        QVERIFY(ops >= 32 * denseOps);
+        QVERIFY(comms >= 32); // tp8: at least one all-reduce per layer
+        // The overlap hook: half of every collective under the compute before it shortens the step by that.
+        double hidden = 0;
+        TimelineOptions o;
+        o.hiddenMs = [](const CommCost& c) { return c.timeMs / 2; };
+        t = buildTimeline(s, *meg, false, o);
+        for (const TimelineItem& it : t.items) hidden += it.hiddenMs;
+        QVERIFY(hidden > 0);
+        QVERIFY(std::abs(t.stepMs - (b.stageMs - hidden)) < 1e-6 * b.stageMs);
+    }
+
+    void timelineMarksBubbles() {
+        // 80 layers on pp 3: 26 + 27 + 27 (pipelineStages); the shorter stage idles: a bubble, and every
+        // stage ends at the step.
+        const Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
+        const CostModel model(s);
+        Plan p = Plan::megatronChoices({1, 1, 8, 1, 1, 8});
+        p.degrees.pp = 4; // 4 x 8 = 32 GPUs
+        QVERIFY2(!model.checkPlan(p), model.checkPlan(p).value_or("").c_str());
+        const auto rec = makePlanRecord(model, p, "pp4", "test");
+        const Timeline t = buildTimeline(s, *rec, false);
+        QCOMPARE(t.stages, 4);
+        int bubbles = 0, sends = 0;
+        for (const TimelineItem& it : t.items) {
+            if (it.kind == TimelineItem::Kind::Bubble) {
+                ++bubbles;
+                QVERIFY(std::abs(it.endMs() - t.stepMs) < 1e-9 * t.stepMs);
+            }
+            sends += it.kind == TimelineItem::Kind::Pipeline;
+        }
+        QVERIFY(bubbles >= 1);
+        QCOMPARE(sends, rec->breakdown(false).pipelineTransferMs > 0 ? 3 : 0);
+        // Hover: the item under its own rectangle, described with its numbers; the image exports.
+        TimelineCanvas canvas;
+        canvas.resize(1200, 500);
+        canvas.setPlan(std::make_shared<const Scenario>(s), rec);
+        int probe = -1;
+        for (int i = 0; i < int(canvas.timeline().items.size()); ++i)
+            if (canvas.itemRect(i, canvas.rect()).width() > 6 &&
+                canvas.timeline().items[size_t(i)].kind != TimelineItem::Kind::Bubble) {
+                probe = i;
+                break;
+            }
+        QVERIFY(probe >= 0);
+        QCOMPARE(canvas.itemAt(canvas.itemRect(probe, canvas.rect()).center().toPoint()), probe);
+        QVERIFY(canvas.itemDescription(probe).contains(QStringLiteral("stage ")));
+        QVERIFY(canvas.itemDescription(probe).contains(QStringLiteral(" ms")));
+        QTemporaryDir dir;
+        for (const char* ext : {"png", "svg"}) {
+            const QString path = dir.filePath(QStringLiteral("timeline.%1").arg(QLatin1String(ext)));
+            QString error;
+            QVERIFY2(saveImage(&canvas, path, &error,
+                               [&](QPainter& pa, const QRect& r) { canvas.paintTo(pa, r); }),
+                     qPrintable(error));
+            QVERIFY(QFileInfo(path).size() > 1000);
+        }
+    }
+
+    void topologyZoom() {
+        // 1,024 GPUs: Fit shrinks the cells so less height is needed; zooming in grows it; Ctrl+wheel zooms.
+        const Scenario s = scenario("moe-1.6t-h100-128x8.yaml");
+        const CostModel model(s);
+        TopologyCanvas canvas;
+        canvas.resize(1200, 600);
+        canvas.setPlan(std::make_shared<const Scenario>(s),
+                       makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron"));
+        const int normal = canvas.minimumHeightFor(1200);
+        canvas.setMinCell(TopologyCanvas::kFitCell);
+        const int fit = canvas.minimumHeightFor(1200);
+        QVERIFY2(fit < normal, qPrintable(QStringLiteral("fit %1, normal %2").arg(fit).arg(normal)));
+        const QRect full(0, 0, 1200, std::max(600, fit));
+        QVERIFY(full.contains(canvas.summaryRect(full)) && full.contains(canvas.legendRect(full)));
+        canvas.setMinCell(24);
+        QVERIFY(canvas.minimumHeightFor(1200) > normal);
+        QWheelEvent wheel(QPointF(10, 10), QPointF(10, 10), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(&canvas, &wheel);
+        QVERIFY(canvas.minCell() > 24);
+        // Hovering outlines only that GPU's groups: its TP group of tp GPUs.
+        canvas.setHoveredGpu(9);
+        QCOMPARE(int(canvas.outlined(Axis::TP).size()), model.megatronPlan().degrees.tp);
+    }
+};
+
+QTEST_MAIN(TestPlanViews)
+#include "tst_plan_views.moc"

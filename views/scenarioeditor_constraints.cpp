@@ -1,0 +1,164 @@
+// The scenario editor's Constraints group: GPUs to use and memory headroom, the allowed degrees per axis,
+// the pinned operators (folded away until asked for: at 1600x1000 the whole group fits beside the model,
+// cluster and workload without scrolling), and the size of the search space they leave.
+#include "views/scenarioeditor.h"
+
+#include "core/cost/validity.h"
+#include "core/search/space.h"
+#include "views/degreechecks.h"
+#include "views/format.h"
+#include "views/scenarioeditor_p.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QToolButton>
+
+namespace sp::views {
+
+using editor::kErrorStyle;
+using editor::kInfoStyle;
+using editor::makeNote;
+
+void ScenarioEditor::buildConstraints(QFormLayout* kf) {
+    m_constraintForm = kf;
+    m_gpus = new QSpinBox(this);
+    m_gpus->setRange(0, 10'000'000);
+    m_gpus->setSpecialValueText(tr("all"));
+    m_gpus->setToolTip(tr("GPUs the plan must use (all: the whole cluster)"));
+    connect(m_gpus, &QSpinBox::valueChanged, this, [this](int v) {
+        if (m_loading) return;
+        m_scenario.constraints.gpus = v;
+        rebuildConstraints();
+        constraintsEdited();
+    });
+    m_headroom = new QDoubleSpinBox(this);
+    m_headroom->setRange(0, 90);
+    m_headroom->setDecimals(1);
+    m_headroom->setSingleStep(1);
+    m_headroom->setSuffix(QStringLiteral(" %"));
+    m_headroom->setToolTip(tr("Share of HBM kept free (fragmentation, CUDA graphs, runtime)"));
+    connect(m_headroom, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        if (m_loading) return;
+        m_scenario.constraints.memoryHeadroom = v / 100.0;
+        changed();
+    });
+    // One row for both: "GPUs to use [all]  headroom [10 %]".
+    auto* sizes = new QWidget(this);
+    auto* sh = new QHBoxLayout(sizes);
+    sh->setContentsMargins(0, 0, 0, 0);
+    sh->addWidget(m_gpus, 1);
+    sh->addWidget(new QLabel(tr("Headroom"), sizes));
+    sh->addWidget(m_headroom, 1);
+    kf->addRow(tr("GPUs to use"), sizes);
+
+    for (Axis a : {Axis::TP, Axis::PP, Axis::DP, Axis::EP}) {
+        auto* d = new DegreeChecks(this);
+        m_degrees[size_t(a)] = d;
+        kf->addRow(qs(kAxisNames[size_t(a)]).toUpper(), d);
+        d->setToolTip(tr("Allowed %1 degrees; all checked: any value").arg(qs(kAxisNames[size_t(a)])));
+        connect(d, &DegreeChecks::changed, this, &ScenarioEditor::constraintsEdited);
+    }
+
+    m_pinToggle = new QToolButton(this);
+    m_pinToggle->setCheckable(true);
+    m_pinToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_pinToggle->setArrowType(Qt::RightArrow);
+    m_pinToggle->setAutoRaise(true);
+    m_pinToggle->setToolTip(tr("Fix an operator's sharding choice; free lets the search choose"));
+    kf->addRow(m_pinToggle);
+    m_pinPanel = new QWidget(this);
+    m_pinPanel->setToolTip(m_pinToggle->toolTip());
+    m_pinForm = new QFormLayout(m_pinPanel);
+    m_pinForm->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    m_pinForm->setContentsMargins(8, 0, 0, 4);
+    m_pinForm->setVerticalSpacing(3);
+    for (int i = 0; i < kOpCount; ++i) {
+        auto* c = new QComboBox(m_pinPanel);
+        c->addItem(tr("free"));
+        for (auto n : choiceNames(Op(i))) c->addItem(qs(n));
+        c->setToolTip(tr("Pin %1 to one choice, or leave it free").arg(opDisplayName(Op(i))));
+        m_pins[size_t(i)] = c;
+        m_pinForm->addRow(opDisplayName(Op(i)), c);
+        connect(c, &QComboBox::activated, this, [this, i](int idx) {
+            m_scenario.constraints.pinned[size_t(i)] = int8_t(idx - 1);
+            refreshPinToggle();
+            refreshSpace();
+            changed();
+        });
+    }
+    kf->addRow(m_pinPanel);
+    m_pinPanel->hide();
+    connect(m_pinToggle, &QToolButton::toggled, this, [this](bool on) {
+        m_pinPanel->setVisible(on);
+        m_pinToggle->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    });
+    m_spaceInfo = makeNote(this, kInfoStyle);
+    kf->addRow(m_spaceInfo);
+}
+
+void ScenarioEditor::refreshPinToggle() {
+    QStringList pinned;
+    for (int i = 0; i < kOpCount; ++i)
+        if (m_scenario.constraints.pinned[size_t(i)] >= 0 && opRelevant(m_scenario.model, Op(i)))
+            pinned << opDisplayName(Op(i));
+    m_pinToggle->setText(pinned.isEmpty()
+                             ? tr("Pinned operators: none")
+                             : tr("Pinned operators: %1").arg(pinned.join(QStringLiteral(", "))));
+}
+
+void ScenarioEditor::rebuildConstraints() {
+    const Scenario& s = m_scenario;
+    const int gpus = std::max(1, s.gpus());
+    const bool moe = s.model.moe.present();
+    const int maxOf[kAxisCount] = {std::min<int>(gpus, int(s.model.layers)),
+                                   gpus,
+                                   gpus,
+                                   moe ? std::min<int>(gpus, int(s.model.moe.experts)) : 1,
+                                   gpus,
+                                   gpus};
+    for (Axis a : {Axis::TP, Axis::PP, Axis::DP, Axis::EP}) {
+        DegreeChecks* d = m_degrees[size_t(a)];
+        const QSignalBlocker b(d);
+        d->setValues(maxOf[size_t(a)], s.constraints.allowed[size_t(a)]);
+    }
+    m_constraintForm->setRowVisible(m_degrees[size_t(Axis::EP)], moe);
+    // Pins: only the operators that matter for this model.
+    for (int i = 0; i < kOpCount; ++i) {
+        QComboBox* c = m_pins[size_t(i)];
+        const QSignalBlocker b(c);
+        c->setCurrentIndex(s.constraints.pinned[size_t(i)] + 1);
+        m_pinForm->setRowVisible(c, opRelevant(s.model, Op(i)));
+    }
+    refreshPinToggle();
+    refreshSpace();
+}
+
+void ScenarioEditor::constraintsEdited() {
+    if (m_loading) return;
+    for (Axis a : {Axis::TP, Axis::PP, Axis::DP, Axis::EP})
+        m_scenario.constraints.allowed[size_t(a)] = m_degrees[size_t(a)]->allowed();
+    refreshSpace();
+    changed();
+}
+
+void ScenarioEditor::refreshSpace() {
+    // The size of the search space tells at once whether the constraints leave anything to search.
+    const SearchSpace space(m_scenario);
+    if (space.empty()) {
+        m_spaceInfo->setStyleSheet(QString::fromLatin1(kErrorStyle));
+        m_spaceInfo->setText(tr("No valid plan: %1").arg(qs(space.emptyReason())));
+    } else {
+        const SpaceSize sz = space.size();
+        m_spaceInfo->setStyleSheet(QString::fromLatin1(kInfoStyle));
+        m_spaceInfo->setText(
+            tr("%1%2 valid plans in the search space")
+                .arg(sz.exact ? QString() : tr("about "),
+                     sz.count < 1e15 ? formatInteger(sz.count) : QString::number(sz.count, 'g', 3)));
+    }
+    m_spaceInfo->show();
+}
+} // namespace sp::views
