@@ -126,12 +126,17 @@ public:
                 size_t batchSize = 0) const;
 
 private:
-    template <class S> friend struct Batched; // the Double and Float paths (policy.cpp)
+    template <class S> friend struct Batched; // the Double and Float paths (batched.h)
     struct Step;                              // per-decision forward cache
     /// Samples (given == null) or scores (the given actions) a plan decision by decision.
     Trace walk(const MaskFn& mask, Rng* rng, const std::vector<int>* given, double temperature) const;
     void forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s,
                      double temperature) const;
+    /// The reference path of sampleBatch and loss (reference.cpp).
+    std::vector<Trace> sampleReference(const MaskFn& mask, std::span<Rng> rngs, double temperature) const;
+    double lossReference(std::span<const Trace> batch, std::span<const double> advantages, const MaskFn& mask,
+                         double clipEps, double entropyWeight, Params* grad, double* meanEntropy,
+                         size_t batchSize) const;
 
     std::vector<int> m_counts;
     PolicyConfig m_cfg;
