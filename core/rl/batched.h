@@ -134,12 +134,15 @@ template <class S> struct Batched {
 
     /// The prefix tree of a batch of plans, built from the plans sorted (a node is shared by consecutive
     /// plans with a common prefix), its masks, and the forward pass of its nodes that have a choice, their
-    /// rows grouped by decision.
+    /// rows grouped by decision. The structure and the masks depend on the plans alone, so the epochs of an
+    /// update build the tree once and run forward() again after each step of the parameters.
     struct Tree {
         int n = 0, R = 0;
         std::vector<int> depth, parent, action, row, only, path; ///< per node; path: plan b * n + decision i
         std::vector<int> rowsFrom;                               ///< decision i: rows [from_i, from_{i+1})
+        std::vector<int> rowNode;                                ///< per row: its node
         Forward& f = workspace(0);
+        M prefix; ///< per node: the sum of the embeddings of the actions before it
 
         Tree(const Policy& pol, const Net& net, std::span<const std::vector<int>* const> plans,
              const MaskFn& mask) {
@@ -170,10 +173,6 @@ template <class S> struct Batched {
                 }
             }
             const int N = int(depth.size());
-            M prefix = M::Zero(N, kDim);
-            for (int k = 1; k < N; ++k)
-                prefix.row(k) = prefix.row(parent[size_t(k)]) +
-                                net.emb[size_t(depth[size_t(k)] - 1)].row(action[size_t(k)]);
             // Rows for the nodes with a choice, decision by decision.
             std::vector<int> byDepth(static_cast<size_t>(N));
             std::iota(byDepth.begin(), byDepth.end(), 0);
@@ -193,11 +192,25 @@ template <class S> struct Batched {
                     only[size_t(k)] = one;
                     continue;
                 }
-                f.H.row(r) = net.pos.row(i) + prefix.row(k);
                 row[size_t(k)] = r++;
+                rowNode.push_back(k);
             }
             while (i < n) rowsFrom[size_t(++i)] = r;
             R = r;
+            forward(net);
+        }
+        /// The forward pass of every row under `net`'s parameters (the masks stay).
+        void forward(const Net& net) {
+            const int N = int(depth.size());
+            prefix.resize(N, kDim);
+            if (N > 0) prefix.row(0).setZero();
+            for (int k = 1; k < N; ++k)
+                prefix.row(k) = prefix.row(parent[size_t(k)]) +
+                                net.emb[size_t(depth[size_t(k)] - 1)].row(action[size_t(k)]);
+            for (int r = 0; r < R; ++r) {
+                const int k = rowNode[size_t(r)];
+                f.H.row(r) = net.pos.row(depth[size_t(k)]) + prefix.row(k);
+            }
             f.run(net, R);
             for (int d = 0; d < n; ++d)
                 if (rowsFrom[size_t(d + 1)] > rowsFrom[size_t(d)])
@@ -214,6 +227,15 @@ template <class S> struct Batched {
     static double loss(const Policy& pol, std::span<const Trace> batch, std::span<const double> adv,
                        const MaskFn& mask, double clipEps, double entropyWeight, Params* grad,
                        double* meanEntropy, size_t batchSize);
+    /// The loss over the tree `t` of `batch` (its forward pass run under `net`), and its gradient.
+    static double lossOn(const Policy& pol, const Net& net, const Tree& t, std::span<const Trace> batch,
+                         std::span<const double> adv, double clipEps, double entropyWeight, Params* grad,
+                         double* meanEntropy, size_t batchSize);
+    /// Policy::update on one tree for every epoch.
+    static double update(Policy& pol, std::span<const Trace> sampled, std::span<const double> adv,
+                         std::span<const std::vector<int>> imitated, double imitationAdvantage,
+                         const MaskFn& mask, double clipEps, double entropyWeight, int epochs, Params& grad,
+                         Adam& adam);
 };
 
 } // namespace sp::rl

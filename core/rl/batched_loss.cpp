@@ -3,18 +3,65 @@
 
 #include "core/rl/batched.h"
 
+#include <optional>
+
 namespace sp::rl {
 
 template <class S>
 double Batched<S>::loss(const Policy& pol, std::span<const Trace> batch, std::span<const double> adv,
                         const MaskFn& mask, double clipEps, double entropyWeight, Params* grad,
                         double* meanEntropy, size_t batchSize) {
-    const int d = kDim, K = int(pol.m_elite.size());
-    const double invB = 1.0 / double(std::max<size_t>(1, batchSize > 0 ? batchSize : batch.size()));
     const Net net(pol);
     std::vector<const std::vector<int>*> plans(batch.size());
     for (size_t b = 0; b < batch.size(); ++b) plans[b] = &batch[b].actions;
     const Tree t(pol, net, plans, mask);
+    return lossOn(pol, net, t, batch, adv, clipEps, entropyWeight, grad, meanEntropy, batchSize);
+}
+
+template <class S>
+double Batched<S>::update(Policy& pol, std::span<const Trace> sampled, std::span<const double> adv,
+                          std::span<const std::vector<int>> imitated, double imitationAdvantage,
+                          const MaskFn& mask, double clipEps, double entropyWeight, int epochs, Params& grad,
+                          Adam& adam) {
+    std::vector<Trace> batch(sampled.begin(), sampled.end());
+    std::vector<double> a(adv.begin(), adv.end());
+    for (const auto& plan : imitated) {
+        Trace tr;
+        tr.actions = plan;
+        batch.push_back(std::move(tr));
+        a.push_back(imitationAdvantage);
+    }
+    std::vector<const std::vector<int>*> plans(batch.size());
+    for (size_t b = 0; b < batch.size(); ++b) plans[b] = &batch[b].actions;
+    std::optional<Net> net(std::in_place, pol);
+    Tree t(pol, net.value(), plans, mask);
+    // The imitated plans' log-probabilities under the current policy, read from the first epoch's forward
+    // pass (as traces() would score them, without a tree of their own).
+    for (size_t b = sampled.size(); b < batch.size(); ++b) {
+        Trace& tr = batch[b];
+        tr.oldLogp.assign(size_t(t.n), 0.0);
+        for (int i = 0; i < t.n; ++i) {
+            const int k = t.path[b * size_t(t.n) + size_t(i)], r = t.row[size_t(k)];
+            if (r >= 0) tr.oldLogp[size_t(i)] = double(t.f.L(r, tr.actions[size_t(i)]));
+        }
+    }
+    double entropy = 0;
+    for (int e = 0; e < epochs; ++e) {
+        if (e > 0) net.emplace(pol), t.forward(*net);
+        double epochEntropy = 0;
+        lossOn(pol, *net, t, batch, a, clipEps, entropyWeight, &grad, &epochEntropy, 0);
+        if (e == 0) entropy = epochEntropy;
+        adam.step(pol.params(), grad);
+    }
+    return entropy;
+}
+
+template <class S>
+double Batched<S>::lossOn(const Policy& pol, const Net& net, const Tree& t, std::span<const Trace> batch,
+                          std::span<const double> adv, double clipEps, double entropyWeight, Params* grad,
+                          double* meanEntropy, size_t batchSize) {
+    const int d = kDim, K = int(pol.m_elite.size());
+    const double invB = 1.0 / double(std::max<size_t>(1, batchSize > 0 ? batchSize : batch.size()));
     const Forward& f = t.f;
     const int n = t.n, R = t.R;
     double total = 0, entropySum = 0;
@@ -125,5 +172,11 @@ template double Batched<float>::loss(const Policy&, std::span<const Trace>, std:
                                      const MaskFn&, double, double, Params*, double*, size_t);
 template double Batched<double>::loss(const Policy&, std::span<const Trace>, std::span<const double>,
                                       const MaskFn&, double, double, Params*, double*, size_t);
+template double Batched<float>::update(Policy&, std::span<const Trace>, std::span<const double>,
+                                       std::span<const std::vector<int>>, double, const MaskFn&, double,
+                                       double, int, Params&, Adam&);
+template double Batched<double>::update(Policy&, std::span<const Trace>, std::span<const double>,
+                                        std::span<const std::vector<int>>, double, const MaskFn&, double,
+                                        double, int, Params&, Adam&);
 
 } // namespace sp::rl

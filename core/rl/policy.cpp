@@ -127,6 +127,29 @@ double Policy::loss(std::span<const Trace> batch, std::span<const double> adv, c
     return lossReference(batch, adv, mask, clipEps, entropyWeight, grad, meanEntropy, batchSize);
 }
 
+double Policy::update(std::span<const Trace> sampled, std::span<const double> adv,
+                      std::span<const std::vector<int>> imitated, double imitationAdvantage,
+                      const MaskFn& mask, double clipEps, double entropyWeight, int epochs, Params& grad,
+                      Adam& adam) {
+    if (m_cfg.compute == Compute::Float)
+        return Batched<float>::update(*this, sampled, adv, imitated, imitationAdvantage, mask, clipEps,
+                                      entropyWeight, epochs, grad, adam);
+    if (m_cfg.compute == Compute::Double)
+        return Batched<double>::update(*this, sampled, adv, imitated, imitationAdvantage, mask, clipEps,
+                                       entropyWeight, epochs, grad, adam);
+    std::vector<Trace> batch(sampled.begin(), sampled.end());
+    std::vector<double> a(adv.begin(), adv.end());
+    for (auto& t : traces(imitated, mask)) batch.push_back(std::move(t)), a.push_back(imitationAdvantage);
+    double entropy = 0;
+    for (int e = 0; e < epochs; ++e) {
+        double epochEntropy = 0;
+        loss(batch, a, mask, clipEps, entropyWeight, &grad, &epochEntropy);
+        if (e == 0) entropy = epochEntropy;
+        adam.step(m_p, grad);
+    }
+    return entropy;
+}
+
 // ---------------------------------------------------------------- Adam
 
 Adam::Adam(const Params& shape, double lr, double beta1, double beta2, double eps)

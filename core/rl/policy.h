@@ -90,6 +90,8 @@ struct Trace {
 /// Per-decision valid-choice masks given the decisions before it: mask(i, prefix, out).
 using MaskFn = std::function<void(int, const std::vector<int>&, std::vector<uint8_t>&)>;
 
+class Adam;
+
 class Policy {
 public:
     Policy(std::vector<int> choiceCounts, PolicyConfig cfg, uint64_t seed);
@@ -124,6 +126,15 @@ public:
     double loss(std::span<const Trace> batch, std::span<const double> advantages, const MaskFn& mask,
                 double clipEps, double entropyWeight, Params* grad, double* meanEntropy = nullptr,
                 size_t batchSize = 0) const;
+
+    /// One update: the `imitated` plans scored under the current policy (their oldLogp) join `sampled` with
+    /// the advantage `imitationAdvantage`; then `epochs` times the loss over all of them (normalized by their
+    /// number), its gradient into `grad`, and a step of `adam`. Returns the first epoch's mean entropy. The
+    /// same as traces() and loss() in that order, but the batched paths build the prefix tree once (the
+    /// masks, the imitated plans' scores and the first epoch's forward pass shared).
+    double update(std::span<const Trace> sampled, std::span<const double> advantages,
+                  std::span<const std::vector<int>> imitated, double imitationAdvantage, const MaskFn& mask,
+                  double clipEps, double entropyWeight, int epochs, Params& grad, Adam& adam);
 
 private:
     template <class S> friend struct Batched; // the Double and Float paths (batched.h)
