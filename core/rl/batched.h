@@ -59,15 +59,17 @@ template <class S> struct Batched {
                 P.resize(capacity, net.widest);
             entropy.resize(capacity);
         }
-        void run(const Net& net, int R) {
+        /// The network on rows [r0, r0 + R) of H, up to Y.
+        void run(const Net& net, int R, int r0 = 0) {
             const int d = kDim, K = int(net.keys.rows()), dh = d / net.heads;
-            auto h = H.topRows(R), q = Q.topRows(R), o = O.topRows(R), x = X.topRows(R);
+            auto h = H.middleRows(r0, R), q = Q.middleRows(r0, R), o = O.middleRows(r0, R),
+                 x = X.middleRows(r0, R);
             q.noalias() = h * net.Wq.transpose();
             o.setZero();
             if (K > 0) {
                 const S scale = S(1.0 / std::sqrt(double(dh)));
                 for (int hd = 0; hd < net.heads; ++hd) {
-                    auto a = A.block(0, hd * K, R, K);
+                    auto a = A.block(r0, hd * K, R, K);
                     a.noalias() = q.middleCols(hd * dh, dh) * net.keys.middleCols(hd * dh, dh).transpose();
                     a *= scale;
                     const CV mx = a.rowwise().maxCoeff();
@@ -80,12 +82,20 @@ template <class S> struct Batched {
             }
             x.leftCols(d) = h;
             x.rightCols(d).noalias() = o * net.Wo.transpose();
-            auto pre1 = Pre1.topRows(R), y = Y.topRows(R);
+            auto pre1 = Pre1.middleRows(r0, R), y = Y.middleRows(r0, R), z = Z.middleRows(r0, R);
             pre1.noalias() = x * net.W1.transpose();
             pre1.rowwise() += net.b1;
-            Z.topRows(R) = pre1.cwiseMax(S(0));
-            y.noalias() = Z.topRows(R) * net.W2.transpose();
+            z = pre1.cwiseMax(S(0));
+            y.noalias() = z * net.W2.transpose();
             y.rowwise() += net.b2;
+        }
+        /// Copies rows [from, from + R) of `src` up to Y (what run() computes from H) into rows [to, to + R).
+        void copyRun(const Forward& src, int from, int to, int R) {
+            H.middleRows(to, R) = src.H.middleRows(from, R), Q.middleRows(to, R) = src.Q.middleRows(from, R);
+            A.middleRows(to, R) = src.A.middleRows(from, R), O.middleRows(to, R) = src.O.middleRows(from, R);
+            X.middleRows(to, R) = src.X.middleRows(from, R);
+            Pre1.middleRows(to, R) = src.Pre1.middleRows(from, R);
+            Z.middleRows(to, R) = src.Z.middleRows(from, R), Y.middleRows(to, R) = src.Y.middleRows(from, R);
         }
         /// The logits of rows [r0, r0 + cnt), all at decision i (columns past its choices: 0, and masked).
         void logits(const Net& net, int i, int r0, int cnt) {
@@ -99,8 +109,8 @@ template <class S> struct Batched {
         /// temperature. Masked entries get the logit -1e4 (exp gives 0 in float and double) and probability
         /// exactly 0, so everything vectorises without selects (Eigen's select does not); their
         /// log-probabilities are never read.
-        void softmax(int R, double temperature) {
-            auto l = L.topRows(R), p = P.topRows(R), v = valid.topRows(R);
+        void softmax(int R, double temperature, int r0 = 0) {
+            auto l = L.middleRows(r0, R), p = P.middleRows(r0, R), v = valid.middleRows(r0, R);
             if (temperature != 1.0) l *= S(1.0 / temperature);
             l.array() = l.array() * v.array() + (v.array() - S(1)) * S(1e4);
             const CV mx = l.rowwise().maxCoeff();
@@ -110,15 +120,21 @@ template <class S> struct Batched {
             const CV z = p.rowwise().sum();
             p.array().colwise() /= z.array();
             l.array().colwise() -= z.array().log();
-            entropy.head(R) = -(p.array() * l.array()).rowwise().sum();
+            entropy.segment(r0, R) = -(p.array() * l.array()).rowwise().sum();
         }
     };
 
-    /// Per thread: the prefix tree's forward pass (0) and the sampler's (1), reused from call to call
-    /// (one tree and one sampler alive at a time on a thread, as loss, traces and sampleBatch use them).
+    /// Per thread: the prefix tree's forward pass (0), the sampler's (1), and the rows of a tree not found
+    /// in the sampler's (2), reused from call to call (one tree and one sampler alive at a time on a thread,
+    /// as loss, traces, update and sampleBatch use them).
     static Forward& workspace(int which) {
-        thread_local Forward w[2];
+        thread_local Forward w[3];
         return w[which];
+    }
+    /// The sampler's workspace holds the forward pass of the sampling call with this id (0: none).
+    static uint64_t& sampledId() {
+        thread_local uint64_t id = 0;
+        return id;
     }
 
     /// Reads a mask into row r of `valid`; returns the number of valid choices and the last of them.
@@ -144,8 +160,12 @@ template <class S> struct Batched {
         Forward& f = workspace(0);
         M prefix; ///< per node: the sum of the embeddings of the actions before it
 
+        /// Per row: its row in the sampler's workspace when that forward pass is still the policy's (-1:
+        /// compute it); filled by update() before forward().
+        std::vector<int> src;
+
         Tree(const Policy& pol, const Net& net, std::span<const std::vector<int>* const> plans,
-             const MaskFn& mask) {
+             const MaskFn& mask, bool run = true) {
             n = pol.decisions();
             const int B = int(plans.size());
             std::vector<int> order(static_cast<size_t>(B)), first;
@@ -197,7 +217,8 @@ template <class S> struct Batched {
             }
             while (i < n) rowsFrom[size_t(++i)] = r;
             R = r;
-            forward(net);
+            src.assign(size_t(R), -1);
+            if (run) forward(net);
         }
         /// The forward pass of every row under `net`'s parameters (the masks stay).
         void forward(const Net& net) {
@@ -207,11 +228,33 @@ template <class S> struct Batched {
             for (int k = 1; k < N; ++k)
                 prefix.row(k) = prefix.row(parent[size_t(k)]) +
                                 net.emb[size_t(depth[size_t(k)] - 1)].row(action[size_t(k)]);
-            for (int r = 0; r < R; ++r) {
-                const int k = rowNode[size_t(r)];
-                f.H.row(r) = net.pos.row(depth[size_t(k)]) + prefix.row(k);
+            // Rows the sampler computed under these parameters are copied; the others go through the network
+            // together (gathered into workspace 2 and back).
+            const Forward& sampled = workspace(1);
+            Forward& g = workspace(2);
+            int G = 0;
+            for (int r = 0; r < R; ++r)
+                if (src[size_t(r)] < 0) ++G;
+            if (G == R) {
+                for (int r = 0; r < R; ++r) {
+                    const int k = rowNode[size_t(r)];
+                    f.H.row(r) = net.pos.row(depth[size_t(k)]) + prefix.row(k);
+                }
+                f.run(net, R);
+            } else {
+                g.reserve(net, G);
+                G = 0;
+                for (int r = 0; r < R; ++r) {
+                    if (src[size_t(r)] >= 0) continue;
+                    const int k = rowNode[size_t(r)];
+                    g.H.row(G++) = net.pos.row(depth[size_t(k)]) + prefix.row(k);
+                }
+                if (G > 0) g.run(net, G);
+                G = 0;
+                for (int r = 0; r < R; ++r)
+                    f.copyRun(src[size_t(r)] >= 0 ? sampled : g, src[size_t(r)] >= 0 ? src[size_t(r)] : G++,
+                              r, 1);
             }
-            f.run(net, R);
             for (int d = 0; d < n; ++d)
                 if (rowsFrom[size_t(d + 1)] > rowsFrom[size_t(d)])
                     f.logits(net, d, rowsFrom[size_t(d)], rowsFrom[size_t(d + 1)] - rowsFrom[size_t(d)]);

@@ -34,7 +34,19 @@ double Batched<S>::update(Policy& pol, std::span<const Trace> sampled, std::span
     std::vector<const std::vector<int>*> plans(batch.size());
     for (size_t b = 0; b < batch.size(); ++b) plans[b] = &batch[b].actions;
     std::optional<Net> net(std::in_place, pol);
-    Tree t(pol, net.value(), plans, mask);
+    Tree t(pol, net.value(), plans, mask, false);
+    // The first epoch runs under the parameters the batch was sampled with: its sampled nodes' forward pass
+    // is the sampler's, still in its workspace unless the policy or the workspace changed since.
+    if (pol.m_sampledId != 0 && pol.m_sampledId == sampledId())
+        for (size_t b = 0; b < sampled.size(); ++b) {
+            if (sampled[b].sampledBy != pol.m_sampledId) continue;
+            for (int i = 0; i < t.n; ++i) {
+                const int r = t.row[size_t(t.path[b * size_t(t.n) + size_t(i)])];
+                if (r >= 0 && sampled[b].rows[size_t(i)] >= 0) t.src[size_t(r)] = sampled[b].rows[size_t(i)];
+            }
+        }
+    t.forward(*net);
+    std::fill(t.src.begin(), t.src.end(), -1);
     // The imitated plans' log-probabilities under the current policy, read from the first epoch's forward
     // pass (as traces() would score them, without a tree of their own).
     for (size_t b = sampled.size(); b < batch.size(); ++b) {

@@ -33,14 +33,20 @@ std::vector<Trace> Batched<S>::sample(const Policy& pol, const MaskFn& mask, std
     const Net net(pol);
     const int n = pol.decisions(), B = int(rngs.size());
     std::vector<Trace> out(static_cast<size_t>(B));
-    for (auto& t : out) t.actions.assign(size_t(n), 0), t.oldLogp.assign(size_t(n), 0.0);
+    for (auto& t : out)
+        t.actions.assign(size_t(n), 0), t.oldLogp.assign(size_t(n), 0.0), t.rows.assign(size_t(n), -1);
     // This decision's nodes: their prefix sums, a sample through each (its actions are the prefix the
     // mask reads), their rows; the next decision's nodes are the distinct (node, action).
     std::vector<int> node(static_cast<size_t>(B), 0), first{0}, nextFirst, nodeRow, nodeOnly, childParent,
         childAction;
     M prefix = M::Zero(B, kDim), nextPrefix(B, kDim);
+    // Every decision's rows stay in the workspace (decision i from `base`), so that update() can take the
+    // forward pass of the sampled nodes from it while the policy is unchanged.
     Forward& f = workspace(1);
-    f.reserve(net, B);
+    f.reserve(net, B * n);
+    const uint64_t id = pol.noteSampling();
+    sampledId() = id;
+    int base = 0;
     std::vector<uint8_t> m;
     std::vector<double> w;
     for (int i = 0; i < n; ++i) {
@@ -50,19 +56,20 @@ std::vector<Trace> Batched<S>::sample(const Policy& pol, const MaskFn& mask, std
         int R = 0;
         for (int k = 0; k < N; ++k) {
             mask(i, out[size_t(first[size_t(k)])].actions, m);
-            const auto [count, one] = readMask(m, c, f.valid, R);
+            const auto [count, one] = readMask(m, c, f.valid, base + R);
             if (count == 1) {
                 nodeOnly[size_t(k)] = one;
                 continue;
             }
-            f.H.row(R) = net.pos.row(i) + prefix.row(k);
-            nodeRow[size_t(k)] = R++;
+            f.H.row(base + R) = net.pos.row(i) + prefix.row(k);
+            nodeRow[size_t(k)] = base + R++;
         }
         if (R > 0) {
-            f.run(net, R);
-            f.logits(net, i, 0, R);
-            f.softmax(R, temperature);
+            f.run(net, R, base);
+            f.logits(net, i, base, R);
+            f.softmax(R, temperature, base);
         }
+        base += R;
         childParent.clear(), childAction.clear(), nextFirst.clear();
         for (int b = 0; b < B; ++b) {
             Trace& t = out[size_t(b)];
@@ -75,6 +82,7 @@ std::vector<Trace> Batched<S>::sample(const Policy& pol, const MaskFn& mask, std
                 t.actions[size_t(i)] = a;
                 t.oldLogp[size_t(i)] = double(f.L(r, a));
                 t.entropy += double(f.entropy[r]);
+                t.rows[size_t(i)] = r;
             }
             if (i + 1 == n) continue;
             const int a = t.actions[size_t(i)];
@@ -93,6 +101,7 @@ std::vector<Trace> Batched<S>::sample(const Policy& pol, const MaskFn& mask, std
         prefix.swap(nextPrefix);
         first.swap(nextFirst);
     }
+    for (auto& t : out) t.sampledBy = id;
     return out;
 }
 

@@ -3,6 +3,7 @@
 #include "core/rl/batched.h"
 #include "core/search/rng.h"
 
+#include <atomic>
 #include <cmath>
 
 namespace sp::rl {
@@ -73,7 +74,14 @@ Policy::Policy(std::vector<int> choiceCounts, PolicyConfig cfg, uint64_t seed)
     setElite({});
 }
 
+uint64_t Policy::noteSampling() const {
+    static std::atomic<uint64_t> next{0};
+    m_sampledId = ++next;
+    return m_sampledId;
+}
+
 void Policy::setElite(std::vector<EliteToken> elite) {
+    m_sampledId = 0;
     m_elite = std::move(elite);
     const int d = kDim, K = int(m_elite.size());
     m_tokens.setZero(K, d);
@@ -139,6 +147,7 @@ double Policy::update(std::span<const Trace> sampled, std::span<const double> ad
                                        entropyWeight, epochs, grad, adam);
     std::vector<Trace> batch(sampled.begin(), sampled.end());
     std::vector<double> a(adv.begin(), adv.end());
+    m_sampledId = 0;
     for (auto& t : traces(imitated, mask)) batch.push_back(std::move(t)), a.push_back(imitationAdvantage);
     double entropy = 0;
     for (int e = 0; e < epochs; ++e) {

@@ -85,6 +85,10 @@ struct Trace {
     std::vector<int> actions;
     std::vector<double> oldLogp; ///< per decision, at sampling time
     double entropy = 0;          ///< sum over decisions
+    /// The batched sampler's: the sampling call, and per decision the row of its forward pass (-1: forced),
+    /// so that update() reuses that pass while the policy is unchanged (0 / empty: none).
+    uint64_t sampledBy = 0;
+    std::vector<int> rows;
 };
 
 /// Per-decision valid-choice masks given the decisions before it: mask(i, prefix, out).
@@ -98,7 +102,11 @@ public:
 
     const PolicyConfig& config() const { return m_cfg; }
     int decisions() const { return int(m_counts.size()); }
-    Params& params() { return m_p; }
+    /// Mutable access: the parameters may change, so a sampled batch's forward pass is not reused.
+    Params& params() {
+        m_sampledId = 0;
+        return m_p;
+    }
     const Params& params() const { return m_p; }
 
     /// Sets the elite history for the following samples and updates (recomputes its tokens, keys and values).
@@ -149,8 +157,12 @@ private:
                          double clipEps, double entropyWeight, Params* grad, double* meanEntropy,
                          size_t batchSize) const;
 
+    /// A new id for a batched sampling call, noted as the latest under the current parameters and elite.
+    uint64_t noteSampling() const;
+
     std::vector<int> m_counts;
     PolicyConfig m_cfg;
+    mutable uint64_t m_sampledId = 0; ///< the latest sampling call since the parameters or the elite changed
     Params m_p;
     std::vector<EliteToken> m_elite;
     RowsD m_tokens, m_keys, m_values; ///< elite x d
