@@ -389,6 +389,79 @@ private slots:
         QVERIFY(worstLogp < tolerance);
     }
 
+    // update() takes the first epoch's forward pass of the sampled nodes from the sampler while the policy is
+    // unchanged: the same parameters after two epochs as computing every node afresh (a batch whose
+    // sampledBy is cleared), and afresh too when the parameters changed or another policy sampled since.
+    void updateReusesSampling_data() {
+        QTest::addColumn<int>("compute");
+        QTest::addColumn<double>("tolerance");
+        QTest::addRow("double") << int(Compute::Double) << 1e-12;
+        QTest::addRow("float") << int(Compute::Float) << 1e-6;
+    }
+    void updateReusesSampling() {
+        QFETCH(int, compute);
+        QFETCH(double, tolerance);
+        const std::vector<int> counts{3, 2, 4, 1, 3, 5};
+        const MaskFn mask = [&](int i, const std::vector<int>& prefix, std::vector<uint8_t>& out) {
+            out.assign(counts[size_t(i)], 1);
+            if (i == 2 && prefix[0] == 0) out[3] = 0;
+            if (i == 5 && prefix[1] == 1) out[0] = out[4] = 0;
+        };
+        const std::vector<EliteToken> elite{{{0, 1, 2, 0, 0, 1}, 1.2}, {{2, 0, 1, 0, 2, 3}, -0.4}};
+        const std::vector<std::vector<int>> imitated{{0, 1, 2, 0, 0, 1}, {1, 1, 0, 0, 2, 2}};
+        PolicyConfig cfg;
+        cfg.compute = Compute(compute);
+        // One update of a fresh policy (seed 5) on 24 samples at temperature 1.5; `between` runs after the
+        // sampling and before the update.
+        auto updated = [&](bool reuse, const std::function<void(Policy&)>& between) {
+            Policy pol(counts, cfg, 5);
+            pol.setElite(elite);
+            std::vector<Rng> rngs;
+            for (int k = 0; k < 24; ++k) rngs.emplace_back(200 + k);
+            std::vector<Trace> batch = pol.sampleBatch(mask, rngs, 1.5);
+            if (!reuse)
+                for (auto& t : batch) t.sampledBy = 0;
+            between(pol);
+            std::vector<double> adv;
+            for (size_t b = 0; b < batch.size(); ++b) adv.push_back(double(b % 5) - 2.0);
+            Adam adam(pol.params(), 0.05);
+            Params grad = pol.params().zerosLike();
+            pol.update(batch, adv, imitated, 1.0, mask, 0.2, 0.01, 2, grad, adam);
+            std::vector<double> out;
+            pol.params().forEach([&](double* p, Eigen::Index n) { out.insert(out.end(), p, p + n); });
+            return out;
+        };
+        auto worst = [](const std::vector<double>& a, const std::vector<double>& b) {
+            double w = 0;
+            for (size_t i = 0; i < a.size(); ++i) w = std::max(w, std::abs(a[i] - b[i]));
+            return w;
+        };
+        const auto nothing = [](Policy&) {};
+        const auto fresh = updated(false, nothing), reused = updated(true, nothing);
+        const auto start = [&] {
+            Policy pol(counts, cfg, 5);
+            std::vector<double> out;
+            pol.params().forEach([&](double* p, Eigen::Index n) { out.insert(out.end(), p, p + n); });
+            return out;
+        }();
+        QVERIFY(worst(fresh, start) > 1e-3); // the update moved the parameters
+        QVERIFY(worst(fresh, reused) <= tolerance);
+        // Another policy samples in between: its forward pass must not be taken for this one's.
+        const auto other = [&](Policy&) {
+            Policy q(counts, cfg, 9);
+            q.setElite(elite);
+            std::vector<Rng> rngs;
+            for (int k = 0; k < 24; ++k) rngs.emplace_back(900 + k);
+            q.sampleBatch(mask, rngs, 1.0);
+        };
+        QVERIFY(worst(updated(false, other), updated(true, other)) <= tolerance);
+        // The parameters change in between: the sampler's forward pass is stale.
+        const auto nudge = [](Policy& pol) { pol.params().W1(0, 0) += 0.5; };
+        const auto nudgedFresh = updated(false, nudge);
+        QVERIFY(worst(nudgedFresh, fresh) > 1e-4); // the nudge matters
+        QVERIFY(worst(nudgedFresh, updated(true, nudge)) <= tolerance);
+    }
+
     // ---------------------------------------------------------------- the searcher, through the engine
 
     // Every plan rl asks the engine for keeps the pins and the allowed degrees.

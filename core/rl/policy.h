@@ -85,10 +85,16 @@ struct Trace {
     std::vector<int> actions;
     std::vector<double> oldLogp; ///< per decision, at sampling time
     double entropy = 0;          ///< sum over decisions
+    /// The batched sampler's: the sampling call, and per decision the row of its forward pass (-1: forced),
+    /// so that update() reuses that pass while the policy is unchanged (0 / empty: none).
+    uint64_t sampledBy = 0;
+    std::vector<int> rows;
 };
 
 /// Per-decision valid-choice masks given the decisions before it: mask(i, prefix, out).
 using MaskFn = std::function<void(int, const std::vector<int>&, std::vector<uint8_t>&)>;
+
+class Adam;
 
 class Policy {
 public:
@@ -96,7 +102,11 @@ public:
 
     const PolicyConfig& config() const { return m_cfg; }
     int decisions() const { return int(m_counts.size()); }
-    Params& params() { return m_p; }
+    /// Mutable access: the parameters may change, so a sampled batch's forward pass is not reused.
+    Params& params() {
+        m_sampledId = 0;
+        return m_p;
+    }
     const Params& params() const { return m_p; }
 
     /// Sets the elite history for the following samples and updates (recomputes its tokens, keys and values).
@@ -125,16 +135,34 @@ public:
                 double clipEps, double entropyWeight, Params* grad, double* meanEntropy = nullptr,
                 size_t batchSize = 0) const;
 
+    /// One update: the `imitated` plans scored under the current policy (their oldLogp) join `sampled` with
+    /// the advantage `imitationAdvantage`; then `epochs` times the loss over all of them (normalized by their
+    /// number), its gradient into `grad`, and a step of `adam`. Returns the first epoch's mean entropy. The
+    /// same as traces() and loss() in that order, but the batched paths build the prefix tree once (the
+    /// masks, the imitated plans' scores and the first epoch's forward pass shared).
+    double update(std::span<const Trace> sampled, std::span<const double> advantages,
+                  std::span<const std::vector<int>> imitated, double imitationAdvantage, const MaskFn& mask,
+                  double clipEps, double entropyWeight, int epochs, Params& grad, Adam& adam);
+
 private:
-    template <class S> friend struct Batched; // the Double and Float paths (policy.cpp)
+    template <class S> friend struct Batched; // the Double and Float paths (batched.h)
     struct Step;                              // per-decision forward cache
     /// Samples (given == null) or scores (the given actions) a plan decision by decision.
     Trace walk(const MaskFn& mask, Rng* rng, const std::vector<int>* given, double temperature) const;
     void forwardStep(int i, const VecD& h, const std::vector<uint8_t>& mask, Step& s,
                      double temperature) const;
+    /// The reference path of sampleBatch and loss (reference.cpp).
+    std::vector<Trace> sampleReference(const MaskFn& mask, std::span<Rng> rngs, double temperature) const;
+    double lossReference(std::span<const Trace> batch, std::span<const double> advantages, const MaskFn& mask,
+                         double clipEps, double entropyWeight, Params* grad, double* meanEntropy,
+                         size_t batchSize) const;
+
+    /// A new id for a batched sampling call, noted as the latest under the current parameters and elite.
+    uint64_t noteSampling() const;
 
     std::vector<int> m_counts;
     PolicyConfig m_cfg;
+    mutable uint64_t m_sampledId = 0; ///< the latest sampling call since the parameters or the elite changed
     Params m_p;
     std::vector<EliteToken> m_elite;
     RowsD m_tokens, m_keys, m_values; ///< elite x d

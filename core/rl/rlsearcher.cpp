@@ -144,25 +144,14 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
             for (size_t k = 0; k < rewards.size(); ++k) adv[k] = sd > 1e-9 ? (rewards[k] - mean) / sd : 0.0;
         }
         // Self-imitation: the best plans so far, pulled up with a fixed positive advantage.
-        {
-            std::vector<std::vector<int>> imitated;
-            for (const auto& c : run.elite()) {
-                if (int(imitated.size()) >= m_o.imitate) break;
-                if (c.choices.empty() || !c.metrics.feasible) continue;
-                imitated.push_back(c.choices);
-            }
-            for (auto& t : policy.traces(imitated, mask)) { // one pass: the elite shares most prefixes
-                used.push_back(std::move(t));
-                adv.push_back(m_o.imitationAdvantage);
-            }
+        std::vector<std::vector<int>> imitated;
+        for (const auto& c : run.elite()) {
+            if (int(imitated.size()) >= m_o.imitate) break;
+            if (c.choices.empty() || !c.metrics.feasible) continue;
+            imitated.push_back(c.choices);
         }
-        double entropy = 0;
-        for (int e = 0; e < m_o.epochs; ++e) {
-            double epochEntropy = 0;
-            policy.loss(used, adv, mask, m_o.clip, m_o.entropyWeight, &grad, &epochEntropy);
-            if (e == 0) entropy = epochEntropy;
-            adam.step(policy.params(), grad);
-        }
+        const double entropy = policy.update(used, adv, imitated, m_o.imitationAdvantage, mask, m_o.clip,
+                                             m_o.entropyWeight, m_o.epochs, grad, adam);
         LearningPoint lp;
         lp.iteration = ++iteration;
         lp.evaluations = run.evaluations();
