@@ -62,6 +62,31 @@ private slots:
         canvas.paintTo(painter, img.rect());
     }
 
+    // A GB200 NVL72 domain spans 18 hosts of 4: every other host's cells sit on a shaded band, so the gap
+    // between GPUs 4 and 5 (host 1) is darker than the gap between GPUs 0 and 1 (host 0); an 8-GPU HGX
+    // node is one host and has no bands.
+    void topologyDrawsHostsInsideADomain() {
+        auto paint = [](const Scenario& s, int a, int b) {
+            const CostModel model(s);
+            auto sc = std::make_shared<const Scenario>(s);
+            TopologyCanvas canvas;
+            canvas.resize(1200, 900);
+            canvas.setPlan(sc, makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron"));
+            QImage img(canvas.size(), QImage::Format_ARGB32);
+            QPainter painter(&img);
+            canvas.paintTo(painter, img.rect());
+            painter.end();
+            const QRect ra = canvas.gpuRect(a, img.rect()), rb = canvas.gpuRect(b, img.rect());
+            return img.pixelColor((ra.right() + rb.left()) / 2 + 1, ra.center().y()).lightness();
+        };
+        const Scenario nvl = scenario("deepseek-v3-gb200-nvl72-x2.yaml");
+        QCOMPARE(nvl.cluster.hostGpus(), 4);
+        QVERIFY2(paint(nvl, 4, 5) + 20 < paint(nvl, 0, 1),
+                 qPrintable(QString("%1 vs %2").arg(paint(nvl, 4, 5)).arg(paint(nvl, 0, 1))));
+        const Scenario hgx = scenario("llama-3.1-70b-h100-4x8.yaml");
+        QCOMPARE(paint(hgx, 4, 5), paint(hgx, 0, 1));
+    }
+
     void topologySummaryReachable() {
         // 128x8 (1,024 GPUs) in a wide canvas, and 1x8 in the canvas left at a 1040x700 window: the summary
         // bars and the legend lie inside the canvas's height (the scroll area reaches all of it).

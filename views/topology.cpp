@@ -362,10 +362,12 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(kInk);
-    const QString title = tr("%1: %2 node%3 x %4 %5, %6")
+    const bool domains = cl.hostGpus() < G; // scale-up domains of several hosts (NVL72)
+    const QString title = tr("%1: %2 %3 x %4 %5, %6")
                               .arg(qs(m_plan->label))
                               .arg(N)
-                              .arg(N == 1 ? "" : "s")
+                              .arg(domains ? (N == 1 ? tr("NVLink domain") : tr("NVLink domains"))
+                                           : (N == 1 ? tr("node") : tr("nodes")))
                               .arg(G)
                               .arg(qs(cl.gpu.name), degreesText(plan.degrees, moe));
     p.drawText(g.title, Qt::AlignLeft | Qt::AlignVCenter,
@@ -404,12 +406,36 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
         p.setBrush(kNodeFill);
         p.drawRoundedRect(QRectF(nr).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
         p.setPen(kMuted);
+        // A node is a scale-up domain; where it spans several hosts (GB200 NVL72: 18 compute trays of 4),
+        // the label says so and each host's GPUs get a faint outline.
+        const int H = std::clamp(cl.hostGpus(), 1, G);
+        const bool trays = H < G;
         if (g.cell >= 14) {
-            const QString label = g.nodeW > fm.horizontalAdvance(QStringLiteral("node 000  ")) * 1.6
+            const QString full = trays ? tr("NVLink domain %1: %2 hosts of %3").arg(n).arg(G / H).arg(H)
+                                       : tr("node %1").arg(n);
+            const QString label = g.nodeW > fm.horizontalAdvance(full + QStringLiteral("  ")) ? full
+                                  : g.nodeW > fm.horizontalAdvance(QStringLiteral("node 000  ")) * 1.6
                                       ? tr("node %1").arg(n)
                                       : QString::number(n);
             p.drawText(QRect(nr.left() + g.pad, nr.top() + 2, nr.width() - 2 * g.pad, g.labelH),
                        Qt::AlignLeft | Qt::AlignVCenter, label);
+        }
+        if (trays && g.gap >= 2) {
+            // A band behind each host's cells, every other host shaded (a host's GPUs are consecutive).
+            p.setPen(Qt::NoPen);
+            for (int first = 0; first < G; first += H) {
+                p.setBrush((first / H) % 2 ? QColor(0xc8, 0xd2, 0xe0) : QColor(0xee, 0xf1, 0xf6));
+                int i = first;
+                while (i < first + H) {
+                    const int row = i / g.gpuCols, end = std::min(first + H, (row + 1) * g.gpuCols);
+                    const QRect a = gpuRect(n * G + i, r), z = gpuRect(n * G + end - 1, r);
+                    const double m = g.gap / 2.0;
+                    p.drawRoundedRect(QRectF(a.left() - m, a.top() - m, z.right() - a.left() + 1 + 2 * m,
+                                             a.height() + g.barH + 3 + 2 * m),
+                                      3, 3);
+                    i = end;
+                }
+            }
         }
         // NVLink rail (the node's switch fabric).
         const QRect rail(nr.left() + g.pad, nr.bottom() - g.pad - g.railH, nr.width() - 2 * g.pad, g.railH);
