@@ -315,6 +315,52 @@ private slots:
                  old.error().message.c_str());
     }
 
+    // Dynamo (ai-dynamo/dynamo vllm/backend_args.py at d195d280e13e, vllm/args.py at 000a36a7399a): one
+    // frontend for both pools, on the prefill pool's node 0; every vLLM worker marked with its role and
+    // the NIXL connector the prefill worker must name; SGLang workers with SGLang's own flags and NIXL;
+    // TensorRT-LLM workers refused (their cache transceiver options are not written).
+    void dynamoExport() {
+        const Scenario s = compose("deepseek-v3.yaml", "h100-32x8.yaml", "chat-serving.yaml");
+        auto p = parseDisaggPlan(kDeepSeekPlan, "ds.yaml", &s);
+        QVERIFY(p.ok());
+        ExportOptions o;
+        o.engine = ServingEngine::Dynamo;
+        o.dynamoWorker = ServingEngine::Vllm;
+        auto l = disaggregatedLaunch(s, p.value(), o);
+        QVERIFY2(l.ok(), l.error().str().c_str());
+        const auto count = [](const LaunchCommand& lc, const std::string& word) {
+            int n = 0;
+            for (const NodeLaunch& node : lc.nodes)
+                for (const auto& cmd : node.commands) n += int(std::count(cmd.begin(), cmd.end(), word));
+            return n;
+        };
+        QCOMPARE(count(l->prefill, "dynamo.frontend"), 1);
+        QCOMPARE(count(l->decode, "dynamo.frontend"), 0);
+        for (const auto& [lc, mode] : {std::pair{&l->prefill, "prefill"}, std::pair{&l->decode, "decode"}}) {
+            const int workers = count(*lc, "dynamo.vllm");
+            QVERIFY(workers > 0);
+            QCOMPARE(count(*lc, mode), workers);                   // each worker: --disaggregation-mode MODE
+            QCOMPARE(count(*lc, "--kv-transfer-config"), workers); // and the NIXL connector
+            for (const NodeLaunch& node : lc->nodes)
+                for (const auto& cmd : node.commands) {
+                    const auto at = std::find(cmd.begin(), cmd.end(), "--kv-transfer-config");
+                    if (at != cmd.end()) QVERIFY(at[1].find("NixlConnector") != std::string::npos);
+                }
+        }
+        QCOMPARE(l->prefill.nodes.front().background, size_t(1)); // the frontend runs in the background
+        QVERIFY(l->prefill.notesText().find("not mapped") == std::string::npos);
+        o.dynamoWorker = ServingEngine::Sglang;
+        l = disaggregatedLaunch(s, p.value(), o);
+        QVERIFY2(l.ok(), l.error().str().c_str());
+        QVERIFY(count(l->decode, "dynamo.sglang") > 0);
+        QCOMPARE(count(l->decode, "nixl"), count(l->decode, "dynamo.sglang"));
+        o.dynamoWorker = ServingEngine::Trtllm;
+        const auto refused = disaggregatedLaunch(s, p.value(), o);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("cache transceiver") != std::string::npos,
+                 refused.error().message.c_str());
+    }
+
     // ----------------------------------------------------------------------------------------------------
     // CLI
     void cli() {
@@ -374,7 +420,7 @@ private slots:
                  qPrintable(run.out));
         run = shardplan({"export", "--scenario", scenario, "--plan", out, "--engine", "vllm"});
         QCOMPARE(run.code, 1);
-        QVERIFY2(run.err.contains("SGLang only"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("exports to SGLang") && run.err.contains("Dynamo"), qPrintable(run.err));
         run = shardplan({"export", "--scenario", scenario, "--plan", out, "--format", "json"});
         QVERIFY2(run.code == 0, qPrintable(run.err));
         QVERIFY(QJsonDocument::fromJson(run.out.toUtf8()).object()["disaggregated"].isObject());
