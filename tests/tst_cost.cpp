@@ -217,7 +217,7 @@ private slots:
             rep.degrees = {1, G, 1, 1, 1, G}, rep.setChoice(Op::Experts, choice::ExpToken);
         QVERIFY(!cm.checkPlan(rep));
         QVERIFY2(std::abs(summed(rep) / (totalBytes * G) - 1.0) < 1e-9,
-                 qPrintable(QString::number(summed(rep) / (totalBytes * G))));
+                 qPrintable(QString::number(summed(rep) / (totalBytes * G), 'g', 12)));
         // Megatron on a dense model, one stage: each weight once per tp group, so dp copies (norms, which are
         // replicated in the group, add a negligible 2h per layer per extra GPU).
         if (!s.model.moe.present()) {
