@@ -3,6 +3,7 @@
 // alone, a bad scenario that keeps the state.
 #include "core/io/formats.h"
 #include "gui_fixtures.h"
+#include "launchexportdialog.h"
 #include "mainwindow.h"
 #include "runtracker.h"
 #include "views/comparison.h"
@@ -118,6 +119,46 @@ private slots:
         QVERIFY(
             !w.exportLaunchCommand(ServingEngine::Vllm, dir.filePath(QStringLiteral("no/such/dir/l.sh"))));
         QVERIFY(w.messageBanner()->isVisible());
+    }
+
+    // File > Export > Launch Files: any engine and version into a folder, as `shardplan export --out-dir`.
+    // TensorRT-LLM on the 8B sample: node0.sh (trtllm-serve), the LLM API options YAML it reads,
+    // plan.yaml, NOTES.txt. The dialog lists the engine's versions newest first and enables the Dynamo
+    // worker only for Dynamo; a version unknown to the table is refused with a message.
+    void exportedLaunchFiles() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        QTemporaryDir dir;
+        ExportOptions o;
+        o.engine = ServingEngine::Trtllm;
+        const QString out = dir.filePath(QStringLiteral("trt"));
+        QVERIFY(w.exportLaunchFiles(o, out));
+        QFile node0(QDir(out).filePath(QStringLiteral("node0.sh")));
+        QVERIFY(node0.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(node0.readAll());
+        QVERIFY2(text.contains(QLatin1String("trtllm-serve")), qPrintable(text));
+        QVERIFY(QFileInfo(QDir(out).filePath(QStringLiteral("plan.yaml"))).exists());
+        QVERIFY(QFileInfo(QDir(out).filePath(QStringLiteral("NOTES.txt"))).exists());
+        QVERIFY(QFileInfo(node0.fileName()).isExecutable());
+        o.version = "0.0.1";
+        QVERIFY(!w.exportLaunchFiles(o, dir.filePath(QStringLiteral("bad"))));
+        QVERIFY(w.messageBanner()->isVisible());
+
+        sp::app::LaunchExportDialog d(dir.path());
+        const auto& rows = engineVersions(ServingEngine::Sglang);
+        ExportOptions s;
+        s.engine = ServingEngine::Sglang;
+        d.setOptions(s);
+        QCOMPARE(d.versionBox()->count(), int(rows.size()));
+        QCOMPARE(d.versionBox()->itemText(0).toStdString(), rows.back().version);
+        QVERIFY(!d.workerBox()->isEnabled());
+        s.engine = ServingEngine::Dynamo;
+        s.dynamoWorker = ServingEngine::Sglang;
+        d.setOptions(s);
+        QVERIFY(d.workerBox()->isEnabled());
+        QCOMPARE(int(d.options().dynamoWorker), int(ServingEngine::Sglang));
+        QCOMPARE(d.directory(), dir.path());
     }
 
     void sessionRoundTrip() {

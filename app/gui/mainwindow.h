@@ -91,6 +91,9 @@ public:
     bool exportImage(Tab view, const QString& path);
     /// The selected plan's launch command for a serving engine, as a shell script.
     bool exportLaunchCommand(ServingEngine engine, const QString& path);
+    /// The selected plan's launch files for any engine and version (one script per node, plan.yaml,
+    /// NOTES.txt) into `dir`, as `shardplan export --out-dir`; refusals and write errors are shown.
+    bool exportLaunchFiles(const ExportOptions& options, const QString& dir);
 
     // State, for tests and scripting.
     views::ScenarioEditor* scenarioEditor() const { return m_editor; }
@@ -197,6 +200,9 @@ private:
     void exportCsvDialog();
     void exportImageDialog(Tab view);
     void exportLaunchDialog(ServingEngine engine);
+    void exportLaunchFilesDialog();
+    ExportOptions m_launchOptions; ///< the launch-files dialog's last choices
+    QString m_launchDir;
     views::PlanRecordPtr exportedPlan();
 
     Options m_options;

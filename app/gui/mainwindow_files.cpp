@@ -199,6 +199,40 @@ void MainWindow::exportLaunchDialog(ServingEngine engine) {
     if (!path.isEmpty()) exportLaunchCommand(engine, path);
 }
 
+bool MainWindow::exportLaunchFiles(const ExportOptions& options, const QString& dir) {
+    const views::PlanRecordPtr r = exportedPlan();
+    if (!r) return false;
+    auto command = launchCommand(m_ctx->scenario(), r->plan, options);
+    if (!command) {
+        showError(qs(command.error().str()));
+        return false;
+    }
+    auto written = writeLaunchDirectory(dir.toStdString(), command.value(),
+                                        toYaml(command->plan, m_ctx->scenario().model));
+    if (!written) {
+        showError(qs(written.error().str()));
+        return false;
+    }
+    QString message = tr("Exported %1 for %2 %3: %n file(s) in %4", nullptr, int(written->size()))
+                          .arg(qs(r->label), qs(nameOf(options.engine)), qs(command->version),
+                               QDir::toNativeSeparators(dir));
+    if (command->adapted) message += tr(" (adapted: see NOTES.txt)");
+    statusBar()->showMessage(message, 10000);
+    return true;
+}
+
+void MainWindow::exportLaunchFilesDialog() {
+    if (!exportedPlan()) return;
+    LaunchExportDialog dialog(
+        m_launchDir.isEmpty() ? QDir(m_dialogs->lastDir()).filePath(QStringLiteral("launch")) : m_launchDir,
+        this);
+    dialog.setOptions(m_launchOptions);
+    if (dialog.exec() != QDialog::Accepted) return;
+    m_launchOptions = dialog.options();
+    m_launchDir = dialog.directory();
+    exportLaunchFiles(m_launchOptions, m_launchDir);
+}
+
 void MainWindow::exportCsvDialog() {
     const QString path =
         m_dialogs->saveFile(tr("Export Search History"), QStringLiteral("history.csv"), tr("CSV (*.csv)"));

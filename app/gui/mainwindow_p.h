@@ -6,6 +6,7 @@
 #include "core/io/formats.h"
 #include "core/search/searcher.h"
 #include "exports.h"
+#include "launchexportdialog.h"
 #include "sessionfiles.h"
 #include "views/comparison.h"
 #include "views/elitemodel.h"

@@ -79,6 +79,12 @@ void WindowActions::build(MainWindow& w) {
     reg(QStringLiteral("exportSglang"), exp->addAction(MainWindow::tr("Launch Command (&SGLang)..."), &w,
                                                        [&w] { w.exportLaunchDialog(ServingEngine::Sglang); }))
         ->setToolTip(MainWindow::tr("Write the selected plan as an SGLang launch command (a shell script)"));
+    reg(QStringLiteral("exportLaunchFiles"),
+        exp->addAction(MainWindow::tr("&Launch Files (any engine, version, one script per node)..."),
+                       QKeySequence(MainWindow::tr("Ctrl+Alt+E")), &w, &MainWindow::exportLaunchFilesDialog))
+        ->setToolTip(
+            MainWindow::tr("Write the selected plan's launch scripts for vLLM, SGLang, TensorRT-LLM or "
+                           "Dynamo, one per node, with plan.yaml and NOTES.txt (Ctrl+Alt+E)"));
     reg(QStringLiteral("exportHistory"),
         exp->addAction(MainWindow::tr("Search &History (CSV)..."),
                        QKeySequence(MainWindow::tr("Ctrl+Shift+E")), &w, &MainWindow::exportCsvDialog));
