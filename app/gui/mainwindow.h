@@ -159,6 +159,10 @@ private:
 
     void buildUi();
     void buildParetoTab();
+    void buildParetoOverlay();
+    /// The disaggregated sweep's options for a Pareto sweep's, as `shardplan pareto --disaggregated`'s.
+    static DisaggSearchOptions disaggregatedOptions(
+        const ParetoOptions& o); ///< the Pareto tab's overlay of another scenario (mainwindow_pareto.cpp)
     void buildCalibrationDock();
     /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.
     void useFittedEfficiency(const Efficiency& fitted);
@@ -224,6 +228,7 @@ private:
     views::TimelineView* m_timeline = nullptr;
     views::ParetoView* m_pareto = nullptr;
     ParetoRunner* m_paretoRunner = nullptr;
+    ParetoRunner* m_overlayRunner = nullptr;          ///< sweeps the scenario overlaid on the Pareto tab
     std::shared_ptr<const Scenario> m_paretoScenario; ///< of the sweep shown in the Pareto tab
     views::CalibrationView* m_calibration = nullptr;
     QDockWidget* m_calibrationDock = nullptr;
