@@ -108,6 +108,8 @@ public:
     views::CalibrationView* calibrationView() const { return m_calibration; }
     views::ParetoView* paretoView() const { return m_pareto; }
     ParetoRunner* paretoRunner() const { return m_paretoRunner; }
+    /// The disaggregated sweep's options for a Pareto sweep's, as `shardplan pareto --disaggregated`'s.
+    static DisaggSearchOptions disaggregatedOptions(const ParetoOptions& o);
     QDockWidget* calibrationDock() const { return m_calibrationDock; }
     /// Tools > Calibration: shows the calibration dock, loading the project's measurements the first time.
     void showCalibration();
@@ -160,9 +162,6 @@ private:
     void buildUi();
     void buildParetoTab();
     void buildParetoOverlay();
-    /// The disaggregated sweep's options for a Pareto sweep's, as `shardplan pareto --disaggregated`'s.
-    static DisaggSearchOptions disaggregatedOptions(
-        const ParetoOptions& o); ///< the Pareto tab's overlay of another scenario (mainwindow_pareto.cpp)
     void buildCalibrationDock();
     /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.
     void useFittedEfficiency(const Efficiency& fitted);
