@@ -22,8 +22,8 @@
 namespace sp::views {
 
 namespace {
-const QColor kDisagg(0x7b, 0x2d, 0x8e); // purple: no layout family uses it (layoutFamilyColor)
-const QColor kOverlay(0x0f, 0x9d, 0x58);
+const QColor kDisagg(0x7b, 0x2d, 0x8e);  // purple: no layout family uses it (layoutFamilyColor)
+const QColor kOverlay(0xc0, 0x1c, 0x8b); // magenta: apart from the families and the disaggregated purple
 
 /// The index of the point nearest `at` in log space, as drawn; -1 when there is none.
 template <class P, class X, class Y> int nearest(const std::vector<P>& pts, const QPointF& at, X x, Y y) {
