@@ -112,6 +112,8 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     connect(m_export, &QPushButton::clicked, this, &ParetoView::exportRequested);
     m_status = new QLabel;
     m_status->setTextFormat(Qt::PlainText);
+    // A long status is clipped (its whole text in the tooltip) rather than widening the window.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     connect(m_start, &QPushButton::clicked, this,
             [this] { emit startRequested(m_points->value(), qint64(m_budget->value())); });
     connect(m_stop, &QPushButton::clicked, this, &ParetoView::stopRequested);
@@ -270,6 +272,7 @@ void ParetoView::setRunning(bool running) {
 
 void ParetoView::setStatus(const QString& text) {
     m_status->setText(text);
+    m_status->setToolTip(text);
 }
 
 void ParetoView::scheduleRedraw() {

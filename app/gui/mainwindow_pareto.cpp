@@ -60,9 +60,7 @@ void MainWindow::buildParetoTab() {
                 m_pareto->setStatus(tr("%1 of %2 targets searched").arg(done).arg(total));
             });
     connect(m_paretoRunner, &ParetoRunner::disaggregatedStarted, this, [this](quint64, int targets) {
-        m_pareto->setStatus(tr("Aggregated sweep done; searching the best prefill/decode split at %1 "
-                               "targets...")
-                                .arg(targets));
+        m_pareto->setStatus(tr("Searching prefill/decode splits at %1 targets...").arg(targets));
     });
     connect(m_paretoRunner, &ParetoRunner::disaggregatedFound, this,
             [this](quint64, DisaggFrontierPtr d) { m_pareto->setDisaggregated(*d); });
