@@ -2,6 +2,7 @@
 #include "core/io/formats.h"
 #include "mainwindow.h"
 #include "paretorunner.h"
+#include "views/messagebanner.h"
 #include "views/pareto.h"
 
 #include <QFile>
@@ -9,6 +10,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -121,6 +123,98 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
         QVERIFY(failed[0][1].toString().contains("unknown searcher"));
         QCOMPARE(finished.count(), 0);
+    }
+
+    // The disaggregated comparison and the overlay, in the window. The disaggregated series holds what the
+    // core's disaggregatedFrontier returns at the sweep's own targets; a file that does not load leaves
+    // the chart as it was and says so in the banner; an overlay adds its series; clearing removes it.
+    void comparisonInTheWindow() {
+        app::MainWindow::Options opts;
+        opts.persistSettings = false;
+        opts.confirmClose = false;
+        opts.threadsPerRun = 1; // one evaluation thread, so the core's own call below searches alike
+        QTemporaryDir dir;
+        QString answer;
+        opts.fileAnswer = [&answer](const QString&, const QString&, const QString&) { return answer; };
+        app::MainWindow w(opts);
+        w.resize(1600, 1000);
+        w.show();
+        const char* sample = "deepseek-v3-h100-32x8-long-prompts.yaml";
+        QVERIFY(w.openScenario(QString(SHARDPLAN_SAMPLES_DIR "/scenarios/") + sample));
+        auto* view = w.paretoView();
+        w.tabs()->setCurrentWidget(view);
+        const auto spins = view->findChildren<QSpinBox*>();
+        QCOMPARE(spins.size(), 2);
+        spins[0]->setValue(4);   // points
+        spins[1]->setValue(300); // budget per search
+        QPushButton *sweep = nullptr, *overlay = nullptr, *clear = nullptr;
+        for (auto* b : view->findChildren<QPushButton*>()) {
+            if (b->text() == QLatin1String("Sweep")) sweep = b;
+            if (b->text() == QLatin1String("Overlay scenario...")) overlay = b;
+            if (b->text() == QLatin1String("Clear overlay")) clear = b;
+        }
+        QVERIFY(sweep && overlay && clear);
+        QVERIFY(!clear->isEnabled());
+        view->setDisaggregatedChecked(true);
+        sweep->click();
+        QTRY_VERIFY_WITH_TIMEOUT(sweep->isEnabled(), 120000);
+        QVERIFY(view->result());
+
+        ParetoOptions o;
+        o.points = 4;
+        o.budget = 300;
+        o.threads = 1;
+        const auto expected = disaggregatedFrontier(loadSample(sample), view->result()->targetsMs,
+                                                    app::MainWindow::disaggregatedOptions(o));
+        QVERIFY(!expected.empty()); // long prompts: the sample disaggregation is meant for
+        const auto& got = view->disaggregatedPoints();
+        QCOMPARE(got.size(), expected.size());
+        QCOMPARE(view->drawnPoints("disaggregated"), int(expected.size()));
+        for (size_t i = 0; i < got.size(); ++i) {
+            QCOMPARE(got[i].throughputPerGpu, expected[i].throughputPerGpu);
+            QCOMPARE(got[i].userTokensPerS, expected[i].userTokensPerS);
+            QCOMPARE(got[i].split.plan.prefill.nodes, expected[i].split.plan.prefill.nodes);
+            QCOMPARE(got[i].split.plan.decode.nodes, expected[i].split.plan.decode.nodes);
+            // The gain reads the aggregated frontier's best plan under the same target.
+            const ParetoPoint* agg = pointAtTpot(view->result()->frontier, got[i].targetTpotMs * (1 + 1e-9));
+            QCOMPARE(view->disaggregatedGain(got[i]),
+                     agg ? got[i].throughputPerGpu / agg->throughputPerGpu : 0.0);
+        }
+        int drawn = 0;
+        for (const QString& f : view->families()) drawn += view->drawnPoints(f);
+        QVERIFY(drawn >= 1);
+
+        // A malformed overlay file: an error, and the chart as it was.
+        const QString bad = dir.filePath("bad.yaml");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("model: [unclosed\n");
+        f.close();
+        answer = bad;
+        overlay->click();
+        QVERIFY(w.messageBanner()->isVisible());
+        QVERIFY2(w.messageBanner()->text().contains("Overlay"), qPrintable(w.messageBanner()->text()));
+        QVERIFY(view->overlayName().isEmpty());
+        QCOMPARE(view->drawnPoints("overlay"), 0);
+        QCOMPARE(view->drawnPoints("disaggregated"), int(expected.size()));
+        int drawnAfter = 0;
+        for (const QString& fam : view->families()) drawnAfter += view->drawnPoints(fam);
+        QCOMPARE(drawnAfter, drawn);
+
+        // A scenario of another cluster: its frontier, named after it, over this one.
+        answer = SHARDPLAN_SAMPLES_DIR "/scenarios/llama-3.1-70b-h100-4x8.yaml";
+        overlay->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!view->overlayName().isEmpty(), 120000);
+        QCOMPARE(view->overlayName(), QString::fromStdString(loadSample("llama-3.1-70b-h100-4x8.yaml").name));
+        QVERIFY(view->drawnPoints("overlay") >= 1);
+        QVERIFY(clear->isEnabled());
+        QCOMPARE(view->drawnPoints("disaggregated"), int(expected.size()));
+        if (const QByteArray shots = qgetenv("SHARDPLAN_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(w.grab().save(QString::fromLocal8Bit(shots) + "/pareto-compare.png"));
+        clear->click();
+        QVERIFY(view->overlayName().isEmpty());
+        QCOMPARE(view->drawnPoints("overlay"), 0);
+        QVERIFY(!clear->isEnabled());
     }
 
     // In the window: the Pareto tab sweeps the scenario opened, live, and a clicked point becomes the plan

@@ -4,6 +4,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QCursor>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -111,9 +112,13 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     connect(m_export, &QPushButton::clicked, this, &ParetoView::exportRequested);
     m_status = new QLabel;
     m_status->setTextFormat(Qt::PlainText);
+    // A long status is clipped (its whole text in the tooltip) rather than widening the window.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     connect(m_start, &QPushButton::clicked, this,
             [this] { emit startRequested(m_points->value(), qint64(m_budget->value())); });
     connect(m_stop, &QPushButton::clicked, this, &ParetoView::stopRequested);
+
+    buildComparison();
 
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 0);
@@ -123,6 +128,9 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(m_budget);
     bar->addWidget(m_start);
     bar->addWidget(m_stop);
+    bar->addWidget(m_disaggBox);
+    bar->addWidget(m_overlayButton);
+    bar->addWidget(m_clearOverlay);
     bar->addWidget(m_status, 1);
     bar->addWidget(m_export);
     auto* lay = new QVBoxLayout(this);
@@ -158,6 +166,8 @@ QStringList ParetoView::families() const {
 
 int ParetoView::drawnPoints(const QString& family) const {
     if (family == kMegatron) return int(m_megatronDots->count());
+    if (family == QLatin1String("disaggregated")) return int(m_disaggDots->count());
+    if (family == QLatin1String("overlay")) return int(m_overlayDots->count());
     auto it = m_families.find(family);
     return it == m_families.end() ? 0 : int(it->series->count());
 }
@@ -215,6 +225,7 @@ void ParetoView::clear() {
     m_families.clear();
     m_order.clear();
     m_megatron.clear();
+    m_disagg.clear();
     m_result.reset();
     m_export->setEnabled(false);
     m_flush.stop();
@@ -256,10 +267,12 @@ void ParetoView::setRunning(bool running) {
     m_stop->setEnabled(running);
     m_points->setEnabled(!running);
     m_budget->setEnabled(!running);
+    m_disaggBox->setEnabled(!running);
 }
 
 void ParetoView::setStatus(const QString& text) {
     m_status->setText(text);
+    m_status->setToolTip(text);
 }
 
 void ParetoView::scheduleRedraw() {
@@ -286,6 +299,7 @@ void ParetoView::redraw() {
     for (const auto& p : mg) line << QPointF(p.userTokensPerS, p.throughputPerGpu), extend(p);
     m_megatronLine->replace(line);
     m_megatronDots->replace(line);
+    drawComparison(x0, x1, y0, y1);
     if (x1 <= 0) x0 = 1, x1 = 100, y0 = 1, y1 = 10000; // nothing yet: a plausible empty frame
     m_x->setRange(x0 / 1.3, x1 * 1.3);
     m_y->setRange(y0 / 1.5, y1 * 1.5);

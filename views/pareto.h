@@ -3,10 +3,15 @@
 // tokens/s per user, one scatter series per layout family ("TP", "attention-DP + EP", ...), the Megatron
 // recipe's frontier as a dashed grey line, and the run controls (points, budget per search, start, stop).
 //
+// Beside them, optionally: the disaggregated frontier at the same TPOT targets (core/search/disagg_search.h),
+// triangles, each with its split and its gain over the aggregated frontier at that TPOT; and the frontier
+// of another scenario (an overlay, e.g. H100 against H200), a solid line named after it.
+//
 // Points arrive as the sweep finds them (addPoint); they are buffered and a single-shot 40 ms timer moves
 // them into the series, as in SearchChart. setResult() replaces them with the final frontier, dominated
 // points dropped. The widget runs nothing itself: the main window's ParetoRunner does (app/gui).
 
+#include "core/search/disagg_search.h"
 #include "core/search/pareto.h"
 
 #include <QHash>
@@ -17,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+class QCheckBox;
 class QChart;
 class QChartView;
 class QLabel;
@@ -34,7 +40,7 @@ public:
     explicit ParetoView(QWidget* parent = nullptr);
     ~ParetoView() override;
 
-    /// Removes every point (a new scenario or a new sweep).
+    /// Removes every point of the current scenario (a new scenario or a new sweep); the overlay stays.
     void clear();
     /// Buffers a point the sweep found (megatron: of the recipe's frontier).
     void addPoint(const ParetoPoint& point, bool megatron);
@@ -44,11 +50,30 @@ public:
     void setRunning(bool running);
     void setStatus(const QString& text);
 
+    /// The disaggregated frontier of the sweep shown (replaces the previous one).
+    void setDisaggregated(const std::vector<DisaggFrontierPoint>& points);
+    /// Another scenario's frontier, drawn as a line named `name`; replaces the previous overlay.
+    void setOverlay(const QString& name, const ParetoResult& result);
+    void clearOverlay();
+    /// The overlay's name; empty when there is none.
+    QString overlayName() const { return m_overlayName; }
+    /// While an overlay sweep runs, its controls are disabled.
+    void setOverlayRunning(bool running);
+
+    /// "Compare with disaggregated serving" is ticked.
+    bool disaggregated() const;
+    void setDisaggregatedChecked(bool on);
+    /// Gain of a disaggregated point over the aggregated frontier's best plan under the same TPOT target;
+    /// 0 when that frontier has none.
+    double disaggregatedGain(const DisaggFrontierPoint& p) const;
+    const std::vector<DisaggFrontierPoint>& disaggregatedPoints() const { return m_disagg; }
+
     int points() const;
     int64_t budget() const;
     /// The layout families shown, in the order they first appeared.
     QStringList families() const;
-    /// Points drawn in a family's series (0 until the first redraw); "megatron" for the recipe's.
+    /// Points drawn in a family's series (0 until the first redraw); "megatron" for the recipe's,
+    /// "disaggregated" for the disaggregated frontier's, "overlay" for the overlay's.
     int drawnPoints(const QString& family) const;
     /// The widget to render when exporting an image.
     QWidget* plotWidget() const;
@@ -63,6 +88,10 @@ signals:
     /// A point of the searched frontier was clicked.
     void planClicked(const sp::ParetoPoint& point);
     void redrawn();
+    /// "Overlay scenario..." was clicked: the main window asks for a file and sweeps it.
+    void overlayRequested();
+    /// "Clear overlay" was clicked (the overlay is already gone).
+    void overlayCleared();
 
 private:
     struct Family {
@@ -70,6 +99,9 @@ private:
         std::vector<ParetoPoint> points;
     };
     Family& family(const QString& name);
+    void buildComparison(); ///< the disaggregated and overlay series and controls (pareto_compare.cpp)
+    /// Draws the comparison series and extends the axes' range by their points.
+    void drawComparison(double& x0, double& x1, double& y0, double& y1);
     void scheduleRedraw();
     void redraw();
 
@@ -87,6 +119,15 @@ private:
     QPushButton* m_start = nullptr;
     QPushButton* m_stop = nullptr;
     QPushButton* m_export = nullptr;
+    QCheckBox* m_disaggBox = nullptr;
+    QPushButton* m_overlayButton = nullptr;
+    QPushButton* m_clearOverlay = nullptr;
+    QScatterSeries* m_disaggDots = nullptr;
+    std::vector<DisaggFrontierPoint> m_disagg;
+    QLineSeries* m_overlayLine = nullptr;
+    QScatterSeries* m_overlayDots = nullptr;
+    QString m_overlayName;
+    std::vector<ParetoPoint> m_overlay;
     std::optional<ParetoResult> m_result;
     QLabel* m_status = nullptr;
     QTimer m_flush;

@@ -111,6 +111,8 @@ public:
     views::CalibrationView* calibrationView() const { return m_calibration; }
     views::ParetoView* paretoView() const { return m_pareto; }
     ParetoRunner* paretoRunner() const { return m_paretoRunner; }
+    /// The disaggregated sweep's options for a Pareto sweep's, as `shardplan pareto --disaggregated`'s.
+    static DisaggSearchOptions disaggregatedOptions(const ParetoOptions& o);
     QDockWidget* calibrationDock() const { return m_calibrationDock; }
     /// Tools > Calibration: shows the calibration dock, loading the project's measurements the first time.
     void showCalibration();
@@ -162,6 +164,7 @@ private:
 
     void buildUi();
     void buildParetoTab();
+    void buildParetoOverlay();
     void buildCalibrationDock();
     /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.
     void useFittedEfficiency(const Efficiency& fitted);
@@ -230,6 +233,7 @@ private:
     views::TimelineView* m_timeline = nullptr;
     views::ParetoView* m_pareto = nullptr;
     ParetoRunner* m_paretoRunner = nullptr;
+    ParetoRunner* m_overlayRunner = nullptr;          ///< sweeps the scenario overlaid on the Pareto tab
     std::shared_ptr<const Scenario> m_paretoScenario; ///< of the sweep shown in the Pareto tab
     views::CalibrationView* m_calibration = nullptr;
     QDockWidget* m_calibrationDock = nullptr;

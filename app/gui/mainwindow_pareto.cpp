@@ -1,8 +1,35 @@
 // The main window's Pareto tab: the sweep of the scenario as edited (ParetoRunner) drawn live in the
-// ParetoView; clicking a point shows its plan in every view.
+// ParetoView; clicking a point shows its plan in every view. Optionally the disaggregated frontier at the
+// same targets, and the frontier of another scenario file as an overlay.
 #include "mainwindow_p.h"
 
+#include "core/io/formats.h"
+
 namespace sp::app {
+
+namespace {
+/// Evaluations of each pool search of the disaggregated sweep: `shardplan pareto --pool-budget`'s default.
+constexpr int64_t kPoolBudget = 200;
+
+ParetoOptions paretoOptions(int points, qint64 budget, int threads) {
+    ParetoOptions o;
+    o.points = points;
+    o.budget = budget;
+    o.threads = threads;
+    return o;
+}
+} // namespace
+
+DisaggSearchOptions MainWindow::disaggregatedOptions(const ParetoOptions& o) {
+    // As `shardplan pareto --disaggregated` derives them (app/cli/pareto_command.cpp).
+    DisaggSearchOptions d;
+    d.searcher = o.searcher;
+    d.budget = kPoolBudget;
+    d.seed = o.seed;
+    d.threads = o.threads;
+    d.warm = o.warm;
+    return d;
+}
 
 void MainWindow::buildParetoTab() {
     m_pareto = new views::ParetoView;
@@ -16,15 +43,14 @@ void MainWindow::buildParetoTab() {
                       Cause::InvalidScenario);
             return;
         }
-        ParetoOptions o;
-        o.points = points;
-        o.budget = budget;
-        o.threads = m_options.threadsPerRun;
+        const ParetoOptions o = paretoOptions(points, budget, m_options.threadsPerRun);
         m_paretoScenario = std::make_shared<const Scenario>(m_editor->scenario());
         m_pareto->clear();
         m_pareto->setRunning(true);
         m_pareto->setStatus(tr("Searching the two ends..."));
-        m_paretoRunner->start(*m_paretoScenario, o);
+        m_paretoRunner->start(*m_paretoScenario, o,
+                              m_pareto->disaggregated() ? std::optional(disaggregatedOptions(o))
+                                                        : std::nullopt);
     });
     connect(m_pareto, &views::ParetoView::stopRequested, m_paretoRunner, &ParetoRunner::stop);
     connect(m_paretoRunner, &ParetoRunner::pointsFound, this,
@@ -33,16 +59,25 @@ void MainWindow::buildParetoTab() {
                 for (size_t i = 0; i < points.size(); ++i) m_pareto->addPoint(points[i], megatron[i]);
                 m_pareto->setStatus(tr("%1 of %2 targets searched").arg(done).arg(total));
             });
+    connect(m_paretoRunner, &ParetoRunner::disaggregatedStarted, this, [this](quint64, int targets) {
+        m_pareto->setStatus(tr("Searching prefill/decode splits at %1 targets...").arg(targets));
+    });
+    connect(m_paretoRunner, &ParetoRunner::disaggregatedFound, this,
+            [this](quint64, DisaggFrontierPtr d) { m_pareto->setDisaggregated(*d); });
     connect(m_paretoRunner, &ParetoRunner::finished, this, [this](quint64, ParetoResultPtr r) {
         m_pareto->setResult(*r);
         m_pareto->setRunning(false);
-        m_pareto->setStatus(tr("%1 points (Megatron %2), %3 searches, %4 evaluations in %5%6")
+        const QString dis = m_pareto->disaggregatedPoints().empty()
+                                ? QString()
+                                : tr(", disaggregated %1").arg(m_pareto->disaggregatedPoints().size());
+        m_pareto->setStatus(tr("%1 points (Megatron %2%7), %3 searches, %4 evaluations in %5%6")
                                 .arg(r->frontier.size())
                                 .arg(r->megatron.size())
                                 .arg(r->searches)
                                 .arg(views::formatInteger(double(r->evaluations)))
                                 .arg(views::formatDuration(r->seconds))
-                                .arg(r->stopped ? tr(" (stopped)") : QString()));
+                                .arg(r->stopped ? tr(" (stopped)") : QString())
+                                .arg(dis));
     });
     connect(m_paretoRunner, &ParetoRunner::failed, this, [this](quint64, const QString& message) {
         m_pareto->setRunning(false);
@@ -75,6 +110,44 @@ void MainWindow::buildParetoTab() {
         const std::string label = "pareto " + views::formatMs(p.tpotMs).toStdString();
         showPlan(views::makePlanRecord(m_ctx->costModel(), p.plan, label, "pareto"));
         refreshComparison();
+    });
+    buildParetoOverlay();
+}
+
+void MainWindow::buildParetoOverlay() {
+    m_overlayRunner = new ParetoRunner(this);
+    auto overlayName = std::make_shared<QString>();
+    connect(m_pareto, &views::ParetoView::overlayRequested, this, [this, overlayName] {
+        const QString path =
+            m_dialogs->openFile(tr("Overlay scenario"), tr("Scenarios (*.yaml *.yml *.json);;All files (*)"));
+        if (path.isEmpty()) return;
+        auto s = loadScenario(path.toStdString());
+        if (!s) { // the frontier shown stays as it is
+            showError(tr("Overlay: %1").arg(QString::fromStdString(s.error().str())));
+            return;
+        }
+        *overlayName = s->name.empty() ? QFileInfo(path).completeBaseName() : QString::fromStdString(s->name);
+        m_pareto->setOverlayRunning(true);
+        m_pareto->setStatus(tr("Sweeping %1 for the overlay...").arg(*overlayName));
+        m_overlayRunner->start(
+            *s, paretoOptions(m_pareto->points(), m_pareto->budget(), m_options.threadsPerRun));
+    });
+    connect(m_pareto, &views::ParetoView::overlayCleared, m_overlayRunner, &ParetoRunner::cancel);
+    connect(m_overlayRunner, &ParetoRunner::pointsFound, this,
+            [this, overlayName](quint64, const std::vector<ParetoPoint>&, const std::vector<bool>&, int done,
+                                int total) {
+                m_pareto->setStatus(
+                    tr("Overlay %1: %2 of %3 targets searched").arg(*overlayName).arg(done).arg(total));
+            });
+    connect(m_overlayRunner, &ParetoRunner::finished, this, [this, overlayName](quint64, ParetoResultPtr r) {
+        m_pareto->setOverlayRunning(false);
+        m_pareto->setOverlay(*overlayName, *r);
+        m_pareto->setStatus(tr("Overlay %1: %2 points").arg(*overlayName).arg(r->frontier.size()));
+    });
+    connect(m_overlayRunner, &ParetoRunner::failed, this, [this](quint64, const QString& message) {
+        m_pareto->setOverlayRunning(false);
+        m_pareto->setStatus(QString());
+        showError(tr("Overlay: %1").arg(message));
     });
 }
 

@@ -27,6 +27,17 @@ public:
             this, [this] { flush(); }, Qt::QueuedConnection);
     }
 
+    /// Worker: the disaggregated phase begins (after the aggregated points, which are already posted).
+    void disaggregatedStarted(int targets) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, targets] {
+                flush();
+                if (m_run == m_owner->m_run) emit m_owner->disaggregatedStarted(m_run, targets);
+            },
+            Qt::QueuedConnection);
+    }
+
     /// GUI thread.
     void flush() {
         std::vector<ParetoPoint> points;
@@ -75,7 +86,8 @@ void ParetoRunner::cancel() {
     m_running = false;
 }
 
-quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& options) {
+quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& options,
+                            std::optional<DisaggSearchOptions> disaggregated) {
     m_stop.request_stop();
     m_stop = std::stop_source();
     const quint64 run = ++m_run;
@@ -86,25 +98,35 @@ quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& optio
     std::stop_token stop = m_stop.get_token();
     struct Outcome {
         ParetoResultPtr result;
+        DisaggFrontierPtr disaggregated; ///< null unless asked for and the aggregated sweep succeeded
         QString error;
     };
-    QFuture<Outcome> f = QtConcurrent::run(&m_pool, [scenario, options, relay, stop]() -> Outcome {
-        views::lowerThreadPriority();
-        try {
-            return {std::make_shared<const ParetoResult>(paretoFront(scenario, options, relay, stop)), {}};
-        } catch (const std::exception& e) {
-            return {nullptr, QString::fromUtf8(e.what())};
-        }
-    });
+    QFuture<Outcome> f =
+        QtConcurrent::run(&m_pool, [scenario, options, disaggregated, relay, stop]() -> Outcome {
+            views::lowerThreadPriority();
+            try {
+                auto r = std::make_shared<const ParetoResult>(paretoFront(scenario, options, relay, stop));
+                DisaggFrontierPtr dis;
+                if (disaggregated && !r->refused && !stop.stop_requested()) {
+                    relay->disaggregatedStarted(int(r->targetsMs.size()));
+                    dis = std::make_shared<const std::vector<DisaggFrontierPoint>>(
+                        disaggregatedFrontier(scenario, r->targetsMs, *disaggregated, stop));
+                }
+                return {r, dis, {}};
+            } catch (const std::exception& e) {
+                return {nullptr, nullptr, QString::fromUtf8(e.what())};
+            }
+        });
     m_running = true;
     f.then(this, [this, run, relay](Outcome o) {
         relay->flush(); // its last points first, then the result
         relay->deleteLater();
         if (run != m_run) return;
         m_running = false;
-        if (o.result && !o.result->refused)
+        if (o.result && !o.result->refused) {
+            if (o.disaggregated) emit disaggregatedFound(run, o.disaggregated);
             emit finished(run, o.result);
-        else
+        } else
             emit failed(run, o.result ? QString::fromStdString(o.result->message) : o.error);
     });
     m_futures << QFuture<void>(f);

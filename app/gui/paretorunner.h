@@ -4,6 +4,7 @@
 // reports of a superseded run are dropped, the core's observer calls buffered under a mutex and handed over
 // with one queued call at a time, and the result through QFuture::then on the GUI thread.
 
+#include "core/search/disagg_search.h"
 #include "core/search/pareto.h"
 
 #include <QFuture>
@@ -14,12 +15,14 @@
 #include <QThreadPool>
 
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <vector>
 
 namespace sp::app {
 
 using ParetoResultPtr = std::shared_ptr<const ParetoResult>;
+using DisaggFrontierPtr = std::shared_ptr<const std::vector<DisaggFrontierPoint>>;
 
 class ParetoRunner : public QObject {
     Q_OBJECT
@@ -28,7 +31,10 @@ public:
     ~ParetoRunner() override;
 
     /// Starts a sweep of `scenario` (stopping and superseding a running one). Returns its id.
-    quint64 start(const Scenario& scenario, const ParetoOptions& options);
+    /// With `disaggregated`, the sweep then searches the disaggregated frontier at the same TPOT targets
+    /// (disaggregatedFrontier, core/search/disagg_search.h), reported by disaggregatedFound before finished.
+    quint64 start(const Scenario& scenario, const ParetoOptions& options,
+                  std::optional<DisaggSearchOptions> disaggregated = std::nullopt);
     /// Asks the sweep to stop; it finishes with the points found so far.
     void stop();
     /// Stops it and drops whatever it still reports (another scenario was opened).
@@ -39,6 +45,10 @@ signals:
     /// Points found since the last report, in order (megatron[i]: of the recipe's frontier).
     void pointsFound(quint64 run, const std::vector<sp::ParetoPoint>& points,
                      const std::vector<bool>& megatron, int done, int total);
+    /// The aggregated sweep ended and the disaggregated one began, over `targets` TPOT targets.
+    void disaggregatedStarted(quint64 run, int targets);
+    /// The disaggregated frontier (empty when none of its splits met a target); comes before finished.
+    void disaggregatedFound(quint64 run, sp::app::DisaggFrontierPtr points);
     void finished(quint64 run, sp::app::ParetoResultPtr result);
     void failed(quint64 run, const QString& message);
 
@@ -54,3 +64,4 @@ private:
 } // namespace sp::app
 
 Q_DECLARE_METATYPE(sp::app::ParetoResultPtr)
+Q_DECLARE_METATYPE(sp::app::DisaggFrontierPtr)
