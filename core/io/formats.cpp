@@ -1099,19 +1099,6 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
                    " GPUs";
         });
         break;
-        if (auto dis = isDisaggregatedPlan(path); dis && dis.value()) {
-            finish(loadDisaggPlan(path), [](const DisaggPlan& p) {
-                const auto pool = [](const char* name, const DisaggPool& q) {
-                    const auto& d = q.plan.degrees;
-                    return std::string(name) + " " + std::to_string(q.nodes) + " nodes (pp" +
-                           std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
-                           std::to_string(d.tp) + " = " + std::to_string(int64_t(d.pp) * d.dp * d.tp) +
-                           " GPUs)";
-                };
-                return "disaggregated: " + pool("prefill", p.prefill) + ", " + pool("decode", p.decode);
-            });
-            break;
-        }
     }
     return rep;
 }
