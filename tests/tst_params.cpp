@@ -158,6 +158,29 @@ private slots:
         QCOMPARE(q.linearAttention, 360.0);
         QCOMPARE(q.total, p.total - 192 + 360);
     }
+
+    // moeLayers() is a closed form; it must count exactly the layers isMoeLayer() says are MoE, for every
+    // mix of dense prefix, interleave step and dense-layer list (with repeats and out-of-range entries).
+    void moeLayersCountsWhatIsMoeLayerSays() {
+        Model m;
+        m.moe.experts = 8, m.moe.topK = 2, m.moe.expertFfn = 16;
+        int cases = 0;
+        for (int64_t L : {0, 1, 2, 7, 48, 61})
+            for (int64_t first : {0, 1, 3, 60, 100})
+                for (int64_t step : {1, 2, 3, 4})
+                    for (const std::vector<int64_t>& list : std::vector<std::vector<int64_t>>{
+                             {}, {0}, {3, 3, 47}, {5, -1, 200, 11, 5}, {1, 3, 5, 7, 9, 11}}) {
+                        m.layers = L, m.moe.firstDenseLayers = first, m.moe.layerStep = step;
+                        m.moe.denseLayerList = list;
+                        int64_t loop = 0;
+                        for (int64_t i = 0; i < L; ++i) loop += m.isMoeLayer(i);
+                        QCOMPARE(m.moeLayers(), loop);
+                        ++cases;
+                    }
+        QCOMPARE(cases, 6 * 5 * 4 * 5);
+        m.moe.experts = 0; // a dense model has none
+        QCOMPARE(m.moeLayers(), int64_t(0));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestParams)

@@ -22,9 +22,20 @@ LayerAttention Model::layerAttention(int64_t i) const {
 }
 
 int64_t Model::moeLayers() const {
-    if (!moe.present()) return 0;
-    int64_t n = 0;
-    for (int64_t i = 0; i < layers; ++i) n += isMoeLayer(i);
+    // Closed form (the cost model asks for it on every evaluation): layers i in [firstDenseLayers, layers)
+    // with (i + 1) % step == 0 are the multiples of step in [firstDenseLayers + 1, layers], less the listed
+    // dense layers among them (a list entry counts once however often it is repeated).
+    if (!moe.present() || layers <= 0) return 0;
+    const int64_t step = std::max<int64_t>(1, moe.layerStep),
+                  first = std::clamp<int64_t>(moe.firstDenseLayers, 0, layers);
+    int64_t n = layers / step - first / step;
+    for (size_t k = 0; k < moe.denseLayerList.size(); ++k) {
+        const int64_t i = moe.denseLayerList[k];
+        const bool repeated =
+            std::find(moe.denseLayerList.begin(), moe.denseLayerList.begin() + std::ptrdiff_t(k), i) !=
+            moe.denseLayerList.begin() + std::ptrdiff_t(k);
+        if (!repeated && i >= first && i < layers && (i + 1) % step == 0) --n;
+    }
     return n;
 }
 
