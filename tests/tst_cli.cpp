@@ -106,7 +106,11 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const QJsonArray rows = QJsonDocument::fromJson(r.out.toUtf8()).array();
         QCOMPARE(rows.size(), 1);
-        QVERIFY(rows[0].toObject()["evals_per_second"].toDouble() > 0);
+        const QJsonObject row = rows[0].toObject();
+        QVERIFY(row["evals_per_cpu_second"].toDouble() > 0);
+        QVERIFY(row["bisection_evals_per_cpu_second"].toDouble() > 0);
+        QCOMPARE(row["plans"].toInt(), 512); // drawn from the search space
+        QVERIFY(row["max_pp"].toInt() >= 1 && row["max_pp"].toInt() <= 8);
         QVERIFY(rows[0].toObject()["scenario"].toString().endsWith("llama-3.1-8b-h100-1x8.yaml"));
     }
 

@@ -5,6 +5,8 @@
 #include "core/cost/validity.h"
 #include "core/io/formats.h"
 #include "core/model/weights.h"
+#include "core/search/rng.h"
+#include "core/search/space.h"
 
 #include <QDirIterator>
 #include <QTest>
@@ -419,6 +421,43 @@ private slots:
         QVERIFY2(!cm.checkPlan(p), cm.checkPlan(p)->c_str());
         QVERIFY(p.degrees.tp <= cm.scenario().cluster.gpusPerNode);
         QVERIFY(cm.evaluate(p).valid);
+    }
+
+    // The secant batch search must choose exactly the batch plain bisection chooses (and so the same
+    // metrics, bit for bit), on plans drawn from every sample's search space, at the sample's SLOs and at
+    // tighter and looser ones (other boundaries, other shapes of the SLO ratio).
+    void batchSearchesAgree_data() { noCommunicationWithoutTpAndPp_data(); }
+    void batchSearchesAgree() {
+        QFETCH(QString, path);
+        const Scenario base = scenario(path);
+        int compared = 0, searched = 0;
+        for (const double scale : {1.0, 0.4, 3.0}) {
+            Scenario s = base;
+            s.workload.tpotMs *= scale, s.workload.ttftMs *= scale;
+            CostModel secant(s), bisect(s);
+            bisect.setBatchSearch(BatchSearch::Bisection);
+            const SearchSpace space(s);
+            if (space.empty()) continue;
+            Rng rng(uint64_t(1000 + compared));
+            for (int i = 0; i < 150; ++i) {
+                const std::vector<int> x = i % 2 ? space.sampleByDecision(rng) : space.sample(rng);
+                if (x.empty()) continue;
+                const Plan p = space.toPlan(x);
+                const Metrics a = secant.evaluate(p), b = bisect.evaluate(p);
+                QCOMPARE(a.valid, b.valid);
+                QCOMPARE(a.batch, b.batch);
+                QCOMPARE(a.throughput, b.throughput); // exact: the same batch through the same arithmetic
+                QCOMPARE(a.tpotMs, b.tpotMs);
+                QCOMPARE(a.ttftMs, b.ttftMs);
+                QCOMPARE(a.violations, b.violations);
+                ++compared, searched += a.valid && a.batch > 1;
+            }
+        }
+        QVERIFY(compared >= 300);
+        // The comparison exercises the search (a 32K-token prefill's token budget holds one prompt per step,
+        // so its samples never search; the decode and serving samples do).
+        if (base.workload.phase != Phase::Prefill)
+            QVERIFY2(searched > 50, qPrintable(QString::number(searched)));
     }
 };
 

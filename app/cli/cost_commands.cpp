@@ -7,10 +7,13 @@
 
 #include "core/cost/calibration.h"
 #include "core/io/formats.h"
+#include "core/search/rng.h"
+#include "core/search/space.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 
 namespace sp::cli {
@@ -110,6 +113,39 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     return kOk;
 }
 
+namespace {
+
+double threadCpuSeconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+/// Evaluations per CPU-second of `model` over `pool`, for at least `seconds` of CPU time.
+struct Rate {
+    double perCpuSecond = 0, batchMean = 0, sink = 0;
+};
+Rate measure(const CostModel& model, const std::vector<Plan>& pool, double seconds) {
+    Rate r;
+    int64_t n = 0;
+    double batchSum = 0;
+    const double t0 = threadCpuSeconds();
+    double elapsed = 0;
+    do {
+        for (int i = 0; i < 256; ++i, ++n) {
+            const Metrics m = model.evaluate(pool[size_t(n) % pool.size()]);
+            r.sink += m.throughput;
+            batchSum += double(m.batch);
+        }
+        elapsed = threadCpuSeconds() - t0;
+    } while (elapsed < seconds);
+    r.perCpuSecond = double(n) / elapsed;
+    r.batchMean = batchSum / double(n);
+    return r;
+}
+
+} // namespace
+
 int cmdEvalSpeed(const std::vector<std::string>& argv) {
     const char* usage = "shardplan bench --eval-speed [--json] [--scenario S]... [--seconds T]";
     Args a(argv, {"json", "eval-speed"}, {"scenario", "seconds"});
@@ -122,57 +158,63 @@ int cmdEvalSpeed(const std::vector<std::string>& argv) {
                      samplesDir() + "/scenarios/moe-1.6t-h100-128x8.yaml"};
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     if (!a.flag("json"))
-        std::printf("%-52s %14s %10s %12s\n", "scenario", "evals/s", "plans", "batch (mean)");
+        std::printf("%-46s %11s %11s %6s %6s %7s %6s\n", "scenario", "evals/CPU-s", "bisection", "ratio",
+                    "plans", "max pp", "batch");
     for (const auto& path : scenarios) {
         const auto s = loadScenarioOrReport(path);
         if (!s) return kBadInput;
-        const CostModel model(s.value());
-        // A fixed pool of valid plans around the Megatron plan: every degree split and operator choice
-        // varied, so the figure covers batch selection on realistic plans, not one cached case.
+        CostModel model(s.value());
+        // 512 plans drawn from the search space (uniformly over valid plans, and one decision at a time,
+        // which reaches the deep pipelines uniform sampling rarely draws), so the figure covers what a search
+        // evaluates, batch selection included; the Megatron plan if the space is empty.
         std::vector<Plan> pool;
-        const Plan base = model.megatronPlan();
-        const int G = s->gpus();
-        uint64_t rng = 88172645463325252ull;
-        auto next = [&rng] {
-            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-            return rng;
-        };
-        for (int tries = 0; tries < 200000 && pool.size() < 512; ++tries) {
-            Plan p = base;
-            const int tp = 1 << (next() % 4), pp = 1 << (next() % 3);
-            if (G % (tp * pp) != 0) continue;
-            p.degrees.tp = tp, p.degrees.pp = pp, p.degrees.dp = G / (tp * pp);
-            const int stage = p.degrees.dp * p.degrees.tp;
-            p.degrees.ep = std::min<int>(stage, int(std::max<int64_t>(1, s->model.moe.experts)));
-            while (p.degrees.ep > 1 && (stage % p.degrees.ep || (s->model.moe.experts % p.degrees.ep)))
-                p.degrees.ep /= 2;
-            p.degrees.etp = 1, p.degrees.edp = stage / p.degrees.ep;
-            for (int i = 0; i < kOpCount; ++i)
-                if (i != int(Op::Experts)) p.choices[i] = int8_t(next() % choiceNames(Op(i)).size());
-            if (!model.checkPlan(p)) pool.push_back(p);
+        const SearchSpace space(s.value());
+        Rng rng(88172645463325252ull);
+        int maxPp = 1;
+        for (int i = 0; i < 512 && !space.empty(); ++i) {
+            const std::vector<int> x = i % 2 ? space.sampleByDecision(rng) : space.sample(rng);
+            if (x.empty()) continue;
+            pool.push_back(space.toPlan(x));
+            maxPp = std::max(maxPp, pool.back().degrees.pp);
         }
-        if (pool.empty()) pool.push_back(base);
-        int64_t n = 0;
-        double sink = 0;
-        const auto t0 = std::chrono::steady_clock::now();
-        double elapsed = 0;
-        double batchSum = 0;
-        do {
-            for (int i = 0; i < 256; ++i, ++n) {
-                const Metrics m = model.evaluate(pool[size_t(n) % pool.size()]);
-                sink += m.throughput;
-                batchSum += double(m.batch);
-            }
-            elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        } while (elapsed < seconds);
-        const double rate = double(n) / elapsed;
+        if (pool.empty()) pool.push_back(model.megatronPlan());
+        // The two batch searches side by side: each must choose the same batch for every plan.
+        size_t differ = 0;
+        std::vector<int64_t> secantBatch;
+        for (const Plan& p : pool) secantBatch.push_back(model.evaluate(p).batch);
+        model.setBatchSearch(BatchSearch::Bisection);
+        for (size_t i = 0; i < pool.size(); ++i) differ += model.evaluate(pool[i]).batch != secantBatch[i];
+        Rate fast, slow;
+        for (int round = 0; round < 3; ++round) { // alternated, so that load on the machine hits both alike
+            model.setBatchSearch(BatchSearch::Bisection);
+            const Rate b = measure(model, pool, seconds / 6);
+            model.setBatchSearch(BatchSearch::Secant);
+            const Rate f = measure(model, pool, seconds / 6);
+            fast.perCpuSecond += f.perCpuSecond / 3, slow.perCpuSecond += b.perCpuSecond / 3;
+            fast.batchMean = f.batchMean, fast.sink += f.sink + b.sink;
+        }
+        if (differ > 0) {
+            std::fprintf(stderr, "%s: the two batch searches chose different batches for %zu of %zu plans\n",
+                         path.c_str(), differ, pool.size());
+            return kBadInput;
+        }
         if (a.flag("json")) {
-            rows.push_back({{"scenario", path}, {"evals_per_second", rate}, {"plans", pool.size()}});
+            rows.push_back({{"scenario", path},
+                            {"evals_per_cpu_second", fast.perCpuSecond},
+                            {"bisection_evals_per_cpu_second", slow.perCpuSecond},
+                            {"plans", pool.size()},
+                            {"max_pp", maxPp},
+                            {"batch_mean", fast.batchMean}});
         } else {
-            std::printf("%-52s %14.0f %10zu %12.1f\n", path.c_str(), rate, pool.size(), batchSum / double(n));
+            std::printf("%-46s %11.0f %11.0f %6.2f %6zu %7d %6.1f\n", path.c_str(), fast.perCpuSecond,
+                        slow.perCpuSecond, fast.perCpuSecond / slow.perCpuSecond, pool.size(), maxPp,
+                        fast.batchMean);
         }
-        if (sink < 0) std::printf("impossible\n"); // keeps the loop from being optimised away
+        if (fast.sink < 0) std::printf("impossible\n"); // keeps the loop from being optimised away
     }
+    if (!a.flag("json"))
+        std::printf("(evaluations per CPU-second on one thread; bisection: the plain batch search, measured "
+                    "alternately in the same run)\n");
     if (a.flag("json")) std::cout << jsonText(rows) << "\n";
     return kOk;
 }
@@ -203,11 +245,12 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
         Cluster fitted = c.value();
         fitted.efficiency = f.efficiency;
         char head[400];
-        std::snprintf(head, sizeof head,
-                      "# %s with its efficiency factors fitted by `shardplan calibrate --fit` to %zu measured runs\n"
-                      "# in %s: median |error| %.1f%% before, %.1f%% after, %.1f%% leave-one-out.\n",
-                      clusterPath.c_str(), f.after.rows.size(), source.c_str(), 100 * f.before.medianAbsError,
-                      100 * f.after.medianAbsError, 100 * f.looMedianAfter);
+        std::snprintf(
+            head, sizeof head,
+            "# %s with its efficiency factors fitted by `shardplan calibrate --fit` to %zu measured runs\n"
+            "# in %s: median |error| %.1f%% before, %.1f%% after, %.1f%% leave-one-out.\n",
+            clusterPath.c_str(), f.after.rows.size(), source.c_str(), 100 * f.before.medianAbsError,
+            100 * f.after.medianAbsError, 100 * f.looMedianAfter);
         std::string text = head;
         for (const auto& fac : f.factors) {
             char line[160];
@@ -228,7 +271,8 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
         j["fitted_to"] = source;
         auto& fac = j["factors"] = nlohmann::ordered_json::array();
         for (const auto& x : f.factors)
-            fac.push_back({{"name", x.name}, {"before", x.before}, {"after", x.after}, {"lo", x.lo}, {"hi", x.hi}});
+            fac.push_back(
+                {{"name", x.name}, {"before", x.before}, {"after", x.after}, {"lo", x.lo}, {"hi", x.hi}});
         j["median_abs_error_before"] = f.before.medianAbsError;
         j["median_abs_error_after"] = f.after.medianAbsError;
         j["loo_median_abs_error"] = f.looMedianAfter;
@@ -251,9 +295,10 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
     std::printf("\nfactor        before     after   bounds\n");
     for (const auto& x : f.factors)
         std::printf("%-12s %7.4g %9.4g   %g-%g\n", x.name.c_str(), x.before, x.after, x.lo, x.hi);
-    std::printf("\nmedian absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out (%zu measurements)\n",
-                100 * f.before.medianAbsError, 100 * f.after.medianAbsError, 100 * f.looMedianAfter,
-                f.after.rows.size());
+    std::printf(
+        "\nmedian absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out (%zu measurements)\n",
+        100 * f.before.medianAbsError, 100 * f.after.medianAbsError, 100 * f.looMedianAfter,
+        f.after.rows.size());
     if (!written.empty()) std::printf("written: %s\n", written.c_str());
     return kOk;
 }
@@ -263,14 +308,17 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
 int cmdCalibrate(const std::vector<std::string>& argv) {
     const char* usage =
         "shardplan calibrate [--json] [MEASUREMENTS.yaml]\n"
-        "       shardplan calibrate --fit FILE [--cluster C] [--scenario S [--plan P]] [--out FITTED.yaml] [--json]\n"
-        "  FILE: measurements in the project's format, or `vllm bench serve --save-result` JSON (with --scenario:\n"
+        "       shardplan calibrate --fit FILE [--cluster C] [--scenario S [--plan P]] [--out FITTED.yaml] "
+        "[--json]\n"
+        "  FILE: measurements in the project's format, or `vllm bench serve --save-result` JSON (with "
+        "--scenario:\n"
         "  the model and cluster it ran on, and --plan: its layout, default the Megatron plan)";
     Args a(argv, {"json"}, {"fit", "cluster", "scenario", "plan", "out"});
     if (!a.ok()) return usageError(a.error(), usage);
     const std::string samples = samplesDir();
     if (auto fitPath = a.option("fit")) {
-        if (!a.positionals().empty()) return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
+        if (!a.positionals().empty())
+            return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
         Result<CalibrationSet> set = Error{};
         std::string clusterPath = a.option("cluster").value_or(samples + "/clusters/h100-4x8.yaml");
         if (auto sc = a.option("scenario")) {

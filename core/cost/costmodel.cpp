@@ -134,6 +134,61 @@ double CostModel::Impl::computeRoofline() const {
     return 0;
 }
 
+// The largest batch in [1, limit] that meets the SLOs. Latency grows with the batch, so "meets the SLOs"
+// holds up to one batch and fails above it, and any search that keeps "lo meets, hi does not" ends on the
+// same batch. Bisection needs about log2(limit) probes (12 on the samples' plans). The SLO ratio is close
+// to affine in the batch near the boundary (a step's time is its weights plus per-token work), so regula
+// falsi between the bracket's ends closes it in about 5 probes, endpoints included (bench --eval-speed
+// prints both side by side); after kSecantRounds rounds it bisects, so the worst case stays logarithmic.
+// BatchSearch::Bisection keeps the plain search as the reference (tst_cost batchSearchesAgree).
+static constexpr int kSecantRounds = 8;
+
+int64_t CostModel::Impl::largestBatch(const Compiled& c, int64_t limit, Probe* known) const {
+    auto probe = [&](int64_t b, double& f) {
+        const AtBatch r = atBatch(c, double(b));
+        f = sloRatio(r);
+        if (f <= 1.0 && b > known->b) *known = {b, r};
+        return f <= 1.0;
+    };
+    int64_t lo = 1, hi = limit;
+    double fLo = 0, fHi = 0;
+    if (probe(hi, fHi)) return hi;
+    if (!probe(1, fLo)) return 1;
+    if (batchSearch == BatchSearch::Bisection) {
+        double f = 0;
+        while (hi - lo > 1) { // invariant: lo meets the SLOs, hi does not
+            const int64_t mid = lo + (hi - lo) / 2;
+            (probe(mid, f) ? lo : hi) = mid;
+        }
+        return lo;
+    }
+    // Regula falsi on g = ratio - 1 with the Illinois rule: when one end survives two rounds in a row its
+    // g is halved, so the guesses do not creep towards the boundary from one side (the ratio bends where a
+    // step turns from weight-bound to compute-bound).
+    double gLo = fLo - 1.0, gHi = fHi - 1.0;
+    int side = 0; // which end the last round kept: -1 lo, +1 hi
+    for (int round = 0; hi - lo > 1; ++round) {
+        int64_t mid;
+        if (round < kSecantRounds && gHi > gLo) {
+            const double est = double(lo) + (-gLo) / (gHi - gLo) * double(hi - lo);
+            mid = std::clamp(int64_t(std::floor(est)), lo + 1, hi - 1);
+        } else {
+            mid = lo + (hi - lo) / 2;
+        }
+        double f = 0;
+        if (probe(mid, f)) {
+            lo = mid, gLo = f - 1.0;
+            if (side == +1) gHi *= 0.5;
+            side = +1;
+        } else {
+            hi = mid, gHi = f - 1.0;
+            if (side == -1) gLo *= 0.5;
+            side = -1;
+        }
+    }
+    return lo;
+}
+
 Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
     Metrics m;
     m.rooflineThroughput = roofline;
@@ -151,6 +206,7 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
     const int64_t limit = std::min(memLimit, budgetBatchLimit(c));
     int64_t B;
     bool memOk = true;
+    Probe known; // the search's last probe that met the SLOs, so the chosen batch is not evaluated twice
     if (fixedB > 0) {
         B = fixedB;
         memOk = B <= memLimit;
@@ -158,22 +214,9 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
         B = 1;
         memOk = false;
     } else {
-        // The largest batch meeting the SLOs: latency grows with the batch, so binary search on [1,
-        // limit].
-        int64_t lo = 1, hi = limit;
-        if (sloRatio(atBatch(c, double(hi))) <= 1.0)
-            lo = hi;
-        else if (sloRatio(atBatch(c, 1.0)) > 1.0)
-            hi = 1;
-        else {
-            while (hi - lo > 1) { // invariant: lo meets the SLOs, hi does not
-                const int64_t mid = lo + (hi - lo) / 2;
-                (sloRatio(atBatch(c, double(mid))) <= 1.0 ? lo : hi) = mid;
-            }
-        }
-        B = lo;
+        B = largestBatch(c, limit, &known);
     }
-    const AtBatch r = atBatch(c, double(B));
+    const AtBatch r = known.b == B ? known.r : atBatch(c, double(B));
     m.batch = B;
     m.throughput = r.throughput;
     m.throughputPerGpu = r.throughput / double(s.gpus());
@@ -269,6 +312,10 @@ Evaluation CostModel::explain(const Plan& p) const {
         e.prefill = d->breakdown(c, {0.0, I, 1.0, I}, "prefill pass (one prompt)");
     }
     return e;
+}
+
+void CostModel::setBatchSearch(BatchSearch b) {
+    d->batchSearch = b;
 }
 
 double CostModel::rooflineThroughput() const {

@@ -38,8 +38,8 @@ struct Metrics {
     double capacityGiB = 0;        ///< usable HBM per GPU (after headroom)
     double rooflineThroughput = 0; ///< physical bound of the workload on this cluster (same units)
     double rooflineFraction = 0;
-    int64_t prefillBudget = 0;     ///< tokens per forward pass of a replica that the plan ran with
-    bool twoBatchOverlap = false;  ///< the MoE layers ran as two overlapped half-batches
+    int64_t prefillBudget = 0;    ///< tokens per forward pass of a replica that the plan ran with
+    bool twoBatchOverlap = false; ///< the MoE layers ran as two overlapped half-batches
 };
 
 struct OpCost {
@@ -58,10 +58,10 @@ struct CommCost {
     std::string where; ///< e.g. "qkv -> attention"
     Collective kind;
     LinkClass link;
-    int group = 1;     ///< GPUs in the collective
-    double bytes = 0;  ///< per GPU payload
-    double timeMs = 0; ///< per occurrence (one layer); under two-batch overlap, the part left exposed
-    double fullMs = 0; ///< per occurrence, whole (equals timeMs without overlap)
+    int group = 1;           ///< GPUs in the collective
+    double bytes = 0;        ///< per GPU payload
+    double timeMs = 0;       ///< per occurrence (one layer); under two-batch overlap, the part left exposed
+    double fullMs = 0;       ///< per occurrence, whole (equals timeMs without overlap)
     bool overlapped = false; ///< runs under the other half-batch's compute (two-batch overlap)
 };
 
@@ -88,6 +88,11 @@ struct Evaluation {
 /// stage.
 std::vector<std::pair<int, int>> pipelineStages(int layers, int pp);
 
+/// How evaluate() finds the largest batch meeting the SLOs; both give the same batch (latency grows with
+/// the batch). Secant: a guess from the SLO ratios at the bracket's ends, a few probes. Bisection: the plain
+/// search, kept as the reference for tests and benchmarks.
+enum class BatchSearch { Secant, Bisection };
+
 class CostModel {
 public:
     explicit CostModel(Scenario s);
@@ -108,6 +113,8 @@ public:
     double rooflineThroughput() const;
     /// The standard recipe (see megatron.cpp).
     Plan megatronPlan() const;
+    /// The batch search evaluate() uses (Secant unless set); not thread-safe against evaluations in flight.
+    void setBatchSearch(BatchSearch b);
 
 private:
     struct Impl;

@@ -323,6 +323,12 @@ struct CostModel::Impl {
 
     static int strideOf(const Plan& p, Axis a);
 
+    struct Probe {
+        int64_t b = 0;
+        AtBatch r;
+    };
+    BatchSearch batchSearch = BatchSearch::Secant;
+    int64_t largestBatch(const Compiled& c, int64_t limit, Probe* known) const;
     void compile(const Plan& p, Compiled& c) const;
 
     // ------------------------------------------------------------------ stages, times, memory
