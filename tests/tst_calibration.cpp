@@ -131,6 +131,33 @@ private slots:
         QVERIFY(!fitEfficiency(CalibrationSet{}, Efficiency{}).ok()); // nothing to fit
     }
 
+    // Progress after the full fit and after each left-out case; a stop set from the progress callback (as
+    // the GUI's Stop button sets it from the event loop) ends the fit at its next objective evaluation.
+    void fitReportsProgressAndStops() {
+        auto set = loadCalibrationSet(kMeasurements, SHARDPLAN_SAMPLES_DIR);
+        QVERIFY(set.ok());
+        CalibrationSet few = set.value();
+        few.cases.resize(4);
+        std::vector<std::pair<int, int>> seen;
+        FitControl c;
+        c.progress = [&](int done, int total) { seen.emplace_back(done, total); };
+        const auto all = fitEfficiency(few, few.cases.front().scenario.cluster.efficiency, true, c);
+        QVERIFY2(all.ok(), all.error().str().c_str());
+        const std::vector<std::pair<int, int>> expected{{1, 5}, {2, 5}, {3, 5}, {4, 5}, {5, 5}};
+        QCOMPARE(seen, expected); // 1 + 4 cases
+        std::atomic<bool> stop{false};
+        seen.clear();
+        c.stop = &stop;
+        c.progress = [&](int done, int total) {
+            seen.emplace_back(done, total);
+            if (done == 2) stop = true;
+        };
+        const auto stopped = fitEfficiency(few, few.cases.front().scenario.cluster.efficiency, true, c);
+        QVERIFY(!stopped.ok());
+        QCOMPARE(stopped.error().message, std::string(kFitStopped));
+        QCOMPARE(int(seen.size()), 2); // the third fit never finished
+    }
+
     // `vllm bench serve --save-result` JSON: 100 requests of 1000 input and 200 output tokens on average, 64
     // concurrent over 8 replicas (8 each), 5000 output tok/s and a mean TPOT of 25 ms: two cases.
     void readsVllmBenchResult() {

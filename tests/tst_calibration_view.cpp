@@ -203,8 +203,9 @@ private slots:
         QSignalSpy done(&v, &CalibrationView::fitFinished);
         v.fit();
         QVERIFY(v.isFitting());
-        QVERIFY(!v.fitButton()->isEnabled());
+        QCOMPARE(v.fitButton()->text(), QStringLiteral("Stop")); // the same button stops it
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 300000);
+        QCOMPARE(v.fitButton()->text(), QStringLiteral("Fit"));
         QVERIFY(!v.isFitting());
         QVERIFY(v.fitResult());
         for (int r = 0; r < 3; ++r) {
@@ -216,6 +217,32 @@ private slots:
         QCOMPARE(v.plottedPoints(true), 3);
         QVERIFY(v.useButton()->isEnabled());
         QVERIFY(!(v.fitResult()->efficiency == Efficiency{}));
+    }
+
+    // Stop while the fit of the public file (minutes) runs: it ends promptly, nothing changes, and a later
+    // fit runs again.
+    void stopKeepsEverything() {
+        auto set = loadCalibrationSet(kPublic.toStdString(), SHARDPLAN_SAMPLES_DIR);
+        QVERIFY(set.ok());
+        CalibrationView v(kSamples);
+        v.setCalibrationSet(set.value(), kPublic);
+        const double before = v.report().medianAbsError;
+        QSignalSpy stopped(&v, &CalibrationView::fitStopped), done(&v, &CalibrationView::fitFinished);
+        v.fit();
+        QVERIFY(v.isFitting());
+        QTest::qWait(200);
+        QTest::mouseClick(v.fitButton(), Qt::LeftButton); // "Stop"
+        QTRY_COMPARE_WITH_TIMEOUT(stopped.count(), 1, 60000);
+        QCOMPARE(done.count(), 0);
+        QVERIFY(!v.isFitting());
+        QVERIFY(!v.fitResult());
+        QVERIFY(!v.useButton()->isEnabled());
+        QCOMPARE(v.fitButton()->text(), QStringLiteral("Fit"));
+        QCOMPARE(v.report().medianAbsError, before);
+        v.fit(); // and again
+        QVERIFY(v.isFitting());
+        v.stopFit();
+        QTRY_COMPARE_WITH_TIMEOUT(stopped.count(), 2, 60000);
     }
 
     // Destroying the view while its fit runs: no wait, no crash; the worker finishes on its own.

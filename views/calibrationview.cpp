@@ -4,6 +4,7 @@
 #include "views/format.h"
 #include "views/messagebanner.h"
 
+#include <QApplication>
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
@@ -12,8 +13,10 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeySequence>
 #include <QLabel>
 #include <QLineSeries>
+#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
@@ -102,7 +105,7 @@ CalibrationView::CalibrationView(const QString& samplesDir, QWidget* parent)
     m_fitButton->setToolTip(tr("Fit the efficiency factors to these runs (least squares on log(predicted / "
                                "measured)), starting from the scenario's cluster; seconds to minutes"));
     m_fitButton->setEnabled(false);
-    connect(m_fitButton, &QPushButton::clicked, this, &CalibrationView::fit);
+    connect(m_fitButton, &QPushButton::clicked, this, [this] { m_fitting ? stopFit() : fit(); });
     m_useButton = new QPushButton(tr("Use the fitted cluster"));
     m_useButton->setToolTip(
         tr("Replace the scenario's cluster efficiency with the fitted factors (undo: Ctrl+Z)"));
@@ -111,9 +114,10 @@ CalibrationView::CalibrationView(const QString& samplesDir, QWidget* parent)
         if (m_fit) emit useFittedRequested(m_fit->efficiency);
     });
     m_busy = new QProgressBar;
-    m_busy->setRange(0, 0); // indeterminate: the fit reports no progress
-    m_busy->setMaximumWidth(120);
-    m_busy->setTextVisible(false);
+    m_busy->setRange(0, 0); // indeterminate until the full fit is done, then fits done of 1 + cases
+    m_busy->setMaximumWidth(160);
+    m_busy->setFormat(tr("%v of %m fits"));
+    m_busy->setToolTip(tr("The fit on all runs, then one fit per left-out run (the leave-one-out error)"));
     m_busy->hide();
 
     auto* bar = new QHBoxLayout;
@@ -229,7 +233,9 @@ CalibrationView::CalibrationView(const QString& samplesDir, QWidget* parent)
 }
 
 // A running fit is not waited for: its watcher goes with the view, and the worker owns its inputs.
-CalibrationView::~CalibrationView() = default;
+CalibrationView::~CalibrationView() {
+    stopFit(); // its result would be dropped: no use in finishing it
+}
 
 QWidget* CalibrationView::plotWidget() const {
     return m_view;
@@ -265,7 +271,8 @@ bool CalibrationView::loadFile(const QString& path) {
 }
 
 void CalibrationView::setCalibrationSet(const CalibrationSet& set, const QString& origin) {
-    if (m_fitting) { // a fit of the previous cases: drop its result
+    if (m_fitting) { // a fit of the previous cases: stop it and drop its result
+        stopFit();
         ++m_run;
         delete m_watcher;
         m_watcher = nullptr;
@@ -305,11 +312,28 @@ void CalibrationView::fit() {
     delete m_watcher;
     m_watcher = new QFutureWatcher<FitOutcome>(this);
     connect(m_watcher, &QFutureWatcherBase::finished, this, [this, run] { fitDone(run); });
-    // The worker gets copies: it may outlive the view.
-    m_watcher->setFuture(QtConcurrent::run([set = m_set, start]() -> FitOutcome {
+    // The worker gets copies (and shares the stop flag): it may outlive the view. Progress comes back as
+    // queued calls, dropped when the view is gone or the fit superseded.
+    m_stop = std::make_shared<std::atomic<bool>>(false);
+    m_busy->setRange(0, 0);
+    QPointer<CalibrationView> self(this);
+    FitControl control;
+    control.progress = [self, run](int done, int total) {
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, run, done, total] {
+                if (self && self->m_run == run)
+                    self->m_busy->setRange(0, total), self->m_busy->setValue(done);
+            },
+            Qt::QueuedConnection);
+    };
+    m_watcher->setFuture(QtConcurrent::run([set = m_set, start, stop = m_stop, control]() -> FitOutcome {
         lowerThreadPriority();
         try {
-            auto f = fitEfficiency(set, start);
+            FitControl c = control;
+            c.stop = stop.get();
+            auto f = fitEfficiency(set, start, true, c);
+            if (!f && f.error().message == kFitStopped) return {nullptr, {}, true};
             if (!f) return {nullptr, QString::fromStdString(f.error().str())};
             return {std::make_shared<const FitResult>(std::move(f.value())), {}};
         } catch (const std::exception& e) {
@@ -319,11 +343,23 @@ void CalibrationView::fit() {
     setFitting(true);
 }
 
+void CalibrationView::stopFit() {
+    if (m_fitting && m_stop) m_stop->store(true);
+}
+
 void CalibrationView::fitDone(quint64 run) {
     if (run != m_run || !m_watcher) return;
     const FitOutcome o = m_watcher->result();
-    m_fit = o.result; // before setFitting, which enables "Use the fitted cluster" when there is one
+    if (!o.stopped) m_fit = o.result; // before setFitting, which enables "Use the fitted cluster"
     setFitting(false);
+    if (o.stopped) {
+        m_banner->setToolTip(QString());
+        m_banner->showMessage(MessageBanner::Kind::Info,
+                              m_fit ? tr("Fit stopped; the table shows the previous fit.")
+                                    : tr("Fit stopped; nothing was changed."));
+        emit fitStopped();
+        return;
+    }
     if (!o.result) {
         showError(tr("Fit failed: %1").arg(o.error.toHtmlEscaped()));
         return;
@@ -343,8 +379,13 @@ void CalibrationView::setFitting(bool on) {
     m_fitting = on;
     m_busy->setVisible(on);
     m_openButton->setEnabled(!on);
-    m_fitButton->setEnabled(!on && m_set.cases.size() >= 2);
-    m_fitButton->setText(on ? tr("Fitting...") : tr("Fit"));
+    m_fitButton->setEnabled(on || m_set.cases.size() >= 2);
+    m_fitButton->setText(on ? tr("Stop") : tr("Fit"));
+    m_fitButton->setShortcut(on ? QKeySequence(Qt::Key_Escape) : QKeySequence());
+    m_fitButton->setToolTip(
+        on ? tr("Stop the fit (Esc); the factors stay as they were")
+           : tr("Fit the efficiency factors to these runs (least squares on log(predicted "
+                "/ measured)), starting from the scenario's cluster; seconds to minutes"));
     m_useButton->setEnabled(!on && m_fit);
 }
 

@@ -65,6 +65,9 @@ public:
     void setCalibrationSet(const CalibrationSet& set, const QString& origin);
     /// Starts a fit of the shown cases (no-op while one runs). Emits fitFinished() or shows the error.
     void fit();
+    /// Asks the running fit to stop (the Fit button reads "Stop" while one runs; Esc); it ends within one
+    /// pass over the runs and emits fitStopped(). No-op when none runs.
+    void stopFit();
 
     bool isFitting() const { return m_fitting; }
     const CalibrationSet& calibrationSet() const { return m_set; }
@@ -85,6 +88,8 @@ signals:
     /// "Use the fitted cluster": replace the scenario's cluster efficiency with these factors.
     void useFittedRequested(const sp::Efficiency& fitted);
     void fitFinished();
+    /// The fit was stopped (stopFit()) before it finished; nothing changed.
+    void fitStopped();
     /// A file was read and shown.
     void loaded();
 
@@ -92,6 +97,7 @@ private:
     struct FitOutcome {
         std::shared_ptr<const FitResult> result;
         QString error;
+        bool stopped = false;
     };
     void openDialog();
     void fitDone(quint64 run);
@@ -110,6 +116,7 @@ private:
     quint64 m_run = 0; ///< the current fit; results of a superseded one (another file) are dropped
     bool m_fitting = false;
     QFutureWatcher<FitOutcome>* m_watcher = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_stop; ///< the running fit's stop flag, shared with its worker
 
     MessageBanner* m_banner = nullptr;
     QLabel* m_source = nullptr;

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <unistd.h>
 
 namespace sp::cli {
 
@@ -345,7 +346,15 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
             std::cerr << start.error().str() << "\n";
             return kBadInput;
         }
-        auto f = fitEfficiency(set.value(), start.value().efficiency);
+        // On a terminal, the fits done so far (the full fit, then one per left-out run: minutes on large
+        // files).
+        FitControl control;
+        if (isatty(STDERR_FILENO))
+            control.progress = [](int done, int total) {
+                std::fprintf(stderr, "\rfit %d of %d%s", done, total, done == total ? "\n" : "");
+                std::fflush(stderr);
+            };
+        auto f = fitEfficiency(set.value(), start.value().efficiency, true, control);
         if (!f) {
             std::cerr << *fitPath << ": " << f.error().message << "\n";
             return kBadInput;

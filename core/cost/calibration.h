@@ -6,6 +6,8 @@
 #include "core/common/error.h"
 #include "core/model/scenario.h"
 
+#include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,10 +46,10 @@ struct CalibrationSet {
 /// clusters/ beside the measurements file.
 Result<CalibrationSet> loadCalibrationSet(const std::string& measurementsPath, const std::string& samplesDir);
 
-/// Reads the JSON that `vllm bench serve --save-result` writes (one run: output_throughput, total_input_tokens,
-/// total_output_tokens, completed, max_concurrency, mean_ttft_ms, mean_tpot_ms) as cases of `base`
-/// (the model and cluster it ran on) with `plan`: its output throughput, and its mean TPOT when the run
-/// states its concurrency.
+/// Reads the JSON that `vllm bench serve --save-result` writes (one run: output_throughput,
+/// total_input_tokens, total_output_tokens, completed, max_concurrency, mean_ttft_ms, mean_tpot_ms) as cases
+/// of `base` (the model and cluster it ran on) with `plan`: its output throughput, and its mean TPOT when the
+/// run states its concurrency.
 Result<CalibrationSet> loadVllmBenchResult(const std::string& path, const Scenario& base, const Plan& plan);
 
 /// The model's prediction of a case's metric (its scenario's efficiency factors as they are).
@@ -65,12 +67,12 @@ struct FittedFactor {
 };
 
 struct FitResult {
-    Efficiency efficiency;              ///< the fitted factors
-    std::vector<FittedFactor> factors;  ///< each factor before and after, with its bounds
-    CalibrationReport before, after;    ///< every case with the start factors and with the fitted ones
-    std::vector<double> looErrors;      ///< per case: predicted / measured - 1 when fitted on the others
-    double looMedianBefore = 0;         ///< median |error| before fitting (the same as before.medianAbsError)
-    double looMedianAfter = 0;          ///< median |leave-one-out error| after
+    Efficiency efficiency;             ///< the fitted factors
+    std::vector<FittedFactor> factors; ///< each factor before and after, with its bounds
+    CalibrationReport before, after;   ///< every case with the start factors and with the fitted ones
+    std::vector<double> looErrors;     ///< per case: predicted / measured - 1 when fitted on the others
+    double looMedianBefore = 0;        ///< median |error| before fitting (the same as before.medianAbsError)
+    double looMedianAfter = 0;         ///< median |leave-one-out error| after
     int objectiveEvaluations = 0;
 };
 
@@ -78,6 +80,18 @@ struct FitResult {
 /// shared by every case, by least squares on log(predicted / measured) within physical bounds, starting from
 /// `start` (coordinate descent with golden-section line searches in each factor). Every case's cluster takes
 /// the fitted factors. With fewer than two cases there is nothing to fit: an error.
-Result<FitResult> fitEfficiency(const CalibrationSet& set, const Efficiency& start, bool leaveOneOut = true);
+///
+/// `control` lets a caller on another thread follow and stop it: `progress(done, total)` after each fit
+/// (the full fit, then one per left-out case; total = 1 + cases with leave-one-out), and a set `stop` ends
+/// it within one objective evaluation (a pass over the cases) with the error "fit stopped".
+struct FitControl {
+    const std::atomic<bool>* stop = nullptr;
+    std::function<void(int done, int total)> progress;
+};
+Result<FitResult> fitEfficiency(const CalibrationSet& set, const Efficiency& start, bool leaveOneOut = true,
+                                const FitControl& control = {});
+
+/// The error text fitEfficiency returns when FitControl::stop was set.
+inline constexpr const char* kFitStopped = "fit stopped";
 
 } // namespace sp

@@ -45,7 +45,14 @@ double objective(const std::vector<CalibrationCase>& cases, const Efficiency& e)
     return sum;
 }
 
-Efficiency fit(const std::vector<CalibrationCase>& cases, Efficiency e, int& evaluations) {
+struct Stopped {};
+
+Efficiency fit(const std::vector<CalibrationCase>& cases, Efficiency e, int& evaluations,
+               const std::atomic<bool>* stop) {
+    auto objective = [&](const std::vector<CalibrationCase>& cs, const Efficiency& x) {
+        if (stop && stop->load(std::memory_order_relaxed)) throw Stopped{};
+        return sp::objective(cs, x);
+    };
     double best = objective(cases, e);
     ++evaluations;
     const double phi = (std::sqrt(5.0) - 1.0) / 2.0;
@@ -88,17 +95,15 @@ double medianAbs(const std::vector<double>& v) {
     return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2.0;
 }
 
-} // namespace
-
-Result<FitResult> fitEfficiency(const CalibrationSet& set, const Efficiency& start, bool leaveOneOut) {
-    if (set.cases.size() < 2)
-        return Error{"", 0, 0, "",
-                     "fitting needs at least two measurements, found " + std::to_string(set.cases.size())};
+FitResult fitStoppable(const CalibrationSet& set, const Efficiency& start, bool leaveOneOut,
+                       const FitControl& control) {
+    const int total = 1 + (leaveOneOut ? int(set.cases.size()) : 0);
     FitResult r;
     CalibrationSet startSet = set;
     startSet.cases = withEfficiency(set.cases, start);
     r.before = calibrationReport(startSet);
-    r.efficiency = fit(startSet.cases, start, r.objectiveEvaluations);
+    r.efficiency = fit(startSet.cases, start, r.objectiveEvaluations, control.stop);
+    if (control.progress) control.progress(1, total);
     CalibrationSet fitted = set;
     fitted.cases = withEfficiency(set.cases, r.efficiency);
     r.after = calibrationReport(fitted);
@@ -111,14 +116,29 @@ Result<FitResult> fitEfficiency(const CalibrationSet& set, const Efficiency& sta
             std::vector<CalibrationCase> rest;
             for (size_t j = 0; j < set.cases.size(); ++j)
                 if (j != i) rest.push_back(fitted.cases[j]);
-            const Efficiency e = fit(rest, r.efficiency, r.objectiveEvaluations);
+            const Efficiency e = fit(rest, r.efficiency, r.objectiveEvaluations, control.stop);
             CalibrationCase c = set.cases[i];
             c.scenario.cluster.efficiency = e;
             r.looErrors.push_back(predictCase(c).error);
+            if (control.progress) control.progress(int(i) + 2, total);
         }
         r.looMedianAfter = medianAbs(r.looErrors);
     }
     return r;
+}
+
+} // namespace
+
+Result<FitResult> fitEfficiency(const CalibrationSet& set, const Efficiency& start, bool leaveOneOut,
+                                const FitControl& control) {
+    if (set.cases.size() < 2)
+        return Error{"", 0, 0, "",
+                     "fitting needs at least two measurements, found " + std::to_string(set.cases.size())};
+    try {
+        return fitStoppable(set, start, leaveOneOut, control);
+    } catch (const Stopped&) {
+        return Error{"", 0, 0, "", kFitStopped};
+    }
 }
 
 } // namespace sp
