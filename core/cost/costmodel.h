@@ -5,6 +5,7 @@
 
 #include "core/model/scenario.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,8 +39,8 @@ struct Metrics {
     double capacityGiB = 0;        ///< usable HBM per GPU (after headroom)
     double rooflineThroughput = 0; ///< physical bound of the workload on this cluster (same units)
     double rooflineFraction = 0;
-    int64_t prefillBudget = 0;     ///< tokens per forward pass of a replica that the plan ran with
-    bool twoBatchOverlap = false;  ///< the MoE layers ran as two overlapped half-batches
+    int64_t prefillBudget = 0;    ///< tokens per forward pass of a replica that the plan ran with
+    bool twoBatchOverlap = false; ///< the MoE layers ran as two overlapped half-batches
 };
 
 struct OpCost {
@@ -58,10 +59,10 @@ struct CommCost {
     std::string where; ///< e.g. "qkv -> attention"
     Collective kind;
     LinkClass link;
-    int group = 1;     ///< GPUs in the collective
-    double bytes = 0;  ///< per GPU payload
-    double timeMs = 0; ///< per occurrence (one layer); under two-batch overlap, the part left exposed
-    double fullMs = 0; ///< per occurrence, whole (equals timeMs without overlap)
+    int group = 1;           ///< GPUs in the collective
+    double bytes = 0;        ///< per GPU payload
+    double timeMs = 0;       ///< per occurrence (one layer); under two-batch overlap, the part left exposed
+    double fullMs = 0;       ///< per occurrence, whole (equals timeMs without overlap)
     bool overlapped = false; ///< runs under the other half-batch's compute (two-batch overlap)
 };
 
@@ -87,6 +88,10 @@ struct Evaluation {
 /// so the ends, which also carry the embedding and the head, stay lighter. One (first layer, layer count) per
 /// stage.
 std::vector<std::pair<int, int>> pipelineStages(int layers, int pp);
+
+/// The layers of each type (core/model's layerTypeOf: dense or MoE FFN, times how the layer attends) in
+/// each stage of pipelineStages, as they lie in the model: the counts the cost model prices a stage by.
+std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, int pp);
 
 class CostModel {
 public:
