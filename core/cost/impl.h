@@ -67,10 +67,17 @@ struct CommTerm {
 
 /// A layer kind (or the embedding, or the head) in one pass.
 struct Block {
-    std::array<OpTerm, 10> ops;
-    std::array<CommTerm, 14> comms;
+    // Only the first nOps and nComms terms are ever written (add) or read, so the arrays are left
+    // uninitialised: evaluate() constructs a Compiled, with a block per layer type, for every plan.
+    union {
+        OpTerm ops[10];
+    };
+    union {
+        CommTerm comms[14];
+    };
     int nOps = 0, nComms = 0;
     double actBytesPerTok = 0; ///< working activation memory per replica token
+    Block() {}
     void add(const OpTerm& t) { ops[nOps++] = t; }
     void add(const CommTerm& c) { comms[nComms++] = c; }
     double weights() const {
