@@ -350,6 +350,23 @@ private slots:
                  qPrintable(QString::number(m.weightsGiB / expect, 'g', 12)));
     }
 
+    // gpt-oss-120b on pp 4 (chat serving: 1,000 in / 1,000 out, so a paged cache holds 1,000 + 500 = 1,500
+    // tokens a sequence on average): its stages are not alike, stage 3 (layers 27-35) has 5 full-attention
+    // and 4 sliding-window layers. KV per token per layer: 2 x 8 KV heads x 64 x 2 bytes = 2,048 B; a full
+    // layer keeps 1,500 tokens, a sliding one its window of 128: 5 x 1,500 x 2,048 + 4 x 128 x 2,048 =
+    // 16,408,576 B a sequence, for each of the pp micro-batches' sequences in flight. (One average over all
+    // 36 layers would give 4.5 of each: 13,824,000 + 1,179,648 = 15,003,648 B.)
+    void slidingWindowStageKvByLayerType() {
+        const Scenario s = scenario(kSamples + "/scenarios/gpt-oss-120b-h100-1x8.yaml");
+        const CostModel cm(s);
+        const Plan p = Plan::megatronChoices({4, 2, 1, 2, 1, 1});
+        QVERIFY2(!cm.checkPlan(p), cm.checkPlan(p)->c_str());
+        const Metrics m = cm.evaluate(p);
+        QVERIFY(m.feasible);
+        const double perSeq = m.kvCacheGiB * 1024.0 * 1024.0 * 1024.0 / (4.0 * double(m.batch));
+        QVERIFY2(std::abs(perSeq / 16408576.0 - 1.0) < 1e-12, qPrintable(QString::number(perSeq, 'f', 1)));
+    }
+
     // More bandwidth or more FLOP/s is never slower; same input, same output.
     void monotoneAndDeterministic_data() { noCommunicationWithoutTpAndPp_data(); }
     void monotoneAndDeterministic() {
