@@ -1,8 +1,8 @@
 // Exports read back: every sample scenario's Megatron plan, a short search's best plan and 50 random valid
 // plans, exported for every engine and known version, parsed back from the node scripts and checked
 // against that version's flags and asserts (core/export/check.h). Then the engine-version rules one by one:
-// unknown versions, the SGLang --moe-dp-size asserts, vLLM's Ray executor before --nnodes, the context
-// capped by max_position_embeddings, the model path.
+// unknown versions, the SGLang --moe-dp-size asserts (tst_launch.cpp has the older versions' rules), the
+// context capped by max_position_embeddings, the model path.
 #include "core/cost/costmodel.h"
 #include "core/export/check.h"
 #include "core/export/launch.h"
@@ -12,10 +12,10 @@
 #include "core/search/searcher.h"
 #include "core/search/space.h"
 
+#include "sample_fixtures.h"
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
-#include "sample_fixtures.h"
 
 #include <QTest>
 
@@ -398,7 +398,8 @@ private slots:
     }
 
     // SGLang asserts ep_size * moe_dp_size == tp_size and pp_size == 1 for moe_dp_size > 1 (server_args.py,
-    // _handle_context_parallelism). {tp8, ep2, etp2, edp2} and {pp2, tp4, ep2, edp2} used to export
+    // ServerArgs._handle_context_parallelism, read at commit 001067fffe33427bee0ed2f007fb7551a1d76b44). {tp8,
+    // ep2, etp2, edp2} and {pp2, tp4, ep2, edp2} used to export
     // --moe-dp-size 2; now they are refused under --strict, or moved to the nearer layout with its cost.
     void sglangMoeDp() {
         const Scenario s = compose("mixtral-8x7b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
@@ -425,31 +426,6 @@ private slots:
         QVERIFY(std::find(v.begin(), v.end(), "SGLang: ep_size * moe_dp_size != tp_size") != v.end());
         QVERIFY(std::find(v.begin(), v.end(),
                           "SGLang: moe_dp_size > 1 without attn_cp_size == moe_dp_size") != v.end());
-    }
-
-    // vLLM: a replica larger than a host without Ray or --nnodes is refused at start (ParallelConfig);
-    // --nnodes does not exist in 0.10.
-    void vllmExecutorRules() {
-        const Scenario s = compose("llama-3.1-405b.yaml", "h200-16x8.yaml", "chat-serving.yaml", 16);
-        LaunchCommand bad = exportOk(s, megatron(2, 1, 8, 32), ServingEngine::Vllm, "0.10.2");
-        bad.argv = {"vllm",
-                    "serve",
-                    "meta-llama/Llama-3.1-405B",
-                    "--tensor-parallel-size",
-                    "8",
-                    "--pipeline-parallel-size",
-                    "2",
-                    "--data-parallel-backend",
-                    "ray"};
-        NodeLaunch node;
-        node.commands = {bad.argv};
-        bad.nodes = {node};
-        auto v = checkLaunch(bad, s, findEngineVersion(ServingEngine::Vllm, "0.10.2").value());
-        QVERIFY2(!v.empty() && v[0].find("larger than the 8 GPUs of a node") != std::string::npos,
-                 v.empty() ? "" : v[0].c_str());
-        const LaunchCommand v12 = exportOk(s, megatron(2, 1, 8, 32), ServingEngine::Vllm);
-        v = checkLaunch(v12, s, findEngineVersion(ServingEngine::Vllm, "0.10.2").value());
-        QVERIFY(std::find(v.begin(), v.end(), "vLLM 0.10.2 does not have --nnodes") != v.end());
     }
 
     // The context: input + output, capped by max_position_embeddings (Llama-2-70B's config.json: 4096), or
