@@ -82,6 +82,13 @@ bool hasNote(const LaunchCommand& c, const std::string& part) {
     return false;
 }
 
+/// The value after `flag` in node 0's engine command.
+std::optional<std::string> flagAfter(const LaunchCommand& c, const std::string& flag) {
+    auto it = std::find(c.argv.begin(), c.argv.end(), flag);
+    if (it == c.argv.end() || it + 1 == c.argv.end()) return std::nullopt;
+    return *(it + 1);
+}
+
 bool hasArg(const LaunchCommand& c, const std::string& a) {
     return std::find(c.argv.begin(), c.argv.end(), a) != c.argv.end();
 }
@@ -426,6 +433,41 @@ private slots:
         QVERIFY(std::find(v.begin(), v.end(), "SGLang: ep_size * moe_dp_size != tp_size") != v.end());
         QVERIFY(std::find(v.begin(), v.end(),
                           "SGLang: moe_dp_size > 1 without attn_cp_size == moe_dp_size") != v.end());
+    }
+
+    // vLLM 0.10.2 has no --all2all-backend and no VLLM_RAY_DP_PACK_STRATEGY (vllm/engine/arg_utils.py and
+    // vllm/envs.py at v0.10.2): its notes name VLLM_ALL2ALL_BACKEND (default "naive") instead.
+    void vllmOldNotes() {
+        const Scenario s = compose("qwen3-235b-a22b.yaml", "h200-1x8.yaml", "chat-serving.yaml");
+        const Plan p = megatron(1, 1, 8, 32, 8);
+        const LaunchCommand old = exportOk(s, p, ServingEngine::Vllm, "0.10.2");
+        QVERIFY2(hasNote(old, "VLLM_ALL2ALL_BACKEND=naive") && !hasNote(old, "--all2all-backend"),
+                 qPrintable(joinedNotes(old)));
+        const LaunchCommand now = exportOk(s, p, ServingEngine::Vllm);
+        QVERIFY2(hasNote(now, "--all2all-backend") && !hasNote(now, "VLLM_ALL2ALL_BACKEND"),
+                 qPrintable(joinedNotes(now)));
+        // Two DP ranks of pp 2 x tp 8 (16 GPUs, two hosts each): the newer row spans nodes with Ray's pack
+        // strategy; 0.10.2's Ray DP backend puts each DP rank on one node (vllm/v1/engine/utils.py,
+        // create_dp_placement_groups), so it exports two deployments of one replica, each on Ray.
+        const Scenario big = compose("llama-3.1-405b.yaml", "h200-16x8.yaml", "chat-serving.yaml", 32);
+        const Plan dp2 = megatron(2, 2, 8, 32);
+        const LaunchCommand ray10 = exportOk(big, dp2, ServingEngine::Vllm, "0.10.2");
+        QVERIFY2(hasNote(ray10, "runs it with Ray") && !hasNote(ray10, "VLLM_RAY_DP_PACK_STRATEGY"),
+                 qPrintable(joinedNotes(ray10)));
+        QVERIFY2(hasNote(ray10, "one of 2 identical deployments of 16 GPUs, one per replica (dp 2)"),
+                 qPrintable(joinedNotes(ray10)));
+        QVERIFY(!hasArg(ray10, "--data-parallel-size") && !hasArg(ray10, "--data-parallel-backend"));
+        QCOMPARE(ray10.nodes.size(), size_t(4));
+        QVERIFY(checkLaunch(ray10, big, findEngineVersion(ServingEngine::Vllm, "0.10.2").value()).empty());
+        // The newer row's command (one launch, DP 2 over Ray) is refused by 0.10.2's checker.
+        LaunchCommand one = exportOk(big, dp2, ServingEngine::Vllm);
+        QCOMPARE(*flagAfter(one, "--data-parallel-backend"), std::string("ray"));
+        const auto v = checkLaunch(one, big, findEngineVersion(ServingEngine::Vllm, "0.10.2").value());
+        QVERIFY(
+            std::find(v.begin(), v.end(),
+                      "vLLM 0.10.2: DP ranks of 16 GPUs under the Ray DP backend, which places each on one "
+                      "node of 8") != v.end());
+        QVERIFY(hasNote(exportOk(big, dp2, ServingEngine::Vllm), "VLLM_RAY_DP_PACK_STRATEGY=span"));
     }
 
     // The context: input + output, capped by max_position_embeddings (Llama-2-70B's config.json: 4096), or

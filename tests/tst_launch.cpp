@@ -1,7 +1,7 @@
 // Launch commands: a plan's degrees, batch, lengths, dtypes and headroom as vLLM and SGLang flags, the notes
 // on what the flags cannot say, shell quoting, and plans that do not fit refused with the reason. Then the
 // older engine versions' rules as read at their releases (SGLang 0.4.9, vLLM 0.10.2: its Ray executor and
-// notes) and the SGLang context-parallel asserts.
+// DP ranks each on one host) and the SGLang context-parallel asserts.
 #include "core/cost/costmodel.h"
 #include "core/export/check.h"
 #include "core/export/launch.h"
@@ -514,24 +514,31 @@ private slots:
                  qPrintable(notes(exportOk(s, p, ServingEngine::Sglang, "0.4.9"))));
     }
 
-    // vLLM 0.10.2 has no --all2all-backend and no VLLM_RAY_DP_PACK_STRATEGY (vllm/engine/arg_utils.py and
-    // vllm/envs.py at v0.10.2): its notes name VLLM_ALL2ALL_BACKEND (default "naive") instead.
-    void vllmOldNotes() {
-        const Scenario s = compose("qwen3-235b-a22b.yaml", "h200-1x8.yaml", "chat-serving.yaml");
-        const Plan p = megatron(1, 1, 8, 32, 8);
-        const LaunchCommand old = exportOk(s, p, ServingEngine::Vllm, "0.10.2");
-        QVERIFY2(hasNote(old, "VLLM_ALL2ALL_BACKEND=naive") && !hasNote(old, "--all2all-backend"),
-                 qPrintable(notes(old)));
-        const LaunchCommand now = exportOk(s, p, ServingEngine::Vllm);
-        QVERIFY2(hasNote(now, "--all2all-backend") && !hasNote(now, "VLLM_ALL2ALL_BACKEND"),
-                 qPrintable(notes(now)));
-        // Two DP ranks of pp 2 x tp 8 (16 GPUs, two hosts each) run on Ray with both rows.
-        const Scenario big = compose("llama-3.1-405b.yaml", "h200-16x8.yaml", "chat-serving.yaml", 32);
-        const Plan dp2 = megatron(2, 2, 8, 32);
-        const LaunchCommand ray10 = exportOk(big, dp2, ServingEngine::Vllm, "0.10.2");
-        QVERIFY2(hasNote(ray10, "runs it with Ray") && !hasNote(ray10, "VLLM_RAY_DP_PACK_STRATEGY"),
-                 qPrintable(notes(ray10)));
-        QVERIFY(hasNote(exportOk(big, dp2, ServingEngine::Vllm), "VLLM_RAY_DP_PACK_STRATEGY=span"));
+    // An MoE model's DP ranks larger than a host: DeepSeek-V3 on two GB200 NVL72 racks (hosts of 4 GPUs),
+    // the Megatron plan's tp 8. vLLM 0.10.2 places each DP rank on one node (create_dp_placement_groups) and
+    // its expert layers span TP x DP, so it is refused under --strict and moved to tp 4 (dp doubled, the
+    // expert degrees kept) otherwise; the newer row exports it as is over Ray.
+    void vllm0102MoeRanksOnOneHost() {
+        const Scenario s = sampleScenario("deepseek-v3-gb200-nvl72-x2.yaml");
+        const Plan p = CostModel(s).megatronPlan();
+        QCOMPARE(p.degrees.tp, 8);
+        QVERIFY(p.degrees.dp > 1);
+        ExportOptions o;
+        o.engine = ServingEngine::Vllm, o.version = "0.10.2", o.adapt = false;
+        const auto refused = launchCommand(s, p, o);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find(
+                     "vLLM 0.10.2 places each DP rank on one host, and a DP rank here "
+                     "is tp 8 x pp 1 = 8 GPUs, more than a host's 4") != std::string::npos,
+                 refused.error().message.c_str());
+        const LaunchCommand a = exportOk(s, p, ServingEngine::Vllm, "0.10.2");
+        QVERIFY(a.adapted);
+        QCOMPARE(a.plan.degrees.tp, 4);
+        QCOMPARE(a.plan.degrees.dp, 2 * p.degrees.dp);
+        QCOMPARE(a.plan.degrees.ep, p.degrees.ep);
+        QVERIFY2(hasNote(a, "tp 8 -> 4"), qPrintable(notes(a)));
+        QVERIFY(checkLaunch(a, s, findEngineVersion(ServingEngine::Vllm, "0.10.2").value()).empty());
+        QVERIFY(!exportOk(s, p, ServingEngine::Vllm).adapted);
     }
 
     // vLLM: a replica (world size tp x pp) larger than a host. 0.10.2's ParallelConfig.__post_init__

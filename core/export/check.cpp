@@ -138,6 +138,12 @@ struct Checker {
                 fail("vLLM: world size " + str(world) + " is larger than the " + str(local) +
                      " GPUs of a node with the " + executor + " executor (mp_distributed_executor)");
         }
+        // 0.10.2's Ray DP backend puts each DP rank on one node (CoreEngineActorManager.
+        // create_dp_placement_groups, vllm/v1/engine/utils.py at v0.10.2).
+        if (!ver.rayDpPackStrategy && dp > 1 && world > gpn() && c.has("--data-parallel-backend") &&
+            c.options.at("--data-parallel-backend") == "ray")
+            fail("vLLM " + ver.version + ": DP ranks of " + str(world) +
+                 " GPUs under the Ray DP backend, which " + "places each on one node of " + str(gpn()));
         if (nnodes > 1) {
             if (executor == "ray") fail("vLLM: --nnodes > 1 with the Ray executor (ParallelConfig)");
             if (c.has("--data-parallel-backend") && c.options.at("--data-parallel-backend") != "mp")

@@ -58,7 +58,9 @@ const std::vector<EngineVersion>& vllmVersions() {
         //  - vllm/config/__init__.py: verify_with_parallel_config (heads % tp), _get_and_verify_max_len
         //    (--max-model-len above the model's limit refused unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1);
         //  - vllm/envs.py: VLLM_ALL2ALL_BACKEND (naive by default; pplx, deepep_high_throughput,
-        //    deepep_low_latency), VLLM_PP_LAYER_PARTITION; no VLLM_RAY_DP_PACK_STRATEGY.
+        //    deepep_low_latency), VLLM_PP_LAYER_PARTITION; no VLLM_RAY_DP_PACK_STRATEGY;
+        //  - vllm/v1/engine/utils.py, CoreEngineActorManager.create_dp_placement_groups: under the Ray DP
+        //    backend each DP rank is one STRICT_PACK placement group on one node.
         EngineVersion v10;
         v10.engine = ServingEngine::Vllm;
         v10.version = "0.10.2";
@@ -119,6 +121,10 @@ const std::vector<EngineVersion>& vllmVersions() {
         v12.constraints[3] = "--kv-cache-dtype in {auto, fp8, fp8_e4m3, fp8_e5m2}; "
                              "--gpu-memory-utilization in (0, 1]";
         v12.constraints[4] = "--max-model-len <= the model's max_position_embeddings (ModelConfig)";
+        // 0.10.2 only: vllm/v1/engine/utils.py, CoreEngineActorManager.create_dp_placement_groups ("each
+        // DP rank can only be assigned to one node"; STRICT_PACK bundles of world-size GPUs per node).
+        v10.constraints.push_back("create_dp_placement_groups: with --data-parallel-backend ray each DP rank "
+                                  "(tp x pp GPUs) is placed on one node");
         return std::vector<EngineVersion>{v10, v12};
     }();
     return rows;
@@ -136,10 +142,39 @@ EngineResult vllmCommand(const Ctx& c) {
     const int tp = c.tpIsData ? 1 : d.tp;
     // vLLM's expert layers span a whole deployment (TP x DP), so the plan's expert replicas (edp) become
     // separate deployments, each the smallest set of whole DP ranks that holds whole expert groups.
-    const int unit = c.moe ? std::lcm(d.ep * d.etp, tp) : stage;
-    const int deployments = stage / unit;
-    const int dp = unit / tp;
+    int unit = c.moe ? std::lcm(d.ep * d.etp, tp) : stage;
+    int deployments = stage / unit;
+    int dp = unit / tp;
     if (auto r = headsRefusal(c, tp, "vLLM", false)) return *r;
+    // DP ranks larger than a host: vLLM 0.10.2's Ray DP backend puts each DP rank on one node
+    // (vllm/v1/engine/utils.py, CoreEngineActorManager.create_dp_placement_groups: "each DP rank can only be
+    // assigned to one node", STRICT_PACK bundles of world-size GPUs); the newer row spans nodes with
+    // VLLM_RAY_DP_PACK_STRATEGY=span. Dense replicas then become deployments of their own; an MoE model's
+    // expert layers span TP x DP, so its DP ranks cannot be split.
+    bool ranksSplit = false;
+    if (!c.version.rayDpPackStrategy && dp > 1 && tp * d.pp > c.gpn) {
+        if (c.moe) {
+            Refusal r;
+            r.reason = "vLLM " + c.version.version +
+                       " places each DP rank on one host, and a DP rank here is " + "tp " + str(tp) +
+                       " x pp " + str(d.pp) + " = " + count(int64_t(tp) * d.pp, "GPU") +
+                       ", more than a host's " + str(c.gpn) +
+                       " (its expert layers span TP x DP, so the ranks cannot be split)";
+            // The nearest layout whose DP ranks fit a host: tp down to a divisor, dp up by as much (the
+            // expert degrees, over the same dp x tp GPUs, stay).
+            for (int t = tp - 1; t >= 1; --t)
+                if (tp % t == 0 && int64_t(t) * d.pp <= c.gpn && c.m.attention.heads % t == 0) {
+                    Plan b = c.p;
+                    b.degrees.tp = t, b.degrees.dp = d.dp * (tp / t);
+                    r.candidates.push_back(
+                        {"tp " + str(tp) + " -> " + str(t) + ", dp " + str(d.dp) + " -> " + str(b.degrees.dp),
+                         b});
+                    break;
+                }
+            return r;
+        }
+        deployments *= dp, unit = tp, dp = 1, ranksSplit = true;
+    }
     if (c.moe && deployments > 1 && unit * d.pp > c.gpn && (unit * d.pp) % c.gpn != 0) {
         // Deployments that end mid-host do not pack: each starts on a host of its own, and the cluster
         // runs out of hosts. The nearest expert-parallel degrees whose deployments fill whole hosts.
@@ -176,7 +211,13 @@ EngineResult vllmCommand(const Ctx& c) {
         n.push_back("Attention by batch inside tp " + str(d.tp) +
                     " (data-parallel attention) is not expressible in vLLM, which shards attention by head "
                     "over its tensor-parallel group (SGLang's --enable-dp-attention is).");
-    if (deployments > 1)
+    if (ranksSplit)
+        n.push_back("Deployments: this is one of " + str(deployments) + " identical deployments of " +
+                    count(int64_t(unit) * d.pp, "GPU") + ", one per replica (dp " + str(d.dp * d.tp / tp) +
+                    "): vLLM " + c.version.version +
+                    " places each data-parallel rank on one host, and these span several. Put them behind "
+                    "a load balancer.");
+    else if (deployments > 1)
         n.push_back("Deployments: this is one of " + str(deployments) + " identical deployments of " +
                     count(int64_t(unit) * d.pp, "GPU") + ", one per expert replica (edp " + str(d.edp) +
                     "): vLLM's expert group spans a whole deployment. Put them behind a load balancer.");
