@@ -231,6 +231,47 @@ private slots:
         QVERIFY(img.pixelColor(500, 300) != QColor(Qt::black));
     }
 
+    // Llama 4 Maverick (tests/data/hf/llama-4-maverick.config.json: 48 layers, interleave_moe_layer_step 2:
+    // layers 1, 3, 5, ... are MoE, the others dense, as transformers' Llama4TextConfig lays them out): the
+    // heatmap shows FFN cells on even layers and expert cells on odd ones, and each of 4 stages holds 6 of
+    // each.
+    void heatmapInterleavedMoe() {
+        Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
+        auto m = loadModel(SHARDPLAN_TESTDATA_DIR "/hf/llama-4-maverick.config.json");
+        QVERIFY2(m.ok(), m.error().str().c_str());
+        s.model = m.value();
+        const CostModel model(s);
+        Plan p = Plan::megatronChoices({4, 1, 8, 8, 1, 1});
+        p.degrees.ep = 8, p.degrees.etp = 1, p.degrees.edp = 1;
+        p.setChoice(Op::Experts, choice::ExpExpert);
+        QVERIFY2(!model.checkPlan(p), model.checkPlan(p)->c_str());
+        auto sc = std::make_shared<const Scenario>(s);
+        ShardingHeatmap map;
+        map.resize(1000, 600);
+        map.setPlan(sc, makePlanRecord(model, p, "pp4", "manual"));
+        QCOMPARE(map.columnCount(), 48);
+        QStringList rows;
+        for (int r = 0; r < map.rowCount(); ++r) rows << map.rowName(r);
+        const int experts = int(rows.indexOf("experts")), ffn = int(rows.indexOf("ffn_up"));
+        QVERIFY(experts >= 0 && ffn >= 0);
+        for (int l : {0, 2, 46}) {
+            QVERIFY2(!map.cellChoice(ffn, l).isEmpty(), qPrintable(QString::number(l)));
+            QVERIFY2(map.cellChoice(experts, l).isEmpty(), qPrintable(QString::number(l)));
+        }
+        for (int l : {1, 3, 47}) {
+            QVERIFY2(map.cellChoice(ffn, l).isEmpty(), qPrintable(QString::number(l)));
+            QVERIFY2(!map.cellChoice(experts, l).isEmpty(), qPrintable(QString::number(l)));
+        }
+        map.setColumns(ShardingHeatmap::Columns::Stages);
+        QCOMPARE(map.columnCount(), 4);
+        for (int c = 0; c < 4; ++c) {
+            QVERIFY(!map.cellChoice(ffn, c).isEmpty() && !map.cellChoice(experts, c).isEmpty());
+            QVERIFY2(map.cellToolTip(experts, c).contains("MoE layers (x6)"),
+                     qPrintable(map.cellToolTip(experts, c)));
+            QVERIFY2(map.cellToolTip(ffn, c).contains("(x6)"), qPrintable(map.cellToolTip(ffn, c)));
+        }
+    }
+
     void comparisonMarksDifferences() {
         const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
         const CostModel model(s);

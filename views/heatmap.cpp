@@ -134,7 +134,6 @@ void ShardingHeatmap::rebuild() {
         if (opRelevant(model, op) || opRelevant(model, moeOverride(op))) m_rows.push_back(op);
 
     const int L = int(model.layers);
-    const int firstMoe = model.moe.present() ? int(model.moe.firstDenseLayers) : L;
     const auto spans = stageSpans(L, plan.degrees.pp);
     auto stageOfLayer = [&](int l) {
         for (size_t i = 0; i < spans.size(); ++i)
@@ -166,8 +165,9 @@ void ShardingHeatmap::rebuild() {
     };
     for (Column& col : m_cols) {
         const int begin = col.firstLayer, end = col.firstLayer + col.layers;
-        const int dense = std::clamp(firstMoe - begin, 0, col.layers);
-        const int moe = col.layers - dense;
+        int moe = 0; // MoE layers lie where the model says (after a dense prefix, or interleaved: Llama 4)
+        for (int l = begin; l < end; ++l) moe += model.isMoeLayer(l);
+        const int dense = col.layers - moe;
         for (Op op : m_rows) {
             Cell cell;
             if (op == Op::Embedding) {
@@ -360,8 +360,16 @@ void ShardingHeatmap::paintTo(QPainter& p, const QRect& r) const {
     // Header band 1: stages (layer view with pp > 1), dense/MoE spans otherwise; band 2: column labels.
     const QRect band1(lay.header.left(), lay.header.top(), lay.header.width(), lh + 4);
     const QRect band2(lay.header.left(), band1.bottom() + 2, lay.header.width(), lh + 2);
-    const int L = int(m_scenario->model.layers);
-    const int firstMoe = m_scenario->model.moe.present() ? int(m_scenario->model.moe.firstDenseLayers) : L;
+    const Model& model = m_scenario->model;
+    const int L = int(model.layers);
+    // Runs of consecutive dense or MoE layers: a dense prefix then MoE layers (DeepSeek), or alternating
+    // (Llama 4 Maverick); a boundary line marks the one change of a prefix model.
+    std::vector<std::pair<int, int>> runs; // [begin, end) of one kind
+    for (int l = 0; l < L; ++l)
+        if (l == 0 || model.isMoeLayer(l) != model.isMoeLayer(l - 1))
+            runs.push_back({l, l + 1});
+        else
+            runs.back().second = l + 1;
     struct Span {
         int c0, c1;
         QString text;
@@ -377,9 +385,12 @@ void ShardingHeatmap::paintTo(QPainter& p, const QRect& r) const {
                 start = c;
             }
     } else if (m_columns == Columns::Layers) {
-        if (firstMoe > 0)
-            spans.push_back({0, std::min(firstMoe, L), tr("dense layers"), QColor(0xe0, 0xe7, 0xff)});
-        if (firstMoe < L) spans.push_back({firstMoe, L, tr("MoE layers"), QColor(0xfc, 0xe7, 0xf3)});
+        for (const auto& [b, e] : runs) {
+            const bool moe = model.isMoeLayer(b);
+            const QString text =
+                e - b > 1 ? (moe ? tr("MoE layers") : tr("dense layers")) : (moe ? tr("MoE") : tr("dense"));
+            spans.push_back({b, e, text, moe ? QColor(0xfc, 0xe7, 0xf3) : QColor(0xe0, 0xe7, 0xff)});
+        }
     }
     for (const Span& s : spans) {
         const QRect sr(colX(s.c0), band1.top(), colX(s.c1) - colX(s.c0) - 1, band1.height());
@@ -478,7 +489,8 @@ void ShardingHeatmap::paintTo(QPainter& p, const QRect& r) const {
         for (int c = 1; c < columnCount(); ++c)
             if (m_cols[size_t(c)].stage != m_cols[size_t(c - 1)].stage)
                 p.drawLine(colX(c) - 1, band1.top(), colX(c) - 1, lay.grid.bottom());
-        if (firstMoe > 0 && firstMoe < L && m_plan->plan.degrees.pp > 1) {
+        if (runs.size() == 2 && m_plan->plan.degrees.pp > 1) {
+            const int firstMoe = runs[1].first;
             p.setPen(QPen(muted, 1, Qt::DashLine));
             p.drawLine(colX(firstMoe) - 1, gy, colX(firstMoe) - 1, lay.grid.bottom());
         }

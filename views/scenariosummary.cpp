@@ -42,12 +42,16 @@ void ScenarioSummary::setScenario(const Scenario& s) {
                   .arg(m.attention.headDim));
     if (m.moe.present())
         row(mg, tr("MoE"),
-            tr("%1 experts, top-%2, FFN %3, %4 shared, %5 dense layers first")
+            tr("%1 experts, top-%2, FFN %3, %4 shared; %5 MoE layers of %6%7")
                 .arg(m.moe.experts)
                 .arg(m.moe.topK)
                 .arg(m.moe.expertFfn)
                 .arg(m.moe.sharedExperts)
-                .arg(m.moe.firstDenseLayers));
+                .arg(m.moeLayers())
+                .arg(m.layers)
+                .arg(m.moe.layerStep > 1          ? tr(" (every %1th layer)").arg(m.moe.layerStep)
+                     : m.moe.firstDenseLayers > 0 ? tr(" (after %1 dense)").arg(m.moe.firstDenseLayers)
+                                                  : QString()));
     row(mg, tr("Dtypes"),
         QStringLiteral("weights %1, activations %2, KV %3")
             .arg(QString::fromUtf8(nameOf(m.weights).data(), int(nameOf(m.weights).size())),

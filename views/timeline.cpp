@@ -85,10 +85,7 @@ Timeline buildTimeline(const Scenario& s, const PlanRecord& rec, bool prefill, c
     t.stages = pp;
     t.layers = pipelineStages(int(s.model.layers), pp);
     t.stageMs.assign(size_t(pp), 0.0);
-    const bool moe = s.model.moe.present();
-    auto kindOf = [&](int layer) {
-        return moe && layer >= s.model.moe.firstDenseLayers ? LayerKind::Moe : LayerKind::Dense;
-    };
+    auto kindOf = [&](int layer) { return s.model.isMoeLayer(layer) ? LayerKind::Moe : LayerKind::Dense; };
     for (int st = 0; st < pp; ++st) {
         double now = 0;
         auto place = [&](LayerKind kind, int layer) {
