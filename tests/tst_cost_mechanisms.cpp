@@ -367,6 +367,24 @@ private slots:
         QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 4.0 * 2048 * 36 * 10500 / gib) < 1e-9);
     }
 
+    // The roofline bound counts what each layer attends to. gpt-oss-120b, decode at 10,000 + 1,000 tokens (mean
+    // context 10,500): its 18 sliding layers read 128 tokens, its 18 full layers 10,500. On 8 H100s the decode
+    // bound is bandwidth over the KV bytes a token reads (2,048 B a token a layer: 8 KV heads of 64, BF16),
+    // so it is 36 x 10,500 / (18 x 10,500 + 18 x 128) = 1.9759x the bound with every layer full.
+    void rooflineFollowsWindows() {
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        s.model = loadModel((kSamples + "/models/gpt-oss-120b.yaml").toStdString()).value();
+        s.workload = Workload{};
+        s.workload.phase = Phase::Decode;
+        s.workload.inputTokens = 10000, s.workload.outputTokens = 1000;
+        const double windowed = CostModel(s).rooflineThroughput();
+        s.model.attentionPattern.clear(); // every layer full
+        const double full = CostModel(s).rooflineThroughput();
+        const double expected = 36.0 * 10500 / (18.0 * 10500 + 18.0 * 128);
+        QVERIFY2(std::fabs(windowed / full / expected - 1.0) < 1e-9,
+                 qPrintable(QString::number(windowed / full, 'g', 10)));
+    }
+
     // Linear-attention layers hold a constant state: Qwen3-Next (3 linear layers to 1 full) grows its KV by
     // the full layers' share only when the context doubles.
     void linearAttentionStateIsConstant() {

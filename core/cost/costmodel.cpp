@@ -117,12 +117,19 @@ double CostModel::Impl::computeRoofline() const {
     const double g = double(s.gpus());
     const double flopsAll = g * computePeak() * 1e12, bwAll = g * c.gpu.hbmTBs * 1e12;
     const ParamCounts pc = countParams(s.model);
-    const double L = double(s.model.layers);
+    // Layers' worth of full attention: each layer type's layers times the share of the context its layers
+    // attend to (sliding windows, a linear layer's constant state, the sparse indexer's top-k; 1 for full
+    // attention, so models of full-attention layers count L).
+    double Ldec = 0, Lpre = 0;
+    for (int k = 0; k < nTypes; ++k) {
+        const double n = double(mix.total(types[k]));
+        Ldec += n * attnScale[k].decodeRead, Lpre += n * attnScale[k].prefillPairs;
+    }
     const Workload& w = s.workload;
     const double I = double(w.inputTokens), O = double(w.outputTokens);
-    const double decFlops = 2.0 * pc.active + L * attnPairFlops(true) * ctxDecode;
-    const double decBytes = L * kvBytesPerToken() * ctxDecode;
-    const double preFlops = 2.0 * pc.active + L * attnPairFlops(false) * (I + 1.0) / 2.0;
+    const double decFlops = 2.0 * pc.active + Ldec * attnPairFlops(true) * ctxDecode;
+    const double decBytes = Ldec * kvBytesPerToken() * ctxDecode;
+    const double preFlops = 2.0 * pc.active + Lpre * attnPairFlops(false) * (I + 1.0) / 2.0;
     switch (w.phase) {
     case Phase::Decode:
         return std::min(flopsAll / decFlops, bwAll / decBytes);

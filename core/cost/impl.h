@@ -237,7 +237,6 @@ struct CostModel::Impl {
         capBytes = c.gpu.hbmGB * 1e9 * (1.0 - s.constraints.memoryHeadroom);
         ab = bytesOf(s.model.activations);
         kb = bytesOf(s.model.kvCache);
-        roofline = computeRoofline();
         mix = LayerMix(s.model);
         slotOf.fill(-1);
         for (int t = 0; t < kLayerTypes; ++t)
@@ -247,6 +246,7 @@ struct CostModel::Impl {
         firstMoe = mix.layers() > 0 && layerTypeIsMoe(mix.typeOf(0));
         lastMoe = mix.layers() > 0 && layerTypeIsMoe(mix.typeOf(mix.layers() - 1));
         computeAttentionScales();
+        roofline = computeRoofline(); // after the attention scales: windows and linear layers attend less
     }
 
     void computeAttentionScales();
