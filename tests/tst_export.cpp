@@ -402,6 +402,12 @@ private slots:
                  r.error().message.c_str());
         QCOMPARE(findEngineVersion(ServingEngine::Vllm, "").value().version,
                  engineVersions(ServingEngine::Vllm).back().version);
+        // TensorRT-LLM 1.0's parser could not be read at its release, so it is not offered.
+        o.engine = ServingEngine::Trtllm, o.version = "1.0";
+        const auto t = launchCommand(s, megatron(1, 1, 8, 8), o);
+        QVERIFY(!t.ok());
+        QVERIFY2(t.error().message.find("unknown trtllm version '1.0' (known: 1.2)") != std::string::npos,
+                 t.error().message.c_str());
     }
 
     // SGLang asserts ep_size * moe_dp_size == tp_size and pp_size == 1 for moe_dp_size > 1 (server_args.py,

@@ -10,12 +10,12 @@
 // "a YAML file that overwrites the parameters specified by trtllm-serve"), --port; chunked prefill is off
 // unless --enable_chunked_prefill, so a prompt must fit --max_num_tokens.
 // The YAML keys, from tensorrt_llm/llmapi/llm_args.py (StrictBaseModel: unknown keys are refused):
-// enable_attention_dp, moe_expert_parallel_size, moe_tensor_parallel_size, moe_config.backend (CUTLASS the
-// default of the older release, AUTO of the newer), kv_cache_config.{free_gpu_memory_fraction,dtype},
-// cuda_graph_config.{max_batch_size,enable_padding}. tensorrt_llm/mapping.py: the MoE layers regroup the
-// tp_size ranks as moe_tp x moe_ep (their product must be tp_size); with enable_attention_dp each rank runs
-// attention on its own requests. Multi-node: docs/source/deployment-guide (trtllm-llmapi-launch under mpirun
-// or srun, one MPI rank per GPU).
+// enable_attention_dp, moe_expert_parallel_size, moe_tensor_parallel_size, moe_config.backend (AUTO by
+// default; the export names CUTLASS, the all-gather dispatch, or WIDEEP),
+// kv_cache_config.{free_gpu_memory_fraction,dtype}, cuda_graph_config.{max_batch_size,enable_padding}.
+// tensorrt_llm/mapping.py: the MoE layers regroup the tp_size ranks as moe_tp x moe_ep (their product must be
+// tp_size); with enable_attention_dp each rank runs attention on its own requests. Multi-node:
+// docs/source/deployment-guide (trtllm-llmapi-launch under mpirun or srun, one MPI rank per GPU).
 #include "core/export/common.h"
 
 #include <algorithm>
@@ -26,20 +26,16 @@ namespace sp::exporting {
 
 const std::vector<EngineVersion>& trtllmVersions() {
     static const std::vector<EngineVersion> rows = [] {
-        // TensorRT-LLM 1.0 is NVIDIA/TensorRT-LLM commit ae8270b713446948246f16fadf4e2a32e35d0f62 (the
-        // tensorrt_llm submodule of triton-inference-server/tensorrtllm_backend at its tag v1.0.0, "Update
-        // tensorrt_llm submodule to v1.0.0 ae8270b71"). Its serve.py and llm_args.py were not re-read: no
-        // stored copy at that release was found (the index holds those files at other commits only, and the
-        // repository and its forks are too large to bring here). This row still carries the flags and keys
-        // of the main-branch read (00209af149e7) with the 1.0 MoE backend list, unverified at 1.0.
+        // One row: the release whose parser was read. TensorRT-LLM 1.0 (commit ae8270b71344, the
+        // tensorrt_llm submodule of triton-inference-server/tensorrtllm_backend at v1.0.0) is not offered:
+        // no copy of its serve.py and llm_args.py at that release could be read, and a row of unverified
+        // flags would export commands that may not start.
         EngineVersion v1;
         v1.engine = ServingEngine::Trtllm;
-        v1.version = "1.0";
+        v1.version = "1.2";
         v1.source =
-            "not re-read at 1.0 (commit ae8270b71344, no stored copy found): the flags of "
-            "tensorrt_llm/commands/serve.py and the keys of tensorrt_llm/llmapi/llm_args.py as read at main "
-            "(00209af149e7); MoeConfig.backend in {CUTLASS, CUTEDSL, WIDEEP, TRTLLM, DEEPGEMM, VANILLA}, "
-            "default CUTLASS";
+            "tensorrt_llm/commands/serve.py read at commit 00209af149e7 (main) and llmapi/llm_args.py: "
+            "MoeConfig.backend adds AUTO (the default)";
         v1.defaultPrefillTokens = 8192; // BuildConfig.max_num_tokens
         v1.defaultMemoryFraction = 0.9;
         v1.flags = {"--backend",
@@ -60,12 +56,7 @@ const std::vector<EngineVersion>& trtllmVersions() {
             "a server over several nodes runs under mpirun/srun with trtllm-llmapi-launch, one rank per GPU",
             "chunked prefill off by default: --max_num_tokens holds a whole prompt",
             "--max_seq_len <= the model's max_position_embeddings"};
-        EngineVersion v12 = v1;
-        v12.version = "1.2";
-        v12.source =
-            "tensorrt_llm/commands/serve.py read at commit 00209af149e7 (main) and llmapi/llm_args.py: "
-            "MoeConfig.backend adds AUTO (the default)";
-        return std::vector<EngineVersion>{v1, v12};
+        return std::vector<EngineVersion>{v1};
     }();
     return rows;
 }
