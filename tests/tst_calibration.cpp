@@ -79,6 +79,30 @@ private slots:
         QVERIFY(held->medianAbsError < 0.15);
     }
 
+    // The B200/GB200 table: every cell of it is an NVFP4 checkpoint, which the measurement format cannot
+    // express (precision fp8 only; no b200 or gb200 GPU), so the file lists the cells in its header and holds
+    // no rows. It must still load whole: a row the loader cannot read (gpu: b200) fails the whole file, and
+    // so this test, instead of entering an uncalibrated figure. With B200 rows, this becomes their bound.
+    void blackwellTableLoads() {
+        const std::string path = SHARDPLAN_TESTDATA_DIR "/calibration/trtllm-b200-perf-overview.yaml";
+        auto set = loadCalibrationSet(path, SHARDPLAN_SAMPLES_DIR);
+        QVERIFY2(set.ok(), set.error().str().c_str());
+        QVERIFY(set->skipped.empty());
+        QCOMPARE(set->cases.size(), size_t(0));
+        // The format's gap, as the header states it: a B200 row is refused with the field named.
+        QTemporaryDir dir;
+        const std::string probe = dir.filePath("b200.yaml").toStdString();
+        std::ofstream(probe)
+            << "version: 1\nmeasurements:\n"
+               "  - {id: b200-row, model: llama-3.1-70b, gpu: b200, nodes: 1, gpus_per_node: 1,\n"
+               "     plan: {tp: 1}, phase: serving, input_tokens: 128, output_tokens: 128,\n"
+               "     metric: output_tokens_per_s, value: 11147}\n";
+        auto refused = loadCalibrationSet(probe, SHARDPLAN_SAMPLES_DIR);
+        QVERIFY(!refused.ok());
+        QVERIFY2(QString::fromStdString(refused.error().str()).contains("unknown GPU 'b200'"),
+                 refused.error().str().c_str());
+    }
+
     // Measurements made with the model itself at known factors: the fit from the defaults finds factors
     // that reproduce them, and recovers the ones the runs pin down (compute-bound prefill fixes compute,
     // memory-bound decode fixes memory, small steps the launch cost).
