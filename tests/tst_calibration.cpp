@@ -3,6 +3,7 @@
 #include "core/cost/calibration.h"
 #include "core/io/formats.h"
 #include "core/model/plan.h"
+#include "core/model/weights.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -209,6 +210,45 @@ private slots:
         QVERIFY(!bad.ok());
         QVERIFY2(QString::fromStdString(bad.error().str()).contains("total_input_tokens"),
                  bad.error().str().c_str());
+    }
+
+    // The loader's precision and GPU fields: nvfp4 rows on Blackwell load with NVFP4 weights (0.5625 bytes a
+    // weight: 4-bit elements plus one FP8 scale per 16, core/model/weights.h) and an explicit FP8 KV cache;
+    // an unknown precision is an error naming the field (never read as BF16); a GPU without a sample cluster
+    // is a skipped row, listed with the known ones.
+    void precisionAndGpuFields() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("m.yaml").toStdString();
+        auto row = [](const std::string& id, const std::string& gpu, const std::string& precision,
+                      const std::string& extra) {
+            return "  - id: " + id + "\n    model: llama-3.1-70b\n    gpu: " + gpu +
+                   "\n    nodes: 1\n    gpus_per_node: 1\n    precision: " + precision +
+                   "\n    plan: {tp: 1, pp: 1, dp: 1}\n    phase: serving\n    input_tokens: 128\n"
+                   "    output_tokens: 128\n    metric: output_tokens_per_s\n    value: 1000\n" +
+                   extra;
+        };
+        std::ofstream(path) << "version: 1\nmeasurements:\n"
+                            << row("b200-fp4", "b200", "nvfp4", "    kv_cache: fp8\n")
+                            << row("gb200-fp4", "gb200", "nvfp4", "")
+                            << row("h100-fp8", "h100-sxm", "fp8", "") << row("mi300x", "mi300x", "bf16", "");
+        auto set = loadCalibrationSet(path, SHARDPLAN_SAMPLES_DIR);
+        QVERIFY2(set.ok(), set.error().str().c_str());
+        QCOMPARE(set->cases.size(), size_t(3));
+        const Model& b = set->cases[0].scenario.model;
+        QCOMPARE(b.quant.method, QuantMethod::Nvfp4);
+        QCOMPARE(weightBytesPerParam(b, ParamGroup::Attention), 0.5625);
+        QCOMPARE(b.kvCache, Dtype::FP8);
+        QCOMPARE(set->cases[0].scenario.cluster.gpu.name.find("B200") != std::string::npos, true);
+        QCOMPARE(set->cases[1].scenario.model.kvCache, Dtype::BF16); // not stated: the model file's
+        QCOMPARE(set->cases[2].scenario.model.weights, Dtype::FP8);
+        QCOMPARE(set->skipped.size(), size_t(1));
+        QVERIFY2(QString::fromStdString(set->skipped[0]).contains("mi300x") &&
+                     QString::fromStdString(set->skipped[0]).contains("b200"),
+                 set->skipped[0].c_str());
+        std::ofstream(path) << "version: 1\nmeasurements:\n" << row("fp4", "b200", "fp4", "");
+        auto bad = loadCalibrationSet(path, SHARDPLAN_SAMPLES_DIR);
+        QVERIFY(!bad.ok());
+        QVERIFY2(QString::fromStdString(bad.error().str()).contains("precision"), bad.error().str().c_str());
     }
 };
 

@@ -244,6 +244,131 @@ private slots:
         }
     }
 
+    // Where the layers' types lie as a contiguous dense prefix and one attention kind (every model before
+    // interleaved MoE and mixed attention), the stage counts equal the closed form the cost model used
+    // before it counted layers by type: dense = clamp(first_dense_layers - begin, 0, n), the rest MoE.
+    void stageCountsMatchClosedFormForContiguousModels() {
+        QStringList files;
+        for (const QString dir : {kSamples + "/models", QStringLiteral(SHARDPLAN_TESTDATA_DIR "/hf")}) {
+            QDirIterator it(dir, {"*.yaml", "*.config.json"}, QDir::Files);
+            while (it.hasNext()) files << it.next();
+        }
+        int checked = 0;
+        for (const QString& f : files) {
+            auto loaded = loadModel(f.toStdString());
+            if (!loaded) continue; // a fixture of an unsupported architecture
+            const Model& m = loaded.value();
+            bool contiguous = m.moe.layerStep == 1 && m.moe.denseLayerList.empty();
+            for (int64_t i = 1; i < m.layers; ++i) contiguous &= m.layerAttention(i) == m.layerAttention(0);
+            if (!contiguous) continue;
+            ++checked;
+            const int L = int(m.layers);
+            const int firstDense = int(m.moe.present() ? m.moe.firstDenseLayers : L);
+            const LayerAttention a = m.layerAttention(0);
+            for (int pp = 1; pp <= std::min(L, 64); ++pp) {
+                const auto types = stageLayerTypes(m, pp);
+                const auto spans = pipelineStages(L, pp);
+                QCOMPARE(int(types.size()), pp);
+                for (int i = 0; i < pp; ++i) {
+                    const auto [begin, n] = spans[size_t(i)];
+                    const int dense = std::clamp(firstDense - begin, 0, n);
+                    std::array<int, kLayerTypes> expect{};
+                    expect[size_t(layerTypeOf(false, a))] = dense;
+                    expect[size_t(layerTypeOf(true, a))] += n - dense;
+                    QVERIFY2(types[size_t(i)] == expect,
+                             qPrintable(QStringLiteral("%1 pp %2 stage %3").arg(f).arg(pp).arg(i)));
+                }
+            }
+        }
+        QCOMPARE_GE(checked, 15); // the sample models and most fixtures
+    }
+
+    // Layers by type as they lie. Llama 4 Maverick (tests/data/hf/llama-4-maverick.config.json: 48 layers,
+    // interleave_moe_layer_step 2, so layers 1, 3, 5, ... are MoE) on pp 4: 12 layers a stage, 6 of them MoE
+    // (the contiguous closed form with first_dense_layers 0 made all 12 MoE). Qwen3-Next-80B-A3B (48 layers,
+    // layer_types linear, linear, linear, full repeating): 9 linear-attention and 3 full-attention layers a
+    // stage. gpt-oss-120b (36 layers, sliding and full alternating from layer 0): stages of 9 layers from
+    // layers 0, 9, 18, 27, so 5 sliding + 4 full, then 4 + 5, 5 + 4, 4 + 5.
+    void stageCountsByLayerType() {
+        auto hf = [](const char* file) {
+            auto m = loadModel(SHARDPLAN_TESTDATA_DIR "/hf/" + std::string(file));
+            if (!m) qFatal("%s", m.error().str().c_str());
+            return m.value();
+        };
+        const Model mav = hf("llama-4-maverick.config.json");
+        QCOMPARE(mav.layers, int64_t(48));
+        for (const auto& st : stageLayerTypes(mav, 4)) {
+            int moe = 0, dense = 0;
+            for (int t = 0; t < kLayerTypes; ++t) (layerTypeIsMoe(t) ? moe : dense) += st[size_t(t)];
+            QCOMPARE(moe, 6);
+            QCOMPARE(dense, 6);
+        }
+        const Model next = hf("qwen3-next-80b-a3b.config.json");
+        for (const auto& st : stageLayerTypes(next, 4)) {
+            QCOMPARE(st[size_t(layerTypeOf(true, LayerAttention::Linear))], 9);
+            QCOMPARE(st[size_t(layerTypeOf(true, LayerAttention::Full))], 3);
+        }
+        const Model oss = hf("gpt-oss-120b.config.json");
+        const auto ossStages = stageLayerTypes(oss, 4);
+        for (int i = 0; i < 4; ++i) {
+            QCOMPARE(ossStages[size_t(i)][size_t(layerTypeOf(true, LayerAttention::Sliding))], i % 2 ? 4 : 5);
+            QCOMPARE(ossStages[size_t(i)][size_t(layerTypeOf(true, LayerAttention::Full))], i % 2 ? 5 : 4);
+        }
+        // The cost model prices Maverick's stages the same way: its breakdown of a pp-4 plan shows 6 dense
+        // and 6 MoE layers in the slowest stage.
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-70b-h200-1x8-chat.yaml");
+        s.model = mav;
+        const CostModel cm(s);
+        Plan p = Plan::megatronChoices({4, 1, 2, 2, 1, 1});
+        QVERIFY2(!cm.checkPlan(p), cm.checkPlan(p)->c_str());
+        const Evaluation e = cm.explain(p);
+        QCOMPARE(e.decode.moeLayers, 6);
+        QCOMPARE(e.decode.denseLayers, 6);
+    }
+
+    // Qwen3-Next-80B-A3B on pp 4 (8 H200, dp 2, tp 1, experts replicated): a stage holds 9 linear-attention
+    // and 3 full-attention MoE layers, each priced with its own projections (config.json: hidden 2048;
+    // linear: 16 key heads and 32 value heads of 128, conv kernel 4; full: 16 heads and 2 KV heads of 256,
+    // an output gate, q/k norms; 512 experts of 512 plus one shared expert of 512 with a gate):
+    //   linear attention: in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096) = 25,165,824, in_proj_ba 2048 x 64 =
+    //     131,072, conv1d (2 x 2048 + 4096) x 4 = 32,768, dt_bias + A_log 64, norm 128, out_proj 4096 x 2048
+    //     = 8,388,608: 33,718,464;
+    //   full attention: q and gate 2048 x 8192 = 16,777,216, k and v 2048 x 1024 = 2,097,152, o 4096 x 2048
+    //     = 8,388,608, q/k norms 512: 27,263,488;
+    //   every layer: norms 4,096, router 2048 x 512 = 1,048,576, experts 512 x 3 x 2048 x 512 =
+    //     1,610,612,736, shared expert 3 x 2048 x 512 + gate 2048 = 3,147,776: 1,614,813,184;
+    //   9 x 1,648,531,648 + 3 x 1,642,076,672 = 19,763,014,848, plus the embedding (or the head) 151,936 x
+    //   2048 = 311,164,928 on an end stage: 20,074,179,776 parameters, x 2 bytes (BF16) = 40,148,359,552 B.
+    void hybridStageWeightsByLayerType() {
+        const Scenario s = scenario(kSamples + "/scenarios/qwen3-next-80b-a3b-h200-1x8.yaml");
+        const CostModel cm(s);
+        Plan p = Plan::megatronChoices({4, 2, 1, 1, 1, 2});
+        p.setChoice(Op::Experts, choice::ExpToken);
+        QVERIFY2(!cm.checkPlan(p), cm.checkPlan(p)->c_str());
+        const Metrics m = cm.evaluate(p);
+        QVERIFY(m.valid);
+        const double expect = 40148359552.0 / (1024.0 * 1024.0 * 1024.0);
+        QVERIFY2(std::abs(m.weightsGiB / expect - 1.0) < 1e-12,
+                 qPrintable(QString::number(m.weightsGiB / expect, 'g', 12)));
+    }
+
+    // gpt-oss-120b on pp 4 (chat serving: 1,000 in / 1,000 out, so a paged cache holds 1,000 + 500 = 1,500
+    // tokens a sequence on average): its stages are not alike, stage 3 (layers 27-35) has 5 full-attention
+    // and 4 sliding-window layers. KV per token per layer: 2 x 8 KV heads x 64 x 2 bytes = 2,048 B; a full
+    // layer keeps 1,500 tokens, a sliding one its window of 128: 5 x 1,500 x 2,048 + 4 x 128 x 2,048 =
+    // 16,408,576 B a sequence, for each of the pp micro-batches' sequences in flight. (One average over all
+    // 36 layers would give 4.5 of each: 13,824,000 + 1,179,648 = 15,003,648 B.)
+    void slidingWindowStageKvByLayerType() {
+        const Scenario s = scenario(kSamples + "/scenarios/gpt-oss-120b-h100-1x8.yaml");
+        const CostModel cm(s);
+        const Plan p = Plan::megatronChoices({4, 2, 1, 2, 1, 1});
+        QVERIFY2(!cm.checkPlan(p), cm.checkPlan(p)->c_str());
+        const Metrics m = cm.evaluate(p);
+        QVERIFY(m.feasible);
+        const double perSeq = m.kvCacheGiB * 1024.0 * 1024.0 * 1024.0 / (4.0 * double(m.batch));
+        QVERIFY2(std::abs(perSeq / 16408576.0 - 1.0) < 1e-12, qPrintable(QString::number(perSeq, 'f', 1)));
+    }
+
     // More bandwidth or more FLOP/s is never slower; same input, same output.
     void monotoneAndDeterministic_data() { noCommunicationWithoutTpAndPp_data(); }
     void monotoneAndDeterministic() {

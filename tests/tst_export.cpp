@@ -1,8 +1,8 @@
 // Exports read back: every sample scenario's Megatron plan, a short search's best plan and 50 random valid
 // plans, exported for every engine and known version, parsed back from the node scripts and checked
 // against that version's flags and asserts (core/export/check.h). Then the engine-version rules one by one:
-// unknown versions, the SGLang --moe-dp-size asserts, vLLM's Ray executor before --nnodes, the context
-// capped by max_position_embeddings, the model path.
+// unknown versions, the SGLang --moe-dp-size asserts (tst_launch.cpp has the older versions' rules), the
+// context capped by max_position_embeddings, the model path.
 #include "core/cost/costmodel.h"
 #include "core/export/check.h"
 #include "core/export/launch.h"
@@ -12,10 +12,10 @@
 #include "core/search/searcher.h"
 #include "core/search/space.h"
 
+#include "sample_fixtures.h"
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
-#include "sample_fixtures.h"
 
 #include <QTest>
 
@@ -80,6 +80,13 @@ bool hasNote(const LaunchCommand& c, const std::string& part) {
     for (const auto& n : c.notes)
         if (n.find(part) != std::string::npos) return true;
     return false;
+}
+
+/// The value after `flag` in node 0's engine command.
+std::optional<std::string> flagAfter(const LaunchCommand& c, const std::string& flag) {
+    auto it = std::find(c.argv.begin(), c.argv.end(), flag);
+    if (it == c.argv.end() || it + 1 == c.argv.end()) return std::nullopt;
+    return *(it + 1);
 }
 
 bool hasArg(const LaunchCommand& c, const std::string& a) {
@@ -398,7 +405,8 @@ private slots:
     }
 
     // SGLang asserts ep_size * moe_dp_size == tp_size and pp_size == 1 for moe_dp_size > 1 (server_args.py,
-    // _handle_context_parallelism). {tp8, ep2, etp2, edp2} and {pp2, tp4, ep2, edp2} used to export
+    // ServerArgs._handle_context_parallelism, read at commit 001067fffe33427bee0ed2f007fb7551a1d76b44). {tp8,
+    // ep2, etp2, edp2} and {pp2, tp4, ep2, edp2} used to export
     // --moe-dp-size 2; now they are refused under --strict, or moved to the nearer layout with its cost.
     void sglangMoeDp() {
         const Scenario s = compose("mixtral-8x7b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
@@ -427,29 +435,39 @@ private slots:
                           "SGLang: moe_dp_size > 1 without attn_cp_size == moe_dp_size") != v.end());
     }
 
-    // vLLM: a replica larger than a host without Ray or --nnodes is refused at start (ParallelConfig);
-    // --nnodes does not exist in 0.10.
-    void vllmExecutorRules() {
-        const Scenario s = compose("llama-3.1-405b.yaml", "h200-16x8.yaml", "chat-serving.yaml", 16);
-        LaunchCommand bad = exportOk(s, megatron(2, 1, 8, 32), ServingEngine::Vllm, "0.10.2");
-        bad.argv = {"vllm",
-                    "serve",
-                    "meta-llama/Llama-3.1-405B",
-                    "--tensor-parallel-size",
-                    "8",
-                    "--pipeline-parallel-size",
-                    "2",
-                    "--data-parallel-backend",
-                    "ray"};
-        NodeLaunch node;
-        node.commands = {bad.argv};
-        bad.nodes = {node};
-        auto v = checkLaunch(bad, s, findEngineVersion(ServingEngine::Vllm, "0.10.2").value());
-        QVERIFY2(!v.empty() && v[0].find("larger than the 8 GPUs of a node") != std::string::npos,
-                 v.empty() ? "" : v[0].c_str());
-        const LaunchCommand v12 = exportOk(s, megatron(2, 1, 8, 32), ServingEngine::Vllm);
-        v = checkLaunch(v12, s, findEngineVersion(ServingEngine::Vllm, "0.10.2").value());
-        QVERIFY(std::find(v.begin(), v.end(), "vLLM 0.10.2 does not have --nnodes") != v.end());
+    // vLLM 0.10.2 has no --all2all-backend and no VLLM_RAY_DP_PACK_STRATEGY (vllm/engine/arg_utils.py and
+    // vllm/envs.py at v0.10.2): its notes name VLLM_ALL2ALL_BACKEND (default "naive") instead.
+    void vllmOldNotes() {
+        const Scenario s = compose("qwen3-235b-a22b.yaml", "h200-1x8.yaml", "chat-serving.yaml");
+        const Plan p = megatron(1, 1, 8, 32, 8);
+        const LaunchCommand old = exportOk(s, p, ServingEngine::Vllm, "0.10.2");
+        QVERIFY2(hasNote(old, "VLLM_ALL2ALL_BACKEND=naive") && !hasNote(old, "--all2all-backend"),
+                 qPrintable(joinedNotes(old)));
+        const LaunchCommand now = exportOk(s, p, ServingEngine::Vllm);
+        QVERIFY2(hasNote(now, "--all2all-backend") && !hasNote(now, "VLLM_ALL2ALL_BACKEND"),
+                 qPrintable(joinedNotes(now)));
+        // Two DP ranks of pp 2 x tp 8 (16 GPUs, two hosts each): the newer row spans nodes with Ray's pack
+        // strategy; 0.10.2's Ray DP backend puts each DP rank on one node (vllm/v1/engine/utils.py,
+        // create_dp_placement_groups), so it exports two deployments of one replica, each on Ray.
+        const Scenario big = compose("llama-3.1-405b.yaml", "h200-16x8.yaml", "chat-serving.yaml", 32);
+        const Plan dp2 = megatron(2, 2, 8, 32);
+        const LaunchCommand ray10 = exportOk(big, dp2, ServingEngine::Vllm, "0.10.2");
+        QVERIFY2(hasNote(ray10, "runs it with Ray") && !hasNote(ray10, "VLLM_RAY_DP_PACK_STRATEGY"),
+                 qPrintable(joinedNotes(ray10)));
+        QVERIFY2(hasNote(ray10, "one of 2 identical deployments of 16 GPUs, one per replica (dp 2)"),
+                 qPrintable(joinedNotes(ray10)));
+        QVERIFY(!hasArg(ray10, "--data-parallel-size") && !hasArg(ray10, "--data-parallel-backend"));
+        QCOMPARE(ray10.nodes.size(), size_t(4));
+        QVERIFY(checkLaunch(ray10, big, findEngineVersion(ServingEngine::Vllm, "0.10.2").value()).empty());
+        // The newer row's command (one launch, DP 2 over Ray) is refused by 0.10.2's checker.
+        LaunchCommand one = exportOk(big, dp2, ServingEngine::Vllm);
+        QCOMPARE(*flagAfter(one, "--data-parallel-backend"), std::string("ray"));
+        const auto v = checkLaunch(one, big, findEngineVersion(ServingEngine::Vllm, "0.10.2").value());
+        QVERIFY(
+            std::find(v.begin(), v.end(),
+                      "vLLM 0.10.2: DP ranks of 16 GPUs under the Ray DP backend, which places each on one "
+                      "node of 8") != v.end());
+        QVERIFY(hasNote(exportOk(big, dp2, ServingEngine::Vllm), "VLLM_RAY_DP_PACK_STRATEGY=span"));
     }
 
     // The context: input + output, capped by max_position_embeddings (Llama-2-70B's config.json: 4096), or

@@ -1,6 +1,9 @@
 // Launch commands: a plan's degrees, batch, lengths, dtypes and headroom as vLLM and SGLang flags, the notes
-// on what the flags cannot say, shell quoting, and plans that do not fit refused with the reason.
+// on what the flags cannot say, shell quoting, and plans that do not fit refused with the reason. Then the
+// older engine versions' rules as read at their releases (SGLang 0.4.9, vLLM 0.10.2: its Ray executor and
+// DP ranks each on one host) and the SGLang context-parallel asserts.
 #include "core/cost/costmodel.h"
+#include "core/export/check.h"
 #include "core/export/launch.h"
 #include "core/io/formats.h"
 
@@ -53,6 +56,34 @@ QString notes(const LaunchCommand& c) {
     QString s;
     for (const auto& n : c.notes) s += QString::fromStdString(n) + "\n";
     return s;
+}
+
+/// A Megatron-style plan; with ep > 0 its MoE layers regroup the dp*tp GPUs as ep x etp x edp.
+Plan megatron(int pp, int dp, int tp, int64_t batch, int ep = 0, int etp = 1) {
+    Degrees d{pp, dp, tp, 1, 1, 1};
+    if (ep > 0) d.ep = ep, d.etp = etp, d.edp = dp * tp / (ep * etp);
+    Plan p = Plan::megatronChoices(d);
+    p.batch = batch;
+    return p;
+}
+
+LaunchCommand exportOk(const Scenario& s, const Plan& p, ServingEngine e, const std::string& version = {}) {
+    ExportOptions o;
+    o.engine = e, o.version = version;
+    auto r = launchCommand(s, p, o);
+    if (!r) qFatal("%s", r.error().str().c_str());
+    return r.value();
+}
+
+/// The value after `flag` in node 0's engine command.
+std::optional<std::string> flagAfter(const LaunchCommand& c, const std::string& flag) {
+    auto it = std::find(c.argv.begin(), c.argv.end(), flag);
+    if (it == c.argv.end() || it + 1 == c.argv.end()) return std::nullopt;
+    return *(it + 1);
+}
+
+bool hasArg(const LaunchCommand& c, const std::string& a) {
+    return std::find(c.argv.begin(), c.argv.end(), a) != c.argv.end();
 }
 
 } // namespace
@@ -360,6 +391,217 @@ private slots:
         QVERIFY2(text.rfind("vllm serve '/models/llama 70b' \\\n    --tensor-parallel-size 8 \\\n", 0) == 0,
                  text.c_str());
         QVERIFY2(text.find("\n# Operator choices vLLM") != std::string::npos, text.c_str());
+    }
+
+    // The attention context-parallel asserts of the same function (commit 001067fffe33): attn_cp_size > 1
+    // needs tp_size % attn_cp_size == 0 and tp_size % (dp_size * attn_cp_size) == 0; the flag is
+    // --attention-context-parallel-size, alias --attn-cp-size. With cp == moe_dp_size and ep * moe_dp ==
+    // tp the moe_dp asserts hold: {tp 8, ep 4, moe_dp 2, cp 2} passes them.
+    void sglangContextParallelAsserts() {
+        const Scenario s = compose("mixtral-8x7b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const EngineVersion now = findEngineVersion(ServingEngine::Sglang, "").value();
+        LaunchCommand c = exportOk(s, megatron(1, 1, 8, 16, 8), ServingEngine::Sglang);
+        auto check = [&](std::vector<std::string> args) {
+            LaunchCommand x = c;
+            x.argv = {"python3",
+                      "-m",
+                      "sglang.launch_server",
+                      "--model-path",
+                      "mistralai/Mixtral-8x7B-v0.1",
+                      "--context-length",
+                      "2000"};
+            x.argv.insert(x.argv.end(), args.begin(), args.end());
+            x.nodes.resize(1);
+            x.nodes[0].commands = {x.argv};
+            return checkLaunch(x, s, now);
+        };
+        auto has = [](const std::vector<std::string>& v, const char* what) {
+            return std::find(v.begin(), v.end(), std::string(what)) != v.end();
+        };
+        auto v = check({"--tp-size", "8", "--dp-size", "4", "--enable-dp-attention", "--attn-cp-size", "4"});
+        QVERIFY(has(v, "SGLang: tp_size must be divisible by dp_size * attn_cp_size")); // 8 % 16
+        QVERIFY(!has(v, "SGLang: tp_size must be divisible by attn_cp_size"));          // 8 % 4 == 0
+        v = check({"--tp-size", "8", "--attention-context-parallel-size", "3"});
+        QVERIFY(has(v, "SGLang: tp_size must be divisible by attn_cp_size"));
+        v = check({"--tp-size", "8", "--ep-size", "4", "--moe-dp-size", "2", "--attn-cp-size", "2"});
+        for (const char* rule :
+             {"SGLang: tp_size % moe_dp_size != 0", "SGLang: ep_size * moe_dp_size > tp_size",
+              "SGLang: moe_dp_size > 1 with pp_size > 1", "SGLang: ep_size * moe_dp_size != tp_size",
+              "SGLang: moe_dp_size > 1 without attn_cp_size == moe_dp_size",
+              "SGLang: tp_size must be divisible by attn_cp_size",
+              "SGLang: tp_size must be divisible by dp_size * attn_cp_size"})
+            QVERIFY2(!has(v, rule), rule);
+        v = check({"--tp-size", "8", "--pp-size", "2", "--ep-size", "2", "--moe-dp-size", "4",
+                   "--attn-cp-size", "4"});
+        QVERIFY(has(v, "SGLang: moe_dp_size > 1 with pp_size > 1"));
+        QVERIFY(!has(v, "SGLang: ep_size * moe_dp_size != tp_size")); // 2 x 4 == 8
+    }
+
+    // SGLang 0.4.9 (server_args.py and layers/moe/ep_moe/layer.py at commit ec5f9c6269c1, version.py
+    // "0.4.9"): get_moe_impl_class runs the experts expert-parallel over the whole tp_size (EPMoE, or
+    // DeepEPMoE with --enable-deepep-moe, both setting ep_size = tp_size and asserting num_experts %
+    // tp_size == 0) or tensor-parallel (FusedMoE); --ep-size alone shards nothing. Mixtral's 8 experts on
+    // tp-size 8 as {ep 2, etp 4}: refused by 0.4.9 (adapted to ep 8 or ep 1), exported as is by 0.5.6.
+    void sglang049ExpertParallel() {
+        const Scenario s = compose("mixtral-8x7b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const Plan p = megatron(1, 1, 8, 16, 2, 4);
+        QVERIFY(!CostModel(s).checkPlan(p));
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang, o.version = "0.4.9", o.adapt = false;
+        const auto refused = launchCommand(s, p, o);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("SGLang 0.4.9 runs the experts expert-parallel over the whole "
+                                              "tp-size 8 or tensor-parallel over it, not ep 2 x etp 4") !=
+                     std::string::npos,
+                 refused.error().message.c_str());
+        const LaunchCommand a = exportOk(s, p, ServingEngine::Sglang, "0.4.9");
+        QVERIFY(a.adapted);
+        const Degrees& d = a.plan.degrees;
+        QVERIFY((d.ep == 8 && d.etp == 1) || (d.ep == 1 && d.etp == 8));
+        QCOMPARE(hasArg(a, "--enable-deepep-moe"), d.ep == 8);
+        QCOMPARE(hasArg(a, "--ep-size"), d.ep == 8);
+        const EngineVersion old = findEngineVersion(ServingEngine::Sglang, "0.4.9").value();
+        QVERIFY(checkLaunch(a, s, old).empty());
+        const LaunchCommand now = exportOk(s, p, ServingEngine::Sglang);
+        QVERIFY(!now.adapted);
+        QCOMPARE(*flagAfter(now, "--ep-size"), std::string("2"));
+        // The checker: --ep-size without an EP MoE flag; EP over a tp_size that does not divide the
+        // experts (8 % 3); a KV dtype outside 0.4.9's choices {auto, fp8_e5m2, fp8_e4m3}.
+        auto check = [&](std::vector<std::string> args) {
+            LaunchCommand x = now;
+            x.argv = {"python3",
+                      "-m",
+                      "sglang.launch_server",
+                      "--model-path",
+                      "mistralai/Mixtral-8x7B-v0.1",
+                      "--context-length",
+                      "2000"};
+            x.argv.insert(x.argv.end(), args.begin(), args.end());
+            x.nodes.resize(1);
+            x.nodes[0].commands = {x.argv};
+            return checkLaunch(x, s, old);
+        };
+        auto has = [](const std::vector<std::string>& v, const std::string& what) {
+            return std::find(v.begin(), v.end(), what) != v.end();
+        };
+        QVERIFY(
+            has(check({"--tp-size", "8", "--ep-size", "2"}),
+                "SGLang 0.4.9: --ep-size without --enable-ep-moe or --enable-deepep-moe shards no experts"));
+        QVERIFY(has(check({"--tp-size", "3", "--ep-size", "3", "--enable-deepep-moe"}),
+                    "SGLang 0.4.9: the experts do not divide by the expert-parallel tp_size 3"));
+        QVERIFY(check({"--tp-size", "8", "--ep-size", "8", "--enable-deepep-moe"}).empty());
+        QVERIFY(has(check({"--tp-size", "8", "--kv-cache-dtype", "fp8"}),
+                    "SGLang 0.4.9: --kv-cache-dtype fp8 is not among auto, fp8_e5m2, fp8_e4m3"));
+        QVERIFY(check({"--tp-size", "8", "--kv-cache-dtype", "fp8_e4m3"}).empty());
+    }
+
+    // SGLang's default --chunked-prefill-size by GPU memory: 0.5.6 (commit 001067fffe33,
+    // _handle_gpu_memory_settings) has a 4096 step from 35 to 60 GiB, 0.4.9's ServerArgs.__post_init__
+    // (commit ec5f9c6269c1) goes from 2048 straight to 8192 at 35 GiB. On a GPU of 48 GB (45776 MiB, a
+    // hand-made variant of the H100 sample) a 32768-token prompt is 32768 / 4096 = 8 chunks in 0.5.6 and
+    // 32768 / 8192 = 4 in 0.4.9.
+    void sglangChunkedPrefillByVersion() {
+        Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "long-context-prefill.yaml");
+        s.cluster.gpu.hbmGB = 48;
+        const Plan p = megatron(1, 1, 8, 1);
+        QVERIFY2(hasNote(exportOk(s, p, ServingEngine::Sglang),
+                         "is 4096 tokens, so each 32768-token prompt is "
+                         "prefilled in 8 chunks"),
+                 qPrintable(notes(exportOk(s, p, ServingEngine::Sglang))));
+        QVERIFY2(hasNote(exportOk(s, p, ServingEngine::Sglang, "0.4.9"),
+                         "is 8192 tokens, so each 32768-token "
+                         "prompt is prefilled in 4 chunks"),
+                 qPrintable(notes(exportOk(s, p, ServingEngine::Sglang, "0.4.9"))));
+    }
+
+    // An MoE model's DP ranks larger than a host: DeepSeek-V3 on two GB200 NVL72 racks (hosts of 4 GPUs),
+    // the Megatron plan's tp 8. vLLM 0.10.2 places each DP rank on one node (create_dp_placement_groups) and
+    // its expert layers span TP x DP, so it is refused under --strict and moved to tp 4 (dp doubled, the
+    // expert degrees kept) otherwise; the newer row exports it as is over Ray.
+    void vllm0102MoeRanksOnOneHost() {
+        const Scenario s = sampleScenario("deepseek-v3-gb200-nvl72-x2.yaml");
+        const Plan p = CostModel(s).megatronPlan();
+        QCOMPARE(p.degrees.tp, 8);
+        QVERIFY(p.degrees.dp > 1);
+        ExportOptions o;
+        o.engine = ServingEngine::Vllm, o.version = "0.10.2", o.adapt = false;
+        const auto refused = launchCommand(s, p, o);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find(
+                     "vLLM 0.10.2 places each DP rank on one host, and a DP rank here "
+                     "is tp 8 x pp 1 = 8 GPUs, more than a host's 4") != std::string::npos,
+                 refused.error().message.c_str());
+        const LaunchCommand a = exportOk(s, p, ServingEngine::Vllm, "0.10.2");
+        QVERIFY(a.adapted);
+        QCOMPARE(a.plan.degrees.tp, 4);
+        QCOMPARE(a.plan.degrees.dp, 2 * p.degrees.dp);
+        QCOMPARE(a.plan.degrees.ep, p.degrees.ep);
+        QVERIFY2(hasNote(a, "tp 8 -> 4"), qPrintable(notes(a)));
+        QVERIFY(checkLaunch(a, s, findEngineVersion(ServingEngine::Vllm, "0.10.2").value()).empty());
+        QVERIFY(!exportOk(s, p, ServingEngine::Vllm).adapted);
+    }
+
+    // vLLM: a replica (world size tp x pp) larger than a host. 0.10.2's ParallelConfig.__post_init__
+    // (vllm/config/parallel.py at tag v0.10.2, commit e017120ed146) picks the Ray executor itself when
+    // --distributed-executor-backend is unset and cuda_device_count_stateless() < world_size; an explicit mp
+    // executor is refused (vllm/executor/mp_distributed_executor.py _check_cuda: "please ensure that
+    // world_size (16) is less than than max local gpu count (8)"). The newer row (commit 840e7972c6ab)
+    // refuses the unset executor too. --nnodes does not exist in 0.10.2 (vllm/engine/arg_utils.py).
+    void vllmExecutorRules() {
+        const Scenario s = compose("llama-3.1-405b.yaml", "h200-16x8.yaml", "chat-serving.yaml", 16);
+        LaunchCommand cmd = exportOk(s, megatron(2, 1, 8, 32), ServingEngine::Vllm, "0.10.2");
+        auto with = [&](std::vector<std::string> extra) {
+            cmd.argv = {"vllm",
+                        "serve",
+                        "meta-llama/Llama-3.1-405B",
+                        "--tensor-parallel-size",
+                        "8",
+                        "--pipeline-parallel-size",
+                        "2",
+                        "--max-model-len",
+                        "2000"};
+            cmd.argv.insert(cmd.argv.end(), extra.begin(), extra.end());
+            NodeLaunch node;
+            node.commands = {cmd.argv};
+            cmd.nodes = {node};
+            return cmd;
+        };
+        const EngineVersion v10 = findEngineVersion(ServingEngine::Vllm, "0.10.2").value();
+        const EngineVersion v12 = findEngineVersion(ServingEngine::Vllm, "0.12.0").value();
+        auto mentions = [](const std::vector<std::string>& v, const std::string& part) {
+            return std::any_of(v.begin(), v.end(),
+                               [&](const auto& x) { return x.find(part) != std::string::npos; });
+        };
+        // Unset executor: Ray by default in 0.10.2, refused by the newer row.
+        auto v = checkLaunch(with({}), s, v10);
+        QVERIFY2(!mentions(v, "larger than"), v.empty() ? "" : v[0].c_str());
+        v = checkLaunch(with({}), s, v12);
+        QVERIFY(mentions(v, "world size 16 is larger than the 8 GPUs of a node without "
+                            "--distributed-executor-backend ray or --nnodes"));
+        // --data-parallel-backend ray alone also selects Ray in 0.10.2.
+        QVERIFY(!mentions(checkLaunch(with({"--data-parallel-backend", "ray"}), s, v10), "larger than"));
+        // The mp executor: refused by both.
+        v = checkLaunch(with({"--distributed-executor-backend", "mp"}), s, v10);
+        QVERIFY(mentions(v, "world size 16 is larger than the 8 GPUs of a node with the mp executor"));
+        QVERIFY(mentions(checkLaunch(with({"--distributed-executor-backend", "mp"}), s, v12), "larger than"));
+        // Ray named: accepted by both.
+        QVERIFY(checkLaunch(with({"--distributed-executor-backend", "ray"}), s, v10).empty());
+        // What the export writes for 0.10.2 names Ray (the command says what runs), and passes.
+        const LaunchCommand e10 = exportOk(s, megatron(2, 1, 8, 32), ServingEngine::Vllm, "0.10.2");
+        QCOMPARE(*flagAfter(e10, "--distributed-executor-backend"), std::string("ray"));
+        QVERIFY(checkLaunch(e10, s, v10).empty());
+        const LaunchCommand newer = exportOk(s, megatron(2, 1, 8, 32), ServingEngine::Vllm);
+        v = checkLaunch(newer, s, v10);
+        QVERIFY(std::find(v.begin(), v.end(), "vLLM 0.10.2 does not have --nnodes") != v.end());
+        // 0.10.2's KV cache dtypes are CacheDType's (vllm/config/cache.py at v0.10.2): fp8_inc is one of
+        // them, fp8_e3m4 is not.
+        QVERIFY(checkLaunch(with({"--distributed-executor-backend", "ray", "--kv-cache-dtype", "fp8_inc"}), s,
+                            v10)
+                    .empty());
+        QVERIFY(mentions(
+            checkLaunch(with({"--distributed-executor-backend", "ray", "--kv-cache-dtype", "fp8_e3m4"}), s,
+                        v10),
+            "--kv-cache-dtype fp8_e3m4 is not among auto, fp8, fp8_e4m3, fp8_e5m2, fp8_inc"));
     }
 };
 

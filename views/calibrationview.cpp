@@ -115,6 +115,7 @@ CalibrationView::CalibrationView(const QString& samplesDir, QWidget* parent)
     });
     m_busy = new QProgressBar;
     m_busy->setRange(0, 0); // indeterminate until the full fit is done, then fits done of 1 + cases
+    m_busy->setMinimumWidth(130);
     m_busy->setMaximumWidth(160);
     m_busy->setFormat(tr("%v of %m fits"));
     m_busy->setToolTip(tr("The fit on all runs, then one fit per left-out run (the leave-one-out error)"));

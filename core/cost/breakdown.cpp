@@ -9,7 +9,8 @@ namespace sp {
 Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::string phase) const {
     Breakdown out;
     out.phase = std::move(phase);
-    const PassTimes t = passTimes(c, step);
+    std::array<bool, kLayerTypes> tbo{};
+    const PassTimes t = passTimes(c, step, tbo.data());
     const Stage st = stageOf(t.slowest, c.d.pp);
     out.denseLayers = st.dense;
     out.moeLayers = st.moe;
@@ -21,7 +22,7 @@ Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::s
     // Under two-batch overlap a MoE layer's rows are its two halves' work: the operators at twice a
     // half's time, the collectives at the part that stays exposed (fullMs keeps their whole time), so
     // the rows still add up to the stage.
-    auto add = [&](const Block& bd, const Block& bp, LayerKind kind, bool overlapped) {
+    auto add = [&](Breakdown& out, const Block& bd, const Block& bp, LayerKind kind, bool overlapped) {
         const Step at = overlapped ? step.half() : step;
         const double reps = overlapped ? 2.0 : 1.0;
         double commShare = 1.0;
@@ -77,10 +78,57 @@ Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::s
             out.comms.push_back(std::move(cc));
         }
     };
-    if (st.dense > 0) add(c.dense[0], c.dense[1], LayerKind::Dense, false);
-    if (st.moe > 0) add(c.moe[0], c.moe[1], LayerKind::Moe, t.twoBatch);
-    if (st.first) add(c.emb[0], c.emb[1], LayerKind::Embedding, false);
-    if (st.last) add(c.head[0], c.head[1], LayerKind::Head, false);
+    // A dense or MoE row is per occurrence, so a reader multiplies it by the stage's layers of its kind.
+    // Where the stage mixes layer types of one kind (gpt-oss: sliding and full attention; Qwen3-Next: linear
+    // and full), each type's rows are weighed by its share of those layers and summed row by row (every type
+    // of a kind walks the same operators and collectives: they follow from the plan's choices).
+    for (int moe = 0; moe < 2; ++moe) {
+        const int total = moe ? st.moe : st.dense;
+        if (total == 0) continue;
+        const LayerKind kind = moe ? LayerKind::Moe : LayerKind::Dense;
+        Breakdown acc;
+        bool any = false;
+        for (int k = 0; k < nTypes; ++k) {
+            if (layerTypeIsMoe(types[k]) != bool(moe) || st.n[k] == 0) continue;
+            Breakdown one;
+            add(one, c.body[k][0], c.body[k][1], kind, tbo[k]);
+            if (st.n[k] == total) {
+                acc = std::move(one);
+                any = true;
+                break;
+            }
+            const double w = double(st.n[k]) / double(total);
+            for (auto& o : one.ops) o.computeMs *= w, o.memoryMs *= w, o.timeMs *= w, o.weightBytes *= w;
+            for (auto& k2 : one.comms) k2.bytes *= w, k2.timeMs *= w, k2.fullMs *= w;
+            bool same = any && acc.ops.size() == one.ops.size() && acc.comms.size() == one.comms.size();
+            for (size_t i = 0; same && i < one.ops.size(); ++i)
+                same = acc.ops[i].op == one.ops[i].op && acc.ops[i].choice == one.ops[i].choice;
+            for (size_t i = 0; same && i < one.comms.size(); ++i)
+                same = acc.comms[i].where == one.comms[i].where && acc.comms[i].kind == one.comms[i].kind;
+            if (!same) {
+                acc.ops.insert(acc.ops.end(), one.ops.begin(), one.ops.end());
+                acc.comms.insert(acc.comms.end(), one.comms.begin(), one.comms.end());
+                any = true;
+                continue;
+            }
+            for (size_t i = 0; i < one.ops.size(); ++i) {
+                OpCost& a = acc.ops[i];
+                a.computeMs += one.ops[i].computeMs, a.memoryMs += one.ops[i].memoryMs;
+                a.timeMs += one.ops[i].timeMs, a.weightBytes += one.ops[i].weightBytes;
+                a.memoryBound = a.memoryMs >= a.computeMs;
+            }
+            for (size_t i = 0; i < one.comms.size(); ++i) {
+                CommCost& a = acc.comms[i];
+                a.bytes += one.comms[i].bytes, a.timeMs += one.comms[i].timeMs,
+                    a.fullMs += one.comms[i].fullMs;
+                a.overlapped = a.overlapped || one.comms[i].overlapped;
+            }
+        }
+        out.ops.insert(out.ops.end(), acc.ops.begin(), acc.ops.end());
+        out.comms.insert(out.comms.end(), acc.comms.begin(), acc.comms.end());
+    }
+    if (st.first) add(out, c.emb[0], c.emb[1], LayerKind::Embedding, false);
+    if (st.last) add(out, c.head[0], c.head[1], LayerKind::Head, false);
     return out;
 }
 

@@ -17,7 +17,10 @@ namespace {
 //  the
 //    MLPerf and TensorRT-LLM FP8 configurations use; DeepSeek keeps its file's dtypes (FP8 weights, BF16
 //    latent).
-//  - gpu: the H100 or H200 sample cluster, or the H800 file beside the measurements, with the node count set.
+//  - precision: bf16 (default), fp8, or nvfp4 (ModelOpt FP4 checkpoints: NVFP4 linear weights); kv_cache
+//    (bf16 or fp8) where the source states it.
+//  - gpu: the H100, H200, B200 or GB200 sample cluster, or the H800 file beside the measurements, with the
+//    node count set.
 //  - plan: tp, pp, dp as given (a missing one takes what is left of the GPUs); with ep given, experts are
 //  expert-
 //    parallel over ep with the rest as replicas; without it, each replica shards its experts over its tp GPUs
@@ -40,14 +43,36 @@ Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& sam
     auto model = loadModel(samples + "/models/" + modelName + ".yaml");
     if (!model) return model.error();
     Model m = model.value();
-    if (e.stringOr("precision", "bf16") == "fp8" && m.attention.type != AttentionType::MLA)
-        m.weights = Dtype::FP8, m.kvCache = Dtype::FP8;
+    // An unknown precision is an error, never read as the model file's dtypes.
+    const int precision = e.oneOfOr("precision", {"bf16", "fp8", "nvfp4"}, 0);
+    if (precision == 1 && m.attention.type != AttentionType::MLA) m.weights = Dtype::FP8, m.kvCache = Dtype::FP8;
+    // NVIDIA's ModelOpt FP4 checkpoints, which TensorRT-LLM's Blackwell tables run (e.g.
+    // nvidia/Llama-3.1-405B-Instruct-FP4, whose card says "only the weights and activations of the linear
+    // operators within transformers blocks are quantized"): NVFP4 attention and FFN weights, the head,
+    // embedding and router in the compute dtype, as core/io/hfconfig.cpp reads such a checkpoint.
+    if (precision == 2) m.quant = nvfp4Quant();
+    // The KV cache where the source states it (an FP8 KV cache is a separate choice of the checkpoint or
+    // the engine); else the precision's default above.
+    if (e.has("kv_cache")) m.kvCache = e.oneOf("kv_cache", {"bf16", "fp8"}) == 1 ? Dtype::FP8 : Dtype::BF16;
+    // The sample cluster of each GPU (its figures, its fitted factors), with the row's node count; a GPU with
+    // none is a row the model cannot predict (skipped and listed), not an error in the file.
+    struct Known {
+        std::string_view gpu;
+        std::string file;
+    };
+    const Known known[] = {{"h100-sxm", samples + "/clusters/h100-4x8.yaml"},
+                           {"h200-sxm", samples + "/clusters/h200-16x8.yaml"},
+                           {"h800", here + "/clusters/h800-1x8.yaml"},
+                           {"b200", samples + "/clusters/b200-1x8.yaml"},
+                           {"gb200", samples + "/clusters/gb200-nvl72-x2.yaml"}};
     const std::string gpu = e.string("gpu");
-    const std::string clusterFile = gpu == "h100-sxm"   ? samples + "/clusters/h100-4x8.yaml"
-                                    : gpu == "h200-sxm" ? samples + "/clusters/h200-16x8.yaml"
-                                    : gpu == "h800"     ? here + "/clusters/h800-1x8.yaml"
-                                                        : std::string();
-    if (clusterFile.empty()) e.failAt("gpu", "unknown GPU '" + gpu + "'");
+    std::string clusterFile, names;
+    for (const Known& k : known) {
+        if (k.gpu == gpu) clusterFile = k.file;
+        names += (names.empty() ? "" : ", ") + std::string(k.gpu);
+    }
+    if (clusterFile.empty())
+        return Error{e.file(), 0, 0, row.id, "no cluster for GPU '" + gpu + "' (known: " + names + ")"};
     auto cluster = loadCluster(clusterFile);
     if (!cluster) return cluster.error();
     Cluster c = cluster.value();

@@ -31,16 +31,20 @@ OpTerm CostModel::Impl::gemm(Op op, ParamGroup g, int8_t ch, int tp, Lay need, d
     return t;
 }
 
-double CostModel::Impl::kvDivisor(int8_t cAttn, int tp) const {
+double CostModel::Impl::kvDivisor(int8_t cAttn, int tp, LayerAttention kind) const {
     if (cAttn != choice::AttnHead) return double(tp); // sequence or batch sharding splits the cache
     const Attention& a = s.model.attention;
+    // A linear-attention layer's state and convolution split with its heads (the key heads are the fewer).
+    if (kind == LayerAttention::Linear) return double(std::min<int64_t>(tp, a.linear.keyHeads));
     if (a.type == AttentionType::MLA) return 1.0;    // one latent serves every head
     return double(std::min<int64_t>(tp, a.kvHeads)); // KV heads replicate when tp exceeds them
 }
 
-void CostModel::Impl::compileAttention(Walker& x, bool moeLayer) const {
+void CostModel::Impl::compileAttention(Walker& x, int slot) const {
     const Model& mo = s.model;
     const Attention& a = mo.attention;
+    const bool moeLayer = layerTypeIsMoe(types[slot]);
+    const bool linear = layerTypeAttention(types[slot]) == LayerAttention::Linear;
     const int tp = x.tp();
     const double h = double(mo.hidden);
     const Op opNorm = moeLayer ? Op::MoeNorms : Op::Norms, opQkv = moeLayer ? Op::MoeQkv : Op::Qkv;
@@ -57,12 +61,32 @@ void CostModel::Impl::compileAttention(Walker& x, bool moeLayer) const {
         t.tokDiv = res == Lay::T ? tp : 1;
         t.fTok = 8.0 * h; // two RMS norms and the residual add
         t.bTok = 4.0 * h * ab;
-        t.bFixed = t.weightBytes = 2.0 * h * wbOf(ParamGroup::Norms);
+        // The two residual norms, and the layer's other vectors (paramsOf's Norms group, kept whole on every
+        // GPU, a few thousand parameters): q/k norms and sinks, or a linear-attention layer's dt_bias and
+        // A_log per value head and its gated norm.
+        double vectors = 0.0;
+        if (linear) {
+            vectors = 2.0 * double(a.linear.valueHeads) + double(a.linear.valueHeadDim);
+        } else {
+            if (a.qkNorm == QkNorm::PerHead) vectors += 2.0 * double(a.headDim);
+            if (a.qkNorm == QkNorm::PerLayer) vectors += double((a.heads + a.kvHeads) * a.headDim);
+            if (a.sinks) vectors += double(a.heads);
+        }
+        t.bFixed = t.weightBytes = (2.0 * h + vectors) * wbOf(ParamGroup::Norms);
         x.b.add(t);
     }
     x.produced(res, opNorm, h);
     double qkvWidth, oWidth, shardedParams, replicatedParams = 0;
-    if (a.type == AttentionType::MLA) {
+    if (linear) {
+        // Gated DeltaNet (transformers' Qwen3NextGatedDeltaNet): in_proj_qkvz gives q, k (key heads) and v,
+        // z (value heads), in_proj_ba a beta and an alpha per value head; the depthwise causal conv1d over
+        // q, k, v splits with the heads, as vLLM's column-parallel in_proj does.
+        const auto& d = a.linear;
+        const double kd = double(d.keyHeads * d.keyHeadDim), vd = double(d.valueHeads * d.valueHeadDim);
+        qkvWidth = 2.0 * kd + 2.0 * vd + 2.0 * double(d.valueHeads);
+        oWidth = vd;
+        shardedParams = h * qkvWidth + (2.0 * kd + vd) * double(d.convKernel);
+    } else if (a.type == AttentionType::MLA) {
         const auto& d = a.mla;
         const double qk = double(d.qkNopeHeadDim + d.qkRopeHeadDim);
         // q_a and kv_a map hidden to the latents and have no head dimension: engines replicate them under
@@ -74,7 +98,8 @@ void CostModel::Impl::compileAttention(Walker& x, bool moeLayer) const {
         qkvWidth = double(a.heads) * (qk + qk + double(d.vHeadDim));
         oWidth = double(a.heads * d.vHeadDim);
     } else {
-        qkvWidth = double((a.heads + 2 * a.kvHeads) * a.headDim);
+        // An output gate (Qwen3-Next) is projected with the queries: heads x head_dim more.
+        qkvWidth = double((a.heads * (a.outputGate ? 2 : 1) + 2 * a.kvHeads) * a.headDim);
         oWidth = double(a.heads * a.headDim);
         shardedParams = h * qkvWidth;
     }
@@ -105,9 +130,9 @@ void CostModel::Impl::compileAttention(Walker& x, bool moeLayer) const {
         const double S = double(s.workload.inputTokens);
         const bool byBatch = cAttn == choice::AttnBatch;
         const double workDiv = byBatch ? 1.0 : double(tp); // per sequence: heads or context split over tp
-        const double kvDiv = byBatch ? 1.0 : kvDivisor(cAttn, tp);
+        const double kvDiv = byBatch ? 1.0 : kvDivisor(cAttn, tp, layerTypeAttention(types[slot]));
         if (byBatch) t.seqDiv = tp, t.tokDiv = tp;
-        const AttnScale& sc = attnScale[moeLayer ? 1 : 0];
+        const AttnScale& sc = attnScale[slot];
         if (x.decode) {
             t.fSeq = pairF * ctxDecode / workDiv * sc.decodeRead;
             t.bSeq = kvTok * ctxDecode / kvDiv * sc.decodeRead; // read the (attended) cache every step
@@ -279,8 +304,15 @@ void CostModel::Impl::compileMoe(Walker& x) const {
         x.produced(tok, Op::Router, h); // shared experts read the same input as the router
         const Lay need = cShared == choice::SharedColumnRow ? Lay::R : Lay::T;
         x.to(need, Op::SharedExperts);
-        x.b.add(
-            gemm(Op::SharedExperts, ParamGroup::SharedExperts, cShared, tp, need, h, 3.0 * sf, 3.0 * h * sf));
+        OpTerm se =
+            gemm(Op::SharedExperts, ParamGroup::SharedExperts, cShared, tp, need, h, 3.0 * sf, 3.0 * h * sf);
+        if (e.sharedExpertGate) {
+            // Qwen's sigmoid gate on the shared expert's output (hidden -> 1), whole on every GPU.
+            se.fTok += 2.0 * h;
+            se.weightBytes += h * wbOf(ParamGroup::SharedExperts);
+            se.bFixed = se.weightBytes;
+        }
+        x.b.add(se);
         x.produced(cShared == choice::SharedColumnRow ? Lay::P : Lay::T, Op::SharedExperts, h);
         // Partial sums meet the routed experts' all-reduce in one collective (the engines add the
         // shared and routed outputs before reducing).
@@ -361,7 +393,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         const int k = d.ep * d.etp;
         const int kt = std::min(k, d.tp), kd = std::max(1, k / d.tp);
         c.a2aG = place(kt, sTp, kd, sDp, gpn);
-        c.syncRanks = m.moeLayers() > 0 ? double(std::min(d.dp, kd)) : 1.0;
+        c.syncRanks = moeLayers > 0 ? double(std::min(d.dp, kd)) : 1.0;
     }
     if (d.pp > 1) {
         const GroupShape ppG = place(d.pp, sPp, 1, sPp * d.pp, gpn);
@@ -370,28 +402,28 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         c.p2pAlpha = inter ? net.alphaInter : net.alphaIntra;
         c.p2pSecPerTok = double(m.hidden) * ab / (inter ? net.bwInter : net.bwIntra);
     }
+    const double kvTok = kvBytesPerToken();
     for (int pass = 0; pass < 2; ++pass) {
         const bool decode = pass == 0;
-        if (m.denseLayers() > 0) {
-            Walker x{*this, c, decode, c.dense[pass]};
-            x.produced(resOf(c, false), Op::Norms, double(m.hidden));
-            compileAttention(x, false);
-            compileDenseFfn(x);
+        for (int k = 0; k < nTypes; ++k) {
+            const bool moe = layerTypeIsMoe(types[k]);
+            Walker x{*this, c, decode, c.body[k][pass]};
+            x.produced(resOf(c, moe), moe ? Op::MoeNorms : Op::Norms, double(m.hidden));
+            compileAttention(x, k);
+            if (moe)
+                compileMoe(x);
+            else
+                compileDenseFfn(x);
+            if (pass == 0)
+                c.kv[k] = kvTok / kvDivisor(c.choiceOf(moe ? Op::MoeAttention : Op::Attention), d.tp,
+                                            layerTypeAttention(types[k]));
         }
-        if (m.moeLayers() > 0) {
-            Walker x{*this, c, decode, c.moe[pass]};
-            x.produced(resOf(c, true), Op::MoeNorms, double(m.hidden));
-            compileAttention(x, true);
-            compileMoe(x);
-        }
+        // The embedding hands its output to the first layer's residual layout, the head takes the last's.
         Walker xe{*this, c, decode, c.emb[pass]};
-        compileEmbedding(xe, resOf(c, m.denseLayers() == 0));
+        compileEmbedding(xe, resOf(c, firstMoe));
         Walker xh{*this, c, decode, c.head[pass]};
-        compileHead(xh, resOf(c, m.moeLayers() > 0));
+        compileHead(xh, resOf(c, lastMoe));
     }
-    const double kvTok = kvBytesPerToken();
-    c.kvDense = kvTok / kvDivisor(c.choiceOf(Op::Attention), d.tp);
-    c.kvMoe = kvTok / kvDivisor(c.choiceOf(Op::MoeAttention), d.tp);
 }
 
 } // namespace sp
@@ -411,9 +443,9 @@ void CostModel::Impl::computeAttentionScales() {
     auto causalMean = [](double S, double W) {
         return W <= 0 || S <= W ? (S + 1.0) / 2.0 : (W * (W + 1.0) / 2.0 + (S - W) * W) / S;
     };
-    std::array<AttnScale, 2> sum{};
+    std::array<AttnScale, kLayerTypes> sum{};
     for (auto& x : sum) x = {0, 0, 0, 0};
-    std::array<int, 2> n{};
+    std::array<int, kLayerTypes> n{};
     for (const LayerSpec& l : layerSpecs(m)) {
         AttnScale a;
         if (l.attention == LayerAttention::Linear) {
@@ -427,12 +459,12 @@ void CostModel::Impl::computeAttentionScales() {
             a.prefillPairs = causalMean(S, span) / ((S + 1.0) / 2.0);
             a.prefillWrite = 1.0 + indexer;
         }
-        const int k = l.moe ? 1 : 0;
+        const int k = slotOf[layerTypeOf(l.moe, l.attention)];
         sum[k].kvHeld += a.kvHeld, sum[k].decodeRead += a.decodeRead;
         sum[k].prefillPairs += a.prefillPairs, sum[k].prefillWrite += a.prefillWrite;
         ++n[k];
     }
-    for (int k = 0; k < 2; ++k)
+    for (int k = 0; k < nTypes; ++k)
         if (n[k] > 0)
             attnScale[k] = {sum[k].kvHeld / n[k], sum[k].decodeRead / n[k], sum[k].prefillPairs / n[k],
                             sum[k].prefillWrite / n[k]};

@@ -5,6 +5,7 @@
 
 #include "core/model/scenario.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -87,6 +88,10 @@ struct Evaluation {
 /// so the ends, which also carry the embedding and the head, stay lighter. One (first layer, layer count) per
 /// stage.
 std::vector<std::pair<int, int>> pipelineStages(int layers, int pp);
+
+/// The layers of each type (core/model's layerTypeOf: dense or MoE FFN, times how the layer attends) in
+/// each stage of pipelineStages, as they lie in the model: the counts the cost model prices a stage by.
+std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, int pp);
 
 /// How evaluate() finds the largest batch meeting the SLOs; both give the same batch (latency grows with
 /// the batch). Secant: a guess from the SLO ratios at the bracket's ends, a few probes. Bisection: the plain

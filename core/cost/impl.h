@@ -67,10 +67,17 @@ struct CommTerm {
 
 /// A layer kind (or the embedding, or the head) in one pass.
 struct Block {
-    std::array<OpTerm, 10> ops;
-    std::array<CommTerm, 14> comms;
+    // Only the first nOps and nComms terms are ever written (add) or read, so the arrays are left
+    // uninitialised: evaluate() constructs a Compiled, with a block per layer type, for every plan.
+    union {
+        OpTerm ops[10];
+    };
+    union {
+        CommTerm comms[14];
+    };
     int nOps = 0, nComms = 0;
     double actBytesPerTok = 0; ///< working activation memory per replica token
+    Block() {}
     void add(const OpTerm& t) { ops[nOps++] = t; }
     void add(const CommTerm& c) { comms[nComms++] = c; }
     double weights() const {
@@ -80,9 +87,13 @@ struct Block {
     }
 };
 
+/// One pipeline stage's layers: by FFN kind, and by layer type (core/model: dense or MoE, times how it
+/// attends) in the order of Impl::types.
 struct Stage {
     int dense = 0, moe = 0;
+    std::array<int, kLayerTypes> n{}; ///< layers of each of Impl::types
     bool first = false, last = false;
+    bool lastMoe = false; ///< the stage ends on a MoE layer (the layout its activations leave in)
 };
 
 /// (first layer, layer count) of stage i; evaluated per stage on the hot path, so no vector.
@@ -117,12 +128,16 @@ inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
 struct Compiled {
     Degrees d;
     std::array<int8_t, kOpCount> choices{};
-    Block dense[2], moe[2], emb[2],
-        head[2]; ///< [0] decode step (M = B), [1] prefill pass (M = B*S, head sees B)
+    /// [type][pass] for each of Impl::types, and the embedding and the head; pass [0] is a decode step
+    /// (M = B), [1] a prefill pass (M = B*S, the head sees B).
+    std::array<std::array<Block, 2>, kLayerTypes> body;
+    Block emb[2], head[2];
     GroupShape tpG, a2aG;
     LinkClass p2pLink = LinkClass::Local;
     double p2pAlpha = 0, p2pSecPerTok = 0;
-    double kvDense = 0, kvMoe = 0; ///< KV bytes per GPU per sequence per context token per layer
+    /// Per each of Impl::types: KV bytes per GPU per sequence per context token per layer (before its
+    /// AttnScale).
+    std::array<double, kLayerTypes> kv{};
     Overlap overlap = Overlap::Auto;
     double budget = double(kDefaultPrefillBudget); ///< tokens per forward pass of a replica
     double syncRanks = 1; ///< attention replicas that meet at every MoE all-to-all (data-parallel attention)
@@ -180,14 +195,22 @@ struct CostModel::Impl {
     /// experts).
     std::array<double, kParamGroupCount> wbg{}, gemmRate{};
     double roofline = 0;
-    /// Per layer kind ([0] dense, [1] MoE), the average over its layers of what a layer's attention holds and
-    /// touches relative to a full-attention layer: sliding-window and chunked layers keep at most their
-    /// window, linear-attention layers a constant state, DeepSeek sparse attention reads the indexer's top-k
-    /// plus its key cache (see computeAttentionScales).
+    /// The layers' types as they lie (LayerMix), and the types present, in increasing order: the cost model
+    /// compiles one block per present type and weighs it by the stage's layers of that type.
+    LayerMix mix;
+    std::array<int8_t, kLayerTypes> types{};
+    std::array<int8_t, kLayerTypes> slotOf{}; ///< index into types of a type; -1: absent
+    int nTypes = 0;
+    int64_t denseLayers = 0, moeLayers = 0;
+    bool firstMoe = false, lastMoe = false; ///< the first and the last layer are MoE layers
+    /// Per each of `types`, the average over its layers of what a layer's attention holds and touches
+    /// relative to a full-attention layer: sliding-window and chunked layers keep at most their window,
+    /// linear-attention layers a constant state, DeepSeek sparse attention reads the indexer's top-k plus its
+    /// key cache (see computeAttentionScales).
     struct AttnScale {
         double kvHeld = 1, decodeRead = 1, prefillPairs = 1, prefillWrite = 1;
     };
-    std::array<AttnScale, 2> attnScale{};
+    std::array<AttnScale, kLayerTypes> attnScale{};
 
     explicit Impl(Scenario sc) : s(std::move(sc)) {
         const Cluster& c = s.cluster;
@@ -215,6 +238,14 @@ struct CostModel::Impl {
         ab = bytesOf(s.model.activations);
         kb = bytesOf(s.model.kvCache);
         roofline = computeRoofline();
+        mix = LayerMix(s.model);
+        slotOf.fill(-1);
+        for (int t = 0; t < kLayerTypes; ++t)
+            if (mix.total(t) > 0) slotOf[t] = int8_t(nTypes), types[nTypes++] = int8_t(t);
+        for (int k = 0; k < nTypes; ++k)
+            (layerTypeIsMoe(types[k]) ? moeLayers : denseLayers) += mix.total(types[k]);
+        firstMoe = mix.layers() > 0 && layerTypeIsMoe(mix.typeOf(0));
+        lastMoe = mix.layers() > 0 && layerTypeIsMoe(mix.typeOf(mix.layers() - 1));
         computeAttentionScales();
     }
 
@@ -284,9 +315,11 @@ struct CostModel::Impl {
     /// token shards the tokens with the weights replicated.
     OpTerm gemm(Op op, ParamGroup g, int8_t ch, int tp, Lay need, double k, double n, double params) const;
 
-    double kvDivisor(int8_t cAttn, int tp) const;
+    double kvDivisor(int8_t cAttn, int tp, LayerAttention kind) const;
 
-    void compileAttention(Walker& x, bool moeLayer) const;
+    /// The attention half of a layer of type types[slot]: norms, projections (softmax attention's, or a
+    /// linear-attention layer's), the attention core, the output projection.
+    void compileAttention(Walker& x, int slot) const;
 
     void compileDenseFfn(Walker& x) const;
 
@@ -333,8 +366,10 @@ struct CostModel::Impl {
 
     // ------------------------------------------------------------------ stages, times, memory
 
-    /// Stage i of pp, by layer kind (see pipelineStages).
+    /// Stage i of pp, by layer type (see pipelineStages).
     Stage stageOf(int i, int pp) const;
+    /// A stage of `n` layers from `begin`, counted by type from the prefix sums.
+    Stage stageAt(int i, int pp, int begin, int n) const;
 
     /// Compute and memory seconds of one operator for M local-replica tokens and B sequences; with `half`,
     /// also for a half-batch (M/2, B/2) in the same pass (two-batch overlap).
@@ -374,8 +409,9 @@ struct CostModel::Impl {
 
     double p2pTime(const Compiled& c, const Stage& st, double M) const;
 
-    /// One step of a replica's micro-batch through every stage.
-    PassTimes passTimes(const Compiled& c, const Step& st) const;
+    /// One step of a replica's micro-batch through every stage; `typeTbo`, when given, receives whether each
+    /// of `types` ran with two-batch overlap.
+    PassTimes passTimes(const Compiled& c, const Step& st, bool* typeTbo = nullptr) const;
 
     /// The step a phase runs at B sequences per micro-batch.
     ///  prefill: B prompts of I tokens; decode: B tokens; serving: B decode tokens plus the prefill tokens

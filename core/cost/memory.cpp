@@ -30,14 +30,17 @@ void CostModel::Impl::stageMemory(const Compiled& c, int i, double& fixed, doubl
                                   double& kvPerSeq) const {
     const Workload& w = s.workload;
     const Stage st = stageOf(i, c.d.pp);
-    weights = st.dense * c.dense[0].weights() + st.moe * c.moe[0].weights() +
-              (st.first ? c.emb[0].weights() : 0.0) + (st.last ? c.head[0].weights() : 0.0);
-    // Every in-flight sequence (pp micro-batches of B) keeps the KV of this stage's layers.
-    kvPerSeq = double(c.d.pp) * kvContext() *
-               (st.dense * c.kvDense * attnScale[0].kvHeld + st.moe * c.kvMoe * attnScale[1].kvHeld);
+    // Each layer type's weights and KV (or linear-attention state) times the stage's layers of that type.
     const int pass = w.phase == Phase::Decode ? 0 : 1;
-    const double body = std::max(st.dense > 0 ? c.dense[pass].actBytesPerTok : 0.0,
-                                 st.moe > 0 ? c.moe[pass].actBytesPerTok : 0.0);
+    double layerWeights = 0.0, kvLayers = 0.0, body = 0.0;
+    for (int k = 0; k < nTypes; ++k) {
+        layerWeights += st.n[k] * c.body[k][0].weights();
+        kvLayers += st.n[k] * c.kv[k] * attnScale[k].kvHeld;
+        if (st.n[k] > 0) body = std::max(body, c.body[k][pass].actBytesPerTok);
+    }
+    weights = layerWeights + (st.first ? c.emb[0].weights() : 0.0) + (st.last ? c.head[0].weights() : 0.0);
+    // Every in-flight sequence (pp micro-batches of B) keeps the KV of this stage's layers.
+    kvPerSeq = double(c.d.pp) * kvContext() * kvLayers;
     const double logits = st.last ? c.head[pass].actBytesPerTok : 0.0;
     fixed = weights + kReserveBytes;
     perSeq = kvPerSeq + logits;

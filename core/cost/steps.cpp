@@ -7,17 +7,32 @@ namespace sp {
 
 // ------------------------------------------------------------------ stages, times, memory
 
-/// Stage i of pp, by layer kind (see pipelineStages).
+/// Stage i of pp, by layer type (see pipelineStages).
 Stage CostModel::Impl::stageOf(int i, int pp) const {
-    const int L = int(s.model.layers);
-    const auto [begin, n] = stageSpan(L, pp, i);
-    const int firstDense = int(s.model.moe.present() ? s.model.moe.firstDenseLayers : L);
+    const auto [begin, n] = stageSpan(int(s.model.layers), pp, i);
+    return stageAt(i, pp, begin, n);
+}
+
+Stage CostModel::Impl::stageAt(int i, int pp, int begin, int n) const {
     Stage st;
-    st.dense = std::clamp(firstDense - begin, 0, n);
-    st.moe = n - st.dense;
+    for (int k = 0; k < nTypes; ++k) {
+        st.n[k] = mix.count(types[k], begin, n);
+        (layerTypeIsMoe(types[k]) ? st.moe : st.dense) += st.n[k];
+    }
     st.first = i == 0;
     st.last = i == pp - 1;
+    st.lastMoe = n > 0 && layerTypeIsMoe(mix.typeOf(begin + n - 1));
     return st;
+}
+
+std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, int pp) {
+    const LayerMix mix(m);
+    std::vector<std::array<int, kLayerTypes>> out;
+    for (const auto& [begin, n] : pipelineStages(mix.layers(), pp)) {
+        auto& row = out.emplace_back();
+        for (int t = 0; t < kLayerTypes; ++t) row[size_t(t)] = mix.count(t, begin, n);
+    }
+    return out;
 }
 
 /// Items (tokens, prompts) of the busiest of div shards when x of them arrive per step on average. Whole
@@ -136,36 +151,37 @@ double CostModel::Impl::twoBatchTime(const Parts& half) const {
 
 double CostModel::Impl::p2pTime(const Compiled& c, const Stage& st, double M) const {
     if (st.last) return 0.0;
-    const bool tokenSharded = resOf(c, st.moe > 0) == Lay::T;
+    const bool tokenSharded = resOf(c, st.lastMoe) == Lay::T;
     return c.p2pAlpha + c.p2pSecPerTok * M / (tokenSharded ? c.d.tp : 1);
 }
 
-/// One step of a replica's micro-batch through every stage.
-PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st) const {
+/// One step of a replica's micro-batch through every stage: each layer type's time once, weighed by the
+/// stage's layers of that type.
+PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* typeTbo) const {
     PassTimes r;
-    bool tbo = false, unused = false;
-    const double td =
-        s.model.denseLayers() > 0 ? blockTime(c, c.dense[0], c.dense[1], st, false, unused) : 0.0;
-    const double tm = s.model.moeLayers() > 0 ? blockTime(c, c.moe[0], c.moe[1], st, true, tbo) : 0.0;
+    bool unused = false;
+    std::array<double, kLayerTypes> tt{};
+    for (int k = 0; k < nTypes; ++k) {
+        const bool moe = layerTypeIsMoe(types[k]);
+        bool tbo = false;
+        tt[k] = blockTime(c, c.body[k][0], c.body[k][1], st, moe, tbo);
+        r.twoBatch = r.twoBatch || tbo;
+        if (typeTbo) typeTbo[k] = tbo;
+    }
     const double te = blockTime(c, c.emb[0], c.emb[1], st, false, unused);
     const double th = blockTime(c, c.head[0], c.head[1], st, false, unused);
-    r.twoBatch = tbo;
     const int pp = c.d.pp;
     const int L = int(s.model.layers);
-    const int firstDense = int(s.model.moe.present() ? s.model.moe.firstDenseLayers : L);
     // Stage spans in one pass (the extra layers go to the middle stages, see pipelineStages).
     const int base = L / pp, extra = L % pp, shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
     int begin = 0;
     for (int i = 0; i < pp; ++i) {
         const int n = base + ((i - shift) >= 0 && (i - shift) < extra ? 1 : 0);
-        Stage sg;
-        sg.dense = std::clamp(firstDense - begin, 0, n);
-        sg.moe = n - sg.dense;
-        sg.first = i == 0;
-        sg.last = i == pp - 1;
+        const Stage sg = stageAt(i, pp, begin, n);
         begin += n;
-        const double t = sg.dense * td + sg.moe * tm + (sg.first ? te : 0.0) + (sg.last ? th : 0.0) +
-                         p2pTime(c, sg, st.tokens());
+        double body = 0.0;
+        for (int k = 0; k < nTypes; ++k) body += sg.n[k] * tt[k];
+        const double t = body + (sg.first ? te : 0.0) + (sg.last ? th : 0.0) + p2pTime(c, sg, st.tokens());
         r.stageSum += t;
         if (t > r.stageMax) r.stageMax = t, r.slowest = i;
     }

@@ -94,6 +94,15 @@ struct Checker {
         if (length <= 0) fail(std::string(flag) + " is missing");
     }
 
+    /// --kv-cache-dtype among the version's choices (vLLM: CacheDType; SGLang: the argparse choices).
+    void kvCacheDtype(const ParsedCommand& c, const EngineVersion& ver, const std::string& who) {
+        if (!c.has("--kv-cache-dtype") || ver.kvCacheDtypes.empty()) return;
+        const auto& d = c.options.at("--kv-cache-dtype");
+        if (std::find(ver.kvCacheDtypes.begin(), ver.kvCacheDtypes.end(), d) == ver.kvCacheDtypes.end())
+            fail(who + " " + ver.version + ": --kv-cache-dtype " + d + " is not among " +
+                 joined(ver.kvCacheDtypes, ", "));
+    }
+
     void model(const ParsedCommand& c) {
         if (c.model.empty()) fail(c.program + ": no model path");
         if (!s.model.hubId.empty() && c.model != s.model.hubId)
@@ -118,9 +127,23 @@ struct Checker {
         if (s.model.attention.heads % tp != 0)
             fail("vLLM: " + str(s.model.attention.heads) +
                  " attention heads do not divide by tensor parallel " + str(tp));
-        if (world > local && executor != "ray" && nnodes <= 1)
-            fail("vLLM: world size " + str(world) + " is larger than the " + str(local) +
-                 " GPUs of a node without --distributed-executor-backend ray or --nnodes (ParallelConfig)");
+        if (world > local && executor != "ray" && nnodes <= 1) {
+            // 0.10.2's ParallelConfig.__post_init__ picks Ray itself when no executor is named; an explicit
+            // mp executor fails in mp_distributed_executor._check_cuda. The newer row refuses both.
+            if (!ver.rayByDefault)
+                fail("vLLM: world size " + str(world) + " is larger than the " + str(local) +
+                     " GPUs of a node without --distributed-executor-backend ray or --nnodes "
+                     "(ParallelConfig)");
+            else if (!executor.empty())
+                fail("vLLM: world size " + str(world) + " is larger than the " + str(local) +
+                     " GPUs of a node with the " + executor + " executor (mp_distributed_executor)");
+        }
+        // 0.10.2's Ray DP backend puts each DP rank on one node (CoreEngineActorManager.
+        // create_dp_placement_groups, vllm/v1/engine/utils.py at v0.10.2).
+        if (!ver.rayDpPackStrategy && dp > 1 && world > gpn() && c.has("--data-parallel-backend") &&
+            c.options.at("--data-parallel-backend") == "ray")
+            fail("vLLM " + ver.version + ": DP ranks of " + str(world) +
+                 " GPUs under the Ray DP backend, which " + "places each on one node of " + str(gpn()));
         if (nnodes > 1) {
             if (executor == "ray") fail("vLLM: --nnodes > 1 with the Ray executor (ParallelConfig)");
             if (c.has("--data-parallel-backend") && c.options.at("--data-parallel-backend") != "mp")
@@ -139,11 +162,7 @@ struct Checker {
             if (c.integer("--data-parallel-start-rank", 0) + l > dp)
                 fail("vLLM: DP ranks past --data-parallel-size");
         }
-        if (c.has("--kv-cache-dtype")) {
-            const auto& d = c.options.at("--kv-cache-dtype");
-            if (d != "auto" && d != "fp8" && d != "fp8_e4m3" && d != "fp8_e5m2")
-                fail("vLLM: --kv-cache-dtype " + d);
-        }
+        kvCacheDtype(c, ver, "vLLM");
         const double util =
             std::stod(c.has("--gpu-memory-utilization") ? c.options.at("--gpu-memory-utilization")
                                                         : std::string("0.9"));
@@ -153,21 +172,41 @@ struct Checker {
     }
 
     // SGLang: python/sglang/srt/server_args.py (the flags; check_server_args; _handle_context_parallelism
-    // for --moe-dp-size).
+    // for --moe-dp-size and the attention CP size, read at commit 001067fffe33427bee0ed2f007fb7551a1d76b44),
+    // and for 0.4.9 the same file and layers/moe/ep_moe/layer.py at commit ec5f9c6269c1.
     void sglang(const ParsedCommand& c, const EngineVersion& ver) {
         const std::set<std::string> allowed(ver.flags.begin(), ver.flags.end());
         allowedFlags(c, allowed, "SGLang " + ver.version);
         const int64_t tp = c.integer("--tp-size", 1), pp = c.integer("--pp-size", 1),
                       dp = c.integer("--dp-size", 1);
         const int64_t ep = c.integer("--ep-size", 1), moeDp = c.integer("--moe-dp-size", 1);
-        const int64_t nnodes = c.integer("--nnodes", 1), cp = c.integer("--attn-cp-size", 1);
+        // --attention-context-parallel-size, alias --attn-cp-size (ParallelArgs at commit 001067fffe33).
+        const int64_t nnodes = c.integer("--nnodes", 1),
+                      cp = c.integer("--attention-context-parallel-size", c.integer("--attn-cp-size", 1));
         const bool dpAttn = c.has("--enable-dp-attention");
+        if (dpAttn && dp <= 1) fail("SGLang: --enable-dp-attention needs --dp-size > 1");
         if (dpAttn && tp % dp != 0)
             fail("SGLang: --tp-size " + str(tp) + " does not divide by --dp-size " + str(dp));
         if (tp % ep != 0) fail("SGLang: --tp-size " + str(tp) + " does not divide by --ep-size " + str(ep));
         const bool deepep = (c.has("--moe-a2a-backend") && c.options.at("--moe-a2a-backend") == "deepep") ||
                             c.has("--enable-deepep-moe");
         if (deepep && ep != tp) fail("SGLang: DeepEP sets ep_size = tp_size, but --ep-size is " + str(ep));
+        if (!ver.partialExpertParallel) {
+            // 0.4.9's get_moe_impl_class (layers/moe/ep_moe/layer.py): EPMoE / DeepEPMoE over the whole
+            // tp_size, dividing the experts evenly, or FusedMoE, which --ep-size does not shard.
+            const bool epMoe = deepep || c.has("--enable-ep-moe");
+            if (ep > 1 && !epMoe)
+                fail("SGLang " + ver.version +
+                     ": --ep-size without --enable-ep-moe or --enable-deepep-moe shards no experts");
+            if (epMoe && s.model.moe.present() && s.model.moe.experts % tp != 0)
+                fail("SGLang " + ver.version + ": the experts do not divide by the expert-parallel tp_size " +
+                     str(tp));
+        }
+        // ServerArgs._handle_context_parallelism (server_args.py at commit 001067fffe33).
+        if (cp > 1) {
+            if (tp % cp != 0) fail("SGLang: tp_size must be divisible by attn_cp_size");
+            if (tp % (dp * cp) != 0) fail("SGLang: tp_size must be divisible by dp_size * attn_cp_size");
+        }
         if (moeDp > 1) {
             if (tp % moeDp != 0) fail("SGLang: tp_size % moe_dp_size != 0");
             if (ep * moeDp > tp) fail("SGLang: ep_size * moe_dp_size > tp_size");
@@ -187,6 +226,7 @@ struct Checker {
             fail("SGLang: --moe-dense-tp-size other than 1");
         if (c.has("--enable-dp-lm-head") && !dpAttn)
             fail("SGLang: --enable-dp-lm-head without --enable-dp-attention");
+        kvCacheDtype(c, ver, "SGLang");
         if (s.model.attention.heads % (tp / (dpAttn ? dp : 1)) != 0)
             fail("SGLang: the attention heads do not divide by the attention TP size");
         context(c.integer("--context-length", 0), "--context-length");

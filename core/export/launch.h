@@ -37,9 +37,22 @@ struct EngineVersion {
     std::vector<std::string> constraints;
     // vLLM
     bool nnodes = false; ///< --nnodes/--node-rank/--master-addr (multi-node multiprocessing)
+    /// A world size (tp x pp) above the host's GPUs falls back to the Ray executor when
+    /// --distributed-executor-backend is not given (instead of being refused).
+    bool rayByDefault = false;
+    bool all2allFlag = false;       ///< --all2all-backend (before: the VLLM_ALL2ALL_BACKEND variable)
+    bool rayDpPackStrategy = false; ///< the VLLM_RAY_DP_PACK_STRATEGY variable
     // SGLang
     bool moeDpSize = false;     ///< --moe-dp-size
     bool moeA2aBackend = false; ///< --moe-a2a-backend deepep (before: --enable-deepep-moe)
+    /// --ep-size below --tp-size shards the experts (expert TP inside EP); before, the MoE layers ran
+    /// expert-parallel over the whole tp-size (--enable-ep-moe, --enable-deepep-moe) or not at all.
+    bool partialExpertParallel = false;
+    /// The default --chunked-prefill-size by the GPU's memory: (below this many GiB, tokens), the last
+    /// pair's tokens for any larger GPU.
+    std::vector<std::pair<int, int64_t>> chunkedPrefill;
+    // vLLM and SGLang
+    std::vector<std::string> kvCacheDtypes; ///< the --kv-cache-dtype choices (empty: not checked)
     // all engines
     int64_t defaultPrefillTokens = 0; ///< the engine's default prefill token budget per step (0: derived)
     double defaultMemoryFraction = 0; ///< the engine's default memory fraction

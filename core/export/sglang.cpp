@@ -14,6 +14,9 @@
 //  - https://docs.sglang.io/advanced_features/expert_parallelism.html: --moe-a2a-backend (none by default:
 //    all-gather/all-reduce dispatch; deepep: all-to-all); python/sglang/srt/distributed/utils.py,
 //    get_pp_indices: SGLANG_PP_LAYER_PARTITION for uneven stages.
+// These are main's. The 0.4.9 row (sglangVersions) was read at that release's commit: where it differs (no
+// --moe-a2a-backend or --moe-dp-size, experts expert-parallel over the whole tp-size or not at all, its own
+// chunked-prefill table and KV dtypes), the row's fields steer the flags and notes.
 #include "core/export/common.h"
 
 #include <numeric>
@@ -22,16 +25,40 @@ namespace sp::exporting {
 
 const std::vector<EngineVersion>& sglangVersions() {
     static const std::vector<EngineVersion> rows = [] {
+        // SGLang 0.4.9: sgl-project/sglang commit ec5f9c6269c18e88cd3141be56369cbd23cf4d64 ("chore: bump
+        // v0.4.9 (#7802)", 2025-07-05; its python/sglang/version.py says "0.4.9"), read in the fork
+        // ikingye/sglang, which holds main's history:
+        //  - python/sglang/srt/server_args.py, add_cli_args: --tp-size, --dp-size, --pp-size, --ep-size
+        //    (--expert-parallel-size), --enable-ep-moe, --enable-deepep-moe, --enable-dp-attention,
+        //    --enable-dp-lm-head, --moe-dense-tp-size, --max-running-requests, --context-length,
+        //    --kv-cache-dtype {auto, fp8_e5m2, fp8_e4m3}, --quantization, --dtype, --mem-fraction-static,
+        //    --nnodes, --node-rank, --dist-init-addr, --port, --disaggregation-mode; no --moe-a2a-backend,
+        //    no --moe-dp-size;
+        //  - ServerArgs.__post_init__: --enable-ep-moe and --enable-deepep-moe set ep_size = tp_size;
+        //    DP attention asserts dp_size > 1 and tp_size % dp_size == 0; --enable-dp-lm-head asserts DP
+        //    attention; moe_dense_tp_size in {1, None}; the default --chunked-prefill-size is 2048 below
+        //    35 GiB of GPU memory, 8192 below 160 GiB, 16384 above; check_server_args: (tp x pp) % nnodes
+        //    == 0, "multi-node data parallel is not supported unless dp attention";
+        //  - python/sglang/srt/layers/moe/ep_moe/layer.py get_moe_impl_class: DeepEPMoE, else EPMoE with
+        //    --enable-ep-moe (experts divided over the whole tp_size, num_experts % tp_size == 0), else
+        //    FusedMoE, which shards every expert over tp_size: --ep-size alone only sizes the expert
+        //    location map (python/sglang/srt/eplb/expert_location.py);
+        //  - python/sglang/srt/managers/tp_worker.py: --max-running-requests divided by dp_size under DP
+        //    attention.
         EngineVersion old;
         old.engine = ServingEngine::Sglang;
         old.version = "0.4.9";
         old.source =
-            "python/sglang/srt/server_args.py at v0.4.9: --tp-size, --dp-size, --pp-size, --ep-size, "
-            "--enable-dp-attention, --enable-dp-lm-head, --moe-dense-tp-size, --enable-deepep-moe "
-            "(no --moe-a2a-backend, no --moe-dp-size)";
+            "python/sglang/srt/server_args.py and layers/moe/ep_moe/layer.py at commit ec5f9c6269c1 "
+            "(version.py 0.4.9): --tp-size, --dp-size, --pp-size, --ep-size, --enable-dp-attention, "
+            "--enable-dp-lm-head, --moe-dense-tp-size, --enable-deepep-moe (no --moe-a2a-backend, no "
+            "--moe-dp-size); experts expert-parallel over the whole tp-size or not at all";
         old.moeA2aBackend = false;
         old.moeDpSize = false;
+        old.partialExpertParallel = false;
         old.defaultMemoryFraction = 0; // derived from the GPU's memory and the parallel sizes
+        old.chunkedPrefill = {{35, 2048}, {160, 8192}, {0, 16384}};
+        old.kvCacheDtypes = {"auto", "fp8_e5m2", "fp8_e4m3"};
         old.flags = {"--model-path",
                      "--tp-size",
                      "--dp-size",
@@ -53,9 +80,13 @@ const std::vector<EngineVersion>& sglangVersions() {
                      "--enable-deepep-moe"};
         old.constraints = {
             "check_server_args: tp x pp divides by --nnodes; multi-node data parallel only with DP attention",
-            "DP attention: --tp-size divides by --dp-size (attention TP = tp / dp divides the heads)",
-            "--ep-size divides --tp-size; DeepEP sets ep_size = tp_size",
+            "DP attention: --dp-size > 1 and --tp-size divides by it (attention TP = tp / dp divides the "
+            "heads)",
+            "get_moe_impl_class: experts run expert-parallel over the whole tp-size (--enable-ep-moe, "
+            "--enable-deepep-moe: ep_size = tp_size, experts % tp_size == 0) or tensor-parallel; "
+            "--ep-size below tp-size shards nothing",
             "--enable-dp-lm-head needs --enable-dp-attention; --moe-dense-tp-size is 1 or unset",
+            "--kv-cache-dtype in {auto, fp8_e5m2, fp8_e4m3}",
             "--context-length <= the model's max_position_embeddings"};
         EngineVersion now = old;
         now.version = "0.5.6";
@@ -64,16 +95,26 @@ const std::vector<EngineVersion>& sglangVersions() {
                      "ServerArgs._handle_context_parallelism";
         now.moeA2aBackend = true;
         now.moeDpSize = true;
+        now.partialExpertParallel = true;
+        // server_args.py _handle_gpu_memory_settings at commit 001067fffe33.
+        now.chunkedPrefill = {{35, 2048}, {60, 4096}, {160, 8192}, {0, 16384}};
+        now.kvCacheDtypes.clear();
         now.flags.back() = "--moe-a2a-backend";
         now.flags.push_back("--moe-dp-size");
         // Disaggregated serving (core/export/disagg_launch.cpp): ServerArgs._handle_load_balance_method and
         // DISAGG_TRANSFER_BACKEND_CHOICES at the same commit.
         now.flags.push_back("--disaggregation-mode");
         now.flags.push_back("--disaggregation-transfer-backend");
-        now.constraints.push_back(
-            "_handle_context_parallelism, --moe-dp-size > 1: tp_size % moe_dp_size == 0, "
-            "ep_size * moe_dp_size == tp_size when ep_size > 1, pp_size == 1, and "
-            "attn_cp_size == moe_dp_size");
+        now.constraints = {
+            old.constraints[0], old.constraints[1],
+            "--ep-size divides --tp-size; --moe-a2a-backend deepep sets ep_size = tp_size",
+            old.constraints[3], old.constraints[5],
+            // Read first-hand: ServerArgs._handle_context_parallelism, python/sglang/srt/server_args.py at
+            // commit 001067fffe33427bee0ed2f007fb7551a1d76b44 (the index's stored version of the file).
+            "_handle_context_parallelism: attn_cp_size > 1 needs tp_size % attn_cp_size == 0 and "
+            "tp_size % (dp_size x attn_cp_size) == 0; moe_dp_size > 1 needs tp_size % moe_dp_size == 0, "
+            "ep_size x moe_dp_size <= tp_size, pp_size == 1 and, when ep_size > 1, ep_size x moe_dp_size "
+            "== tp_size; attn_cp_size != moe_dp_size only with moe_dp_size == 1"};
         return std::vector<EngineVersion>{old, now};
     }();
     return rows;
@@ -133,12 +174,41 @@ EngineResult sglangCommand(const Ctx& c) {
     bool dpLmHead = false;
     if (c.moe) {
         const int moeDp = unit / eg;
+        const bool evenExperts = c.m.moe.experts % unit == 0;
+        if (!c.version.partialExpertParallel && (moeDp > 1 || (d.ep > 1 && (d.ep != unit || !evenExperts)))) {
+            // Releases before --moe-dp-size and sub-tp-size EP (0.4.9: get_moe_impl_class in
+            // python/sglang/srt/layers/moe/ep_moe/layer.py) run the experts of a server expert-parallel
+            // over its whole tp-size (EPMoE, DeepEPMoE; ep_size = tp_size) or tensor-parallel over it
+            // (FusedMoE); --ep-size alone only sizes the expert location map. The two layouts it runs.
+            Refusal r;
+            r.reason =
+                "SGLang " + c.version.version +
+                (moeDp > 1 ? " cannot hold " + str(moeDp) + " expert replicas inside one server of tp-size " +
+                                 str(unit) + " (it has no --moe-dp-size)"
+                 : d.ep != unit
+                     ? " runs the experts expert-parallel over the whole tp-size " + str(unit) +
+                           " or tensor-parallel over it, not ep " + str(d.ep) + " x etp " + str(d.etp)
+                     : "'s expert-parallel MoE (EPMoE) divides the " + str(int64_t(c.m.moe.experts)) +
+                           " experts evenly over tp-size " + str(unit) + ", and they do not divide");
+            Plan a = c.p, b = c.p;
+            a.degrees.ep = 1, a.degrees.etp = unit, a.degrees.edp = stage / unit;
+            b.degrees.ep = unit, b.degrees.etp = 1, b.degrees.edp = stage / unit;
+            auto what = [&](const Degrees& x) {
+                return "ep " + str(d.ep) + " -> " + str(x.ep) + ", etp " + str(d.etp) + " -> " + str(x.etp) +
+                       ", edp " + str(d.edp) + " -> " + str(x.edp);
+            };
+            r.candidates.push_back({what(a.degrees), a});
+            // EPMoE and DeepEPMoE divide the experts evenly over the tp-size.
+            if (evenExperts) r.candidates.push_back({what(b.degrees), b});
+            return r;
+        }
         if (moeDp > 1) {
             // The server's tp-size holds several expert replicas. python/sglang/srt/server_args.py,
-            // ServerArgs._handle_context_parallelism (main, late 2025) allows --moe-dp-size > 1 only
-            // with tp_size % moe_dp_size == 0, ep_size * moe_dp_size == tp_size when ep_size > 1, pp_size ==
-            // 1 and attention context parallelism of the same size (attn_cp_size == moe_dp_size), which is
-            // not the plan's attention: fold the replicas into the expert group instead.
+            // ServerArgs._handle_context_parallelism (read at commit 001067fffe33) allows --moe-dp-size > 1
+            // only with tp_size % moe_dp_size == 0, ep_size * moe_dp_size == tp_size when ep_size > 1,
+            // pp_size == 1 and attention context parallelism of the same size (attn_cp_size ==
+            // moe_dp_size), which is not the plan's attention: fold the replicas into the expert group
+            // instead.
             Refusal r;
             r.reason = "SGLang " + c.version.version + " cannot hold " + str(moeDp) +
                        " expert replicas inside one server of tp-size " + str(unit) +
@@ -222,15 +292,18 @@ EngineResult sglangCommand(const Ctx& c) {
     add(lc.argv, "--context-length", c.contextLength);
     if (!c.contextNote.empty()) n.push_back(c.contextNote);
     {
-        // The prefill token budget: the plan states none, so SGLang's default --chunked-prefill-size applies
-        // (server_args.py _handle_gpu_memory_settings, read at commit 001067fffe33, by the GPU's memory: 2048
-        // below 35 GiB, 4096 below 60, 8192 below 160 (H100, H200), 16384 above).
+        // The prefill token budget: the plan states none, so SGLang's default --chunked-prefill-size applies,
+        // by the GPU's memory in MiB (the version row's table: server_args.py _handle_gpu_memory_settings at
+        // commit 001067fffe33, 2048 below 35 GiB, 4096 below 60, 8192 below 160 (H100, H200), 16384 above;
+        // 0.4.9's ServerArgs.__post_init__ has no 4096 step).
         const double mib = c.s.cluster.gpu.hbmGB * 1e9 / double(1 << 20);
-        const int64_t chunk = mib < 35 * 1024    ? 2048
-                              : mib < 60 * 1024  ? 4096
-                              : mib < 160 * 1024 ? 8192
-                                                 : 16384;
-        if (c.s.workload.inputTokens > chunk)
+        int64_t chunk = 0;
+        for (const auto& [belowGiB, tokens] : c.version.chunkedPrefill)
+            if (belowGiB == 0 || mib < belowGiB * 1024.0) {
+                chunk = tokens;
+                break;
+            }
+        if (chunk > 0 && c.s.workload.inputTokens > chunk)
             n.push_back("Prefill: SGLang's default --chunked-prefill-size on " + c.s.cluster.gpu.name +
                         " is " + str(chunk) + " tokens, so each " + str(c.s.workload.inputTokens) +
                         "-token prompt is prefilled in " + str(ceilDiv(c.s.workload.inputTokens, chunk)) +

@@ -26,12 +26,20 @@ namespace sp::exporting {
 
 const std::vector<EngineVersion>& trtllmVersions() {
     static const std::vector<EngineVersion> rows = [] {
+        // TensorRT-LLM 1.0 is NVIDIA/TensorRT-LLM commit ae8270b713446948246f16fadf4e2a32e35d0f62 (the
+        // tensorrt_llm submodule of triton-inference-server/tensorrtllm_backend at its tag v1.0.0, "Update
+        // tensorrt_llm submodule to v1.0.0 ae8270b71"). Its serve.py and llm_args.py were not re-read: no
+        // stored copy at that release was found (the index holds those files at other commits only, and the
+        // repository and its forks are too large to bring here). This row still carries the flags and keys
+        // of the main-branch read (00209af149e7) with the 1.0 MoE backend list, unverified at 1.0.
         EngineVersion v1;
         v1.engine = ServingEngine::Trtllm;
         v1.version = "1.0";
         v1.source =
-            "tensorrt_llm/commands/serve.py and tensorrt_llm/llmapi/llm_args.py of 1.0: MoeConfig.backend "
-            "in {CUTLASS, CUTEDSL, WIDEEP, TRTLLM, DEEPGEMM, VANILLA}, default CUTLASS";
+            "not re-read at 1.0 (commit ae8270b71344, no stored copy found): the flags of "
+            "tensorrt_llm/commands/serve.py and the keys of tensorrt_llm/llmapi/llm_args.py as read at main "
+            "(00209af149e7); MoeConfig.backend in {CUTLASS, CUTEDSL, WIDEEP, TRTLLM, DEEPGEMM, VANILLA}, "
+            "default CUTLASS";
         v1.defaultPrefillTokens = 8192; // BuildConfig.max_num_tokens
         v1.defaultMemoryFraction = 0.9;
         v1.flags = {"--backend",

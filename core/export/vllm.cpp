@@ -23,6 +23,9 @@
 //    size (tp x pp) larger than the host's GPUs is refused unless --distributed-executor-backend ray or
 //    --nnodes > 1 (multiprocessing); nnodes > 1 is refused with the Ray executor or with
 //    --data-parallel-backend other than mp.
+// These are main's. The 0.10.2 row (vllmVersions) was read at its tag: where that release differs (Ray by
+// default, VLLM_ALL2ALL_BACKEND instead of --all2all-backend, no VLLM_RAY_DP_PACK_STRATEGY), the row's
+// fields steer the flags and notes.
 #include "core/export/common.h"
 
 #include <numeric>
@@ -34,14 +37,44 @@ const std::vector<EngineVersion>& vllmVersions() {
     // multiprocessing, docs/serving/parallelism_scaling.md) are the difference that changes our commands;
     // before them a replica larger than a host runs only on Ray.
     static const std::vector<EngineVersion> rows = [] {
+        // vLLM 0.10.2: the tag v0.10.2 of vllm-project/vllm, commit e017120ed146cc3069d18428322d67881cb95e67
+        // (read in the fork tandriamil/vllm, which carries the upstream tags and whose vllm/_version.py of
+        // commit 64c96194e6a6 says 0.10.2; upstream's vllm/version.py takes the version from the tag):
+        //  - vllm/engine/arg_utils.py, add_cli_args: --distributed-executor-backend,
+        //  --pipeline-parallel-size,
+        //    --tensor-parallel-size, --data-parallel-size, -rank, -start-rank, -size-local, -address,
+        //    -rpc-port, --data-parallel-backend (default mp), --enable-expert-parallel, --max-num-seqs,
+        //    --max-model-len, --gpu-memory-utilization, --kv-cache-dtype, --quantization, --dtype; no
+        //    --nnodes, --node-rank, --master-addr or --all2all-backend; get_batch_defaults: `vllm serve`
+        //    takes 8192 batched tokens per step on a GPU of 70 GiB or more that is not an A100, else 2048;
+        //  - vllm/entrypoints/openai/cli_args.py: --headless, --port (8000);
+        //  - vllm/config/parallel.py, ParallelConfig.__post_init__: with no --distributed-executor-backend
+        //    a world size (tp x pp) above cuda_device_count_stateless() selects "ray" ("Unable to load Ray"
+        //    when it is not installed), as does --data-parallel-backend ray; an explicit mp executor is
+        //    refused by vllm/executor/mp_distributed_executor.py _check_cuda ("please ensure that
+        //    world_size ... is less than than max local gpu count");
+        //  - vllm/config/cache.py: CacheDType {auto, fp8, fp8_e4m3, fp8_e5m2, fp8_inc};
+        //    gpu_memory_utilization default 0.9, above 1.0 refused (_verify_args);
+        //  - vllm/config/__init__.py: verify_with_parallel_config (heads % tp), _get_and_verify_max_len
+        //    (--max-model-len above the model's limit refused unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1);
+        //  - vllm/envs.py: VLLM_ALL2ALL_BACKEND (naive by default; pplx, deepep_high_throughput,
+        //    deepep_low_latency), VLLM_PP_LAYER_PARTITION; no VLLM_RAY_DP_PACK_STRATEGY;
+        //  - vllm/v1/engine/utils.py, CoreEngineActorManager.create_dp_placement_groups: under the Ray DP
+        //    backend each DP rank is one STRICT_PACK placement group on one node.
         EngineVersion v10;
         v10.engine = ServingEngine::Vllm;
         v10.version = "0.10.2";
-        v10.source = "vllm/engine/arg_utils.py and vllm/config/parallel.py at v0.10.2: --data-parallel-size, "
-                     "-size-local, -address, -rpc-port, -start-rank, --headless, --enable-expert-parallel, "
-                     "--distributed-executor-backend; no --nnodes";
+        v10.source = "vllm/engine/arg_utils.py, vllm/config/parallel.py, vllm/config/cache.py and "
+                     "vllm/entrypoints/openai/cli_args.py at tag v0.10.2 (commit e017120ed146): "
+                     "--data-parallel-size, -size-local, -address, -rpc-port, -start-rank, --headless, "
+                     "--enable-expert-parallel, --distributed-executor-backend; no --nnodes, no "
+                     "--all2all-backend";
         v10.nnodes = false;
+        v10.rayByDefault = true;
+        v10.all2allFlag = false;
+        v10.rayDpPackStrategy = false;
         v10.defaultMemoryFraction = 0.9;
+        v10.kvCacheDtypes = {"auto", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"};
         v10.flags = {"--model",
                      "--tensor-parallel-size",
                      "--pipeline-parallel-size",
@@ -63,22 +96,35 @@ const std::vector<EngineVersion>& vllmVersions() {
                      "--port"};
         v10.constraints = {
             "ModelConfig.verify_with_parallel_config: the attention heads divide by --tensor-parallel-size",
-            "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs needs "
-            "--distributed-executor-backend ray",
+            "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs runs on the Ray "
+            "executor, chosen when --distributed-executor-backend is unset (Ray must be installed); "
+            "mp_distributed_executor._check_cuda refuses it with the mp executor",
             "--data-parallel-size-local x tp x pp fits a node; --data-parallel-start-rank + local <= dp",
-            "--kv-cache-dtype in {auto, fp8, fp8_e4m3, fp8_e5m2}; --gpu-memory-utilization in (0, 1]",
-            "--max-model-len <= the model's max_position_embeddings (ModelConfig)"};
+            "--kv-cache-dtype in {auto, fp8, fp8_e4m3, fp8_e5m2, fp8_inc} (CacheDType); "
+            "--gpu-memory-utilization at most 1 (CacheConfig._verify_args)",
+            "--max-model-len <= the model's max_position_embeddings (_get_and_verify_max_len)"};
         EngineVersion v12 = v10;
         v12.version = "0.12.0";
         v12.source =
             "vllm/engine/arg_utils.py and vllm/config/parallel.py (ParallelConfig.__post_init__) read "
             "at commit 840e7972c6ab (main after 0.12.0): adds --nnodes, --node-rank, --master-addr";
         v12.nnodes = true;
+        v12.rayByDefault = false;
+        v12.all2allFlag = true;
+        v12.rayDpPackStrategy = true;
+        v12.kvCacheDtypes = {"auto", "fp8", "fp8_e4m3", "fp8_e5m2"};
         v12.flags.insert(v12.flags.end(), {"--nnodes", "--node-rank", "--master-addr"});
         v12.constraints[1] =
             "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs needs "
             "--distributed-executor-backend ray or --nnodes > 1; --nnodes > 1 refuses the Ray "
             "executor and a --data-parallel-backend other than mp; tp x pp x dp divides by --nnodes";
+        v12.constraints[3] = "--kv-cache-dtype in {auto, fp8, fp8_e4m3, fp8_e5m2}; "
+                             "--gpu-memory-utilization in (0, 1]";
+        v12.constraints[4] = "--max-model-len <= the model's max_position_embeddings (ModelConfig)";
+        // 0.10.2 only: vllm/v1/engine/utils.py, CoreEngineActorManager.create_dp_placement_groups ("each
+        // DP rank can only be assigned to one node"; STRICT_PACK bundles of world-size GPUs per node).
+        v10.constraints.push_back("create_dp_placement_groups: with --data-parallel-backend ray each DP rank "
+                                  "(tp x pp GPUs) is placed on one node");
         return std::vector<EngineVersion>{v10, v12};
     }();
     return rows;
@@ -96,10 +142,39 @@ EngineResult vllmCommand(const Ctx& c) {
     const int tp = c.tpIsData ? 1 : d.tp;
     // vLLM's expert layers span a whole deployment (TP x DP), so the plan's expert replicas (edp) become
     // separate deployments, each the smallest set of whole DP ranks that holds whole expert groups.
-    const int unit = c.moe ? std::lcm(d.ep * d.etp, tp) : stage;
-    const int deployments = stage / unit;
-    const int dp = unit / tp;
+    int unit = c.moe ? std::lcm(d.ep * d.etp, tp) : stage;
+    int deployments = stage / unit;
+    int dp = unit / tp;
     if (auto r = headsRefusal(c, tp, "vLLM", false)) return *r;
+    // DP ranks larger than a host: vLLM 0.10.2's Ray DP backend puts each DP rank on one node
+    // (vllm/v1/engine/utils.py, CoreEngineActorManager.create_dp_placement_groups: "each DP rank can only be
+    // assigned to one node", STRICT_PACK bundles of world-size GPUs); the newer row spans nodes with
+    // VLLM_RAY_DP_PACK_STRATEGY=span. Dense replicas then become deployments of their own; an MoE model's
+    // expert layers span TP x DP, so its DP ranks cannot be split.
+    bool ranksSplit = false;
+    if (!c.version.rayDpPackStrategy && dp > 1 && tp * d.pp > c.gpn) {
+        if (c.moe) {
+            Refusal r;
+            r.reason = "vLLM " + c.version.version +
+                       " places each DP rank on one host, and a DP rank here is " + "tp " + str(tp) +
+                       " x pp " + str(d.pp) + " = " + count(int64_t(tp) * d.pp, "GPU") +
+                       ", more than a host's " + str(c.gpn) +
+                       " (its expert layers span TP x DP, so the ranks cannot be split)";
+            // The nearest layout whose DP ranks fit a host: tp down to a divisor, dp up by as much (the
+            // expert degrees, over the same dp x tp GPUs, stay).
+            for (int t = tp - 1; t >= 1; --t)
+                if (tp % t == 0 && int64_t(t) * d.pp <= c.gpn && c.m.attention.heads % t == 0) {
+                    Plan b = c.p;
+                    b.degrees.tp = t, b.degrees.dp = d.dp * (tp / t);
+                    r.candidates.push_back(
+                        {"tp " + str(tp) + " -> " + str(t) + ", dp " + str(d.dp) + " -> " + str(b.degrees.dp),
+                         b});
+                    break;
+                }
+            return r;
+        }
+        deployments *= dp, unit = tp, dp = 1, ranksSplit = true;
+    }
     if (c.moe && deployments > 1 && unit * d.pp > c.gpn && (unit * d.pp) % c.gpn != 0) {
         // Deployments that end mid-host do not pack: each starts on a host of its own, and the cluster
         // runs out of hosts. The nearest expert-parallel degrees whose deployments fill whole hosts.
@@ -116,7 +191,8 @@ EngineResult vllmCommand(const Ctx& c) {
             Plan b = c.p;
             b.degrees.ep = e, b.degrees.edp = stage / (e * d.etp);
             r.candidates.push_back(
-                {"ep " + str(d.ep) + " -> " + str(e) + ", edp " + str(d.edp) + " -> " + str(b.degrees.edp), b});
+                {"ep " + str(d.ep) + " -> " + str(e) + ", edp " + str(d.edp) + " -> " + str(b.degrees.edp),
+                 b});
         };
         for (int e : {d.ep * 2, d.ep / 2, d.ep * 3, d.ep / 3, d.ep * 4, d.ep / 4})
             if (packs(e)) offer(e);
@@ -135,7 +211,13 @@ EngineResult vllmCommand(const Ctx& c) {
         n.push_back("Attention by batch inside tp " + str(d.tp) +
                     " (data-parallel attention) is not expressible in vLLM, which shards attention by head "
                     "over its tensor-parallel group (SGLang's --enable-dp-attention is).");
-    if (deployments > 1)
+    if (ranksSplit)
+        n.push_back("Deployments: this is one of " + str(deployments) + " identical deployments of " +
+                    count(int64_t(unit) * d.pp, "GPU") + ", one per replica (dp " + str(d.dp * d.tp / tp) +
+                    "): vLLM " + c.version.version +
+                    " places each data-parallel rank on one host, and these span several. Put them behind "
+                    "a load balancer.");
+    else if (deployments > 1)
         n.push_back("Deployments: this is one of " + str(deployments) + " identical deployments of " +
                     count(int64_t(unit) * d.pp, "GPU") + ", one per expert replica (edp " + str(d.edp) +
                     "): vLLM's expert group spans a whole deployment. Put them behind a load balancer.");
@@ -203,21 +285,23 @@ EngineResult vllmCommand(const Ctx& c) {
                 return std::vector<std::vector<std::string>>{a};
             };
         } else {
-            // A replica (world size tp x pp) larger than the host: ParallelConfig.__post_init__ refuses the
-            // default multiprocessing backend ("World size ... is larger than the number of available GPUs
-            // ... set '--distributed-executor-backend ray'"), and it does so before it looks at
-            // --data-parallel-backend.
+            // A replica (world size tp x pp) larger than the host runs on Ray. ParallelConfig.__post_init__
+            // of the newer row refuses the default multiprocessing backend ("World size ... is larger than
+            // the number of available GPUs ... set '--distributed-executor-backend ray'") before it looks at
+            // --data-parallel-backend; 0.10.2's selects Ray itself when Ray is installed. The flag is
+            // written for both, so the command says what runs.
             add(lc.argv, "--distributed-executor-backend", "ray");
             if (dp > 1) add(lc.argv, "--data-parallel-backend", "ray");
-            n.push_back(std::string("Nodes: ") +
-                        (dp > 1 ? "each DP rank (" + str(rankGpus) + " GPUs) spans several nodes; "
-                                : "the replica spans " + str(nodes) + " nodes; ") +
-                        "vLLM " + c.version.version + " runs it with Ray: start a Ray cluster over the " +
-                        str(nodes) + " nodes" + each +
-                        " (ray start --head on node 0, ray start --address on the "
-                        "others)" +
-                        (dp > 1 ? ", set VLLM_RAY_DP_PACK_STRATEGY=span" : "") +
-                        " and run this once, on node 0; it waits for the nodes' GPUs to join.");
+            n.push_back(
+                std::string("Nodes: ") +
+                (dp > 1 ? "each DP rank (" + str(rankGpus) + " GPUs) spans several nodes; "
+                        : "the replica spans " + str(nodes) + " nodes; ") +
+                "vLLM " + c.version.version + " runs it with Ray: start a Ray cluster over the " +
+                str(nodes) + " nodes" + each +
+                " (ray start --head on node 0, ray start --address on the "
+                "others)" +
+                (dp > 1 && c.version.rayDpPackStrategy ? ", set VLLM_RAY_DP_PACK_STRATEGY=span" : "") +
+                " and run this once, on node 0; it waits for the nodes' GPUs to join.");
             rayNodes();
         }
     }
@@ -233,10 +317,18 @@ EngineResult vllmCommand(const Ctx& c) {
                 n.push_back(ep + ": the plan's expert groups (ep " + str(d.ep) + " x etp " + str(d.etp) +
                             ") are not expressible, vLLM will make one expert-parallel group of " +
                             str(unit) + " GPUs without expert TP or replicas.");
-            n.push_back("The cost model prices expert dispatch and combine as all-to-alls; vLLM's default "
-                        "--all2all-backend (allgather_reducescatter) moves more data. deepep_low_latency "
-                        "(decode) or deepep_high_throughput (prefill) match the plan; they need DeepEP "
-                        "installed.");
+            if (c.version.all2allFlag)
+                n.push_back(
+                    "The cost model prices expert dispatch and combine as all-to-alls; vLLM's default "
+                    "--all2all-backend (allgather_reducescatter) moves more data. deepep_low_latency "
+                    "(decode) or deepep_high_throughput (prefill) match the plan; they need DeepEP "
+                    "installed.");
+            else
+                n.push_back("The cost model prices expert dispatch and combine as all-to-alls; vLLM " +
+                            c.version.version +
+                            "'s default VLLM_ALL2ALL_BACKEND=naive (vllm/envs.py) dispatches by all-reduce. "
+                            "VLLM_ALL2ALL_BACKEND=deepep_low_latency (decode) or deepep_high_throughput "
+                            "(prefill) match the plan; they need DeepEP installed.");
         } else if (d.etp == unit) {
             if (unit > 1)
                 n.push_back("Experts: tensor-sharded over TP x DP = " + str(unit) +

@@ -65,6 +65,18 @@ std::vector<LayerSpec> layerSpecs(const Model& m) {
     return out;
 }
 
+LayerMix::LayerMix(const Model& m) {
+    const int64_t L = std::max<int64_t>(m.layers, 0);
+    m_type.resize(size_t(L));
+    m_prefix.assign(size_t(L) + 1, {});
+    for (int64_t i = 0; i < L; ++i) {
+        const int t = layerTypeOf(m.isMoeLayer(i), m.layerAttention(i));
+        m_type[size_t(i)] = int8_t(t);
+        m_prefix[size_t(i) + 1] = m_prefix[size_t(i)];
+        ++m_prefix[size_t(i) + 1][size_t(t)];
+    }
+}
+
 double attendedTokens(const Model& m, const LayerSpec& l, double ctx) {
     if (l.attention == LayerAttention::Linear) return 0.0;
     double t = ctx;

@@ -173,6 +173,39 @@ struct LayerSpec {
 };
 std::vector<LayerSpec> layerSpecs(const Model& m);
 
+/// A layer's type as the cost model prices it: a dense or a MoE FFN, times how it attends.
+inline constexpr int kAttentionKinds = int(kLayerAttentionNames.size());
+inline constexpr int kLayerTypes = 2 * kAttentionKinds;
+inline constexpr int layerTypeOf(bool moe, LayerAttention a) {
+    return (moe ? kAttentionKinds : 0) + int(a);
+}
+inline constexpr bool layerTypeIsMoe(int type) {
+    return type >= kAttentionKinds;
+}
+inline constexpr LayerAttention layerTypeAttention(int type) {
+    return LayerAttention(type % kAttentionKinds);
+}
+
+/// The layers' types as they lie (dense or MoE by Model::isMoeLayer, attention by Model::layerAttention),
+/// with prefix sums built once per model, so the layers of each type in any span (a pipeline stage) cost
+/// kLayerTypes subtractions, not a walk over the span.
+class LayerMix {
+public:
+    LayerMix() = default;
+    explicit LayerMix(const Model& m);
+    int layers() const { return int(m_type.size()); }
+    int typeOf(int layer) const { return m_type[size_t(layer)]; }
+    /// Layers of `type` among layers [begin, begin + n).
+    int count(int type, int begin, int n) const {
+        return m_prefix[size_t(begin + n)][size_t(type)] - m_prefix[size_t(begin)][size_t(type)];
+    }
+    int total(int type) const { return m_prefix.empty() ? 0 : m_prefix.back()[size_t(type)]; }
+
+private:
+    std::vector<int8_t> m_type;
+    std::vector<std::array<int, kLayerTypes>> m_prefix; ///< [i][t]: layers of type t among the first i
+};
+
 /// Past tokens one query token of a layer attends to at a context of `contextTokens`: the context, capped at
 /// the window (Sliding), at the chunk (Chunked, up to a whole chunk) or at the indexer's top-k (DeepSeek
 /// sparse attention); 0 for a linear-attention layer (its cost is per token, not per pair).

@@ -1,0 +1,230 @@
+// Plan files (YAML or JSON) and disaggregated plans (a prefill and a decode pool): reading and writing.
+
+#include "core/io/formatsimpl.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+
+namespace sp {
+
+using namespace formats;
+
+namespace {
+
+Plan readPlanFields(const MapReader& r);
+
+Plan readPlan(const MapReader& r) {
+    checkHeader(r, FileKind::Plan);
+    if (r.has("disaggregated"))
+        r.failAt("disaggregated",
+                 "a disaggregated plan (a prefill and a decode pool) where a single plan was "
+                 "expected");
+    r.allowKeys({"version", "kind", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
+                 "overlap", "prefill_budget"});
+    return readPlanFields(r);
+}
+
+/// A disaggregated plan: `disaggregated: {prefill: {nodes: N, <plan fields>}, decode: {...}}`. With a
+/// scenario, the pools must add up to its nodes and each plan must use its pool's GPUs.
+DisaggPlan readDisaggPlan(const MapReader& r, const Scenario* s) {
+    checkHeader(r, FileKind::Plan);
+    r.allowKeys({"version", "kind", "disaggregated"});
+    const MapReader d = r.map("disaggregated");
+    d.allowKeys({"prefill", "decode"});
+    DisaggPlan out;
+    const std::array<const char*, 2> names{"prefill", "decode"};
+    const std::array<MapReader, 2> pools{d.map(names[0]), d.map(names[1])};
+    for (int i = 0; i < 2; ++i) {
+        const MapReader& pr = pools[size_t(i)];
+        pr.allowKeys({"nodes", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
+                      "overlap", "prefill_budget"});
+        DisaggPool& pool = i == 0 ? out.prefill : out.decode;
+        pool.nodes = int(pr.integer("nodes", 1, 1'000'000));
+        pool.plan = readPlanFields(pr);
+    }
+    if (!s) return out;
+    const int total = out.prefill.nodes + out.decode.nodes;
+    if (total != s->cluster.nodes)
+        pools[1].failAt("nodes", "prefill " + std::to_string(out.prefill.nodes) + " + decode " +
+                                     std::to_string(out.decode.nodes) + " nodes = " + std::to_string(total) +
+                                     ", but the cluster has " + std::to_string(s->cluster.nodes));
+    for (int i = 0; i < 2; ++i) {
+        const DisaggPool& pool = i == 0 ? out.prefill : out.decode;
+        const int64_t gpus = int64_t(pool.nodes) * s->cluster.gpusPerNode;
+        const Degrees& g = pool.plan.degrees;
+        if (int64_t(g.pp) * g.dp * g.tp != gpus)
+            pools[size_t(i)].failAt("degrees", "pp*dp*tp = " + std::to_string(int64_t(g.pp) * g.dp * g.tp) +
+                                                   " does not match the " + names[size_t(i)] + " pool's " +
+                                                   std::to_string(pool.nodes) + " nodes x " +
+                                                   std::to_string(s->cluster.gpusPerNode) +
+                                                   " GPUs = " + std::to_string(gpus));
+    }
+    return out;
+}
+
+Plan readPlanFields(const MapReader& r) {
+    Plan p = Plan::megatronChoices({});
+    const MapReader d = r.map("degrees");
+    d.allowKeys({"pp", "dp", "tp", "ep", "etp", "edp"});
+    for (int a = 0; a < kAxisCount; ++a)
+        p.degrees.set(Axis(a), int(d.integerOr(kAxisNames[a], 1, 1, 1'000'000)));
+    // Without expert degrees, MoE layers spread their experts over the whole stage: ep = dp*tp.
+    if (!d.has("ep") && !d.has("etp") && !d.has("edp")) p.degrees.ep = p.degrees.dp * p.degrees.tp;
+    const auto& g = p.degrees;
+    if (int64_t(g.ep) * g.etp * g.edp != int64_t(g.dp) * g.tp)
+        d.failHere("ep*etp*edp (" + std::to_string(int64_t(g.ep) * g.etp * g.edp) + ") must equal dp*tp (" +
+                   std::to_string(int64_t(g.dp) * g.tp) + "): MoE layers regroup the same GPUs of a stage");
+    if (r.has("mesh_order")) {
+        const YAML::Node n = r.node("mesh_order");
+        if (!n.IsSequence() || n.size() != 3)
+            io::fail(r.file(), n, "mesh_order", "expected a list of tp, dp and pp in some order");
+        std::array<bool, 3> seen{};
+        for (size_t i = 0; i < 3; ++i) {
+            const std::string s = io::asString(r.file(), n[i], "mesh_order[" + std::to_string(i) + "]");
+            const Axis a = s == "tp" ? Axis::TP : s == "dp" ? Axis::DP : s == "pp" ? Axis::PP : Axis::EP;
+            if (a == Axis::EP || seen[int(a)])
+                io::fail(r.file(), n[i], "mesh_order[" + std::to_string(i) + "]",
+                         "expected each of tp, dp and pp once, found '" + s + "'" +
+                             io::didYouMean(s, {"tp", "dp", "pp"}));
+            seen[int(a)] = true;
+            p.meshOrder[i] = a;
+        }
+    }
+    if (r.has("operators")) {
+        const MapReader o = r.map("operators");
+        o.allowKeys({"embedding", "norms", "qkv", "attention", "out_proj", "ffn_up", "ffn_down", "router",
+                     "experts", "shared_experts", "lm_head"});
+        for (int i = 0; i < kBaseOpCount; ++i)
+            if (o.has(kOpNames[i])) p.choices[i] = int8_t(o.oneOf(kOpNames[i], choiceNames(Op(i))));
+    }
+    for (Op moeOp : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
+        p.choices[int(moeOp)] = p.choices[int(baseOp(moeOp))];
+    if (r.has("moe_layer_operators")) {
+        const MapReader o = r.map("moe_layer_operators");
+        o.allowKeys({"norms", "qkv", "attention", "out_proj"});
+        for (Op moeOp : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
+            if (o.has(kOpNames[int(moeOp)]))
+                p.setChoice(moeOp, o.oneOf(kOpNames[int(moeOp)], choiceNames(moeOp)));
+    }
+    p.batch = r.integerOr("batch", 0, 0, 10'000'000);
+    p.overlap = static_cast<Overlap>(
+        r.oneOfOr("overlap", std::vector<std::string_view>(kOverlapNames.begin(), kOverlapNames.end()), 0));
+    p.prefillBudget = r.integerOr("prefill_budget", 0, 0, 100'000'000);
+    return p;
+}
+
+/// `dense`: the model has no MoE layers, so the expert degrees, the router and expert operators and the
+/// MoE-layer operators are left out (the reader fills them in).
+nlohmann::ordered_json planJson(const Plan& p, bool dense = false) {
+    nlohmann::ordered_json j;
+    j["version"] = 1;
+    j["kind"] = "plan";
+    auto& d = j["degrees"];
+    const int axes = dense ? int(Axis::EP) : kAxisCount;
+    for (int a = 0; a < axes; ++a) d[std::string(kAxisNames[a])] = p.degrees.get(Axis(a));
+    j["mesh_order"] = nlohmann::ordered_json::array();
+    for (Axis a : p.meshOrder) j["mesh_order"].push_back(std::string(kAxisNames[int(a)]));
+    auto& o = j["operators"];
+    for (int i = 0; i < kBaseOpCount; ++i) {
+        const Op op = Op(i);
+        if (dense && (op == Op::Router || op == Op::Experts || op == Op::SharedExperts)) continue;
+        o[std::string(kOpNames[i])] = std::string(choiceNames(op)[p.choices[i]]);
+    }
+    if (!dense) {
+        auto& mo = j["moe_layer_operators"];
+        for (Op op : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
+            mo[std::string(kOpNames[int(op)])] = std::string(choiceNames(op)[p.choice(op)]);
+    }
+    if (p.batch > 0) j["batch"] = p.batch;
+    if (p.overlap != Overlap::Auto) j["overlap"] = std::string(kOverlapNames[int(p.overlap)]);
+    if (p.prefillBudget > 0) j["prefill_budget"] = p.prefillBudget;
+    return j;
+}
+
+std::string planYaml(const nlohmann::ordered_json& j) {
+    // Same content as the JSON form (YAML::Load reads JSON); the nodes come back in flow style, so set block
+    // style for the document and the operator maps, and keep the degrees and the mesh order on one line each.
+    YAML::Node root = YAML::Load(j.dump());
+    root.SetStyle(YAML::EmitterStyle::Block);
+    for (auto it : root) {
+        YAML::Node v = it.second;
+        const bool oneLine = it.first.Scalar() == "degrees" || v.IsSequence();
+        v.SetStyle(oneLine ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
+    }
+    YAML::Emitter e;
+    e << root;
+    return emitted(e);
+}
+
+nlohmann::ordered_json disaggJson(const DisaggPlan& p, bool dense) {
+    nlohmann::ordered_json j;
+    j["version"] = 1;
+    j["kind"] = "plan";
+    auto& d = j["disaggregated"];
+    for (const auto* pool : {&p.prefill, &p.decode}) {
+        nlohmann::ordered_json one = planJson(pool->plan, dense);
+        one.erase("version");
+        one.erase("kind");
+        nlohmann::ordered_json withNodes;
+        withNodes["nodes"] = pool->nodes;
+        for (auto it = one.begin(); it != one.end(); ++it) withNodes[it.key()] = it.value();
+        d[pool == &p.prefill ? "prefill" : "decode"] = withNodes;
+    }
+    return j;
+}
+
+} // namespace
+
+Result<Plan> parsePlan(const std::string& t, const std::string& f) {
+    return parseWith<Plan>(t, f, readPlan);
+}
+Result<Plan> loadPlan(const std::string& p) {
+    return loadWith<Plan>(p, readPlan);
+}
+Result<DisaggPlan> parseDisaggPlan(const std::string& t, const std::string& f, const Scenario* s) {
+    return parseWith<DisaggPlan>(t, f, [s](const MapReader& r) { return readDisaggPlan(r, s); });
+}
+Result<DisaggPlan> loadDisaggPlan(const std::string& p, const Scenario* s) {
+    return loadWith<DisaggPlan>(p, [s](const MapReader& r) { return readDisaggPlan(r, s); });
+}
+Result<bool> isDisaggregatedPlan(const std::string& p) {
+    return loadWith<bool>(p, [](const MapReader& r) { return r.self().IsMap() && r.has("disaggregated"); });
+}
+
+std::string toYaml(const Plan& p) {
+    return planYaml(planJson(p));
+}
+std::string toYaml(const Plan& p, const Model& m) {
+    return planYaml(planJson(p, !m.moe.present()));
+}
+std::string toJson(const Plan& p, const Model& m) {
+    return planJson(p, !m.moe.present()).dump(2) + "\n";
+}
+std::string toJson(const Plan& p) {
+    return planJson(p).dump(2) + "\n";
+}
+
+std::string toJson(const DisaggPlan& p, const Model& m) {
+    return disaggJson(p, !m.moe.present()).dump(2) + "\n";
+}
+std::string toYaml(const DisaggPlan& p, const Model& m) {
+    YAML::Node root = YAML::Load(disaggJson(p, !m.moe.present()).dump());
+    root.SetStyle(YAML::EmitterStyle::Block);
+    YAML::Node d = root["disaggregated"];
+    d.SetStyle(YAML::EmitterStyle::Block);
+    for (auto pool : d) {
+        YAML::Node v = pool.second;
+        v.SetStyle(YAML::EmitterStyle::Block);
+        for (auto it : v) {
+            YAML::Node f = it.second;
+            const bool oneLine = it.first.Scalar() == "degrees" || f.IsSequence();
+            f.SetStyle(oneLine ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
+        }
+    }
+    YAML::Emitter e;
+    e << root;
+    return emitted(e);
+}
+
+} // namespace sp
