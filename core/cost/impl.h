@@ -141,6 +141,9 @@ struct Compiled {
     Overlap overlap = Overlap::Auto;
     double budget = double(kDefaultPrefillBudget); ///< tokens per forward pass of a replica
     double syncRanks = 1; ///< attention replicas that meet at every MoE all-to-all (data-parallel attention)
+    /// Per pipeline stage, its layers by type (stageOf): compile() fills them once, so the batch search's
+    /// probes and the memory account do not recount them.
+    std::vector<Stage> stages;
     int8_t choiceOf(Op o) const { return choices[int(o)]; }
 };
 

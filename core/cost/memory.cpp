@@ -29,7 +29,7 @@ double CostModel::Impl::kvContext() const {
 void CostModel::Impl::stageMemory(const Compiled& c, int i, double& fixed, double& perSeq, double& weights,
                                   double& kvPerSeq) const {
     const Workload& w = s.workload;
-    const Stage st = stageOf(i, c.d.pp);
+    const Stage& st = c.stages[size_t(i)];
     // Each layer type's weights and KV (or linear-attention state) times the stage's layers of that type.
     const int pass = w.phase == Phase::Decode ? 0 : 1;
     double layerWeights = 0.0, kvLayers = 0.0, body = 0.0;

@@ -171,14 +171,8 @@ PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* ty
     const double te = blockTime(c, c.emb[0], c.emb[1], st, false, unused);
     const double th = blockTime(c, c.head[0], c.head[1], st, false, unused);
     const int pp = c.d.pp;
-    const int L = int(s.model.layers);
-    // Stage spans in one pass (the extra layers go to the middle stages, see pipelineStages).
-    const int base = L / pp, extra = L % pp, shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
-    int begin = 0;
     for (int i = 0; i < pp; ++i) {
-        const int n = base + ((i - shift) >= 0 && (i - shift) < extra ? 1 : 0);
-        const Stage sg = stageAt(i, pp, begin, n);
-        begin += n;
+        const Stage& sg = c.stages[size_t(i)]; // compile()'s, see pipelineStages
         double body = 0.0;
         for (int k = 0; k < nTypes; ++k) body += sg.n[k] * tt[k];
         const double t = body + (sg.first ? te : 0.0) + (sg.last ? th : 0.0) + p2pTime(c, sg, st.tokens());
