@@ -433,6 +433,15 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         Walker xh{*this, c, decode, c.head[pass]};
         compileHead(xh, resOf(c, lastMoe));
     }
+    // Each operator's seconds per FLOP, once per plan instead of on every probe of the batch search.
+    auto invert = [&](Block& b) {
+        for (int i = 0; i < b.nOps; ++i)
+            b.ops[i].invPeak = 1.0 / (b.ops[i].peak > 0 ? b.ops[i].peak : peakFlops);
+    };
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int k = 0; k < nTypes; ++k) invert(c.body[k][pass]);
+        invert(c.emb[pass]), invert(c.head[pass]);
+    }
 }
 
 } // namespace sp

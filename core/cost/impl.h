@@ -52,6 +52,7 @@ struct OpTerm {
     bool experts = false;   ///< routed experts: only the experts that receive tokens are read
     bool attention = false; ///< the attention core: its sequence terms depend on decode or prefill tokens
     double peak = 0;        ///< achieved FLOP/s of this operator's math; 0: the GEMM rate
+    double invPeak = 0;     ///< 1 / (peak, or the GEMM rate): set by compile() once its blocks are built
     int ep = 1;             ///< routed experts: GPUs the experts are spread over (load imbalance)
     double imbalanceK = 0;  ///< routed experts: sqrt(2 ln ep), see opRoofline
 };

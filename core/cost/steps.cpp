@@ -45,7 +45,7 @@ static double busiestShare(double x, double div) {
 
 CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, double B,
                                                   double copiesPerReplicaGroup, Roof* half) const {
-    const double inv = 1.0 / (t.peak > 0 ? t.peak : peakFlops);
+    const double inv = t.invPeak;
     double fixed = t.bFixed, perTok = 1.0, fixedH = fixed, perTokH = 1.0;
     if (t.experts) {
         // With n token copies over E experts, an expert receives one with probability 1 - (1 - 1/E)^n;
