@@ -153,6 +153,16 @@ private slots:
         QCOMPARE_LE(std::abs(spread - (2.0 * 15 / 16 * 1e9 / 45e9 + 48e-6)), 1e-12);
     }
 
+    // log2ceil counts bits; it must equal the floating ceil(log2(n)) it replaced, for every group size.
+    void log2ceilIsExact() {
+        for (int n = 1; n <= (1 << 20); ++n)
+            if (log2ceil(n) != (n <= 1 ? 0.0 : std::ceil(std::log2(double(n)))))
+                QFAIL(qPrintable(QString::number(n)));
+        for (int n : {(1 << 30) - 1, 1 << 30, (1 << 30) + 1, 2147483647})
+            QCOMPARE(log2ceil(n), std::ceil(std::log2(double(n))));
+        QCOMPARE(log2ceil(72), 7.0); // an NVL72 domain: 64 < 72 <= 128
+    }
+
     void allToAllAcrossNodes() {
         Cluster c;
         c.intraNode = {"nvlink", 450, 3};

@@ -10,6 +10,7 @@
 
 #include "core/model/cluster.h"
 
+#include <bit>
 #include <cmath>
 
 namespace sp {
@@ -36,7 +37,10 @@ struct GroupShape {
 };
 
 inline double log2ceil(int n) {
-    return n <= 1 ? 0.0 : std::ceil(std::log2(double(n)));
+    // ceil(log2(n)) as an integer: the bits of n - 1 (2^(k-1) < n <= 2^k gives k). Equal to the floating
+    // form for every int (its log2 of a non-power of two is never within rounding of an integer), without a
+    // libm call on every collective of every plan.
+    return n <= 1 ? 0.0 : double(std::bit_width(unsigned(n - 1)));
 }
 
 /// Seconds per payload byte (see the payload conventions above).
