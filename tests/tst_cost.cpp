@@ -259,7 +259,7 @@ private slots:
     // before it counted layers by type: dense = clamp(first_dense_layers - begin, 0, n), the rest MoE.
     void stageCountsMatchClosedFormForContiguousModels() {
         QStringList files;
-        for (const QString dir : {kSamples + "/models", QStringLiteral(SHARDPLAN_TESTDATA_DIR "/hf")}) {
+        for (const QString& dir : {kSamples + "/models", QStringLiteral(SHARDPLAN_TESTDATA_DIR "/hf")}) {
             QDirIterator it(dir, {"*.yaml", "*.config.json"}, QDir::Files);
             while (it.hasNext()) files << it.next();
         }
