@@ -12,7 +12,7 @@
 #include "core/search/searcher.h"
 #include "core/search/space.h"
 
-#include "sample_fixtures.h"
+#include "launch_fixtures.h"
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -27,30 +27,7 @@ namespace {
 
 const std::string kSamples = SHARDPLAN_SAMPLES_DIR;
 
-using test::compose;
-
-Plan megatron(int pp, int dp, int tp, int64_t batch, int ep = 0, int etp = 1) {
-    Degrees d{pp, dp, tp, 1, 1, 1};
-    if (ep > 0) d.ep = ep, d.etp = etp, d.edp = dp * tp / (ep * etp);
-    Plan p = Plan::megatronChoices(d);
-    p.batch = batch;
-    return p;
-}
-
-LaunchCommand exportOk(const Scenario& s, const Plan& p, ServingEngine e, const std::string& version = {},
-                       ServingEngine worker = ServingEngine::Vllm) {
-    ExportOptions o;
-    o.engine = e, o.version = version, o.dynamoWorker = worker;
-    auto r = launchCommand(s, p, o);
-    if (!r) qFatal("%s", r.error().str().c_str());
-    return r.value();
-}
-
-QStringList list(const std::vector<std::string>& v) {
-    QStringList out;
-    for (const auto& x : v) out << QString::fromStdString(x);
-    return out;
-}
+using namespace test;
 
 /// The attention-DP + EP plan: every attention-side operator on each GPU's own tokens (DP attention),
 /// experts over 8 GPUs.
@@ -68,29 +45,6 @@ Plan attentionDpPlan(int tp, int ep, int64_t batch) {
     p.setChoice(Op::LmHead, choice::HeadToken);
     p.batch = batch;
     return p;
-}
-
-QString joinedNotes(const LaunchCommand& c) {
-    QString s;
-    for (const auto& n : c.notes) s += QString::fromStdString(n) + "\n";
-    return s;
-}
-
-bool hasNote(const LaunchCommand& c, const std::string& part) {
-    for (const auto& n : c.notes)
-        if (n.find(part) != std::string::npos) return true;
-    return false;
-}
-
-/// The value after `flag` in node 0's engine command.
-std::optional<std::string> flagAfter(const LaunchCommand& c, const std::string& flag) {
-    auto it = std::find(c.argv.begin(), c.argv.end(), flag);
-    if (it == c.argv.end() || it + 1 == c.argv.end()) return std::nullopt;
-    return *(it + 1);
-}
-
-bool hasArg(const LaunchCommand& c, const std::string& a) {
-    return std::find(c.argv.begin(), c.argv.end(), a) != c.argv.end();
 }
 
 struct Target {
@@ -427,7 +381,7 @@ private slots:
             QVERIFY(a.adapted);
             QVERIFY(!hasArg(a, "--moe-dp-size"));
             QVERIFY2(hasNote(a, "Layout changed") && hasNote(a, "tokens/s for the plan"),
-                     qPrintable(joinedNotes(a)));
+                     qPrintable(notes(a)));
             QVERIFY(!CostModel(s).checkPlan(a.plan));
             QVERIFY(checkLaunch(a, s, findEngineVersion(ServingEngine::Sglang, "").value()).empty());
         }
@@ -448,10 +402,10 @@ private slots:
         const Plan p = megatron(1, 1, 8, 32, 8);
         const LaunchCommand old = exportOk(s, p, ServingEngine::Vllm, "0.10.2");
         QVERIFY2(hasNote(old, "VLLM_ALL2ALL_BACKEND=naive") && !hasNote(old, "--all2all-backend"),
-                 qPrintable(joinedNotes(old)));
+                 qPrintable(notes(old)));
         const LaunchCommand now = exportOk(s, p, ServingEngine::Vllm);
         QVERIFY2(hasNote(now, "--all2all-backend") && !hasNote(now, "VLLM_ALL2ALL_BACKEND"),
-                 qPrintable(joinedNotes(now)));
+                 qPrintable(notes(now)));
         // Two DP ranks of pp 2 x tp 8 (16 GPUs, two hosts each): the newer row spans nodes with Ray's pack
         // strategy; 0.10.2's Ray DP backend puts each DP rank on one node (vllm/v1/engine/utils.py,
         // create_dp_placement_groups), so it exports two deployments of one replica, each on Ray.
@@ -459,9 +413,9 @@ private slots:
         const Plan dp2 = megatron(2, 2, 8, 32);
         const LaunchCommand ray10 = exportOk(big, dp2, ServingEngine::Vllm, "0.10.2");
         QVERIFY2(hasNote(ray10, "runs it with Ray") && !hasNote(ray10, "VLLM_RAY_DP_PACK_STRATEGY"),
-                 qPrintable(joinedNotes(ray10)));
+                 qPrintable(notes(ray10)));
         QVERIFY2(hasNote(ray10, "one of 2 identical deployments of 16 GPUs, one per replica (dp 2)"),
-                 qPrintable(joinedNotes(ray10)));
+                 qPrintable(notes(ray10)));
         QVERIFY(!hasArg(ray10, "--data-parallel-size") && !hasArg(ray10, "--data-parallel-backend"));
         QCOMPARE(ray10.nodes.size(), size_t(4));
         QVERIFY(checkLaunch(ray10, big, findEngineVersion(ServingEngine::Vllm, "0.10.2").value()).empty());
@@ -494,8 +448,7 @@ private slots:
             const auto at = std::find(c.argv.begin(), c.argv.end(), flag);
             QVERIFY(at != c.argv.end());
             QCOMPARE(*(at + 1), std::string("4096"));
-            QVERIFY2(hasNote(c, "outputs stop after 1096 tokens instead of 2000"),
-                     qPrintable(joinedNotes(c)));
+            QVERIFY2(hasNote(c, "outputs stop after 1096 tokens instead of 2000"), qPrintable(notes(c)));
         }
         // The checker refuses the old 32769.
         s = compose("llama-2-70b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
@@ -543,7 +496,7 @@ private slots:
         QCOMPARE(c.nodes[0].commands, std::vector<std::vector<std::string>>{c.argv});
         QVERIFY(c.nodes[1].commands.empty());
         QVERIFY(c.scripts()[1].second.find("# nothing to start here") != std::string::npos);
-        QVERIFY2(hasNote(c, "do not pack evenly into nodes of 8"), qPrintable(joinedNotes(c)));
+        QVERIFY2(hasNote(c, "do not pack evenly into nodes of 8"), qPrintable(notes(c)));
         QVERIFY(checkLaunch(c, s, findEngineVersion(ServingEngine::Vllm, "").value()).empty());
     }
 

@@ -7,7 +7,7 @@
 #include "core/export/launch.h"
 #include "core/io/formats.h"
 
-#include "sample_fixtures.h"
+#include "launch_fixtures.h"
 
 #include <QTest>
 
@@ -17,7 +17,7 @@ namespace {
 
 const std::string kSamples = SHARDPLAN_SAMPLES_DIR;
 
-using test::compose;
+using namespace test;
 
 Scenario sampleScenario(const char* file) {
     auto s = loadScenario(kSamples + "/scenarios/" + file);
@@ -34,56 +34,10 @@ Plan plan(int pp, int dp, int tp, int64_t batch, int ep = 0) {
     return p;
 }
 
-QStringList list(const std::vector<std::string>& v) {
-    QStringList out;
-    for (const auto& s : v) out << QString::fromStdString(s);
-    return out;
-}
-
 LaunchCommand command(const Scenario& s, const Plan& p, ServingEngine e, const std::string& model = {}) {
     auto c = launchCommand(s, p, e, model);
     if (!c) qFatal("%s", c.error().str().c_str());
     return c.value();
-}
-
-bool hasNote(const LaunchCommand& c, const std::string& part) {
-    for (const auto& n : c.notes)
-        if (n.find(part) != std::string::npos) return true;
-    return false;
-}
-
-QString notes(const LaunchCommand& c) {
-    QString s;
-    for (const auto& n : c.notes) s += QString::fromStdString(n) + "\n";
-    return s;
-}
-
-/// A Megatron-style plan; with ep > 0 its MoE layers regroup the dp*tp GPUs as ep x etp x edp.
-Plan megatron(int pp, int dp, int tp, int64_t batch, int ep = 0, int etp = 1) {
-    Degrees d{pp, dp, tp, 1, 1, 1};
-    if (ep > 0) d.ep = ep, d.etp = etp, d.edp = dp * tp / (ep * etp);
-    Plan p = Plan::megatronChoices(d);
-    p.batch = batch;
-    return p;
-}
-
-LaunchCommand exportOk(const Scenario& s, const Plan& p, ServingEngine e, const std::string& version = {}) {
-    ExportOptions o;
-    o.engine = e, o.version = version;
-    auto r = launchCommand(s, p, o);
-    if (!r) qFatal("%s", r.error().str().c_str());
-    return r.value();
-}
-
-/// The value after `flag` in node 0's engine command.
-std::optional<std::string> flagAfter(const LaunchCommand& c, const std::string& flag) {
-    auto it = std::find(c.argv.begin(), c.argv.end(), flag);
-    if (it == c.argv.end() || it + 1 == c.argv.end()) return std::nullopt;
-    return *(it + 1);
-}
-
-bool hasArg(const LaunchCommand& c, const std::string& a) {
-    return std::find(c.argv.begin(), c.argv.end(), a) != c.argv.end();
 }
 
 } // namespace
@@ -401,20 +355,7 @@ private slots:
         const Scenario s = compose("mixtral-8x7b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
         const EngineVersion now = findEngineVersion(ServingEngine::Sglang, "").value();
         LaunchCommand c = exportOk(s, megatron(1, 1, 8, 16, 8), ServingEngine::Sglang);
-        auto check = [&](std::vector<std::string> args) {
-            LaunchCommand x = c;
-            x.argv = {"python3",
-                      "-m",
-                      "sglang.launch_server",
-                      "--model-path",
-                      "mistralai/Mixtral-8x7B-v0.1",
-                      "--context-length",
-                      "2000"};
-            x.argv.insert(x.argv.end(), args.begin(), args.end());
-            x.nodes.resize(1);
-            x.nodes[0].commands = {x.argv};
-            return checkLaunch(x, s, now);
-        };
+        auto check = [&](const std::vector<std::string>& args) { return checkSglangArgs(c, s, now, args); };
         auto has = [](const std::vector<std::string>& v, const char* what) {
             return std::find(v.begin(), v.end(), std::string(what)) != v.end();
         };
@@ -467,20 +408,7 @@ private slots:
         QCOMPARE(*flagAfter(now, "--ep-size"), std::string("2"));
         // The checker: --ep-size without an EP MoE flag; EP over a tp_size that does not divide the
         // experts (8 % 3); a KV dtype outside 0.4.9's choices {auto, fp8_e5m2, fp8_e4m3}.
-        auto check = [&](std::vector<std::string> args) {
-            LaunchCommand x = now;
-            x.argv = {"python3",
-                      "-m",
-                      "sglang.launch_server",
-                      "--model-path",
-                      "mistralai/Mixtral-8x7B-v0.1",
-                      "--context-length",
-                      "2000"};
-            x.argv.insert(x.argv.end(), args.begin(), args.end());
-            x.nodes.resize(1);
-            x.nodes[0].commands = {x.argv};
-            return checkLaunch(x, s, old);
-        };
+        auto check = [&](const std::vector<std::string>& args) { return checkSglangArgs(now, s, old, args); };
         auto has = [](const std::vector<std::string>& v, const std::string& what) {
             return std::find(v.begin(), v.end(), what) != v.end();
         };
