@@ -1,4 +1,5 @@
 #include "core/io/hfconfig.h"
+#include "core/io/modelfields.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -265,11 +266,7 @@ Model readHfModel(const MapReader& r) {
     if (deepseek) {
         a.type = AttentionType::MLA;
         a.kvHeads = a.heads;
-        a.mla.qLoraRank = t.integerOr("q_lora_rank", 0, 0, kMaxDim);
-        a.mla.kvLoraRank = t.integer("kv_lora_rank", 1, kMaxDim);
-        a.mla.qkNopeHeadDim = t.integer("qk_nope_head_dim", 1, 65536);
-        a.mla.qkRopeHeadDim = t.integer("qk_rope_head_dim", 1, 65536);
-        a.mla.vHeadDim = t.integer("v_head_dim", 1, 65536);
+        io::readMlaDims(t, a.mla);
         if (arch == "DeepseekV32ForCausalLM") {
             a.indexer.topK = t.integer("index_topk", 1, int64_t(1) << 40);
             a.indexer.heads = t.integer("index_n_heads", 1, 100000);
@@ -322,7 +319,8 @@ Model readHfModel(const MapReader& r) {
         m.moe.firstDenseLayers = t.integerOr("first_k_dense_replace", 0, 0, kMaxLayers);
         // Node-limited routing: a token's experts come from topk_group of n_group expert groups.
         m.moe.groups = t.integerOr("n_group", 0, 0, m.moe.experts);
-        if (m.moe.groups > 0 && m.moe.experts % m.moe.groups != 0) t.failAt("n_group", "must divide n_routed_experts");
+        if (m.moe.groups > 0 && m.moe.experts % m.moe.groups != 0)
+            t.failAt("n_group", "must divide n_routed_experts");
         m.moe.topkGroups = m.moe.groups > 0 ? t.integerOr("topk_group", m.moe.groups, 1, m.moe.groups) : 0;
         if (t.integerOr("moe_layer_freq", 1, 1, kMaxLayers) != 1)
             t.failAt("moe_layer_freq", "only 1 is supported");

@@ -83,11 +83,7 @@ Model readModel(const MapReader& r) {
         for (auto k : {"kv_heads", "head_dim"})
             if (at.has(k)) at.failAt(k, "not used by type: mla (give the MLA ranks and head dimensions)");
         a.kvHeads = a.heads;
-        a.mla.qLoraRank = at.integerOr("q_lora_rank", 0, 0, kMaxDim);
-        a.mla.kvLoraRank = at.integer("kv_lora_rank", 1, kMaxDim);
-        a.mla.qkNopeHeadDim = at.integer("qk_nope_head_dim", 1, 65536);
-        a.mla.qkRopeHeadDim = at.integer("qk_rope_head_dim", 1, 65536);
-        a.mla.vHeadDim = at.integer("v_head_dim", 1, 65536);
+        io::readMlaDims(at, a.mla);
     }
     io::readAttentionExtras(at, a);
     m.ffn = r.integerOr("ffn", 0, 0, kMaxDim);

@@ -5,10 +5,19 @@
 namespace sp::io {
 
 namespace {
+constexpr int64_t kMaxDim = 10'000'000; // as the model and config readers bound sizes
 std::vector<std::string_view> dtypeOptions() {
     return {kDtypeNames.begin(), kDtypeNames.end()};
 }
 } // namespace
+
+void readMlaDims(const MapReader& r, MlaDims& mla) {
+    mla.qLoraRank = r.integerOr("q_lora_rank", 0, 0, kMaxDim);
+    mla.kvLoraRank = r.integer("kv_lora_rank", 1, kMaxDim);
+    mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", 1, 65536);
+    mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", 1, 65536);
+    mla.vHeadDim = r.integer("v_head_dim", 1, 65536);
+}
 
 void readAttentionExtras(const MapReader& at, Attention& a) {
     a.qkNorm = QkNorm(at.oneOfOr("qk_norm", {kQkNormNames.begin(), kQkNormNames.end()}, 0));

@@ -12,6 +12,9 @@ namespace sp::io {
 /// The optional attention keys: qk_norm, output_gate, sinks, rotary_fraction, sliding_window, chunk_size,
 /// indexer, linear.
 void readAttentionExtras(const MapReader& at, Attention& a);
+/// MLA's ranks and head dimensions (q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
+/// v_head_dim), spelled alike in model files and Hugging Face configs.
+void readMlaDims(const MapReader& r, MlaDims& mla);
 void emitAttentionExtras(YAML::Emitter& e, const Attention& a);
 
 /// A model file's `quantization:` mapping.
