@@ -11,12 +11,12 @@ Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::s
     out.phase = std::move(phase);
     std::array<bool, kLayerTypes> tbo{};
     const PassTimes t = passTimes(c, step, tbo.data());
-    const Stage st = stageOf(t.slowest, c.d.pp);
+    const Stage& st = c.stages[size_t(t.slowest)];
     out.denseLayers = st.dense;
     out.moeLayers = st.moe;
     out.stageMs = t.stageMax * 1e3;
     out.twoBatchOverlap = t.twoBatch;
-    out.pipelineTransferMs = c.d.pp > 1 ? p2pTime(c, stageOf(0, c.d.pp), step.tokens()) * 1e3 : 0.0;
+    out.pipelineTransferMs = c.d.pp > 1 ? p2pTime(c, c.stages[0], step.tokens()) * 1e3 : 0.0;
     out.bubbleMs = c.d.pp > 1 ? (double(c.d.pp) * t.stageMax - t.stageSum) / double(c.d.pp) * 1e3 : 0.0;
     // The same terms as blockParts, one row each (the attention core sums its decode and prefill parts).
     // Under two-batch overlap a MoE layer's rows are its two halves' work: the operators at twice a

@@ -379,14 +379,23 @@ int CostModel::Impl::strideOf(const Plan& p, Axis a) {
 
 void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
     c.d = p.degrees;
-    // Stage spans in one pass (the extra layers go to the middle stages, as stageSpan and pipelineStages).
+    // Stage spans in one pass: the plan's own split, else the balanced one (the extra layers go to the middle
+    // stages, as stageSpan and pipelineStages).
     const int pp = std::max(1, p.degrees.pp), L = int(s.model.layers);
-    const int base = L / pp, extra = L % pp, shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
     c.stages.resize(size_t(pp));
-    for (int i = 0, begin = 0; i < pp; ++i) {
-        const int n = base + ((i - shift) >= 0 && (i - shift) < extra ? 1 : 0);
-        c.stages[size_t(i)] = stageAt(i, pp, begin, n);
-        begin += n;
+    if (!p.stageLayers.empty()) {
+        for (int i = 0, begin = 0; i < pp; ++i) {
+            const int n = p.stageLayers[size_t(i)];
+            c.stages[size_t(i)] = stageAt(i, pp, begin, n);
+            begin += n;
+        }
+    } else {
+        const int base = L / pp, extra = L % pp, shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
+        for (int i = 0, begin = 0; i < pp; ++i) {
+            const int n = base + ((i - shift) >= 0 && (i - shift) < extra ? 1 : 0);
+            c.stages[size_t(i)] = stageAt(i, pp, begin, n);
+            begin += n;
+        }
     }
     c.choices = p.choices;
     c.overlap = p.overlap;

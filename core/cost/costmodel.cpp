@@ -270,6 +270,7 @@ std::optional<std::string> CostModel::Impl::checkPlan(const Plan& p) const {
         if (!opRelevant(s.model, op)) continue;
         if (auto e = checkChoice(s, p.degrees, op, p.choices[i])) return e;
     }
+    if (!p.stageLayers.empty()) return checkStageLayers(s, p);
     return std::nullopt;
 }
 
@@ -279,6 +280,14 @@ std::vector<std::pair<int, int>> pipelineStages(int layers, int pp) {
     pp = std::max(1, pp);
     std::vector<std::pair<int, int>> out;
     for (int i = 0; i < pp; ++i) out.push_back(stageSpan(layers, pp, i));
+    return out;
+}
+
+std::vector<std::pair<int, int>> pipelineStages(int layers, const Plan& p) {
+    if (p.stageLayers.empty()) return pipelineStages(layers, p.degrees.pp);
+    std::vector<std::pair<int, int>> out;
+    int begin = 0;
+    for (int n : p.stageLayers) out.emplace_back(begin, n), begin += n;
     return out;
 }
 

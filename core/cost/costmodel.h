@@ -88,10 +88,14 @@ struct Evaluation {
 /// so the ends, which also carry the embedding and the head, stay lighter. One (first layer, layer count) per
 /// stage.
 std::vector<std::pair<int, int>> pipelineStages(int layers, int pp);
+/// A plan's stages: its stageLayers when set, else pipelineStages(layers, pp). The plan must be well formed
+/// (checkPlan) when stageLayers is set.
+std::vector<std::pair<int, int>> pipelineStages(int layers, const Plan& p);
 
 /// The layers of each type (core/model's layerTypeOf: dense or MoE FFN, times how the layer attends) in
 /// each stage of pipelineStages, as they lie in the model: the counts the cost model prices a stage by.
 std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, int pp);
+std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, const Plan& p);
 
 /// How evaluate() finds the largest batch meeting the SLOs; both give the same batch (latency grows with
 /// the batch). Secant: a guess from the SLO ratios at the bracket's ends, a few probes. Bisection: the plain

@@ -26,9 +26,15 @@ Stage CostModel::Impl::stageAt(int i, int pp, int begin, int n) const {
 }
 
 std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, int pp) {
+    Plan p;
+    p.degrees.pp = pp;
+    return stageLayerTypes(m, p);
+}
+
+std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, const Plan& p) {
     const LayerMix mix(m);
     std::vector<std::array<int, kLayerTypes>> out;
-    for (const auto& [begin, n] : pipelineStages(mix.layers(), pp)) {
+    for (const auto& [begin, n] : pipelineStages(mix.layers(), p)) {
         auto& row = out.emplace_back();
         for (int t = 0; t < kLayerTypes; ++t) row[size_t(t)] = mix.count(t, begin, n);
     }

@@ -67,6 +67,21 @@ std::optional<std::string> checkDegrees(const Scenario& s, const Degrees& d, int
     return std::nullopt;
 }
 
+std::optional<std::string> checkStageLayers(const Scenario& s, const Plan& p) {
+    const auto& n = p.stageLayers;
+    if (n.empty()) return std::nullopt;
+    if (int(n.size()) != p.degrees.pp)
+        return "stage_layers has " + str(int64_t(n.size())) + " entries for pp " + str(p.degrees.pp);
+    int64_t sum = 0;
+    for (size_t i = 0; i < n.size(); ++i) {
+        if (n[i] < 1) return "stage_layers: stage " + str(int64_t(i)) + " has " + str(n[i]) + " layers";
+        sum += n[i];
+    }
+    if (sum != s.model.layers)
+        return "stage_layers add up to " + str(sum) + " layers; the model has " + str(s.model.layers);
+    return std::nullopt;
+}
+
 std::optional<std::string> checkChoice(const Scenario& s, const Degrees& d, Op op, int c) {
     const auto& names = choiceNames(op);
     if (c < 0 || c >= int(names.size())) return std::string(kOpNames[int(op)]) + ": no such choice";

@@ -16,6 +16,10 @@ std::optional<std::string> checkDegrees(const Scenario& s, const Degrees& d, int
 /// One operator's choice under the given degrees: divisibility (heads, FFN, hidden by tp) and pins.
 std::optional<std::string> checkChoice(const Scenario& s, const Degrees& d, Op op, int choice);
 
+/// A plan's own layers per stage (Plan::stageLayers): empty, or pp entries of at least one layer summing to
+/// the model's layers.
+std::optional<std::string> checkStageLayers(const Scenario& s, const Plan& p);
+
 /// Whether the operator matters for this model (MoE operators do not for a dense model; dense FFN operators
 /// do not when every layer is MoE).
 bool opRelevant(const Model& m, Op op);

@@ -268,7 +268,7 @@ Workload readWorkload(const MapReader& r) {
 
 Constraints readConstraints(const MapReader& r) {
     checkHeader(r, FileKind::Constraints);
-    r.allowKeys({"version", "kind", "gpus", "degrees", "pinned", "memory_headroom"});
+    r.allowKeys({"version", "kind", "gpus", "degrees", "pinned", "memory_headroom", "stage_layers"});
     Constraints c;
     c.gpus = int(r.integerOr("gpus", 0, 0, 10'000'000));
     if (r.has("degrees")) {
@@ -291,6 +291,8 @@ Constraints readConstraints(const MapReader& r) {
             c.pinned[int(moeOp)] = c.pinned[int(baseOp(moeOp))];
     }
     c.memoryHeadroom = r.numberOr("memory_headroom", 0.05, 0.0, 0.9);
+    c.stageSplit = static_cast<StageSplit>(r.oneOfOr(
+        "stage_layers", std::vector<std::string_view>(kStageSplitNames.begin(), kStageSplitNames.end()), 0));
     return c;
 }
 
@@ -467,6 +469,8 @@ void emitConstraints(YAML::Emitter& e, const Constraints& c) {
               << std::string(choiceNames(Op(i))[c.pinned[i]]);
     e << YAML::EndMap;
     e << YAML::Key << "memory_headroom" << YAML::Value << c.memoryHeadroom;
+    if (c.stageSplit != StageSplit::Balanced)
+        e << YAML::Key << "stage_layers" << YAML::Value << std::string(kStageSplitNames[int(c.stageSplit)]);
     e << YAML::EndMap;
 }
 

@@ -21,7 +21,7 @@ Plan readPlan(const MapReader& r) {
                  "a disaggregated plan (a prefill and a decode pool) where a single plan was "
                  "expected");
     r.allowKeys({"version", "kind", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
-                 "overlap", "prefill_budget"});
+                 "overlap", "prefill_budget", "stage_layers"});
     return readPlanFields(r);
 }
 
@@ -38,7 +38,7 @@ DisaggPlan readDisaggPlan(const MapReader& r, const Scenario* s) {
     for (int i = 0; i < 2; ++i) {
         const MapReader& pr = pools[size_t(i)];
         pr.allowKeys({"nodes", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
-                      "overlap", "prefill_budget"});
+                      "overlap", "prefill_budget", "stage_layers"});
         DisaggPool& pool = i == 0 ? out.prefill : out.decode;
         pool.nodes = int(pr.integer("nodes", 1, 1'000'000));
         pool.plan = readPlanFields(pr);
@@ -111,6 +111,14 @@ Plan readPlanFields(const MapReader& r) {
     p.overlap = static_cast<Overlap>(
         r.oneOfOr("overlap", std::vector<std::string_view>(kOverlapNames.begin(), kOverlapNames.end()), 0));
     p.prefillBudget = r.integerOr("prefill_budget", 0, 0, 100'000'000);
+    if (r.has("stage_layers")) {
+        // Layers per pipeline stage, first to last; whether they add up to the model's layers is checked
+        // against the scenario (CostModel::checkPlan).
+        for (int64_t n : r.integerList("stage_layers", 1, 1'000'000)) p.stageLayers.push_back(int(n));
+        if (int(p.stageLayers.size()) != p.degrees.pp)
+            r.failAt("stage_layers", std::to_string(p.stageLayers.size()) + " stages listed for pp " +
+                                         std::to_string(p.degrees.pp));
+    }
     return p;
 }
 
@@ -139,6 +147,7 @@ nlohmann::ordered_json planJson(const Plan& p, bool dense = false) {
     if (p.batch > 0) j["batch"] = p.batch;
     if (p.overlap != Overlap::Auto) j["overlap"] = std::string(kOverlapNames[int(p.overlap)]);
     if (p.prefillBudget > 0) j["prefill_budget"] = p.prefillBudget;
+    if (!p.stageLayers.empty()) j["stage_layers"] = p.stageLayers;
     return j;
 }
 

@@ -73,6 +73,10 @@ struct Plan {
     /// Tokens one forward pass of a replica may carry (chunked prefill: vLLM max_num_batched_tokens, SGLang
     /// chunked_prefill_size, TensorRT-LLM max_num_tokens); 0: the engines' default, kDefaultPrefillBudget.
     int64_t prefillBudget = 0;
+    /// Layers per pipeline stage, first to last (vLLM's VLLM_PP_LAYER_PARTITION, SGLang's
+    /// SGLANG_PP_LAYER_PARTITION); empty: the balanced split (core/cost pipelineStages). When set it has pp
+    /// entries, each at least one, summing to the model's layers (CostModel::checkPlan).
+    std::vector<int> stageLayers;
 
     /// A plan with the given degrees and the Megatron recipe's choices.
     static Plan megatronChoices(Degrees d);
@@ -86,11 +90,18 @@ struct Plan {
 /// (docs/source/performance/performance-tuning-guide/tuning-max-batch-size-and-max-num-tokens.md).
 inline constexpr int64_t kDefaultPrefillBudget = 8192;
 
+/// How the search splits the layers over pipeline stages. Balanced: the engines' even split (pipelineStages);
+/// Tuned: the first and last stage may hold a few layers more or fewer than the balanced split (the middle
+/// stages share the rest evenly), so the search can weigh the embedding, the head and the memory of the ends.
+enum class StageSplit : int8_t { Balanced, Tuned };
+inline constexpr std::array<std::string_view, 2> kStageSplitNames{"balanced", "tuned"};
+
 struct Constraints {
     int gpus = 0; ///< GPUs to use; 0: the whole cluster
     std::array<std::vector<int>, kAxisCount> allowed; ///< empty: any value
     std::array<int8_t, kOpCount> pinned;              ///< -1: free
     double memoryHeadroom = 0.05;                     ///< fraction of HBM kept free
+    StageSplit stageSplit = StageSplit::Balanced;     ///< what the search explores; plans may carry any split
     Constraints() { pinned.fill(-1); }
     bool allows(Axis a, int v) const;
     bool operator==(const Constraints&) const = default;
