@@ -88,6 +88,16 @@ struct Evaluation {
 /// so the ends, which also carry the embedding and the head, stay lighter. One (first layer, layer count) per
 /// stage.
 std::vector<std::pair<int, int>> pipelineStages(int layers, int pp);
+/// (first layer, layer count) of stage i of pipelineStages; evaluated per stage on hot paths, so no vector.
+inline std::pair<int, int> stageSpan(int layers, int pp, int i) {
+    const int base = layers / pp, extra = layers % pp;
+    const int shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
+    auto count = [&](int j) { return base + ((j - shift) >= 0 && (j - shift) < extra ? 1 : 0); };
+    int begin = 0;
+    for (int j = 0; j < i; ++j) begin += count(j);
+    return {begin, count(i)};
+}
+
 /// A plan's stages: its stageLayers when set, else pipelineStages(layers, pp). The plan must be well formed
 /// (checkPlan) when stageLayers is set.
 std::vector<std::pair<int, int>> pipelineStages(int layers, const Plan& p);

@@ -97,16 +97,6 @@ struct Stage {
     bool lastMoe = false; ///< the stage ends on a MoE layer (the layout its activations leave in)
 };
 
-/// (first layer, layer count) of stage i; evaluated per stage on the hot path, so no vector.
-inline std::pair<int, int> stageSpan(int layers, int pp, int i) {
-    const int base = layers / pp, extra = layers % pp;
-    const int shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
-    auto count = [&](int j) { return base + ((j - shift) >= 0 && (j - shift) < extra ? 1 : 0); };
-    int begin = 0;
-    for (int j = 0; j < i; ++j) begin += count(j);
-    return {begin, count(i)};
-}
-
 /// Members {a*sa + b*sb : a < ka, b < kb} of a mesh with gpn GPUs per node: how many nodes they span and the
 /// most on one node. With the larger stride outermost the ids increase, so one pass counts them.
 inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {

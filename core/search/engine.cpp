@@ -20,8 +20,9 @@ double planScore(const Metrics& m) {
 
 namespace {
 
-/// An assignment as a fixed-size hash key (no allocation): at most 24 decisions (MoE: 6 + 14 operators).
-static_assert(6 + kOpCount - 1 <= 24, "more decisions than a Key holds");
+/// An assignment as a fixed-size hash key (no allocation): at most 24 decisions (MoE: 6 + 14 operators + 2
+/// stage-split decisions).
+static_assert(6 + kOpCount - 1 + 2 <= 24, "more decisions than a Key holds");
 struct Key {
     std::array<uint16_t, 24> v{};
     bool operator==(const Key&) const = default;

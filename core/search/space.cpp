@@ -198,6 +198,25 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
         }
         m.decisions.push_back(std::move(dec));
     }
+    m.opEnd = int(m.decisions.size());
+    m.layers = int(s.model.layers);
+    const auto& pps = m.decisions[0].values;
+    if (s.constraints.stageSplit == StageSplit::Tuned && !pps.empty() && pps.back() > 1) {
+        // Layers of the first and the last stage beyond the balanced split: the ends also hold the embedding
+        // and the head (and their memory), so the balanced split need not be the fastest.
+        m.firstSplit = int(m.decisions.size());
+        for (auto [kind, name] : {std::pair{DecisionKind::FirstStage, "first_stage_layers"},
+                                  std::pair{DecisionKind::LastStage, "last_stage_layers"}}) {
+            Decision dec;
+            dec.kind = kind;
+            dec.name = name;
+            for (int v = -3; v <= 3; ++v) {
+                dec.values.push_back(v);
+                dec.labels.push_back((v > 0 ? "+" : "") + std::to_string(v));
+            }
+            m.decisions.push_back(std::move(dec));
+        }
+    }
     m.decisionLevel.assign(m.decisions.size(), -1);
     for (int l = 0; l < int(m.levelDecision.size()); ++l) m.decisionLevel[m.levelDecision[l]] = l;
 
@@ -250,6 +269,7 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
                 sum += finish(n.child[k], level + 1, level == 0 ? v : pp, level == 1 ? v : tp);
             }
         }
+        if (level == 1) sum *= m.splitCount(pp); // the stage split depends on pp alone
         if (level == 2) {
             Degrees g;
             g.pp = pp, g.tp = tp, g.dp = m.gpus / (pp * tp);

@@ -3,8 +3,9 @@
 //
 // Decisions, in order: pp, tp (dp is derived: G / (pp*tp)), the mesh order; for MoE models the experts
 // choice, ep and etp (edp is derived: dp*tp / (ep*etp)); then one decision per relevant operator
-// (core/cost/validity.h, opRelevant). Irrelevant operators get the Megatron choice (or their pin). An
-// assignment is one index per decision into that decision's `values`.
+// (core/cost/validity.h, opRelevant); under a tuned stage split, the first and last stages' layers.
+// Irrelevant operators get the Megatron choice (or their pin). An assignment is one index per decision into
+// that decision's `values`.
 //
 // The masks use the same rules as CostModel::checkPlan (checkDegrees, checkChoice) and look ahead: a value is
 // allowed only if the prefix it extends has at least one valid completion, so a searcher that follows the
@@ -38,7 +39,10 @@ namespace sp {
 class Rng;
 
 /// What a decision sets.
-enum class DecisionKind : uint8_t { PP, TP, MeshOrder, Experts, EP, ETP, Operator };
+/// FirstStage, LastStage (only under Constraints::stageSplit Tuned): layers the first and the last pipeline
+/// stage hold beyond the balanced split (values are deltas, -3 to 3; the middle stages share the rest
+/// evenly).
+enum class DecisionKind : uint8_t { PP, TP, MeshOrder, Experts, EP, ETP, Operator, FirstStage, LastStage };
 
 struct Decision {
     DecisionKind kind = DecisionKind::Operator;

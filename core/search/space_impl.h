@@ -2,12 +2,14 @@
 // Internal to core/search: the search space's state. space.cpp builds it (the degree trie, the operator
 // masks, the count); space_walk.cpp reads it (masks, sampling, repair, conversion to and from plans).
 
+#include "core/cost/costmodel.h"
 #include "core/search/space.h"
 
 #include <array>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sp {
@@ -53,6 +55,9 @@ struct SearchSpace::Impl {
     };
     std::vector<Node> nodes; ///< nodes[0]: the root
     int firstOp = 0;
+    int opEnd = 0;       ///< one past the last operator decision
+    int firstSplit = -1; ///< the FirstStage decision (LastStage follows it); -1 under a balanced split
+    int layers = 0;
     /// Per tp value index: per operator decision, the valid choices (operator validity depends on tp only).
     std::vector<std::vector<std::vector<uint8_t>>> opMasks;
     std::vector<double> opProduct; ///< per tp value index: product of valid choice counts
@@ -68,6 +73,41 @@ struct SearchSpace::Impl {
     }
 
     int value(std::span<const int> a, int i) const { return decisions[i].values[a[i]]; }
+
+    /// Layers of the first and last stage and of the middle ones under the balanced split of pp stages.
+    struct Ends {
+        int first = 0, last = 0, middle = 0;
+    };
+    Ends balancedEnds(int pp) const {
+        const auto f = stageSpan(layers, pp, 0), l = stageSpan(layers, pp, pp - 1);
+        return {f.second, l.second, layers - f.second - (pp > 1 ? l.second : 0)};
+    }
+    /// Whether the first stage may hold `a` layers more and the last `b` more (each stage keeps a layer).
+    bool splitOk(int pp, int a, int b) const {
+        if (pp <= 1) return a == 0 && b == 0;
+        const Ends e = balancedEnds(pp);
+        if (e.first + a < 1 || e.last + b < 1) return false;
+        if (pp == 2) return a + b == 0;
+        return e.middle - a - b >= pp - 2;
+    }
+    /// The plan's layers per stage for deltas (a, b); empty for (0, 0), the balanced split itself.
+    std::vector<int> stageLayersOf(int pp, int a, int b) const {
+        if (a == 0 && b == 0) return {};
+        const Ends e = balancedEnds(pp);
+        std::vector<int> n(static_cast<size_t>(pp), 0);
+        n.front() = e.first + a, n.back() = e.last + b;
+        const int mid = e.middle - a - b;
+        for (int j = 0; j < pp - 2; ++j) n[size_t(j + 1)] = stageSpan(mid, pp - 2, j).second;
+        return n;
+    }
+    /// The valid (a, b) pairs of pp: the factor a pp multiplies its completions by.
+    double splitCount(int pp) const {
+        if (firstSplit < 0) return 1.0;
+        double n = 0;
+        for (int a : decisions[size_t(firstSplit)].values)
+            for (int b : decisions[size_t(firstSplit + 1)].values) n += splitOk(pp, a, b);
+        return n;
+    }
 
     Degrees degreesOf(std::span<const int> a) const {
         Degrees g;

@@ -61,6 +61,23 @@ void SearchSpace::mask(int i, std::span<const int> prefix, std::vector<uint8_t>&
         for (size_t k = 0; k < ch.size(); ++k) out[k] = ch[k] >= 0;
         return;
     }
+    if (m.firstSplit >= 0 && i >= m.firstSplit) {
+        if (m.walk(prefix, 1) < 0) return;
+        const int pp = m.value(prefix, 0);
+        if (i == m.firstSplit) {
+            // A first-stage value is allowed when some last-stage value completes it.
+            for (int k = 0; k < int(values.size()); ++k)
+                for (int b : m.decisions[size_t(i + 1)].values)
+                    out[k] = out[k] || m.splitOk(pp, values[k], b);
+        } else {
+            if (int(prefix.size()) <= m.firstSplit || prefix[m.firstSplit] < 0 ||
+                prefix[m.firstSplit] >= int(m.decisions[size_t(m.firstSplit)].values.size()))
+                return;
+            const int a = m.value(prefix, m.firstSplit);
+            for (int k = 0; k < int(values.size()); ++k) out[k] = m.splitOk(pp, a, values[k]);
+        }
+        return;
+    }
     // Mesh order and operators need the degrees before them: pp and tp (and, to be sure they are valid, all
     // the degree decisions that precede i).
     const int levels = i == Impl::kMesh ? 2 : int(m.levelDecision.size());
@@ -82,9 +99,14 @@ bool SearchSpace::valid(std::span<const int> a) const {
     if (a[Impl::kMesh] < 0 || a[Impl::kMesh] >= int(kMeshOrders.size())) return false;
     const Degrees g = m.degreesOf(a);
     if (canonicalMesh(a[Impl::kMesh], g) != a[Impl::kMesh]) return false;
-    for (int i = m.firstOp; i < decisionCount(); ++i) {
+    for (int i = m.firstOp; i < m.opEnd; ++i) {
         const auto& mk = m.opMasks[a[1]][i - m.firstOp];
         if (a[i] < 0 || a[i] >= int(mk.size()) || !mk[a[i]]) return false;
+    }
+    if (m.firstSplit >= 0) {
+        for (int i : {m.firstSplit, m.firstSplit + 1})
+            if (a[i] < 0 || a[i] >= int(m.decisions[size_t(i)].values.size())) return false;
+        if (!m.splitOk(g.pp, m.value(a, m.firstSplit), m.value(a, m.firstSplit + 1))) return false;
     }
     return true;
 }
@@ -96,7 +118,9 @@ Plan SearchSpace::toPlan(std::span<const int> a) const {
     p.meshOrder = kMeshOrders[a[Impl::kMesh]];
     p.choices = m.fixedOps[a[1]];
     if (m.moe) p.setChoice(Op::Experts, m.value(a, 3));
-    for (int i = m.firstOp; i < decisionCount(); ++i) p.setChoice(m.decisions[i].op, m.value(a, i));
+    for (int i = m.firstOp; i < m.opEnd; ++i) p.setChoice(m.decisions[i].op, m.value(a, i));
+    if (m.firstSplit >= 0)
+        p.stageLayers = m.stageLayersOf(p.degrees.pp, m.value(a, m.firstSplit), m.value(a, m.firstSplit + 1));
     p.batch = 0;
     return p;
 }
@@ -131,7 +155,19 @@ std::optional<std::vector<int>> SearchSpace::fromPlan(const Plan& p) const {
         if (kMeshOrders[k] == p.meshOrder) order = k;
     if (order < 0) return std::nullopt;
     a[Impl::kMesh] = canonicalMesh(order, m.degreesOf(a));
-    for (int i = m.firstOp; i < decisionCount(); ++i) {
+    if (m.firstSplit < 0 && !p.stageLayers.empty()) return std::nullopt; // an uneven split, not searched
+    if (m.firstSplit >= 0) {
+        int da = 0, db = 0;
+        if (!p.stageLayers.empty()) {
+            if (int(p.stageLayers.size()) != g.pp) return std::nullopt;
+            const auto e = m.balancedEnds(g.pp);
+            da = p.stageLayers.front() - e.first, db = p.stageLayers.back() - e.last;
+            if (!m.splitOk(g.pp, da, db) || m.stageLayersOf(g.pp, da, db) != p.stageLayers)
+                return std::nullopt;
+        }
+        if (!find(m.firstSplit, da) || !find(m.firstSplit + 1, db)) return std::nullopt;
+    }
+    for (int i = m.firstOp; i < m.opEnd; ++i) {
         const auto& mk = m.opMasks[a[1]][i - m.firstOp];
         if (g.tp == 1) {
             // One choice stands for all at tp 1, but the plan must still keep the pins.
@@ -162,6 +198,15 @@ void SearchSpace::complete(std::vector<int>& a, int from, Rng& rng) const {
             w.assign(ch.size(), 0);
             for (size_t k = 0; k < ch.size(); ++k)
                 if (ch[k] >= 0) w[k] = m.nodes[ch[k]].completions;
+        } else if (i == m.firstSplit) {
+            // A first-stage value weighted by its valid last-stage values: uniform over whole plans.
+            mask(i, a, mk);
+            w.assign(mk.size(), 0);
+            const int pp = m.value(a, 0);
+            for (size_t k = 0; k < mk.size(); ++k)
+                if (mk[k])
+                    for (int b : m.decisions[size_t(i + 1)].values)
+                        w[k] += m.splitOk(pp, m.decisions[size_t(i)].values[k], b);
         } else {
             // Every allowed mesh order or operator choice has the same number of completions.
             mask(i, a, mk);
@@ -205,6 +250,16 @@ void SearchSpace::repair(std::vector<int>& a, int from, Rng& rng) const {
                 const double dist = std::abs(std::log2(double(dec.values[k])) - old);
                 if (dist < bestDist - 1e-9) best.clear(), bestDist = dist;
                 if (dist < bestDist + 1e-9) best.push_back(k);
+            }
+        } else if ((dec.kind == DecisionKind::FirstStage || dec.kind == DecisionKind::LastStage) &&
+                   a[i] >= 0 && a[i] < int(mk.size())) {
+            // Stage layers: the closest valid count, which keeps the split's shape.
+            int bestDist = 1 << 30;
+            for (int k = 0; k < int(mk.size()); ++k) {
+                if (!mk[k]) continue;
+                const int dist = std::abs(dec.values[k] - dec.values[a[i]]);
+                if (dist < bestDist) best.clear(), bestDist = dist;
+                if (dist == bestDist) best.push_back(k);
             }
         } else {
             for (int k = 0; k < int(mk.size()); ++k)
@@ -262,7 +317,7 @@ std::optional<std::vector<int>> SearchSpace::megatronLike() const {
             // The largest tp inside a node under which every operator's Megatron choice is valid.
             auto score = [&](int k) {
                 bool megatronOk = true;
-                for (int o = m.firstOp; o < n; ++o)
+                for (int o = m.firstOp; o < m.opEnd; ++o)
                     megatronOk = megatronOk && m.opMasks[k][o - m.firstOp][megatronChoice(m.decisions[o].op)];
                 return std::make_tuple(dec.values[k] <= gpn, megatronOk,
                                        dec.values[k] <= gpn ? dec.values[k] : -dec.values[k]);
@@ -274,6 +329,12 @@ std::optional<std::vector<int>> SearchSpace::megatronLike() const {
         case DecisionKind::MeshOrder:
             pick = ks.front();
             break; // tp innermost first
+        case DecisionKind::FirstStage:
+        case DecisionKind::LastStage:
+            // The balanced split where it completes (pp 2 pairs the last stage with the first).
+            for (int k : ks)
+                if (dec.values[k] == 0) pick = k;
+            break;
         case DecisionKind::Experts:
         case DecisionKind::Operator: {
             const int want =
