@@ -65,6 +65,22 @@ EngineResult trtllmCommand(const Ctx& c) {
     LaunchCommand lc;
     auto& n = lc.notes;
     const Degrees& d = c.d;
+    // The layers per stage: tensorrt_llm/mapping.py Mapping.pp_layers as read (commit b35ac1b64368) splits
+    // them with torch.tensor_split, and neither Mapping nor the trtllm-serve flags and LlmArgs of this row
+    // take a split of the user's (later copies of llm_args.py carry a pp_partition, not verified for this
+    // release). A plan's own split that is not TensorRT-LLM's own is not runnable as such.
+    if (!c.p.stageLayers.empty() && planStages(c) != engineDefaultStages(c.version, int(c.m.layers), d.pp)) {
+        Refusal r;
+        std::vector<std::string> own;
+        for (int k : engineDefaultStages(c.version, int(c.m.layers), d.pp)) own.push_back(str(k));
+        r.reason = "TensorRT-LLM " + c.version.version + " splits the layers its own way (" +
+                   joined(own, ", ") +
+                   " per stage; no flag or option sets the split), not the plan's stage_layers";
+        Plan a = c.p;
+        a.stageLayers.clear();
+        r.candidates.push_back({"stage_layers -> the balanced split", a});
+        return r;
+    }
     const int stage = d.dp * d.tp;
     const int attnTp = c.tpIsData || c.attnBatch ? 1 : d.tp;
     const int eg = c.moe ? d.ep * d.etp : 1;
