@@ -1,4 +1,5 @@
 // The scenario editor's Constraints group: GPUs to use and memory headroom, the allowed degrees per axis,
+// the layers per stage (balanced or tuned),
 // the pinned operators (folded away until asked for: at 1600x1000 the whole group fits beside the model,
 // cluster and workload without scrolling), and the size of the search space they leave.
 #include "views/scenarioeditor.h"
@@ -62,6 +63,22 @@ void ScenarioEditor::buildConstraints(QFormLayout* kf) {
         d->setToolTip(tr("Allowed %1 degrees; all checked: any value").arg(qs(kAxisNames[size_t(a)])));
         connect(d, &DegreeChecks::changed, this, &ScenarioEditor::constraintsEdited);
     }
+
+    // How the search splits the layers over the pipeline stages (Constraints::stageSplit); the items are
+    // in kStageSplitNames' order.
+    m_stageSplit = new QComboBox(this);
+    m_stageSplit->addItem(tr("balanced"));
+    m_stageSplit->addItem(tr("tuned"));
+    m_stageSplit->setToolTip(tr("balanced: the engines' even split of the layers over the pipeline stages; "
+                                "tuned: the search may give the first and last stage a few layers more or "
+                                "fewer (set in the exported commands through the engines' layer partition)"));
+    connect(m_stageSplit, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (m_loading || i < 0) return;
+        m_scenario.constraints.stageSplit = static_cast<StageSplit>(i);
+        refreshSpace();
+        changed();
+    });
+    kf->addRow(tr("Layers per stage"), m_stageSplit);
 
     m_pinToggle = new QToolButton(this);
     m_pinToggle->setCheckable(true);
