@@ -272,9 +272,15 @@ private slots:
         details.setPlan(sc, rec);
         QVERIFY2(details.summaryText().contains("Layers per stage: 14 + 22 + 22 + 22 (the plan's own split)"),
                  qPrintable(details.summaryText()));
-        details.setPlan(sc, makePlanRecord(model, planWith({4, 1, 8, 1, 1, 8}), "balanced", "test"));
+        const auto balanced = makePlanRecord(model, planWith({4, 1, 8, 1, 1, 8}), "balanced", "test");
+        details.setPlan(sc, balanced);
         QVERIFY2(details.summaryText().contains("Layers per stage: 20 + 20 + 20 + 20 (balanced)"),
                  qPrintable(details.summaryText()));
+        // The comparison names the split as the one difference.
+        ComparisonView cmp;
+        cmp.setScenario(sc);
+        cmp.setCandidates({{QStringLiteral("balanced"), balanced}, {QStringLiteral("uneven"), rec}}, 0, 1);
+        QCOMPARE(cmp.differences(), QStringList{"layers per stage"});
 
         Plan wrong = p;
         wrong.stageLayers = {14, 22, 22, 21}; // 79 layers: drawn as the balanced split
