@@ -66,9 +66,11 @@ EngineResult trtllmCommand(const Ctx& c) {
     auto& n = lc.notes;
     const Degrees& d = c.d;
     // The layers per stage: tensorrt_llm/mapping.py Mapping.pp_layers as read (commit b35ac1b64368) splits
-    // them with torch.tensor_split, and neither Mapping nor the trtllm-serve flags and LlmArgs of this row
-    // take a split of the user's (later copies of llm_args.py carry a pp_partition, not verified for this
-    // release). A plan's own split that is not TensorRT-LLM's own is not runnable as such.
+    // them with torch.tensor_split and takes no split of the user's; no trtllm-serve flag sets one. An
+    // LlmArgs field pp_partition (Mapping(pp_partition=...), NVIDIA/TensorRT-LLM pull request #9003, opened
+    // 2025-11-07) would, as a --extra_llm_api_options key, but it could not be confirmed at this row's
+    // commit 00209af149e7, and an unknown key makes the StrictBaseModel refuse the whole file. Until a row
+    // reads it there, a plan's own split that is not TensorRT-LLM's own is not runnable as such.
     if (!c.p.stageLayers.empty() && planStages(c) != engineDefaultStages(c.version, int(c.m.layers), d.pp)) {
         Refusal r;
         std::vector<std::string> own;
