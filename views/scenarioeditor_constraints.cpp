@@ -78,7 +78,6 @@ void ScenarioEditor::buildConstraints(QFormLayout* kf) {
         refreshSpace();
         changed();
     });
-    kf->addRow(tr("Layers per stage"), m_stageSplit);
 
     m_pinToggle = new QToolButton(this);
     m_pinToggle->setCheckable(true);
@@ -86,7 +85,18 @@ void ScenarioEditor::buildConstraints(QFormLayout* kf) {
     m_pinToggle->setArrowType(Qt::RightArrow);
     m_pinToggle->setAutoRaise(true);
     m_pinToggle->setToolTip(tr("Fix an operator's sharding choice; free lets the search choose"));
-    kf->addRow(m_pinToggle);
+    // One row for the pins' toggle and the layers per stage (a row of its own would push the group past
+    // the panel at 1600x1000).
+    auto* pinRow = new QWidget(this);
+    auto* ph = new QHBoxLayout(pinRow);
+    ph->setContentsMargins(0, 0, 0, 0);
+    ph->addWidget(m_pinToggle);
+    ph->addStretch(1);
+    auto* splitLabel = new QLabel(tr("Layers per stage"), pinRow);
+    splitLabel->setBuddy(m_stageSplit);
+    ph->addWidget(splitLabel);
+    ph->addWidget(m_stageSplit);
+    kf->addRow(pinRow);
     m_pinPanel = new QWidget(this);
     m_pinPanel->setToolTip(m_pinToggle->toolTip());
     m_pinForm = new QFormLayout(m_pinPanel);
