@@ -238,6 +238,7 @@ private slots:
         QVERIFY2(hasNote(v, "adding --headless on nodes 1..1"), qPrintable(notes(v)));
         // 80 layers split evenly in two: no partition to set.
         QVERIFY(!hasNote(v, "VLLM_PP_LAYER_PARTITION"));
+        QVERIFY2(v.text().find("export ") == std::string::npos, v.text().c_str());
         const LaunchCommand g = command(s, p, ServingEngine::Sglang);
         QCOMPARE(list(g.argv), QStringList({"python3",
                                             "-m",
@@ -324,7 +325,9 @@ private slots:
             const auto version = findEngineVersion(engine, "").value();
             const auto violations = checkLaunch(lc, s, version, worker);
             QVERIFY2(violations.empty(), violations.empty() ? "" : violations[0].c_str());
-            // The scripts export it before the engine starts.
+            // The command text and the scripts export it before the engine starts.
+            QVERIFY2(lc.text().find(std::string("export ") + var + "=38,42\n") != std::string::npos,
+                     lc.text().c_str());
             QVERIFY(lc.scripts()[1].second.find(std::string("export ") + var + "=38,42\n") !=
                     std::string::npos);
         }

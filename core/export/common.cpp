@@ -224,8 +224,8 @@ void addCommonNotes(const Ctx& c, const char* engine, LaunchCommand& lc, const c
         const std::string value = layerPartition(c);
         if (!value.empty() && layerEnv)
             n.push_back("Pipeline: the plan's " + str(d.pp) + " stages hold " + sizes + " layers (" + whose +
-                        "); " + engine + " would load " + ownSizes + ", so the scripts set " + layerEnv +
-                        "=" + value + " (set it in the environment when running the command by hand).");
+                        "); " + engine + " would load " + ownSizes + ", so every node exports " + layerEnv +
+                        "=" + value + " before the command.");
         else if (!value.empty() && plan != own)
             n.push_back("Pipeline: the plan's " + str(d.pp) + " stages hold " + sizes + " layers (" + whose +
                         "); " + engine + " loads " + ownSizes + " (no flag sets the split).");
