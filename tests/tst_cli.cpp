@@ -1,8 +1,8 @@
 // The shardplan command line: exit codes, human and JSON output.
+#include "clirun.h"
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include "clirun.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -35,6 +35,49 @@ private slots:
         QCOMPARE(r.out.count('\n'), 3);
         QVERIFY(r.out.contains("70.55B parameters"));
         QVERIFY(r.out.contains("32 GPUs"));
+    }
+
+    // A plan file with its own layers per stage: validate and evaluate show them; one whose stages do not
+    // add up to the model's 80 layers (Llama-3.1-70B) is refused with the file and checkPlan's reason.
+    void stageLayers() {
+        QTemporaryDir dir;
+        auto write = [&](const QString& name, const QByteArray& text) {
+            QFile f(dir.filePath(name));
+            if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(name));
+            f.write(text);
+            return dir.filePath(name);
+        };
+        const QString good = write("good.yaml", "version: 1\nkind: plan\ndegrees: {pp: 2, tp: 4}\n"
+                                                "stage_layers: [38, 42]\n");
+        const QString bad = write("bad.yaml", "version: 1\nkind: plan\ndegrees: {pp: 2, tp: 4}\n"
+                                              "stage_layers: [38, 41]\n");
+        const QString scenario = kSamples + "/scenarios/llama-3.1-70b-h100-1x8-chat.yaml";
+        Run r = shardplan({"validate", good});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("layers per stage 38 + 42"), qPrintable(r.out));
+        r = shardplan({"evaluate", "--scenario", scenario, "--plan", good});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("pp2 x dp1 x tp4, layers per stage 38 + 42"), qPrintable(r.out));
+        r = shardplan({"evaluate", "--scenario", scenario, "--plan", bad});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(bad +
+                                ": plan does not fit the scenario: stage_layers add up to 79 layers; the "
+                                "model has 80"),
+                 qPrintable(r.err));
+        r = shardplan({"export", "--scenario", scenario, "--plan", bad, "--engine", "vllm"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(bad + ": plan does not fit the scenario: stage_layers add up to 79"),
+                 qPrintable(r.err));
+        // A constraints file choosing the tuned split reads; validate says so.
+        const QString tuned = write("k.yaml", "version: 1\nkind: constraints\nstage_layers: tuned\n");
+        r = shardplan({"validate", tuned});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("layers per stage tuned"), qPrintable(r.out));
+        const QString wrong = write("w.yaml", "version: 1\nkind: constraints\nstage_layers: uneven\n");
+        r = shardplan({"validate", wrong});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("w.yaml:3:15: stage_layers: expected one of balanced or tuned"),
+                 qPrintable(r.err));
     }
 
     void validateJson() {

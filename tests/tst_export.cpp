@@ -104,6 +104,16 @@ private slots:
                 const Plan p = space.toPlan(i % 2 ? space.sample(rng) : space.sampleByDecision(rng));
                 QVERIFY(!cost.checkPlan(p));
                 plans.push_back({"random " + std::to_string(i), p});
+                // The same layout with its own layers per stage: one layer moved from the first stage to
+                // the last, so the exports must set the engines' layer partition (or adapt and refuse).
+                const int pp = p.degrees.pp, L = int(s.model.layers);
+                if (pp > 1 && L / pp >= 2) {
+                    Plan own = p;
+                    for (const auto& [begin, n] : pipelineStages(L, pp)) own.stageLayers.push_back(n);
+                    own.stageLayers.front() -= 1, own.stageLayers.back() += 1;
+                    QVERIFY(!cost.checkPlan(own));
+                    plans.push_back({"random " + std::to_string(i) + " with its own stage_layers", own});
+                }
             }
         }
         // The synthetic model has no checkpoint: its exports name one.
@@ -139,6 +149,24 @@ private slots:
                     QFAIL((t.label() + ", " + what + " " + degreesTextForTest(plan) + ":" + all + "\n" +
                            r->text())
                               .c_str());
+                }
+                // A plan exported with its own layers per stage: every node that starts something sets the
+                // engine's variable to exactly those numbers (TensorRT-LLM has none: it exports the
+                // balanced split instead, adapted).
+                const ServingEngine e = t.engine == ServingEngine::Dynamo ? t.worker : t.engine;
+                if (!r->plan.stageLayers.empty()) {
+                    QVERIFY2(e != ServingEngine::Trtllm, (t.label() + ", " + what).c_str());
+                    std::string want;
+                    for (int n : r->plan.stageLayers) want += (want.empty() ? "" : ",") + std::to_string(n);
+                    const char* var =
+                        e == ServingEngine::Vllm ? "VLLM_PP_LAYER_PARTITION" : "SGLANG_PP_LAYER_PARTITION";
+                    for (const auto& node : r->nodes) {
+                        if (node.commands.empty()) continue;
+                        const auto it = std::find_if(node.env.begin(), node.env.end(),
+                                                     [&](const auto& kv) { return kv.first == var; });
+                        QVERIFY2(it != node.env.end() && it->second == want,
+                                 (t.label() + ", " + what + ": no " + var + "=" + want).c_str());
+                    }
                 }
             }
         }

@@ -34,6 +34,15 @@ Plan plan(int pp, int dp, int tp, int64_t batch, int ep = 0) {
     return p;
 }
 
+/// The value of `var` in each node's environment that sets it.
+QStringList envOf(const LaunchCommand& c, const std::string& var) {
+    QStringList out;
+    for (const auto& node : c.nodes)
+        for (const auto& [name, value] : node.env)
+            if (name == var) out << QString::fromStdString(value);
+    return out;
+}
+
 LaunchCommand command(const Scenario& s, const Plan& p, ServingEngine e, const std::string& model = {}) {
     auto c = launchCommand(s, p, e, model);
     if (!c) qFatal("%s", c.error().str().c_str());
@@ -229,6 +238,7 @@ private slots:
         QVERIFY2(hasNote(v, "adding --headless on nodes 1..1"), qPrintable(notes(v)));
         // 80 layers split evenly in two: no partition to set.
         QVERIFY(!hasNote(v, "VLLM_PP_LAYER_PARTITION"));
+        QVERIFY2(v.text().find("export ") == std::string::npos, v.text().c_str());
         const LaunchCommand g = command(s, p, ServingEngine::Sglang);
         QCOMPARE(list(g.argv), QStringList({"python3",
                                             "-m",
@@ -252,16 +262,108 @@ private slots:
                                             "--mem-fraction-static",
                                             "0.95"}));
 
-        // Three stages of 80 layers: 26, 27, 27 or the like, which the engines only take from the
-        // environment.
+        for (const auto& node : v.nodes)
+            QVERIFY(node.env.end() == std::find_if(node.env.begin(), node.env.end(), [](const auto& e) {
+                        return e.first == "VLLM_PP_LAYER_PARTITION";
+                    }));
+    }
+
+    // A balanced plan whose split is not the engine's own: the variable is set for it too. Known answers
+    // by hand from each engine's get_pp_indices (cited at engineDefaultStages in core/export/common.cpp)
+    // and the balanced split (pipelineStages: the extra layers on the middle stages, on the first pp - 1
+    // when there are pp - 1 of them).
+    void balancedSplitAgainstTheEngines() {
+        // 80 layers in 3 stages: the plan 27, 27, 26. vLLM puts the 2 extra layers on the stages before
+        // the last (partitions[-2], [-3]): 27, 27, 26, the same, so nothing is set. SGLang 0.5.6 puts them
+        // on the last two stages (26, 27, 27), 0.4.9 all on the last (26, 26, 28): both need the variable.
         const Scenario s3 = compose("llama-3.1-70b.yaml", "h100-4x8.yaml", "decode-heavy.yaml", 24);
-        std::string sizes;
-        for (const auto& st : pipelineStages(80, 3))
-            sizes += (sizes.empty() ? "" : ",") + std::to_string(st.second);
-        QVERIFY(
-            hasNote(command(s3, plan(3, 1, 8, 10), ServingEngine::Vllm), "VLLM_PP_LAYER_PARTITION=" + sizes));
-        QVERIFY(hasNote(command(s3, plan(3, 1, 8, 10), ServingEngine::Sglang),
-                        "SGLANG_PP_LAYER_PARTITION=" + sizes));
+        const Plan p3 = plan(3, 1, 8, 10);
+        const LaunchCommand v = command(s3, p3, ServingEngine::Vllm);
+        QVERIFY2(!hasNote(v, "VLLM_PP_LAYER_PARTITION"), qPrintable(notes(v)));
+        QCOMPARE(envOf(v, "VLLM_PP_LAYER_PARTITION"), QStringList());
+        for (const char* version : {"0.4.9", "0.5.6"}) {
+            const LaunchCommand g = exportOk(s3, p3, ServingEngine::Sglang, version);
+            QVERIFY2(hasNote(g, "SGLANG_PP_LAYER_PARTITION=27,27,26"), qPrintable(notes(g)));
+            QVERIFY2(
+                hasNote(g, std::string("would load ") + (version[2] == '4' ? "26, 26, 28" : "26, 27, 27")),
+                qPrintable(notes(g)));
+            QCOMPARE(envOf(g, "SGLANG_PP_LAYER_PARTITION"),
+                     QStringList({"27,27,26", "27,27,26", "27,27,26"}));
+        }
+        // 80 layers in 6 stages (tp 4): the plan 13, 14, 14, 13, 13, 13; vLLM alone would load
+        // 13, 13, 13, 14, 14, 13.
+        const LaunchCommand v6 = command(s3, plan(6, 1, 4, 10), ServingEngine::Vllm);
+        QVERIFY2(hasNote(v6, "would load 13, 13, 13, 14, 14, 13"), qPrintable(notes(v6)));
+        QCOMPARE(envOf(v6, "VLLM_PP_LAYER_PARTITION"),
+                 QStringList({"13,14,14,13,13,13", "13,14,14,13,13,13", "13,14,14,13,13,13"}));
+    }
+
+    // A plan with its own layers per stage (38 + 42 of Llama-3.1-70B's 80, pp 2 over two nodes): every
+    // node sets the engine's variable to exactly those numbers, which read back as the engines' parsers
+    // read them; Dynamo's workers keep it; TensorRT-LLM, which takes no split, exports the balanced one
+    // or, strict, refuses.
+    void planOwnSplit() {
+        const Scenario s = compose("llama-3.1-70b.yaml", "h100-4x8.yaml", "decode-heavy.yaml", 16);
+        Plan p = plan(2, 1, 8, 100);
+        p.stageLayers = {38, 42};
+        const std::vector<std::tuple<ServingEngine, ServingEngine, const char*>> cases = {
+            {ServingEngine::Vllm, ServingEngine::Vllm, "VLLM_PP_LAYER_PARTITION"},
+            {ServingEngine::Sglang, ServingEngine::Sglang, "SGLANG_PP_LAYER_PARTITION"},
+            {ServingEngine::Dynamo, ServingEngine::Vllm, "VLLM_PP_LAYER_PARTITION"},
+            {ServingEngine::Dynamo, ServingEngine::Sglang, "SGLANG_PP_LAYER_PARTITION"}};
+        for (const auto& [engine, worker, var] : cases) {
+            const LaunchCommand lc = exportOk(s, p, engine, {}, worker);
+            QVERIFY(!lc.adapted);
+            QCOMPARE(lc.nodes.size(), size_t(2));
+            const QStringList values = envOf(lc, var);
+            QCOMPARE(values, QStringList({"38,42", "38,42"}));
+            // get_pp_indices: [int(layer) for layer in value.split(",")], len == pp_size, sum == layers.
+            QList<int> parts;
+            for (const QString& x : values[0].split(',')) parts << x.trimmed().toInt();
+            QCOMPARE(parts, QList<int>({38, 42}));
+            QVERIFY2(hasNote(lc, std::string(var) + "=38,42"), qPrintable(notes(lc)));
+            const auto version = findEngineVersion(engine, "").value();
+            const auto violations = checkLaunch(lc, s, version, worker);
+            QVERIFY2(violations.empty(), violations.empty() ? "" : violations[0].c_str());
+            // The command text and the scripts export it before the engine starts.
+            QVERIFY2(lc.text().find(std::string("export ") + var + "=38,42\n") != std::string::npos,
+                     lc.text().c_str());
+            QVERIFY(lc.scripts()[1].second.find(std::string("export ") + var + "=38,42\n") !=
+                    std::string::npos);
+        }
+        // The checker reads the variable as the engines do: a wrong sum, count or separator is refused.
+        LaunchCommand bad = exportOk(s, p, ServingEngine::Vllm);
+        const auto vllm = findEngineVersion(ServingEngine::Vllm, "").value();
+        for (const auto& [value, why] :
+             std::vector<std::pair<std::string, std::string>>{{"38,41", "adds up to 79 layers"},
+                                                              {"80", "has 1 stages for a pipeline of 2"},
+                                                              {"38;42", "not a comma-separated list"},
+                                                              {"0,80", "gives a stage 0 layers"}}) {
+            for (auto& [var, v] : bad.nodes[0].env)
+                if (var == "VLLM_PP_LAYER_PARTITION") v = value;
+            const auto violations = checkLaunch(bad, s, vllm);
+            QVERIFY2(!violations.empty() && violations[0].find(why) != std::string::npos,
+                     violations.empty() ? value.c_str() : violations[0].c_str());
+        }
+
+        // TensorRT-LLM: Mapping.pp_layers takes no split; 38, 42 is not its own (40, 40).
+        ExportOptions o;
+        o.engine = ServingEngine::Trtllm;
+        const auto t = launchCommand(s, p, o);
+        QVERIFY2(t.ok(), t.ok() ? "" : t.error().str().c_str());
+        QVERIFY(t.value().adapted);
+        QVERIFY(t.value().plan.stageLayers.empty());
+        QVERIFY2(hasNote(t.value(), "splits the layers its own way (40, 40 per stage"),
+                 qPrintable(notes(t.value())));
+        o.adapt = false;
+        const auto strict = launchCommand(s, p, o);
+        QVERIFY(!strict.ok());
+        QVERIFY2(strict.error().str().find("stage_layers") != std::string::npos,
+                 strict.error().str().c_str());
+        // A split that is TensorRT-LLM's own exports as it is.
+        p.stageLayers = {40, 40};
+        o.adapt = false;
+        QVERIFY(launchCommand(s, p, o).ok());
     }
 
     // pp 2 x dp 2 x tp 8 on 4 nodes, mesh tp, dp, pp: vLLM lays ranks out tp, pp, dp.

@@ -14,6 +14,7 @@
 #include "views/imageexport.h"
 #include "views/learningcurve.h"
 #include "views/meshgroups.h"
+#include "views/plandetails.h"
 #include "views/planrecord.h"
 #include "views/scenarioeditor.h"
 #include "views/searchchart.h"
@@ -231,6 +232,83 @@ private slots:
         QVERIFY(img.pixelColor(500, 300) != QColor(Qt::black));
     }
 
+    // A plan with its own layers per stage: Llama-3.1-70B's 80 layers as 14 + 22 + 22 + 22 on pp 4 (the
+    // balanced split is 20 each). The heatmap's stage columns, the layer columns' stages, the timeline's
+    // stages and the plan summary all follow it; a split that does not fit the model shows as balanced.
+    void stageBoundariesFollowThePlan() {
+        const Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
+        const CostModel model(s);
+        Plan p = planWith({4, 1, 8, 1, 1, 8});
+        p.stageLayers = {14, 22, 22, 22};
+        QVERIFY2(!model.checkPlan(p), model.checkPlan(p).value_or("").c_str());
+        const auto rec = makePlanRecord(model, p, "uneven", "test");
+        auto sc = std::make_shared<const Scenario>(s);
+        const std::vector<std::pair<int, int>> expected = {{0, 14}, {14, 22}, {36, 22}, {58, 22}};
+
+        ShardingHeatmap map;
+        map.resize(1000, 600);
+        map.setPlan(sc, rec);
+        QCOMPARE(map.columnCount(), 80);
+        QCOMPARE(map.columnStage(13), 0);
+        QCOMPARE(map.columnStage(14), 1);
+        QCOMPARE(map.columnStage(35), 1);
+        QCOMPARE(map.columnStage(36), 2);
+        QCOMPARE(map.columnStage(79), 3);
+        map.setColumns(ShardingHeatmap::Columns::Stages);
+        QCOMPARE(map.columnCount(), 4);
+        for (int c = 0; c < 4; ++c) QCOMPARE(map.columnLayers(c), expected[size_t(c)]);
+
+        const Timeline t = buildTimeline(s, *rec, false);
+        QCOMPARE(t.layers, expected);
+        // The first stage holds 8 layers fewer (and the embedding, not the head): it finishes first and
+        // waits, a bubble on stage 0.
+        QVERIFY(t.stageMs[0] < t.stageMs[1]);
+        bool bubble0 = false;
+        for (const TimelineItem& it : t.items)
+            bubble0 = bubble0 || (it.kind == TimelineItem::Kind::Bubble && it.stage == 0);
+        QVERIFY(bubble0);
+
+        PlanDetails details;
+        details.setPlan(sc, rec);
+        QVERIFY2(details.summaryText().contains("Layers per stage: 14 + 22 + 22 + 22 (the plan's own split)"),
+                 qPrintable(details.summaryText()));
+        const auto balanced = makePlanRecord(model, planWith({4, 1, 8, 1, 1, 8}), "balanced", "test");
+        details.setPlan(sc, balanced);
+        QVERIFY2(details.summaryText().contains("Layers per stage: 20 + 20 + 20 + 20 (balanced)"),
+                 qPrintable(details.summaryText()));
+        // The comparison names the split as the one difference.
+        ComparisonView cmp;
+        cmp.setScenario(sc);
+        cmp.setCandidates({{QStringLiteral("balanced"), balanced}, {QStringLiteral("uneven"), rec}}, 0, 1);
+        QCOMPARE(cmp.differences(), QStringList{"layers per stage"});
+
+        Plan wrong = p;
+        wrong.stageLayers = {14, 22, 22, 21}; // 79 layers: drawn as the balanced split
+        const auto spans = stageSpans(80, wrong);
+        QCOMPARE(spans.size(), size_t(4));
+        for (const StageSpan& st : spans) QCOMPARE(st.count, 20);
+
+        // The picture: the timeline of the uneven plan, for looking at.
+        if (const QByteArray dir = qgetenv("SHARDPLAN_SHOTS"); !dir.isEmpty()) {
+            TimelineCanvas canvas;
+            canvas.resize(1400, 420);
+            canvas.setPlan(sc, rec);
+            QImage img(canvas.size(), QImage::Format_ARGB32);
+            img.fill(Qt::white);
+            QPainter pa(&img);
+            canvas.paintTo(pa, img.rect());
+            pa.end();
+            img.save(QString::fromLocal8Bit(dir) + "/timeline-uneven.png");
+            QImage hm(1400, 500, QImage::Format_ARGB32);
+            hm.fill(Qt::white);
+            QPainter ph(&hm);
+            map.setColumns(ShardingHeatmap::Columns::Layers);
+            map.paintTo(ph, hm.rect());
+            ph.end();
+            hm.save(QString::fromLocal8Bit(dir) + "/heatmap-uneven.png");
+        }
+    }
+
     // Llama 4 Maverick (tests/data/hf/llama-4-maverick.config.json: 48 layers, interleave_moe_layer_step 2:
     // layers 1, 3, 5, ... are MoE, the others dense, as transformers' Llama4TextConfig lays them out): the
     // heatmap shows FFN cells on even layers and expert cells on odd ones, and each of 4 stages holds 6 of
@@ -383,6 +461,25 @@ private slots:
         pin->setCurrentIndex(1 + choice::QkvRow);
         emit pin->activated(1 + choice::QkvRow);
         QCOMPARE(int(ed.scenario().constraints.pinned[size_t(Op::Qkv)]), int(choice::QkvRow));
+        // Layers per stage: tuned, saved with the scenario and shown again when it is loaded.
+        QComboBox* split = ed.stageSplitCombo();
+        QVERIFY(split);
+        QCOMPARE(split->currentIndex(), int(StageSplit::Balanced));
+        split->setCurrentIndex(int(StageSplit::Tuned));
+        QCOMPARE(int(ed.scenario().constraints.stageSplit), int(StageSplit::Tuned));
+        const std::string saved = toYaml(ed.scenario());
+        QVERIFY2(saved.find("stage_layers: tuned") != std::string::npos, saved.c_str());
+        auto reloaded = parseScenario(saved, (kSamples + "/scenarios/saved.yaml").toStdString());
+        QVERIFY2(reloaded.ok(), reloaded.error().str().c_str());
+        ScenarioEditor again(kSamples);
+        again.setScenario(reloaded.value());
+        QCOMPARE(again.stageSplitCombo()->currentIndex(), int(StageSplit::Tuned));
+        if (const QByteArray shots = qgetenv("SHARDPLAN_SHOTS"); !shots.isEmpty()) {
+            again.resize(520, 1000);
+            again.grab().save(QString::fromLocal8Bit(shots) + "/scenario-editor-stage-split.png");
+        }
+        again.stageSplitCombo()->setCurrentIndex(int(StageSplit::Balanced));
+        QCOMPARE(int(again.scenario().constraints.stageSplit), int(StageSplit::Balanced));
         // A broken model file: the error names the file, the model stays.
         QTemporaryDir dir;
         const QString bad = dir.filePath(QStringLiteral("bad.yaml"));

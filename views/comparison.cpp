@@ -3,6 +3,7 @@
 #include "core/analysis/why.h"
 #include "core/cost/validity.h"
 #include "views/format.h"
+#include "views/meshgroups.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -293,6 +294,16 @@ void ComparisonView::refresh() {
     for (Axis ax : axes) {
         if (!moe && (ax == Axis::EP || ax == Axis::ETP || ax == Axis::EDP)) continue;
         setting(qs(kAxisNames[size_t(ax)]), QString::number(da.get(ax)), QString::number(db.get(ax)));
+    }
+    if (!L->plan.stageLayers.empty() || !R->plan.stageLayers.empty()) {
+        // Either plan splits the layers its own way: both splits, first stage first.
+        auto split = [&](const Plan& p) {
+            QStringList counts;
+            for (const StageSpan& st : stageSpans(int(m_scenario->model.layers), p))
+                counts << QString::number(st.count);
+            return counts.join(QStringLiteral(" + "));
+        };
+        setting(tr("layers per stage"), split(L->plan), split(R->plan));
     }
     setting(tr("mesh order"), meshText(L->plan), meshText(R->plan));
     for (int i = 0; i < kOpCount; ++i) {

@@ -134,7 +134,7 @@ void ShardingHeatmap::rebuild() {
         if (opRelevant(model, op) || opRelevant(model, moeOverride(op))) m_rows.push_back(op);
 
     const int L = int(model.layers);
-    const auto spans = stageSpans(L, plan.degrees.pp);
+    const auto spans = stageSpans(L, plan);
     auto stageOfLayer = [&](int l) {
         for (size_t i = 0; i < spans.size(); ++i)
             if (l < spans[i].begin + spans[i].count) return int(i);

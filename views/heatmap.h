@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 class QButtonGroup;
@@ -41,6 +42,11 @@ public:
     double cellShare(int row, int col) const;
     /// The choice name(s) shown in a cell ("column", or "column / token" when dense and MoE layers differ).
     QString cellChoice(int row, int col) const;
+    /// A column's pipeline stage and the layers it covers (first layer, count).
+    int columnStage(int col) const { return m_cols[size_t(col)].stage; }
+    std::pair<int, int> columnLayers(int col) const {
+        return {m_cols[size_t(col)].firstLayer, m_cols[size_t(col)].layers};
+    }
 
     /// Paints the whole heatmap (title, headers, cells, legend) into `rect`.
     void paintTo(QPainter& p, const QRect& rect) const;

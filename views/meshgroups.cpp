@@ -78,4 +78,16 @@ std::vector<StageSpan> stageSpans(int layers, int pp) {
     return out;
 }
 
+std::vector<StageSpan> stageSpans(int layers, const Plan& p) {
+    // A split that does not fit the model (one CostModel::checkPlan refuses) is drawn as the balanced one
+    // rather than past the model's last layer.
+    int sum = 0;
+    bool fits = int(p.stageLayers.size()) == std::max(1, p.degrees.pp);
+    for (int n : p.stageLayers) fits = fits && n >= 1, sum += n;
+    if (p.stageLayers.empty() || !fits || sum != layers) return stageSpans(layers, p.degrees.pp);
+    std::vector<StageSpan> out;
+    for (const auto& [begin, count] : pipelineStages(layers, p)) out.push_back({begin, count});
+    return out;
+}
+
 } // namespace sp::views

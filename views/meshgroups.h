@@ -29,5 +29,8 @@ struct StageSpan {
     int begin = 0, count = 0;
 };
 std::vector<StageSpan> stageSpans(int layers, int pp);
+/// A plan's stages: its own layers per stage (Plan::stageLayers) when it has them and they fit the model,
+/// else the balanced split.
+std::vector<StageSpan> stageSpans(int layers, const Plan& p);
 
 } // namespace sp::views

@@ -3,6 +3,7 @@
 #include "core/cost/validity.h"
 #include "core/io/formats.h"
 #include "views/format.h"
+#include "views/meshgroups.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -74,6 +75,15 @@ void PlanDetails::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPt
              .arg(esc(degreesText(plan->plan.degrees, moe)), esc(meshText(plan->plan)),
                   plan->searcher.empty() ? QString()
                                          : tr(" &middot; found by %1").arg(esc(qs(plan->searcher))));
+    if (plan->plan.degrees.pp > 1) {
+        // The layers each pipeline stage holds, first to last (the plan's own split or the balanced one).
+        QStringList counts;
+        for (const StageSpan& st : stageSpans(int(scenario->model.layers), plan->plan))
+            counts << QString::number(st.count);
+        h += QStringLiteral("<p>%1 %2 <span style='color:#6b7280'>(%3)</span></p>")
+                 .arg(tr("Layers per stage:"), counts.join(QStringLiteral(" + ")),
+                      plan->plan.stageLayers.empty() ? tr("balanced") : tr("the plan's own split"));
+    }
     if (!m.feasible)
         h += QStringLiteral("<p style='background:#fdecec; padding:6px; color:#991b1b'><b>%1</b> %2</p>")
                  .arg(m.valid ? tr("Infeasible:") : tr("Not a valid plan:"), esc(qs(m.violation)));

@@ -377,6 +377,7 @@ void ScenarioEditor::refreshFields() {
     m_dtypes[2]->setCurrentIndex(int(m_scenario.model.kvCache));
     m_headroom->setValue(m_scenario.constraints.memoryHeadroom * 100);
     m_gpus->setValue(m_scenario.constraints.gpus);
+    m_stageSplit->setCurrentIndex(int(m_scenario.constraints.stageSplit));
     m_loading = false;
     checkDtypes();
     refreshPickers();

@@ -56,6 +56,8 @@ public:
     QString pickerError(FileKind kind) const;
     DegreeChecks* degreeChecks(Axis a) const;
     QComboBox* pinCombo(Op op) const;
+    /// Layers per stage: balanced or tuned (Constraints::stageSplit).
+    QComboBox* stageSplitCombo() const { return m_stageSplit; }
 
 signals:
     /// A valid change was made to the scenario.
@@ -112,6 +114,7 @@ private:
     QWidget* m_pinPanel = nullptr;
     QFormLayout* m_constraintForm = nullptr;
     QDoubleSpinBox* m_headroom = nullptr;
+    QComboBox* m_stageSplit = nullptr;
     QSpinBox* m_gpus = nullptr;
     QLabel* m_spaceInfo = nullptr;
     bool m_loading = false;

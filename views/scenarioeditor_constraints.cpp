@@ -1,4 +1,5 @@
 // The scenario editor's Constraints group: GPUs to use and memory headroom, the allowed degrees per axis,
+// the layers per stage (balanced or tuned),
 // the pinned operators (folded away until asked for: at 1600x1000 the whole group fits beside the model,
 // cluster and workload without scrolling), and the size of the search space they leave.
 #include "views/scenarioeditor.h"
@@ -63,13 +64,39 @@ void ScenarioEditor::buildConstraints(QFormLayout* kf) {
         connect(d, &DegreeChecks::changed, this, &ScenarioEditor::constraintsEdited);
     }
 
+    // How the search splits the layers over the pipeline stages (Constraints::stageSplit); the items are
+    // in kStageSplitNames' order.
+    m_stageSplit = new QComboBox(this);
+    m_stageSplit->addItem(tr("balanced"));
+    m_stageSplit->addItem(tr("tuned"));
+    m_stageSplit->setToolTip(tr("balanced: the engines' even split of the layers over the pipeline stages; "
+                                "tuned: the search may give the first and last stage a few layers more or "
+                                "fewer (set in the exported commands through the engines' layer partition)"));
+    connect(m_stageSplit, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (m_loading || i < 0) return;
+        m_scenario.constraints.stageSplit = static_cast<StageSplit>(i);
+        refreshSpace();
+        changed();
+    });
+
     m_pinToggle = new QToolButton(this);
     m_pinToggle->setCheckable(true);
     m_pinToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_pinToggle->setArrowType(Qt::RightArrow);
     m_pinToggle->setAutoRaise(true);
     m_pinToggle->setToolTip(tr("Fix an operator's sharding choice; free lets the search choose"));
-    kf->addRow(m_pinToggle);
+    // One row for the pins' toggle and the layers per stage (a row of its own would push the group past
+    // the panel at 1600x1000).
+    auto* pinRow = new QWidget(this);
+    auto* ph = new QHBoxLayout(pinRow);
+    ph->setContentsMargins(0, 0, 0, 0);
+    ph->addWidget(m_pinToggle);
+    ph->addStretch(1);
+    auto* splitLabel = new QLabel(tr("Layers per stage"), pinRow);
+    splitLabel->setBuddy(m_stageSplit);
+    ph->addWidget(splitLabel);
+    ph->addWidget(m_stageSplit);
+    kf->addRow(pinRow);
     m_pinPanel = new QWidget(this);
     m_pinPanel->setToolTip(m_pinToggle->toolTip());
     m_pinForm = new QFormLayout(m_pinPanel);

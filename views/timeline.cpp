@@ -1,6 +1,7 @@
 #include "views/timeline.h"
 
 #include "views/format.h"
+#include "views/meshgroups.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -83,7 +84,8 @@ Timeline buildTimeline(const Scenario& s, const PlanRecord& rec, bool prefill, c
     const Breakdown& b = rec.breakdown(prefill);
     const int pp = std::max(1, rec.plan.degrees.pp);
     t.stages = pp;
-    t.layers = pipelineStages(int(s.model.layers), pp);
+    for (const StageSpan& span : stageSpans(int(s.model.layers), rec.plan))
+        t.layers.emplace_back(span.begin, span.count);
     t.stageMs.assign(size_t(pp), 0.0);
     auto kindOf = [&](int layer) { return s.model.isMoeLayer(layer) ? LayerKind::Moe : LayerKind::Dense; };
     for (int st = 0; st < pp; ++st) {

@@ -23,7 +23,8 @@ template <class Json> std::string jsonText(const Json& j, int indent = 2) {
     return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
-/// "pp1 x dp4 x tp8", and for MoE models "  (moe: ep32 x etp1 x edp1)".
+/// "pp1 x dp4 x tp8", and for MoE models "  (moe: ep32 x etp1 x edp1)"; a plan with its own layers per
+/// stage adds them: ", layers per stage 38 + 42".
 inline std::string degreesText(const Plan& p, bool moe) {
     const Degrees& d = p.degrees;
     std::string s =
@@ -31,6 +32,7 @@ inline std::string degreesText(const Plan& p, bool moe) {
     if (moe)
         s += " (moe: ep" + std::to_string(d.ep) + " x etp" + std::to_string(d.etp) + " x edp" +
              std::to_string(d.edp) + ")";
+    if (!p.stageLayers.empty()) s += ", layers per stage " + stageLayersText(p);
     return s;
 }
 

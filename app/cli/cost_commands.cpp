@@ -331,6 +331,10 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
                 const auto p = loadPlanOrReport(*pp);
                 if (!p) return kBadInput;
                 plan = *p;
+                if (auto why = model.checkPlan(plan)) {
+                    std::cerr << *pp << ": plan does not fit the scenario: " << *why << "\n";
+                    return kBadInput;
+                }
             }
             set = loadVllmBenchResult(*fitPath, s.value(), plan);
         } else {

@@ -94,6 +94,45 @@ struct Checker {
         if (length <= 0) fail(std::string(flag) + " is missing");
     }
 
+    /// A layer-partition variable (VLLM_PP_LAYER_PARTITION, SGLANG_PP_LAYER_PARTITION) read as the engines'
+    /// get_pp_indices read it (vllm/distributed/utils.py at v0.10.2, commit e017120ed146; SGLang's
+    /// python/sglang/srt/distributed/utils.py at 0.4.9, commit ec5f9c6269c1): `[int(layer) for layer in
+    /// value.split(",")]`, else "Invalid partition string"; `len(partitions) != pp_size` and
+    /// `sum(partitions) != num_hidden_layers` refused. Neither refuses a stage of 0 layers; the cost model
+    /// does (checkStageLayers), so it is refused here too.
+    void layerPartition(const std::string& var, const std::string& value, int64_t pp,
+                        const std::string& who) {
+        std::vector<int64_t> parts;
+        size_t from = 0;
+        while (true) {
+            const size_t comma = value.find(',', from);
+            std::string item =
+                value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+            // Python's int() takes surrounding whitespace and a sign.
+            const size_t a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
+            item = a == std::string::npos ? std::string() : item.substr(a, b - a + 1);
+            const size_t sign = !item.empty() && (item[0] == '-' || item[0] == '+') ? 1 : 0;
+            if (item.size() <= sign || item.find_first_not_of("0123456789", sign) != std::string::npos) {
+                fail(who + ": " + var + "=" + value + " is not a comma-separated list of integers");
+                return;
+            }
+            parts.push_back(std::stoll(item));
+            if (comma == std::string::npos) break;
+            from = comma + 1;
+        }
+        if (int64_t(parts.size()) != pp)
+            fail(who + ": " + var + " has " + str(int64_t(parts.size())) + " stages for a pipeline of " +
+                 str(pp));
+        int64_t sum = 0;
+        for (int64_t n : parts) {
+            if (n < 1) fail(who + ": " + var + " gives a stage " + str(n) + " layers");
+            sum += n;
+        }
+        if (sum != s.model.layers)
+            fail(who + ": " + var + " adds up to " + str(sum) + " layers; the model has " +
+                 str(s.model.layers));
+    }
+
     /// --kv-cache-dtype among the version's choices (vLLM: CacheDType; SGLang: the argparse choices).
     void kvCacheDtype(const ParsedCommand& c, const EngineVersion& ver, const std::string& who) {
         if (!c.has("--kv-cache-dtype") || ver.kvCacheDtypes.empty()) return;
@@ -458,6 +497,17 @@ std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario
                                              ? (dyn ? "dynamo.sglang" : "sglang.launch_server")
                                              : (dyn ? "dynamo.trtllm" : "trtllm-serve");
             if (c->program != expected) k.fail(name + " runs " + c->program + ", not " + expected);
+            for (const auto& [var, value] : launch.nodes[n].env) {
+                const bool vllmVar = var == "VLLM_PP_LAYER_PARTITION",
+                           sglangVar = var == "SGLANG_PP_LAYER_PARTITION";
+                if (!vllmVar && !sglangVar) continue;
+                if ((vllmVar && e != ServingEngine::Vllm) || (sglangVar && e != ServingEngine::Sglang))
+                    k.fail(name + " sets " + var + " for " + std::string(nameOf(e)) +
+                           ", which does not read it");
+                else
+                    k.layerPartition(var, value,
+                                     c->integer(vllmVar ? "--pipeline-parallel-size" : "--pp-size", 1), name);
+            }
             if (e == ServingEngine::Vllm) k.vllm(*c, ver);
             if (e == ServingEngine::Sglang) k.sglang(*c, ver);
             if (e == ServingEngine::Trtllm) k.trtllm(*c, ver, dyn);

@@ -52,7 +52,68 @@ std::vector<std::string> meshAxes(const std::vector<Axis>& order, const Degrees&
     return out;
 }
 
+std::string joinedInts(const std::vector<int>& v, const char* sep) {
+    std::string s;
+    for (int x : v) s += (s.empty() ? "" : sep) + std::to_string(x);
+    return s;
+}
+
 } // namespace
+
+std::vector<int> engineDefaultStages(const EngineVersion& v, int layers, int pp) {
+    pp = std::max(1, pp);
+    std::vector<int> out(size_t(pp), layers / pp);
+    const int extra = layers % pp;
+    switch (v.engine) {
+    case ServingEngine::Vllm:
+        // vLLM 0.10.2, vllm/distributed/utils.py get_pp_indices (tag v0.10.2, commit e017120ed146): with
+        // VLLM_PP_LAYER_PARTITION unset, `for i in range(2, remaining_layers + 2): partitions[-i] += 1`:
+        // the extra layers go on the stages just before the last (the last stage holds the final norm).
+        for (int i = 2; i < extra + 2; ++i) out[size_t(pp - i)] += 1;
+        break;
+    case ServingEngine::Sglang:
+        // python/sglang/srt/distributed/utils.py get_pp_indices, SGLANG_PP_LAYER_PARTITION unset. SGLang
+        // 0.4.9 (commit ec5f9c6269c1): every stage takes layers // pp and `if pp_rank == pp_size - 1:
+        // end_layer = num_hidden_layers`, the last stage holds all the extra layers. From commit
+        // b704b0a922dd (#13977, before 0.5.6's 7ae368efde14): "Distribute the extra layers to the last
+        // 'remainder' partitions", one each.
+        if (v.ppExtraOnLastStages)
+            for (int i = 0; i < extra; ++i) out[size_t(pp - 1 - i)] += 1;
+        else
+            out.back() += extra;
+        break;
+    default:
+        // TensorRT-LLM, tensorrt_llm/mapping.py Mapping.pp_layers (NVIDIA/TensorRT-LLM, read at commit
+        // b35ac1b64368): torch.tensor_split(torch.arange(num_layers), pp_size), "first n ranks get one
+        // extra layer". Dynamo's workers are the engines above.
+        for (int i = 0; i < extra; ++i) out[size_t(i)] += 1;
+        break;
+    }
+    return out;
+}
+
+std::vector<int> planStages(const Ctx& c) {
+    std::vector<int> out;
+    for (const auto& [begin, n] : pipelineStages(int(c.m.layers), c.p)) out.push_back(n);
+    return out;
+}
+
+std::string layerPartition(const Ctx& c) {
+    if (c.d.pp <= 1) return {};
+    const std::vector<int> plan = planStages(c);
+    if (c.p.stageLayers.empty() && plan == engineDefaultStages(c.version, int(c.m.layers), c.d.pp)) return {};
+    // The engines' parsers (get_pp_indices, cited at engineDefaultStages) read the variable as
+    // `[int(layer) for layer in partition_list_str.split(",")]` and refuse it unless it has pp_size entries
+    // summing to num_hidden_layers: comma separated, no spaces, first stage first.
+    return joinedInts(plan, ",");
+}
+
+void setLayerPartition(const Ctx& c, const char* layerEnv, LaunchCommand& lc) {
+    const std::string value = layerPartition(c);
+    if (value.empty() || !layerEnv) return;
+    for (auto& node : lc.nodes)
+        if (!node.commands.empty()) node.env.emplace_back(layerEnv, value);
+}
 
 std::string lower(std::string s) {
     for (char& c : s)
@@ -155,18 +216,19 @@ void addCommonNotes(const Ctx& c, const char* engine, LaunchCommand& lc, const c
         n.push_back(std::string("Attention by sequence (context parallelism over tp ") + str(d.tp) +
                     ") is not mapped: " + engine +
                     " shards attention by head across its tensor-parallel group.");
-    if (d.pp > 1 && c.m.layers % d.pp != 0) {
-        std::vector<std::string> sizes;
-        for (const auto& stageSpan : pipelineStages(int(c.m.layers), d.pp))
-            sizes.push_back(str(stageSpan.second));
-        if (layerEnv)
-            n.push_back("Pipeline: the plan's " + str(d.pp) + " stages hold " + joined(sizes, ", ") +
-                        " layers (the extra layers in the middle stages); set " + layerEnv + "=" +
-                        joined(sizes, ",") + " in the environment for " + engine + " to split the same way.");
-        else
-            n.push_back("Pipeline: the plan's " + str(d.pp) + " stages hold " + joined(sizes, ", ") +
-                        " layers (the extra layers in the middle stages); " + engine +
-                        " splits the layers its own way (no flag sets the split).");
+    if (d.pp > 1) {
+        const std::vector<int> plan = planStages(c);
+        const std::vector<int> own = engineDefaultStages(c.version, int(c.m.layers), d.pp);
+        const std::string sizes = joinedInts(plan, ", "), ownSizes = joinedInts(own, ", ");
+        const std::string whose = c.p.stageLayers.empty() ? "the balanced split" : "the plan's own split";
+        const std::string value = layerPartition(c);
+        if (!value.empty() && layerEnv)
+            n.push_back("Pipeline: the plan's " + str(d.pp) + " stages hold " + sizes + " layers (" + whose +
+                        "); " + engine + " would load " + ownSizes + ", so every node exports " + layerEnv +
+                        "=" + value + " before the command.");
+        else if (!value.empty() && plan != own)
+            n.push_back("Pipeline: the plan's " + str(d.pp) + " stages hold " + sizes + " layers (" + whose +
+                        "); " + engine + " loads " + ownSizes + " (no flag sets the split).");
     }
     if (c.m.weights == Dtype::INT8 || c.m.weights == Dtype::FP4 || c.m.weights == Dtype::INT4)
         n.push_back(std::string("Weights ") + std::string(nameOf(c.m.weights)) +

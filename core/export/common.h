@@ -70,10 +70,24 @@ std::optional<Refusal> headsRefusal(const Ctx& c, int attnTp, const char* engine
 /// the engine shards that operator over; ops for which it returns 0 are left out.
 std::vector<std::string> operatorDifferences(const Ctx& c, const char* engine,
                                              const std::function<int(Op)>& group);
-/// Notes every engine shares: context parallelism, uneven pipeline stages (`layerEnv`), dtypes the flags
-/// do not set, infeasibility, SLOs (`batchFlag`), phase.
+/// Notes every engine shares: context parallelism, the plan's layers per stage against the engine's own
+/// split (`layerEnv`: the variable that sets it, null when none does), dtypes the flags do not set,
+/// infeasibility, SLOs (`batchFlag`), phase.
 void addCommonNotes(const Ctx& c, const char* engine, LaunchCommand& lc, const char* batchFlag,
                     const char* layerEnv);
+
+/// The layers per pipeline stage, first to last, that an engine loads when nothing sets the split (each
+/// engine's rule and its source are beside the code).
+std::vector<int> engineDefaultStages(const EngineVersion& v, int layers, int pp);
+/// The plan's layers per stage, first to last (pipelineStages: its stageLayers, else the balanced split).
+std::vector<int> planStages(const Ctx& c);
+/// The value of the engine's layer-partition variable ("27,27,26") when the plan's stages are its own
+/// (Plan::stageLayers) or differ from the engine's default split; empty when the engine's default is the
+/// plan's split.
+std::string layerPartition(const Ctx& c);
+/// Sets `layerEnv` to layerPartition(c) on every node that starts something (call after placeNodes), so
+/// the engine (and a Dynamo worker, which keeps the nodes' environment) splits the layers as the plan.
+void setLayerPartition(const Ctx& c, const char* layerEnv, LaunchCommand& lc);
 /// The plan's mesh order against the engine's rank layout, when one launch (`launchGpus`) spans nodes.
 void meshNote(const Ctx& c, const char* engine, const std::vector<Axis>& engineOrder, bool tpIsData,
               int launchGpus, LaunchCommand& lc);

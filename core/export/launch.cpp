@@ -95,6 +95,19 @@ std::string LaunchCommand::text() const {
     // The files the commands read, as here-documents that write them.
     for (const auto& [name, content] : files)
         out += "cat > " + shellQuote(name) + " <<'EOF'\n" + content + "EOF\n\n";
+    // The environment every node sets alike (the layer partition), before the commands; per-node values
+    // (NODE_RANK) and those the user sets (HEAD_NODE_IP) stay in the scripts and the notes.
+    if (!nodes.empty())
+        for (const auto& [name, value] : nodes[0].env) {
+            if (value.empty()) continue;
+            bool everywhere = true;
+            for (const NodeLaunch& node : nodes)
+                if (!node.commands.empty())
+                    everywhere = everywhere && std::find(node.env.begin(), node.env.end(),
+                                                         std::pair<std::string, std::string>(name, value)) !=
+                                                   node.env.end();
+            if (everywhere) out += "export " + name + "=" + shellQuote(value) + "\n";
+        }
     // Node 0's other commands (Ray's head, Dynamo's frontend) before the engine's.
     if (!nodes.empty())
         for (const auto& cmd : nodes[0].commands)

@@ -51,6 +51,9 @@ struct EngineVersion {
     /// The default --chunked-prefill-size by the GPU's memory: (below this many GiB, tokens), the last
     /// pair's tokens for any larger GPU.
     std::vector<std::pair<int, int64_t>> chunkedPrefill;
+    /// With SGLANG_PP_LAYER_PARTITION unset, the layers % pp extra layers go one each on the last stages
+    /// (else all on the last stage); see engineDefaultStages in core/export/common.cpp.
+    bool ppExtraOnLastStages = false;
     // vLLM and SGLang
     std::vector<std::string> kvCacheDtypes; ///< the --kv-cache-dtype choices (empty: not checked)
     // all engines

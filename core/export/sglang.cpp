@@ -96,6 +96,9 @@ const std::vector<EngineVersion>& sglangVersions() {
         now.moeA2aBackend = true;
         now.moeDpSize = true;
         now.partialExpertParallel = true;
+        // python/sglang/srt/distributed/utils.py get_pp_indices at 0.5.6 (commit 7ae368efde14, "chore: bump
+        // SGLang version to 0.5.6", read in ikingye/sglang): the extra layers one each on the last stages.
+        now.ppExtraOnLastStages = true;
         // server_args.py _handle_gpu_memory_settings at commit 001067fffe33.
         now.chunkedPrefill = {{35, 2048}, {60, 4096}, {160, 8192}, {0, 16384}};
         now.kvCacheDtypes.clear();
@@ -348,6 +351,7 @@ EngineResult sglangCommand(const Ctx& c) {
     addCommonNotes(c, "SGLang", lc, "--max-running-requests", "SGLANG_PP_LAYER_PARTITION");
     placeNodes(lc, combined ? 1 : servers, serverGpus, c.gpn,
                [&lc](int) { return std::vector<std::vector<std::string>>{lc.argv}; });
+    setLayerPartition(c, "SGLANG_PP_LAYER_PARTITION", lc);
     return lc;
 }
 

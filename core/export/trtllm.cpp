@@ -65,6 +65,24 @@ EngineResult trtllmCommand(const Ctx& c) {
     LaunchCommand lc;
     auto& n = lc.notes;
     const Degrees& d = c.d;
+    // The layers per stage: tensorrt_llm/mapping.py Mapping.pp_layers as read (commit b35ac1b64368) splits
+    // them with torch.tensor_split and takes no split of the user's; no trtllm-serve flag sets one. An
+    // LlmArgs field pp_partition (Mapping(pp_partition=...), NVIDIA/TensorRT-LLM pull request #9003, opened
+    // 2025-11-07) would, as a --extra_llm_api_options key, but it could not be confirmed at this row's
+    // commit 00209af149e7, and an unknown key makes the StrictBaseModel refuse the whole file. Until a row
+    // reads it there, a plan's own split that is not TensorRT-LLM's own is not runnable as such.
+    if (!c.p.stageLayers.empty() && planStages(c) != engineDefaultStages(c.version, int(c.m.layers), d.pp)) {
+        Refusal r;
+        std::vector<std::string> own;
+        for (int k : engineDefaultStages(c.version, int(c.m.layers), d.pp)) own.push_back(str(k));
+        r.reason = "TensorRT-LLM " + c.version.version + " splits the layers its own way (" +
+                   joined(own, ", ") +
+                   " per stage; no flag or option sets the split), not the plan's stage_layers";
+        Plan a = c.p;
+        a.stageLayers.clear();
+        r.candidates.push_back({"stage_layers -> the balanced split", a});
+        return r;
+    }
     const int stage = d.dp * d.tp;
     const int attnTp = c.tpIsData || c.attnBatch ? 1 : d.tp;
     const int eg = c.moe ? d.ep * d.etp : 1;

@@ -382,6 +382,8 @@ EngineResult vllmCommand(const Ctx& c) {
     else
         placeNodes(lc, deployments, deploymentGpus, c.gpn,
                    [&lc](int) { return std::vector<std::vector<std::string>>{lc.argv}; });
+    // Every node's environment: vLLM's Ray workers are started by `ray start` on each node and inherit it.
+    setLayerPartition(c, "VLLM_PP_LAYER_PARTITION", lc);
     return lc;
 }
 

@@ -208,7 +208,8 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
             int pins = 0;
             for (int i = 0; i < kBaseOpCount; ++i) pins += c.pinned[i] >= 0;
             return std::to_string(pins) + " pinned operators, memory headroom " +
-                   std::to_string(int(std::lround(c.memoryHeadroom * 100))) + "%";
+                   std::to_string(int(std::lround(c.memoryHeadroom * 100))) + "%, layers per stage " +
+                   std::string(kStageSplitNames[int(c.stageSplit)]);
         });
         break;
     case FileKind::Scenario:
@@ -225,7 +226,10 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
                     return std::string(name) + " " + std::to_string(q.nodes) + " nodes (pp" +
                            std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
                            std::to_string(d.tp) + " = " + std::to_string(int64_t(d.pp) * d.dp * d.tp) +
-                           " GPUs)";
+                           " GPUs" +
+                           (q.plan.stageLayers.empty() ? ""
+                                                       : "; layers per stage " + stageLayersText(q.plan)) +
+                           ")";
                 };
                 return "disaggregated: " + pool("prefill", p.prefill) + ", " + pool("decode", p.decode);
             });
@@ -236,7 +240,7 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
             return "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
                    std::to_string(d.tp) + " (ep" + std::to_string(d.ep) + " etp" + std::to_string(d.etp) +
                    " edp" + std::to_string(d.edp) + ") = " + std::to_string(int64_t(d.pp) * d.dp * d.tp) +
-                   " GPUs";
+                   " GPUs" + (p.stageLayers.empty() ? "" : ", layers per stage " + stageLayersText(p));
         });
         break;
     }
