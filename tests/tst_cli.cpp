@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <nlohmann/json.hpp>
+
 namespace {
 using sp::test::Run;
 using sp::test::shardplan;
@@ -68,6 +70,15 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(bad + ": plan does not fit the scenario: stage_layers add up to 79"),
                  qPrintable(r.err));
+        // compare names the split among what differs.
+        const QString even = write("even.yaml", "version: 1\nkind: plan\ndegrees: {pp: 2, tp: 4}\n");
+        r = shardplan({"compare", "--scenario", scenario, even, good, "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto diffs = nlohmann::json::parse(r.out.toStdString())["differences"];
+        QCOMPARE(int(diffs.size()), 1);
+        QCOMPARE(diffs[0]["field"].get<std::string>(), std::string("stage_layers"));
+        QCOMPARE(diffs[0]["a"].get<std::string>(), std::string("balanced"));
+        QCOMPARE(diffs[0]["b"].get<std::string>(), std::string("38 + 42"));
         // A constraints file choosing the tuned split reads; validate says so.
         const QString tuned = write("k.yaml", "version: 1\nkind: constraints\nstage_layers: tuned\n");
         r = shardplan({"validate", tuned});

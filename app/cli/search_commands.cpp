@@ -275,6 +275,9 @@ int cmdCompare(const std::vector<std::string>& argv) {
                              std::to_string(pb.degrees.get(ax))});
     }
     if (pa.meshOrder != pb.meshOrder) diffs.push_back({"mesh_order", meshText(pa), meshText(pb)});
+    if (pa.stageLayers != pb.stageLayers)
+        diffs.push_back({"stage_layers", pa.stageLayers.empty() ? "balanced" : stageLayersText(pa),
+                         pb.stageLayers.empty() ? "balanced" : stageLayersText(pb)});
     if (pa.batch != pb.batch)
         diffs.push_back({"batch", pa.batch ? std::to_string(pa.batch) : "auto",
                          pb.batch ? std::to_string(pb.batch) : "auto"});
