@@ -145,6 +145,13 @@ private slots:
             QVERIFY(proxy.data(proxy.index(r, EliteModel::Throughput), EliteModel::SortRole).toDouble() <=
                     top);
         QCOMPARE(proxy.data(proxy.index(0, EliteModel::Rank)).toInt(), 1);
+        // A plan with its own pipeline split shows it beside its degrees.
+        Candidate split = pool.front();
+        split.plan.degrees = {4, 2, 4, 8, 1, 1};
+        split.plan.stageLayers = {19, 21, 21, 19};
+        model.setEntries({EliteEntry{std::make_shared<const Candidate>(split), QStringLiteral("sa")}});
+        QCOMPARE(model.data(model.index(0, EliteModel::Degrees)).toString(),
+                 QStringLiteral("pp4 dp2 tp4 | layers 19 + 21 + 21 + 19"));
         model.clear();
         QCOMPARE(model.rowCount(), 0);
     }

@@ -137,7 +137,9 @@ QVariant EliteModel::headerData(int section, Qt::Orientation o, int role) const 
         "Time per output token",
         "Sequences per replica per micro-batch (chosen by the cost model)",
         "Peak memory per GPU (of the usable capacity)",
-        "Parallelism degrees (MoE layers: expert-parallel, expert-tensor, expert replicas)",
+        "Parallelism degrees (MoE layers: expert-parallel, expert-tensor, expert replicas), and the layers "
+        "per "
+        "pipeline stage when the plan sets its own split",
         "Mesh order: axes packed innermost (inside a node) first",
         "The searcher that found the plan",
         "Operator choices that depart from the Megatron recipe"};
@@ -158,7 +160,10 @@ QVariant EliteModel::data(const QModelIndex& index, int role) const {
         // Text columns sort by what they show.
         switch (col) {
         case Degrees:
-            return degreesText(p.degrees, m_moe);
+            // A plan's own pipeline split is part of its shape: plans that differ only by it are told apart.
+            return p.stageLayers.empty() ? degreesText(p.degrees, m_moe)
+                                         : degreesText(p.degrees, m_moe) + QStringLiteral(" | layers ") +
+                                               qs(stageLayersText(p));
         case Mesh:
             return meshText(p);
         case Sharding:
