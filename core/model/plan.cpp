@@ -30,69 +30,43 @@ std::optional<int> choiceFromName(Op op, std::string_view name) {
 
 Op baseOp(Op op) {
     switch (op) {
-    case Op::MoeNorms:
-        return Op::Norms;
-    case Op::MoeQkv:
-        return Op::Qkv;
-    case Op::MoeAttention:
-        return Op::Attention;
-    case Op::MoeOutProj:
-        return Op::OutProj;
-    default:
-        return op;
+    case Op::MoeNorms: return Op::Norms;
+    case Op::MoeQkv: return Op::Qkv;
+    case Op::MoeAttention: return Op::Attention;
+    case Op::MoeOutProj: return Op::OutProj;
+    default: return op;
     }
 }
 
 int megatronChoice(Op op) {
-    // Megatron-LM: vocab-parallel embedding and head, column-parallel QKV and FFN up, head-parallel
-    // attention, row-parallel output and FFN down, sequence-parallel (token-sharded) norms, expert-parallel
-    // experts.
+    // Megatron-LM: vocab-parallel embedding and head, column-parallel QKV and FFN up, head-parallel attention,
+    // row-parallel output and FFN down, sequence-parallel (token-sharded) norms, expert-parallel experts.
     switch (baseOp(op)) {
-    case Op::Norms:
-        return choice::NormToken;
-    default:
-        return 0;
+    case Op::Norms: return choice::NormToken;
+    default: return 0;
     }
 }
 
 int Degrees::get(Axis a) const {
     switch (a) {
-    case Axis::PP:
-        return pp;
-    case Axis::DP:
-        return dp;
-    case Axis::TP:
-        return tp;
-    case Axis::EP:
-        return ep;
-    case Axis::ETP:
-        return etp;
-    case Axis::EDP:
-        return edp;
+    case Axis::PP: return pp;
+    case Axis::DP: return dp;
+    case Axis::TP: return tp;
+    case Axis::EP: return ep;
+    case Axis::ETP: return etp;
+    case Axis::EDP: return edp;
     }
     return 1;
 }
 
 void Degrees::set(Axis a, int v) {
     switch (a) {
-    case Axis::PP:
-        pp = v;
-        break;
-    case Axis::DP:
-        dp = v;
-        break;
-    case Axis::TP:
-        tp = v;
-        break;
-    case Axis::EP:
-        ep = v;
-        break;
-    case Axis::ETP:
-        etp = v;
-        break;
-    case Axis::EDP:
-        edp = v;
-        break;
+    case Axis::PP: pp = v; break;
+    case Axis::DP: dp = v; break;
+    case Axis::TP: tp = v; break;
+    case Axis::EP: ep = v; break;
+    case Axis::ETP: etp = v; break;
+    case Axis::EDP: edp = v; break;
     }
 }
 
