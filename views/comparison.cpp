@@ -297,13 +297,9 @@ void ComparisonView::refresh() {
     }
     if (!L->plan.stageLayers.empty() || !R->plan.stageLayers.empty()) {
         // Either plan splits the layers its own way: both splits, first stage first.
-        auto split = [&](const Plan& p) {
-            QStringList counts;
-            for (const StageSpan& st : stageSpans(int(m_scenario->model.layers), p))
-                counts << QString::number(st.count);
-            return counts.join(QStringLiteral(" + "));
-        };
-        setting(tr("layers per stage"), split(L->plan), split(R->plan));
+        const int layers = int(m_scenario->model.layers);
+        setting(tr("layers per stage"), qs(stageCountsText(layers, L->plan)),
+                qs(stageCountsText(layers, R->plan)));
     }
     setting(tr("mesh order"), meshText(L->plan), meshText(R->plan));
     for (int i = 0; i < kOpCount; ++i) {

@@ -90,4 +90,11 @@ std::vector<StageSpan> stageSpans(int layers, const Plan& p) {
     return out;
 }
 
+std::string stageCountsText(int layers, const Plan& p) {
+    std::string s;
+    for (const StageSpan& st : stageSpans(layers, p))
+        s += (s.empty() ? "" : " + ") + std::to_string(st.count);
+    return s;
+}
+
 } // namespace sp::views

@@ -8,6 +8,7 @@
 
 #include "core/model/plan.h"
 
+#include <string>
 #include <vector>
 
 namespace sp::views {
@@ -32,5 +33,7 @@ std::vector<StageSpan> stageSpans(int layers, int pp);
 /// A plan's stages: its own layers per stage (Plan::stageLayers) when it has them and they fit the model,
 /// else the balanced split.
 std::vector<StageSpan> stageSpans(int layers, const Plan& p);
+/// "16 + 15 + 15 + 15": the layers of each of stageSpans(layers, p), first stage first.
+std::string stageCountsText(int layers, const Plan& p);
 
 } // namespace sp::views

@@ -77,11 +77,8 @@ void PlanDetails::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPt
                                          : tr(" &middot; found by %1").arg(esc(qs(plan->searcher))));
     if (plan->plan.degrees.pp > 1) {
         // The layers each pipeline stage holds, first to last (the plan's own split or the balanced one).
-        QStringList counts;
-        for (const StageSpan& st : stageSpans(int(scenario->model.layers), plan->plan))
-            counts << QString::number(st.count);
         h += QStringLiteral("<p>%1 %2 <span style='color:#6b7280'>(%3)</span></p>")
-                 .arg(tr("Layers per stage:"), counts.join(QStringLiteral(" + ")),
+                 .arg(tr("Layers per stage:"), qs(stageCountsText(int(scenario->model.layers), plan->plan)),
                       plan->plan.stageLayers.empty() ? tr("balanced") : tr("the plan's own split"));
     }
     if (!m.feasible)
