@@ -1,5 +1,6 @@
 #include "core/rl/rlsearcher.h"
 
+#include "core/search/moves.h"
 #include "core/search/rng.h"
 
 #include <algorithm>
@@ -48,6 +49,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     double temperature = 1.0;
     int staleIterations = 0;
     int64_t iteration = 0;
+    std::vector<uint8_t> localMask;
     const int eliteK = std::min({m_o.eliteK, options.eliteK, 256}); // attentionBackward keeps K on the stack
 
     while (!run.done()) {
@@ -77,26 +79,39 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         const double sampledAt = temperature;
         std::vector<rl::Trace> traces;
         std::vector<std::vector<int>> batch;
+        // Neighbours of elite plans (RlOptions::localMoves) fill the first places of the batch, the policy's
+        // samples the rest. Only plans the run has not seen: a seen one costs neither budget nor policy work
+        // and teaches nothing; the places not filled go to the policy.
+        std::vector<const std::vector<int>*> eliteChoices;
+        for (const auto& c : run.elite())
+            if (!c.choices.empty()) eliteChoices.push_back(&c.choices);
+        batch = detail::freshNeighbours(
+            space, eliteChoices, std::clamp(m_o.localMoves, 0, m_o.batch - 2), m_o.localSecondMove,
+            [&run](const std::vector<int>& p) { return run.seen(p); }, rng, localMask);
+        const int local = int(batch.size());
         // Each sample draws from its own generator, seeded from this iteration's draw.
         const uint64_t iterationSeed = rng.next();
         {
             std::vector<Rng> rngs;
-            for (int b = 0; b < m_o.batch; ++b)
+            for (int b = 0; b < m_o.batch - local; ++b)
                 rngs.emplace_back(iterationSeed + 0x9E3779B97F4A7C15ull * uint64_t(b + 1));
             traces = policy.sampleBatch(mask, rngs, temperature);
         }
         for (const auto& t : traces) batch.push_back(t.actions);
         // A policy that keeps proposing plans it has seen spends no budget: after a while, random valid plans
-        // replace half the batch, so the run always advances.
-        if (staleIterations >= 8)
-            for (int b = 0; b < m_o.batch; b += 2) batch[b] = space.sample(rng), traces[b].actions = batch[b];
+        // replace half its samples, so the run always advances.
+        const bool filled = staleIterations >= 8;
+        if (filled)
+            for (size_t b = 0; b < traces.size(); b += 2)
+                batch[size_t(local) + b] = space.sample(rng), traces[b].actions = batch[size_t(local) + b];
         const auto outcomes = run.evaluate(batch);
 
-        const bool filled = staleIterations >= 8;
-        int fresh = 0;
-        for (const auto& o : outcomes) {
+        int fresh = 0, freshSampled = 0;
+        for (size_t b = 0; b < outcomes.size(); ++b) {
+            const auto& o = outcomes[b];
             if (!o.evaluated()) continue;
             fresh += o.fresh;
+            if (int(b) >= local) freshSampled += o.fresh;
             if (o.metrics->feasible && o.metrics->throughput > 0) {
                 const double lr = std::log(o.metrics->throughput);
                 logWorstFeasible = anyFeasible ? std::min(logWorstFeasible, lr) : lr;
@@ -105,13 +120,14 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         }
         std::vector<rl::Trace> used;
         std::vector<double> rewards;
-        for (size_t b = 0; b < outcomes.size(); ++b) {
-            if (!outcomes[b].evaluated() || (filled && b % 2 == 0)) continue; // fill-ins are not the policy's
+        for (size_t b = 0; b < traces.size(); ++b) {
+            const auto& o = outcomes[size_t(local) + b];
+            if (!o.evaluated() || (filled && b % 2 == 0)) continue; // fill-ins are not the policy's
             used.push_back(std::move(traces[b]));
-            rewards.push_back(rewardOf(*outcomes[b].metrics, logWorstFeasible));
+            rewards.push_back(rewardOf(*o.metrics, logWorstFeasible));
         }
         staleIterations = fresh == 0 ? staleIterations + 1 : 0;
-        const double freshShare = double(fresh) / double(std::max<size_t>(1, outcomes.size()));
+        const double freshShare = double(freshSampled) / double(std::max<size_t>(1, traces.size()));
         // Exploration control: a converged policy keeps proposing plans it has already seen, which costs time
         // and no budget. Raising the sampling temperature while fewer than half the samples are new keeps it
         // exploring around its mode (the search analogue of annealing's neighbourhood), and lowers again once

@@ -2,7 +2,7 @@
 // `rl`: Learn to Shard. Each iteration conditions the policy (core/rl/policy.h) on the elite history (the
 // top-K distinct plans so far), samples a batch of plans through the space's validity masks, evaluates them
 // through the engine (worker threads, shared cache), and updates the policy with PPO on normalized
-// log-throughput rewards.
+// log-throughput rewards. Half of each batch refines the elite locally instead (RlOptions::localMoves).
 
 #include "core/rl/policy.h"
 #include "core/search/searcher.h"
@@ -22,6 +22,13 @@ struct RlOptions {
     bool rankAdvantages = true; ///< advantages from centered ranks (robust to the large infeasible penalties)
     double freshTarget = 0.5;   ///< share of new plans per batch the sampling temperature steers towards
     double maxTemperature = 8.0;
+    /// Plans per iteration that are neighbours of elite plans (one decision changed and the rest repaired,
+    /// as sa moves) instead of samples of the policy: they refine the best plans locally, where a policy
+    /// that has converged spends its samples on plans it has seen. They spend budget, may enter the elite
+    /// (which the policy attends to and imitates), and are not in the policy's update (they are not its
+    /// samples). 0: every plan from the policy (`rl:no-local`).
+    int localMoves = 16;
+    double localSecondMove = 0.4; ///< chance that a neighbour changes a second decision (as sa's moves)
     bool warmStart =
         false; ///< evaluate the Megatron plan first, so it seeds the elite (off for fair comparisons)
     /// A plan that misses memory or an SLO gets the reward of the worst feasible plan so far, minus 1, minus

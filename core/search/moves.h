@@ -1,9 +1,10 @@
 #pragma once
-// Moves shared by the local searchers (sa, ga): internal to core/search.
+// Moves shared by the local searchers (sa, ga) and rl's elite refinement: internal to the core library.
 
 #include "core/search/rng.h"
 #include "core/search/space.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -57,6 +58,28 @@ inline bool neighbour(const SearchSpace& space, std::vector<int>& a, Rng& rng, s
     const auto m = movable(space, a, mk);
     if (m.empty()) return false;
     return changeDecision(space, a, m[rng.below(int(m.size()))], rng, mk);
+}
+
+/// Up to `wanted` distinct neighbours of the plans in `from` (one decision changed, a second with probability
+/// `secondMove`, the later ones repaired) that `seen` does not know: the plan moved from is drawn towards the
+/// front of `from` (the better of two uniform ranks; `from` is best first). At most four tries a neighbour;
+/// fewer come back when the neighbourhood is spent. For searchers that refine an elite (rl).
+template <class Seen>
+std::vector<std::vector<int>> freshNeighbours(const SearchSpace& space,
+                                              const std::vector<const std::vector<int>*>& from, int wanted,
+                                              double secondMove, const Seen& seen, Rng& rng,
+                                              std::vector<uint8_t>& mk) {
+    std::vector<std::vector<int>> out;
+    if (from.empty()) return out;
+    const int n = int(from.size());
+    for (int tries = 0; tries < 4 * wanted && int(out.size()) < wanted; ++tries) {
+        std::vector<int> p = *from[size_t(std::min(rng.below(n), rng.below(n)))];
+        if (!neighbour(space, p, rng, mk)) continue;
+        if (rng.chance(secondMove)) neighbour(space, p, rng, mk);
+        if (seen(p) || std::find(out.begin(), out.end(), p) != out.end()) continue;
+        out.push_back(std::move(p));
+    }
+    return out;
 }
 
 } // namespace sp::detail

@@ -57,7 +57,8 @@ std::string formatCount(double n) {
 /// "rl:no-elite+reinforce": rl with mechanisms switched off (the README's ablations): no-elite (no elite
 /// history to attend over), no-imitation (no self-imitation of the best plans), no-temperature (a fixed
 /// sampling temperature), reinforce (one REINFORCE epoch without clipping instead of two PPO epochs),
-/// one-epoch (one clipped PPO epoch instead of two).
+/// one-epoch (one clipped PPO epoch instead of two), no-local (no neighbours of elite plans in the batch:
+/// every plan from the policy).
 std::unique_ptr<Searcher> makeRlVariant(std::string_view name) {
     RlOptions o;
     o.name = std::string(name);
@@ -75,6 +76,8 @@ std::unique_ptr<Searcher> makeRlVariant(std::string_view name) {
             o.clip = 0, o.epochs = 1;
         else if (flag == "one-epoch")
             o.epochs = 1;
+        else if (flag == "no-local")
+            o.localMoves = 0;
         else
             return nullptr;
         rest = plus == std::string_view::npos ? std::string_view() : rest.substr(plus + 1);
