@@ -4,15 +4,19 @@
 
 #include "core/cost/validity.h"
 #include "core/io/formats.h"
+#include "core/search/flatmap.h"
 #include "core/search/rng.h"
 #include "core/search/searcher.h"
 
 #include <QElapsedTimer>
 #include <QTest>
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -86,6 +90,55 @@ const std::vector<std::string> kBaselines{"megatron", "exhaustive",  "random", "
 class TestSearch : public QObject {
     Q_OBJECT
 private slots:
+    // The search's hash map (engine cache, seen plans) against std::map on the same operations: every key
+    // inserted once is found with its first value, a second insert keeps the first, absent keys are absent,
+    // through many doublings; keys whose hashes collide (a hash with three values) still work; clear()
+    // releases the values.
+    void flatMap() {
+        struct Key {
+            std::array<uint16_t, 4> v{};
+            bool operator==(const Key&) const = default;
+            bool operator<(const Key& o) const { return v < o.v; }
+        };
+        struct Weak { // three hash values in all: long probe runs, and every comparison by key
+            size_t operator()(const Key& k) const { return k.v[0] % 3; }
+        };
+        struct Good {
+            size_t operator()(const Key& k) const { return k.v[0] * 1000003u + k.v[1] * 7919u + k.v[2]; }
+        };
+        auto check = [](auto table, int n) {
+            std::map<Key, int> ref;
+            Rng rng(3);
+            for (int i = 0; i < n; ++i) {
+                Key k{{uint16_t(rng.below(64)), uint16_t(rng.below(64)), uint16_t(rng.below(64)), 0}};
+                const auto [v, inserted] = table.emplace(k, i);
+                const bool refInserted = ref.emplace(k, i).second;
+                if (inserted != refInserted || *v != ref.at(k)) return false;
+            }
+            if (table.size() != ref.size()) return false;
+            for (const auto& [k, v] : ref)
+                if (!table.find(k) || *table.find(k) != v) return false;
+            for (int i = 0; i < 200; ++i) {
+                const Key k{{uint16_t(100 + i), 0, 0, 0}}; // never inserted
+                if (table.contains(k)) return false;
+            }
+            return true;
+        };
+        QVERIFY(check(detail::FlatMap<Key, int, Good>(), 50000));
+        QVERIFY(check(detail::FlatMap<Key, int, Weak>(), 2000));
+        detail::FlatMap<Key, std::shared_ptr<int>, Good> owning;
+        auto value = std::make_shared<int>(7);
+        for (uint16_t i = 0; i < 100; ++i) owning.emplace(Key{{i, 0, 0, 0}}, value);
+        QCOMPARE(value.use_count(), 101L);
+        QVERIFY(!owning.emplace(Key{{5, 0, 0, 0}}, std::make_shared<int>(8)).second);
+        QCOMPARE(**owning.find(Key{{5, 0, 0, 0}}), 7);
+        owning.clear();
+        QCOMPARE(value.use_count(), 1L);
+        QVERIFY(owning.empty() && !owning.find(Key{{5, 0, 0, 0}}));
+        owning.emplace(Key{{5, 0, 0, 0}}, value);
+        QCOMPARE(owning.size(), size_t(1));
+    }
+
     void spaceSizeHandCount() {
         // 4 GPUs, 2 layers: pp in {1, 2} (pp <= layers). (pp, tp, dp) and the mesh orders that differ (only
         // the order of the axes of degree > 1 matters): (1,1,4): 1, (2,1,2): 2, (1,2,2): 2, (2,2,1): 2,

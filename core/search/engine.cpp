@@ -1,4 +1,5 @@
 #include "core/search/engine.h"
+#include "core/search/flatmap.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,7 +9,6 @@
 #include <limits>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 
 namespace sp {
 
@@ -124,7 +124,7 @@ struct Engine::Impl {
     mutable std::mutex cacheMutex;
     // Two generations: when the current one is full it becomes the previous one (dropping the older), and a
     // hit in the previous one moves back. An approximate LRU at the cost of two lookups.
-    using Map = std::unordered_map<Key, std::shared_ptr<const Metrics>, KeyHash>;
+    using Map = detail::FlatMap<Key, std::shared_ptr<const Metrics>, KeyHash>;
     Map current, previous;
     uint64_t fingerprint = 0;
     std::atomic<int64_t> calls{0};
@@ -147,9 +147,9 @@ struct Engine::Impl {
     }
 
     std::shared_ptr<const Metrics> lookup(const Key& k) {
-        if (auto it = current.find(k); it != current.end()) return it->second;
-        if (auto it = previous.find(k); it != previous.end()) {
-            auto m = it->second;
+        if (const auto* v = current.find(k)) return *v;
+        if (const auto* v = previous.find(k)) {
+            auto m = *v;
             insert(k, m);
             return m;
         }
@@ -201,7 +201,7 @@ std::vector<std::shared_ptr<const Metrics>> Engine::evaluate(const SearchSpace& 
     std::vector<std::shared_ptr<const Metrics>> out(batch.size());
     std::vector<Key> keys(batch.size());
     std::vector<size_t> todo;                         // batch indices to evaluate (first occurrences)
-    std::unordered_map<Key, size_t, KeyHash> firstOf; // key -> batch index of its first miss
+    detail::FlatMap<Key, size_t, KeyHash> firstOf; // key -> batch index of its first miss
     {
         std::lock_guard lk(d->cacheMutex);
         if (space.fingerprint() != d->fingerprint) {
@@ -239,7 +239,7 @@ std::vector<std::shared_ptr<const Metrics>> Engine::evaluate(const SearchSpace& 
             if (space.fingerprint() == d->fingerprint) d->insert(keys[todo[j]], results[j]);
         }
         for (size_t i = 0; i < batch.size(); ++i)
-            if (!out[i]) out[i] = out[firstOf.at(keys[i])];
+            if (!out[i]) out[i] = out[*firstOf.find(keys[i])];
     }
     return out;
 }
@@ -284,7 +284,7 @@ struct SearchRun::Impl {
     std::string searcher;
     Engine::Clock::time_point start, deadline, lastEmit;
     SpaceSize size;
-    std::unordered_map<Key, double, KeyHash> seen;
+    detail::FlatMap<Key, double, KeyHash> seen;
     int64_t evaluations = 0, lookups = 0;
     int64_t lookupLimit = 0; ///< 0: none (no evaluation budget)
     std::vector<Candidate> elite;
@@ -377,13 +377,13 @@ bool SearchRun::stopRequested() const {
     return d->stop.stop_requested();
 }
 bool SearchRun::seen(std::span<const int> a) const {
-    return d->seen.count(keyOf(a)) > 0;
+    return d->seen.contains(keyOf(a));
 }
 
 std::optional<double> SearchRun::scoreOf(std::span<const int> a) const {
-    auto it = d->seen.find(keyOf(a));
-    if (it == d->seen.end()) return std::nullopt;
-    return it->second;
+    const double* score = d->seen.find(keyOf(a));
+    if (!score) return std::nullopt;
+    return *score;
 }
 
 void SearchRun::assumeDistinct() {
@@ -418,13 +418,13 @@ std::vector<SearchRun::Outcome> SearchRun::evaluate(std::span<const std::vector<
     std::vector<std::vector<int>> send;
     std::vector<size_t> sendIndex;
     std::vector<char> fresh(batch.size(), 0);
-    std::unordered_map<Key, size_t, KeyHash> newInBatch;
+    detail::FlatMap<Key, size_t, KeyHash> newInBatch;
     int64_t planned = m.evaluations;
     const int64_t limit = m.options.budget.evaluations;
     for (size_t i = 0; i < batch.size(); ++i) {
         ++m.lookups;
         const Key k = keyOf(batch[i]);
-        const bool repeat = !m.distinct && (m.seen.count(k) > 0 || newInBatch.count(k) > 0);
+        const bool repeat = !m.distinct && (m.seen.contains(k) || newInBatch.contains(k));
         if (!repeat) {
             if (limit > 0 && planned >= limit) continue;
             ++planned;
