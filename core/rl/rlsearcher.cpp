@@ -95,7 +95,12 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
             std::vector<Rng> rngs;
             for (int b = 0; b < m_o.batch - local; ++b)
                 rngs.emplace_back(iterationSeed + 0x9E3779B97F4A7C15ull * uint64_t(b + 1));
-            traces = policy.sampleBatch(mask, rngs, temperature);
+            if (m_o.usePolicy) {
+                traces = policy.sampleBatch(mask, rngs, temperature);
+            } else { // the ablation without a policy: uniform plans in its places
+                traces.resize(rngs.size());
+                for (auto& t : traces) t.actions = space.sample(rng);
+            }
         }
         for (const auto& t : traces) batch.push_back(t.actions);
         // A policy that keeps proposing plans it has seen spends no budget: after a while, random valid plans
@@ -134,7 +139,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         // they are.
         temperature = freshShare < m_o.freshTarget ? std::min(m_o.maxTemperature, temperature * 1.1)
                                                    : std::max(1.0, temperature * 0.97);
-        if (used.size() < 2) continue;
+        if (used.size() < 2 || !m_o.usePolicy) continue;
 
         // Advantages over the batch (its mean is the baseline): centered ranks, or z-scores of the rewards.
         std::vector<double> adv(rewards.size(), 0.0);

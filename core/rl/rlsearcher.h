@@ -29,6 +29,9 @@ struct RlOptions {
     /// samples). 0: every plan from the policy (`rl:no-local`).
     int localMoves = 16;
     double localSecondMove = 0.4; ///< chance that a neighbour changes a second decision (as sa's moves)
+    /// false: no policy at all, uniform plans in its places beside the elite's neighbours (`rl:no-policy`,
+    /// the ablation that measures what the policy adds to the local refinement).
+    bool usePolicy = true;
     bool warmStart =
         false; ///< evaluate the Megatron plan first, so it seeds the elite (off for fair comparisons)
     /// A plan that misses memory or an SLO gets the reward of the worst feasible plan so far, minus 1, minus
