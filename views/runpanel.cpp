@@ -31,7 +31,8 @@ QString describe(const QString& name) {
         {QStringLiteral("ga"),
          QObject::tr("Genetic algorithm: tournament selection, crossover, mutation, elitism")},
         {QStringLiteral("rl"),
-         QObject::tr("Learn to Shard: a policy attending over the elite plans, trained with PPO")}};
+         QObject::tr("Learn to Shard: a policy attending over the elite plans, trained with PPO; half "
+                     "of each batch refines the elite plans by one- and two-decision moves")}};
     return d.value(name, QObject::tr("Searcher %1").arg(name));
 }
 } // namespace
