@@ -613,8 +613,8 @@ private slots:
         };
         const double with = meanBest("rl"), without = meanBest("rl:no-local"),
                      noPolicy = meanBest("rl:no-policy");
-        qInfo("mean best of 5 seeds at 2,000 evaluations: rl %.0f, rl:no-local %.0f, rl:no-policy %.0f tok/s", with,
-              without, noPolicy);
+        qInfo("mean best of 5 seeds at 2,000 evaluations: rl %.0f, rl:no-local %.0f, rl:no-policy %.0f tok/s",
+              with, without, noPolicy);
         QVERIFY(without > 0 && noPolicy > 0);
         QVERIFY(with > without);
         // ... and the policy pays beside it: the same neighbours with uniform plans in the policy's places

@@ -86,8 +86,8 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         for (const auto& c : run.elite())
             if (!c.choices.empty()) eliteChoices.push_back(&c.choices);
         batch = detail::freshNeighbours(
-            space, eliteChoices, std::clamp(m_o.localMoves, 0, std::max(0, m_o.batch - 2)), m_o.localSecondMove,
-            [&run](const std::vector<int>& p) { return run.seen(p); }, rng, localMask);
+            space, eliteChoices, std::clamp(m_o.localMoves, 0, std::max(0, m_o.batch - 2)),
+            m_o.localSecondMove, [&run](const std::vector<int>& p) { return run.seen(p); }, rng, localMask);
         const int local = int(batch.size());
         // Each sample draws from its own generator, seeded from this iteration's draw.
         const uint64_t iterationSeed = rng.next();

@@ -200,7 +200,7 @@ std::vector<std::shared_ptr<const Metrics>> Engine::evaluate(const SearchSpace& 
                                                              Clock::time_point deadline) {
     std::vector<std::shared_ptr<const Metrics>> out(batch.size());
     std::vector<Key> keys(batch.size());
-    std::vector<size_t> todo;                         // batch indices to evaluate (first occurrences)
+    std::vector<size_t> todo;                      // batch indices to evaluate (first occurrences)
     detail::FlatMap<Key, size_t, KeyHash> firstOf; // key -> batch index of its first miss
     {
         std::lock_guard lk(d->cacheMutex);

@@ -65,10 +65,9 @@ inline bool neighbour(const SearchSpace& space, std::vector<int>& a, Rng& rng, s
 /// front of `from` (the better of two uniform ranks; `from` is best first). At most four tries a neighbour;
 /// fewer come back when the neighbourhood is spent. For searchers that refine an elite (rl).
 template <class Seen>
-std::vector<std::vector<int>> freshNeighbours(const SearchSpace& space,
-                                              const std::vector<const std::vector<int>*>& from, int wanted,
-                                              double secondMove, const Seen& seen, Rng& rng,
-                                              std::vector<uint8_t>& mk) {
+std::vector<std::vector<int>>
+freshNeighbours(const SearchSpace& space, const std::vector<const std::vector<int>*>& from, int wanted,
+                double secondMove, const Seen& seen, Rng& rng, std::vector<uint8_t>& mk) {
     std::vector<std::vector<int>> out;
     if (from.empty()) return out;
     const int n = int(from.size());
