@@ -43,10 +43,6 @@ public:
     }
     size_t size() const { return m_size; }
     bool empty() const { return m_size == 0; }
-    /// Room for n entries without growing.
-    void reserve(size_t n) {
-        while (10 * n > 7 * m_slots.size()) grow();
-    }
     void clear() {
         m_slots.clear();
         m_slots.shrink_to_fit();
