@@ -76,6 +76,62 @@ std::string stageLayersText(const Plan& p) {
     return s;
 }
 
+bool isLayerOp(Op op) {
+    return op != Op::Embedding && op != Op::LmHead && op != Op::Experts;
+}
+
+const std::array<int8_t, kOpCount>& Plan::choicesAt(int layer) const {
+    int end = 0;
+    for (const LayerGroup& g : layerGroups)
+        if (layer < (end += g.layers)) return g.choices;
+    return layerGroups.empty() ? choices : layerGroups.back().choices;
+}
+
+void normalizeLayerGroups(Plan& p) {
+    std::vector<LayerGroup> merged;
+    for (LayerGroup g : p.layerGroups) {
+        for (int i = 0; i < kOpCount; ++i)
+            if (!isLayerOp(Op(i))) g.choices[size_t(i)] = p.choices[size_t(i)];
+        if (!merged.empty() && merged.back().choices == g.choices)
+            merged.back().layers += g.layers;
+        else
+            merged.push_back(g);
+    }
+    if (merged.size() <= 1) {
+        if (!merged.empty()) p.choices = merged.front().choices;
+        merged.clear();
+    } else {
+        p.choices = merged.front().choices;
+    }
+    p.layerGroups = std::move(merged);
+}
+
+std::string layerGroupsText(const Plan& p, const std::vector<Op>& ops) {
+    std::string s;
+    int begin = 0;
+    for (size_t g = 0; g < p.layerGroups.size(); ++g) {
+        const LayerGroup& lg = p.layerGroups[g];
+        const std::string span = std::to_string(begin) + "-" + std::to_string(begin + lg.layers - 1);
+        begin += lg.layers;
+        if (g == 0) {
+            s = "layers " + span;
+            continue;
+        }
+        s += " | " + span;
+        std::string diff;
+        for (int i = 0; i < kOpCount; ++i) {
+            const Op op = Op(i);
+            if (!isLayerOp(op) || lg.choices[size_t(i)] == p.layerGroups[0].choices[size_t(i)]) continue;
+            if (!ops.empty() && std::find(ops.begin(), ops.end(), op) == ops.end()) continue;
+            diff += (diff.empty() ? "" : ", ") + std::string(i >= kBaseOpCount ? "moe." : "") +
+                    std::string(kOpNames[size_t(i)]) + " " +
+                    std::string(choiceNames(op)[size_t(lg.choices[size_t(i)])]);
+        }
+        if (!diff.empty()) s += ": " + diff;
+    }
+    return s;
+}
+
 Plan Plan::megatronChoices(Degrees d) {
     Plan p;
     p.degrees = d;

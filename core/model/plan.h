@@ -1,5 +1,6 @@
 #pragma once
-// A plan: parallelism degrees, mesh order, one sharding choice per operator type, and the batch.
+// A plan: parallelism degrees, mesh order, one sharding choice per operator type (or per run of layers), and
+// the batch.
 
 #include <array>
 #include <cstdint>
@@ -63,6 +64,29 @@ struct Degrees {
 enum class Overlap : int8_t { Auto, Off, TwoBatch };
 inline constexpr std::array<std::string_view, 3> kOverlapNames{"auto", "off", "two-batch"};
 
+/// How finely a plan chooses its per-layer operators' sharding. Type: one choice per operator type, for every
+/// layer (Plan::choices); Stage: the first pipeline stage, the middle stages and the last stage each choose their
+/// own; LayerGroup: Constraints::layerGroups runs of consecutive layers (the balanced split of the layers) each
+/// choose their own. A stage or a run that holds more memory, or a larger share of the pipeline's time, can
+/// then replicate what another shards.
+enum class Granularity : int8_t { Type, Stage, LayerGroup };
+inline constexpr std::array<std::string_view, 3> kGranularityNames{"type", "stage", "layer-group"};
+/// The most layer groups a plan may carry (the search's Stage granularity makes three).
+inline constexpr int kMaxLayerGroups = 4;
+
+/// Whether an operator's choice is made per layer (and so may differ between layer groups): all but the
+/// embedding, the LM head and the routed experts' form, which the expert degrees follow.
+bool isLayerOp(Op op);
+
+/// A run of consecutive layers with its own operator choices (Plan::layerGroups).
+struct LayerGroup {
+    int layers = 0; ///< layers in the run, after the previous run's
+    /// The choices these layers run with: the per-layer operators' (isLayerOp) are the group's own, the
+    /// others equal Plan::choices.
+    std::array<int8_t, kOpCount> choices{};
+    bool operator==(const LayerGroup&) const = default;
+};
+
 struct Plan {
     Degrees degrees;
     /// Axes tp, dp, pp from innermost (packed inside a node first) to outermost.
@@ -77,7 +101,14 @@ struct Plan {
     /// SGLANG_PP_LAYER_PARTITION); empty: the balanced split (core/cost pipelineStages). When set it has pp
     /// entries, each at least one, summing to the model's layers (CostModel::checkPlan).
     std::vector<int> stageLayers;
+    /// Operator choices by runs of consecutive layers, first to last; empty: Plan::choices for every layer.
+    /// When set it has 2 to kMaxLayerGroups groups, each of at least one layer, summing to the model's layers;
+    /// the first group's choices are Plan::choices, and no two neighbours choose alike (normalizeLayerGroups;
+    /// CostModel::checkPlan).
+    std::vector<LayerGroup> layerGroups;
 
+    /// The choices layer `layer` runs with.
+    const std::array<int8_t, kOpCount>& choicesAt(int layer) const;
     /// A plan with the given degrees and the Megatron recipe's choices.
     static Plan megatronChoices(Degrees d);
     int8_t choice(Op op) const { return choices[static_cast<int>(op)]; }
@@ -93,6 +124,16 @@ inline constexpr int64_t kDefaultPrefillBudget = 8192;
 /// "38 + 42": a plan's own layers per stage, first to last; empty for the balanced split.
 std::string stageLayersText(const Plan& p);
 
+/// Puts layer groups in their one form: neighbours that choose alike are merged, the first group's choices
+/// become Plan::choices' per-layer ones, every group's other choices Plan::choices', and a single group is
+/// dropped (the plan chooses per type).
+void normalizeLayerGroups(Plan& p);
+
+/// "layers 0-29 | 30-60: qkv token, attention batch": each group after the first with the operators whose
+/// choice differs from the first group's (layers counted from 0); empty without layer groups. Only operators
+/// in `ops` are named (all when empty).
+std::string layerGroupsText(const Plan& p, const std::vector<Op>& ops = {});
+
 /// How the search splits the layers over pipeline stages. Balanced: the engines' even split (pipelineStages);
 /// Tuned: the first and last stage may hold a few layers more or fewer than the balanced split (the middle
 /// stages share the rest evenly), so the search can weigh the embedding, the head and the memory of the ends.
@@ -105,6 +146,8 @@ struct Constraints {
     std::array<int8_t, kOpCount> pinned;              ///< -1: free
     double memoryHeadroom = 0.05;                     ///< fraction of HBM kept free
     StageSplit stageSplit = StageSplit::Balanced;     ///< what the search explores; plans may carry any split
+    Granularity granularity = Granularity::Type;      ///< what the search explores; plans may carry any groups
+    int layerGroups = 2; ///< Granularity::LayerGroup: runs of layers, 2 to kMaxLayerGroups
     Constraints() { pinned.fill(-1); }
     bool allows(Axis a, int v) const;
     bool operator==(const Constraints&) const = default;
