@@ -9,7 +9,7 @@ namespace sp {
 Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::string phase) const {
     Breakdown out;
     out.phase = std::move(phase);
-    std::array<bool, kLayerTypes> tbo{};
+    std::array<bool, kMaxSlots> tbo{};
     const PassTimes t = passTimes(c, step, tbo.data());
     const Stage& st = c.stages[size_t(t.slowest)];
     out.denseLayers = st.dense;
@@ -82,14 +82,22 @@ Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::s
     // Where the stage mixes layer types of one kind (gpt-oss: sliding and full attention; Qwen3-Next: linear
     // and full), each type's rows are weighed by its share of those layers and summed row by row (every type
     // of a kind walks the same operators and collectives: they follow from the plan's choices).
+    // With layer groups, each group's rows come separately (OpCost::layerGroup), weighed by the group's share of the
+    // stage's layers of the kind, so that the rows of every group together still add up to the stage.
+    for (int g = 0; g < c.nGroups; ++g)
     for (int moe = 0; moe < 2; ++moe) {
         const int total = moe ? st.moe : st.dense;
         if (total == 0) continue;
+        int inGroup = 0;
+        for (int k = 0; k < nTypes; ++k)
+            if (layerTypeIsMoe(types[k]) == bool(moe)) inGroup += st.n[g * nTypes + k];
+        if (inGroup == 0) continue;
         const LayerKind kind = moe ? LayerKind::Moe : LayerKind::Dense;
         Breakdown acc;
         bool any = false;
-        for (int k = 0; k < nTypes; ++k) {
-            if (layerTypeIsMoe(types[k]) != bool(moe) || st.n[k] == 0) continue;
+        for (int t = 0; t < nTypes; ++t) {
+            const int k = g * nTypes + t;
+            if (layerTypeIsMoe(types[t]) != bool(moe) || st.n[k] == 0) continue;
             Breakdown one;
             add(one, c.body[k][0], c.body[k][1], kind, tbo[k]);
             if (st.n[k] == total) {
@@ -124,8 +132,26 @@ Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::s
                 a.overlapped = a.overlapped || one.comms[i].overlapped;
             }
         }
+        const double share = double(inGroup) / double(total);
+        for (auto& o : acc.ops) o.layerGroup = g, o.groupShare = share;
+        for (auto& k2 : acc.comms) k2.layerGroup = g, k2.groupShare = share;
         out.ops.insert(out.ops.end(), acc.ops.begin(), acc.ops.end());
         out.comms.insert(out.comms.end(), acc.comms.begin(), acc.comms.end());
+    }
+    if (st.gathers > 0) {
+        // The layer-group boundaries' all-gathers, as one row per stage (not per layer).
+        CommCost cc;
+        cc.layer = st.moe > 0 ? LayerKind::Moe : LayerKind::Dense;
+        cc.where = "layer group boundary";
+        cc.kind = c.regather.kind;
+        cc.link = linkOf(c.regather.group);
+        cc.group = c.regather.group.size;
+        const double M = step.critical().tokens();
+        cc.bytes = st.gathers * c.regather.bytesPerTok * M;
+        cc.fullMs = cc.timeMs = st.gathers * commTime(c.regather, M) * 1e3;
+        const int kindLayers = st.moe > 0 ? st.moe : st.dense;
+        cc.fullMs /= kindLayers, cc.timeMs /= kindLayers, cc.bytes /= kindLayers; // per layer, as every row
+        out.comms.push_back(std::move(cc));
     }
     if (st.first) add(out, c.emb[0], c.emb[1], LayerKind::Embedding, false);
     if (st.last) add(out, c.head[0], c.head[1], LayerKind::Head, false);

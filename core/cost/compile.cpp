@@ -365,7 +365,11 @@ void CostModel::Impl::compileHead(Walker& x, Lay lastRes) const {
 }
 
 Lay CostModel::Impl::resOf(const Compiled& c, bool moeLayer) {
-    return c.choiceOf(moeLayer ? Op::MoeNorms : Op::Norms) == choice::NormToken ? Lay::T : Lay::R;
+    return resOf(c.choices, moeLayer);
+}
+
+Lay CostModel::Impl::resOf(const std::array<int8_t, kOpCount>& choices, bool moeLayer) {
+    return choices[int(moeLayer ? Op::MoeNorms : Op::Norms)] == choice::NormToken ? Lay::T : Lay::R;
 }
 
 int CostModel::Impl::strideOf(const Plan& p, Axis a) {
@@ -379,6 +383,16 @@ int CostModel::Impl::strideOf(const Plan& p, Axis a) {
 
 void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
     c.d = p.degrees;
+    // Layer groups first: the stages count their layers by group.
+    c.nGroups = p.layerGroups.empty() ? 1 : int(p.layerGroups.size());
+    c.nSlots = c.nGroups * nTypes;
+    c.groupBegin[0] = 0;
+    for (int g = 0; g < c.nGroups; ++g) {
+        c.groupChoices[size_t(g)] = p.layerGroups.empty() ? p.choices : p.layerGroups[size_t(g)].choices;
+        c.groupBegin[size_t(g + 1)] = c.groupBegin[size_t(g)] + (p.layerGroups.empty()
+                                                                    ? int(s.model.layers)
+                                                                    : p.layerGroups[size_t(g)].layers);
+    }
     // Stage spans in one pass: the plan's own split, else the balanced one (the extra layers go to the middle
     // stages, as stageSpan and pipelineStages).
     const int pp = std::max(1, p.degrees.pp), L = int(s.model.layers);
@@ -386,14 +400,14 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
     if (!p.stageLayers.empty()) {
         for (int i = 0, begin = 0; i < pp; ++i) {
             const int n = p.stageLayers[size_t(i)];
-            c.stages[size_t(i)] = stageAt(i, pp, begin, n);
+            c.stages[size_t(i)] = stageAt(c, i, pp, begin, n);
             begin += n;
         }
     } else {
         const int base = L / pp, extra = L % pp, shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
         for (int i = 0, begin = 0; i < pp; ++i) {
             const int n = base + ((i - shift) >= 0 && (i - shift) < extra ? 1 : 0);
-            c.stages[size_t(i)] = stageAt(i, pp, begin, n);
+            c.stages[size_t(i)] = stageAt(c, i, pp, begin, n);
             begin += n;
         }
     }
@@ -423,24 +437,42 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
     const double kvTok = kvBytesPerToken();
     for (int pass = 0; pass < 2; ++pass) {
         const bool decode = pass == 0;
-        for (int k = 0; k < nTypes; ++k) {
-            const bool moe = layerTypeIsMoe(types[k]);
-            Walker x{*this, c, decode, c.body[k][pass]};
-            x.produced(resOf(c, moe), moe ? Op::MoeNorms : Op::Norms, double(m.hidden));
-            compileAttention(x, k);
-            if (moe)
-                compileMoe(x);
-            else
-                compileDenseFfn(x);
-            if (pass == 0)
-                c.kv[k] = kvTok / kvDivisor(c.choiceOf(moe ? Op::MoeAttention : Op::Attention), d.tp,
-                                            layerTypeAttention(types[k]));
+        for (int g = 0; g < c.nGroups; ++g) {
+            c.choices = c.groupChoices[size_t(g)];
+            for (int k = 0; k < nTypes; ++k) {
+                const int slot = g * nTypes + k;
+                const bool moe = layerTypeIsMoe(types[k]);
+                Walker x{*this, c, decode, c.body[slot][pass]};
+                x.produced(resOf(c, moe), moe ? Op::MoeNorms : Op::Norms, double(m.hidden));
+                compileAttention(x, k);
+                if (moe)
+                    compileMoe(x);
+                else
+                    compileDenseFfn(x);
+                if (pass == 0)
+                    c.kv[slot] = kvTok / kvDivisor(c.choiceOf(moe ? Op::MoeAttention : Op::Attention), d.tp,
+                                                   layerTypeAttention(types[k]));
+            }
         }
-        // The embedding hands its output to the first layer's residual layout, the head takes the last's.
+        // The embedding hands its output to the first layer's residual layout, the head takes the last's
+        // (their own choices are the same in every group).
+        c.choices = c.groupChoices[0];
         Walker xe{*this, c, decode, c.emb[pass]};
         compileEmbedding(xe, resOf(c, firstMoe));
         Walker xh{*this, c, decode, c.head[pass]};
-        compileHead(xh, resOf(c, lastMoe));
+        compileHead(xh, resOf(c.groupChoices[size_t(c.nGroups - 1)], lastMoe));
+    }
+    if (c.nGroups > 1 && d.tp > 1) {
+        // Where a layer group keeps the residual replicated after one that token-shards it: the tp group's
+        // slices are gathered (the same all-gather a Walker inserts between T and R).
+        CommTerm& t = c.regather;
+        t = CommTerm{};
+        t.kind = Collective::AllGather;
+        t.group = c.tpG;
+        t.from = t.to = Op::Norms;
+        t.bytesPerTok = double(m.hidden) * ab;
+        t.alpha = collectiveAlpha(t.kind, t.group, net);
+        t.secPerTok = t.bytesPerTok * collectiveSecondsPerByte(t.kind, t.group, net);
     }
     // Each operator's seconds per FLOP, once per plan instead of on every probe of the batch search.
     auto invert = [&](Block& b) {
@@ -448,7 +480,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
             b.ops[i].invPeak = 1.0 / (b.ops[i].peak > 0 ? b.ops[i].peak : peakFlops);
     };
     for (int pass = 0; pass < 2; ++pass) {
-        for (int k = 0; k < nTypes; ++k) invert(c.body[k][pass]);
+        for (int k = 0; k < c.nSlots; ++k) invert(c.body[k][pass]);
         invert(c.emb[pass]), invert(c.head[pass]);
     }
 }

@@ -270,7 +270,9 @@ std::optional<std::string> CostModel::Impl::checkPlan(const Plan& p) const {
         if (!opRelevant(s.model, op)) continue;
         if (auto e = checkChoice(s, p.degrees, op, p.choices[i])) return e;
     }
-    if (!p.stageLayers.empty()) return checkStageLayers(s, p);
+    if (!p.stageLayers.empty())
+        if (auto e = checkStageLayers(s, p)) return e;
+    if (!p.layerGroups.empty()) return checkLayerGroups(s, p);
     return std::nullopt;
 }
 

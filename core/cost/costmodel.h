@@ -52,6 +52,8 @@ struct OpCost {
     double timeMs = 0; ///< max(compute, memory) + launch
     bool memoryBound = false;
     double weightBytes = 0; ///< per GPU
+    int layerGroup = 0;      ///< the layer group (Plan::layerGroups) whose layers the row is of; 0 without
+    double groupShare = 1.0; ///< the group's share of the stage's layers of this kind (the row is weighed by it)
 };
 
 struct CommCost {
@@ -64,6 +66,8 @@ struct CommCost {
     double timeMs = 0;       ///< per occurrence (one layer); under two-batch overlap, the part left exposed
     double fullMs = 0;       ///< per occurrence, whole (equals timeMs without overlap)
     bool overlapped = false; ///< runs under the other half-batch's compute (two-batch overlap)
+    int layerGroup = 0;      ///< the layer group (Plan::layerGroups) whose layers the row is of; 0 without
+    double groupShare = 1.0; ///< the group's share of the stage's layers of this kind (the row is weighed by it)
 };
 
 struct Breakdown {

@@ -31,6 +31,9 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 /// leave a few GiB: vLLM's default gpu_memory_utilization 0.9 leaves 8 GB of an 80 GB H100).
 constexpr double kReserveBytes = 2.0 * kGiB;
 constexpr int64_t kMaxBatch = 1 << 20;
+/// A compiled plan's layer blocks: one per layer group and present layer type, slot g * nTypes + k for group g
+/// (Plan::layerGroups; one group without them) and the k-th of Impl::types.
+constexpr int kMaxSlots = kLayerTypes * kMaxLayerGroups;
 
 enum class Lay : uint8_t { R, T, H, P };
 
@@ -88,13 +91,18 @@ struct Block {
     }
 };
 
-/// One pipeline stage's layers: by FFN kind, and by layer type (core/model: dense or MoE, times how it
-/// attends) in the order of Impl::types.
+/// One pipeline stage's layers: by FFN kind, and by layer group and type (core/model: dense or MoE, times how
+/// it attends), slot g * nTypes + k for the k-th of Impl::types in layer group g.
 struct Stage {
     int dense = 0, moe = 0;
-    std::array<int, kLayerTypes> n{}; ///< layers of each of Impl::types
+    std::array<int, kMaxSlots> n{}; ///< layers of each slot
     bool first = false, last = false;
     bool lastMoe = false; ///< the stage ends on a MoE layer (the layout its activations leave in)
+    int8_t lastGroup = 0; ///< the layer group of its last layer
+    /// Layer-group boundaries in the stage (at its first layer or inside it) where a token-sharded residual
+    /// meets a group that keeps it replicated: an all-gather over the tp group (Compiled::regather). The other
+    /// way a GPU keeps its slice, free.
+    int gathers = 0;
 };
 
 /// Members {a*sa + b*sb : a < ka, b < kb} of a mesh with gpn GPUs per node: how many nodes they span and the
@@ -118,17 +126,22 @@ inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
 
 struct Compiled {
     Degrees d;
+    /// The choices being compiled (the Walker reads them): the first layer group's outside compile().
     std::array<int8_t, kOpCount> choices{};
-    /// [type][pass] for each of Impl::types, and the embedding and the head; pass [0] is a decode step
+    /// Layer groups: one without Plan::layerGroups; group g holds layers [groupBegin[g], groupBegin[g + 1]).
+    int nGroups = 1, nSlots = 0;
+    std::array<std::array<int8_t, kOpCount>, kMaxLayerGroups> groupChoices{};
+    std::array<int, kMaxLayerGroups + 1> groupBegin{};
+    CommTerm regather; ///< a token-sharded residual gathered where a layer group keeps it replicated
+    /// [slot][pass] for each slot (see Stage), and the embedding and the head; pass [0] is a decode step
     /// (M = B), [1] a prefill pass (M = B*S, the head sees B).
-    std::array<std::array<Block, 2>, kLayerTypes> body;
+    std::array<std::array<Block, 2>, kMaxSlots> body;
     Block emb[2], head[2];
     GroupShape tpG, a2aG;
     LinkClass p2pLink = LinkClass::Local;
     double p2pAlpha = 0, p2pSecPerTok = 0;
-    /// Per each of Impl::types: KV bytes per GPU per sequence per context token per layer (before its
-    /// AttnScale).
-    std::array<double, kLayerTypes> kv{};
+    /// Per slot: KV bytes per GPU per sequence per context token per layer (before its type's AttnScale).
+    std::array<double, kMaxSlots> kv{};
     Overlap overlap = Overlap::Auto;
     double budget = double(kDefaultPrefillBudget); ///< tokens per forward pass of a replica
     double syncRanks = 1; ///< attention replicas that meet at every MoE all-to-all (data-parallel attention)
@@ -347,6 +360,7 @@ struct CostModel::Impl {
     void compileHead(Walker& x, Lay lastRes) const;
 
     static Lay resOf(const Compiled& c, bool moeLayer);
+    static Lay resOf(const std::array<int8_t, kOpCount>& choices, bool moeLayer);
 
     static int strideOf(const Plan& p, Axis a);
 
@@ -360,10 +374,8 @@ struct CostModel::Impl {
 
     // ------------------------------------------------------------------ stages, times, memory
 
-    /// Stage i of pp, by layer type (see pipelineStages).
-    Stage stageOf(int i, int pp) const;
-    /// A stage of `n` layers from `begin`, counted by type from the prefix sums.
-    Stage stageAt(int i, int pp, int begin, int n) const;
+    /// A stage of `n` layers from `begin`, counted by group and type from the prefix sums (c's groups).
+    Stage stageAt(const Compiled& c, int i, int pp, int begin, int n) const;
 
     /// Compute and memory seconds of one operator for M local-replica tokens and B sequences; with `half`,
     /// also for a half-batch (M/2, B/2) in the same pass (two-batch overlap).
@@ -404,7 +416,7 @@ struct CostModel::Impl {
     double p2pTime(const Compiled& c, const Stage& st, double M) const;
 
     /// One step of a replica's micro-batch through every stage; `typeTbo`, when given, receives whether each
-    /// of `types` ran with two-batch overlap.
+    /// slot ran with two-batch overlap.
     PassTimes passTimes(const Compiled& c, const Step& st, bool* typeTbo = nullptr) const;
 
     /// The step a phase runs at B sequences per micro-batch.

@@ -30,12 +30,12 @@ void CostModel::Impl::stageMemory(const Compiled& c, int i, double& fixed, doubl
                                   double& kvPerSeq) const {
     const Workload& w = s.workload;
     const Stage& st = c.stages[size_t(i)];
-    // Each layer type's weights and KV (or linear-attention state) times the stage's layers of that type.
+    // Each slot's weights and KV (or linear-attention state) times the stage's layers of that slot.
     const int pass = w.phase == Phase::Decode ? 0 : 1;
     double layerWeights = 0.0, kvLayers = 0.0, body = 0.0;
-    for (int k = 0; k < nTypes; ++k) {
+    for (int k = 0; k < c.nSlots; ++k) {
         layerWeights += st.n[k] * c.body[k][0].weights();
-        kvLayers += st.n[k] * c.kv[k] * attnScale[k].kvHeld;
+        kvLayers += st.n[k] * c.kv[k] * attnScale[k % nTypes].kvHeld;
         if (st.n[k] > 0) body = std::max(body, c.body[k][pass].actBytesPerTok);
     }
     weights = layerWeights + (st.first ? c.emb[0].weights() : 0.0) + (st.last ? c.head[0].weights() : 0.0);

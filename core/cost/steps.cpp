@@ -7,21 +7,35 @@ namespace sp {
 
 // ------------------------------------------------------------------ stages, times, memory
 
-/// Stage i of pp, by layer type (see pipelineStages).
-Stage CostModel::Impl::stageOf(int i, int pp) const {
-    const auto [begin, n] = stageSpan(int(s.model.layers), pp, i);
-    return stageAt(i, pp, begin, n);
-}
-
-Stage CostModel::Impl::stageAt(int i, int pp, int begin, int n) const {
+Stage CostModel::Impl::stageAt(const Compiled& c, int i, int pp, int begin, int n) const {
     Stage st;
-    for (int k = 0; k < nTypes; ++k) {
-        st.n[k] = mix.count(types[k], begin, n);
-        (layerTypeIsMoe(types[k]) ? st.moe : st.dense) += st.n[k];
-    }
     st.first = i == 0;
     st.last = i == pp - 1;
     st.lastMoe = n > 0 && layerTypeIsMoe(mix.typeOf(begin + n - 1));
+    if (c.nGroups <= 1) {
+        for (int k = 0; k < nTypes; ++k) {
+            st.n[k] = mix.count(types[k], begin, n);
+            (layerTypeIsMoe(types[k]) ? st.moe : st.dense) += st.n[k];
+        }
+        return st;
+    }
+    const int end = begin + n;
+    for (int g = 0; g < c.nGroups; ++g) {
+        const int gb = c.groupBegin[size_t(g)], ge = c.groupBegin[size_t(g + 1)];
+        const int lo = std::max(begin, gb), hi = std::min(end, ge);
+        if (hi <= lo) continue;
+        for (int k = 0; k < nTypes; ++k) {
+            const int slot = g * nTypes + k;
+            st.n[slot] = mix.count(types[k], lo, hi - lo);
+            (layerTypeIsMoe(types[k]) ? st.moe : st.dense) += st.n[slot];
+        }
+        if (hi == end) st.lastGroup = int8_t(g);
+        // The boundary at this group's first layer, when the stage holds it.
+        if (g > 0 && gb >= begin && gb < end && c.d.tp > 1 &&
+            resOf(c.groupChoices[size_t(g - 1)], layerTypeIsMoe(mix.typeOf(gb - 1))) == Lay::T &&
+            resOf(c.groupChoices[size_t(g)], layerTypeIsMoe(mix.typeOf(gb))) == Lay::R)
+            ++st.gathers;
+    }
     return st;
 }
 
@@ -157,18 +171,19 @@ double CostModel::Impl::twoBatchTime(const Parts& half) const {
 
 double CostModel::Impl::p2pTime(const Compiled& c, const Stage& st, double M) const {
     if (st.last) return 0.0;
-    const bool tokenSharded = resOf(c, st.lastMoe) == Lay::T;
+    const bool tokenSharded = resOf(c.groupChoices[size_t(st.lastGroup)], st.lastMoe) == Lay::T;
     return c.p2pAlpha + c.p2pSecPerTok * M / (tokenSharded ? c.d.tp : 1);
 }
 
-/// One step of a replica's micro-batch through every stage: each layer type's time once, weighed by the
-/// stage's layers of that type.
+/// One step of a replica's micro-batch through every stage: each slot's (layer group's and type's) time once,
+/// weighed by the stage's layers of that slot.
 PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* typeTbo) const {
     PassTimes r;
     bool unused = false;
-    std::array<double, kLayerTypes> tt{};
-    for (int k = 0; k < nTypes; ++k) {
-        const bool moe = layerTypeIsMoe(types[k]);
+    std::array<double, kMaxSlots> tt; // only the first nSlots are written and read
+    const int slots = c.nSlots;
+    for (int k = 0; k < slots; ++k) {
+        const bool moe = layerTypeIsMoe(types[k % nTypes]);
         bool tbo = false;
         tt[k] = blockTime(c, c.body[k][0], c.body[k][1], st, moe, tbo);
         r.twoBatch = r.twoBatch || tbo;
@@ -176,11 +191,13 @@ PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* ty
     }
     const double te = blockTime(c, c.emb[0], c.emb[1], st, false, unused);
     const double th = blockTime(c, c.head[0], c.head[1], st, false, unused);
+    const double gather = c.nGroups > 1 ? commTime(c.regather, st.critical().tokens()) : 0.0;
     const int pp = c.d.pp;
     for (int i = 0; i < pp; ++i) {
         const Stage& sg = c.stages[size_t(i)]; // compile()'s, see pipelineStages
         double body = 0.0;
-        for (int k = 0; k < nTypes; ++k) body += sg.n[k] * tt[k];
+        for (int k = 0; k < slots; ++k) body += sg.n[k] * tt[k];
+        if (sg.gathers > 0) body += sg.gathers * gather;
         const double t = body + (sg.first ? te : 0.0) + (sg.last ? th : 0.0) + p2pTime(c, sg, st.tokens());
         r.stageSum += t;
         if (t > r.stageMax) r.stageMax = t, r.slowest = i;

@@ -82,6 +82,36 @@ std::optional<std::string> checkStageLayers(const Scenario& s, const Plan& p) {
     return std::nullopt;
 }
 
+std::optional<std::string> checkLayerGroups(const Scenario& s, const Plan& p) {
+    const auto& gs = p.layerGroups;
+    if (gs.empty()) return std::nullopt;
+    const int n = int(gs.size());
+    if (n < 2 || n > kMaxLayerGroups)
+        return "layer_groups has " + str(int64_t(n)) + " groups; a plan has 2 to " + str(kMaxLayerGroups) +
+               " (or none)";
+    int64_t sum = 0;
+    for (int g = 0; g < n; ++g) {
+        const LayerGroup& lg = gs[size_t(g)];
+        const std::string at = "layer group " + str(int64_t(g + 1)) + " of " + str(int64_t(n));
+        if (lg.layers < 1) return at + " has " + str(lg.layers) + " layers";
+        sum += lg.layers;
+        for (int i = 0; i < kOpCount; ++i) {
+            const Op op = Op(i);
+            if (!isLayerOp(op) && lg.choices[size_t(i)] != p.choices[size_t(i)])
+                return at + ": " + std::string(kOpNames[size_t(i)]) + " is chosen once for the whole model";
+            if (g == 0 && lg.choices[size_t(i)] != p.choices[size_t(i)] && opRelevant(s.model, op))
+                return at + ": its choices must be the plan's own (operators)";
+            if (!isLayerOp(op) || !opRelevant(s.model, op)) continue;
+            if (auto e = checkChoice(s, p.degrees, op, lg.choices[size_t(i)])) return at + ": " + *e;
+        }
+        if (g > 0 && lg.choices == gs[size_t(g - 1)].choices)
+            return at + " chooses as the group before it does (merge them)";
+    }
+    if (sum != s.model.layers)
+        return "layer_groups add up to " + str(sum) + " layers; the model has " + str(s.model.layers);
+    return std::nullopt;
+}
+
 std::optional<std::string> checkChoice(const Scenario& s, const Degrees& d, Op op, int c) {
     const auto& names = choiceNames(op);
     if (c < 0 || c >= int(names.size())) return std::string(kOpNames[int(op)]) + ": no such choice";

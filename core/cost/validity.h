@@ -20,6 +20,12 @@ std::optional<std::string> checkChoice(const Scenario& s, const Degrees& d, Op o
 /// the model's layers.
 std::optional<std::string> checkStageLayers(const Scenario& s, const Plan& p);
 
+/// A plan's layer groups (Plan::layerGroups): empty, or 2 to kMaxLayerGroups runs of at least one layer
+/// summing to the model's layers, in the form normalizeLayerGroups gives (the first group's choices are the
+/// plan's, the embedding's, the head's and the experts' the same in every group, no two neighbours alike), each
+/// group's choices allowed (checkChoice).
+std::optional<std::string> checkLayerGroups(const Scenario& s, const Plan& p);
+
 /// Whether the operator matters for this model (MoE operators do not for a dense model; dense FFN operators
 /// do not when every layer is MoE).
 bool opRelevant(const Model& m, Op op);

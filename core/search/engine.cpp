@@ -5,9 +5,11 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <ctime>
 #include <limits>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 namespace sp {
@@ -20,25 +22,41 @@ double planScore(const Metrics& m) {
 
 namespace {
 
-/// An assignment as a fixed-size hash key (no allocation): at most 24 decisions (MoE: 6 + 14 operators + 2
-/// stage-split decisions).
-static_assert(6 + kOpCount - 1 + 2 <= 24, "more decisions than a Key holds");
+/// An assignment as a fixed-size hash key (no allocation): one byte per decision (its index + 1), at most
+/// kKeyDecisions of them. The largest space has 58: a MoE model's 6 degree decisions, 14 operators, 3 further
+/// layer groups of 12 per-layer operators (Constraints::granularity) and 2 stage-split decisions. No decision
+/// has 255 values (pp's are the divisors of the GPUs: 13 for 4,096).
+constexpr size_t kKeyDecisions = 64;
+static_assert(6 + (kOpCount - 1) + (kMaxLayerGroups - 1) * (kOpCount - 3) + 2 <= int(kKeyDecisions),
+              "more decisions than a Key holds");
 struct Key {
-    std::array<uint16_t, 24> v{};
+    std::array<uint64_t, kKeyDecisions / 8> w{};
     bool operator==(const Key&) const = default;
 };
 Key keyOf(std::span<const int> a) {
     Key k;
-    for (size_t i = 0; i < a.size() && i < k.v.size(); ++i) k.v[i] = uint16_t(a[i] + 1);
+    std::array<uint8_t, kKeyDecisions> b{};
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) b[i] = uint8_t(a[i] + 1);
+    std::memcpy(k.w.data(), b.data(), b.size());
     return k;
 }
 struct KeyHash {
     size_t operator()(const Key& k) const {
         uint64_t h = 0x9e3779b97f4a7c15ull;
-        for (uint16_t x : k.v) h = (h ^ x) * 0x100000001b3ull, h ^= h >> 29;
+        for (uint64_t x : k.w) h = (h ^ x) * 0x100000001b3ull, h ^= h >> 29;
         return size_t(h);
     }
 };
+
+/// A space whose assignments a Key cannot hold (see kKeyDecisions): refused before the first lookup.
+void checkKeyFits(const SearchSpace& space) {
+    bool fits = space.decisionCount() <= int(kKeyDecisions);
+    for (const Decision& d : space.decisions()) fits = fits && d.values.size() < 255;
+    if (!fits)
+        throw std::invalid_argument("the search space has " + std::to_string(space.decisionCount()) +
+                                    " decisions or a decision with 255 values or more; the search holds at most " +
+                                    std::to_string(kKeyDecisions) + " decisions of under 255 values");
+}
 
 int resolveThreads(int threads) {
     if (threads > 0) return threads;
@@ -205,6 +223,7 @@ std::vector<std::shared_ptr<const Metrics>> Engine::evaluate(const SearchSpace& 
     {
         std::lock_guard lk(d->cacheMutex);
         if (space.fingerprint() != d->fingerprint) {
+            checkKeyFits(space);
             d->current.clear();
             d->previous.clear();
             d->fingerprint = space.fingerprint();
@@ -305,6 +324,7 @@ struct SearchRun::Impl {
         lookupLimit = lookupLimitOf(options.budget.evaluations);
         size = space.size();
         options.eliteK = std::max(1, options.eliteK);
+        checkKeyFits(space);
     }
 
     double elapsed() const { return std::chrono::duration<double>(Engine::Clock::now() - start).count(); }

@@ -201,6 +201,32 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
     m.opEnd = int(m.decisions.size());
     m.layers = int(s.model.layers);
     const auto& pps = m.decisions[0].values;
+    // Finer granularity: the per-layer operators once more for each further layer group.
+    m.granularity = s.constraints.granularity;
+    m.sets = 1;
+    if (m.granularity == Granularity::Stage && !pps.empty() && pps.back() > 1) m.sets = pps.back() >= 3 ? 3 : 2;
+    if (m.granularity == Granularity::LayerGroup)
+        m.sets = std::clamp(std::min(s.constraints.layerGroups, m.layers), 1, kMaxLayerGroups);
+    if (m.sets <= 1) m.granularity = Granularity::Type;
+    m.baseOf.clear();
+    for (int i = 0; i < m.opEnd; ++i) m.baseOf.push_back(i);
+    m.setGroup = {0};
+    for (int j = 1; j < m.sets; ++j) {
+        // Stage granularity with pp at most 2 has no middle group: its groups are the first and the last.
+        const int group = m.granularity == Granularity::Stage && m.sets == 2 ? 2 : j;
+        m.setGroup.push_back(group);
+        const std::string prefix = m.granularity == Granularity::Stage ? (group == 1 ? "middle." : "last.")
+                                                                        : "g" + std::to_string(group + 1) + ".";
+        for (int i = m.firstOp; i < m.opEnd; ++i) {
+            if (!isLayerOp(m.decisions[size_t(i)].op)) continue;
+            Decision dec = m.decisions[size_t(i)];
+            dec.group = group;
+            dec.name = prefix + dec.name;
+            m.decisions.push_back(std::move(dec));
+            m.baseOf.push_back(i);
+        }
+    }
+    m.groupEnd = int(m.decisions.size());
     if (s.constraints.stageSplit == StageSplit::Tuned && !pps.empty() && pps.back() > 1) {
         // Layers of the first and the last stage beyond the balanced split: the ends also hold the embedding
         // and the head (and their memory), so the balanced split need not be the fastest.
@@ -226,8 +252,14 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
         auto masks = masksByTp.at(tp);
         double product = 1;
         for (const auto& mk : masks) product *= double(std::count(mk.begin(), mk.end(), 1));
+        double layerProduct = 1;
+        for (int i = m.firstOp; i < m.opEnd; ++i)
+            if (isLayerOp(m.decisions[size_t(i)].op))
+                layerProduct *= double(std::count(masks[size_t(i - m.firstOp)].begin(),
+                                                  masks[size_t(i - m.firstOp)].end(), 1));
         m.opMasks.push_back(std::move(masks));
         m.opProduct.push_back(product);
+        m.layerOpProduct.push_back(layerProduct);
         Degrees g;
         g.tp = tp;
         std::array<int8_t, kOpCount> fixed{};
@@ -255,7 +287,7 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
             }
             node = m.nodes[node].child[k];
         }
-        m.nodes[node].completions = m.opProduct[indexOf(1, t.tp)];
+        m.nodes[node].completions = m.opProduct[indexOf(1, t.tp)] * m.groupFactor(t.pp, indexOf(1, t.tp));
     }
     // Completions bottom-up; the (pp, tp) nodes multiply by their number of distinct mesh orders.
     std::function<double(int, int, int, int)> finish = [&](int node, int level, int pp, int tp) -> double {

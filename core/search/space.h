@@ -3,7 +3,9 @@
 //
 // Decisions, in order: pp, tp (dp is derived: G / (pp*tp)), the mesh order; for MoE models the experts
 // choice, ep and etp (edp is derived: dp*tp / (ep*etp)); then one decision per relevant operator
-// (core/cost/validity.h, opRelevant); under a tuned stage split, the first and last stages' layers.
+// (core/cost/validity.h, opRelevant); under a finer granularity (Constraints::granularity), the per-layer
+// operators again for each further layer group (stage: the middle stages, then the last stage; layer-group:
+// groups 2..G); under a tuned stage split, the first and last stages' layers.
 // Irrelevant operators get the Megatron choice (or their pin). An assignment is one index per decision into
 // that decision's `values`.
 //
@@ -19,7 +21,9 @@
 //  the
 //    Megatron choice);
 //  - experts tensor (ep 1, edp 1) and token (ep 1, etp 1) are expert parallelism with those degrees: they are
-//    offered only where the expert form is not allowed (a pin).
+//    offered only where the expert form is not allowed (a pin);
+//  - under the stage granularity, a group the plan's pipeline does not have (the middle stages at pp 2, the
+//    middle and last at pp 1) takes the first group's choice: its decisions have one value.
 // The tests check these equivalences against the cost model (exhaustive search vs an independent brute
 // force).
 
@@ -50,6 +54,9 @@ struct Decision {
     std::string name;      ///< "pp", "tp", "mesh_order", "experts", "ep", "etp", "qkv", "moe.qkv", ...
     std::vector<std::string> labels; ///< one per choice, for display
     std::vector<int> values; ///< one per choice: a degree, an index into kMeshOrders, or a choice index
+    /// Operator: the layer group it chooses for (0: the first group, and the operators chosen once for the
+    /// model; see Plan::layerGroups).
+    int group = 0;
 };
 
 /// The six mesh orders (innermost axis first), indexed by the MeshOrder decision's values.

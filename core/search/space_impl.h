@@ -54,8 +54,45 @@ struct SearchSpace::Impl {
         double completions = 0;     ///< valid complete assignments below (mesh orders and operators included)
     };
     std::vector<Node> nodes; ///< nodes[0]: the root
+
+    /// Whether group j (Decision::group; 0: the first) exists in a plan of pp stages.
+    bool groupActive(int j, int pp) const {
+        if (granularity != Granularity::Stage) return true;
+        return j == 0 || (j == 2 && pp >= 2) || (j == 1 && pp >= 3);
+    }
+    /// The factor the further groups multiply a (pp, tp) leaf's completions by.
+    double groupFactor(int pp, int tpIndex) const {
+        double f = 1;
+        for (int j = 1; j < sets; ++j)
+            if (groupActive(setGroup[size_t(j)], pp)) f *= layerOpProduct[size_t(tpIndex)];
+        return f;
+    }
+    /// The first layer and the layers of group j of a plan with `stageLayers` (empty: balanced) and pp stages.
+    std::pair<int, int> groupSpan(int j, int pp, const std::vector<int>& stageLayers) const {
+        if (granularity == Granularity::LayerGroup) return stageSpan(layers, sets, j);
+        auto stage = [&](int i) {
+            if (stageLayers.empty()) return stageSpan(layers, pp, i);
+            int b = 0;
+            for (int k = 0; k < i; ++k) b += stageLayers[size_t(k)];
+            return std::pair<int, int>{b, stageLayers[size_t(i)]};
+        };
+        if (pp <= 1) return j == 0 ? std::pair<int, int>{0, layers} : std::pair<int, int>{layers, 0};
+        const auto first = stage(0), last = stage(pp - 1);
+        if (j == 0) return first;
+        if (j == 2) return last;
+        return {first.second, last.first - first.second};
+    }
     int firstOp = 0;
-    int opEnd = 0;       ///< one past the last operator decision
+    int opEnd = 0;       ///< one past the last operator decision of the first group
+    /// Further layer groups' operator decisions: [opEnd, groupEnd), group-major, each group repeating the
+    /// per-layer operators of [firstOp, opEnd) (baseOf maps a decision to the first group's).
+    int groupEnd = 0;
+    Granularity granularity = Granularity::Type;
+    int sets = 1; ///< layer groups the decisions choose for (stage: first, middle, last)
+    /// Per set: its group (Decision::group); the stage granularity's groups are 0 first, 1 middle, 2 last.
+    std::vector<int> setGroup{0};
+    std::vector<int> baseOf; ///< per decision: the first group's decision it repeats; itself otherwise
+    std::vector<double> layerOpProduct; ///< per tp value index: product of the per-layer operators' counts
     int firstSplit = -1; ///< the FirstStage decision (LastStage follows it); -1 under a balanced split
     int layers = 0;
     /// Per tp value index: per operator decision, the valid choices (operator validity depends on tp only).

@@ -88,7 +88,14 @@ void SearchSpace::mask(int i, std::span<const int> prefix, std::vector<uint8_t>&
         for (int k = 0; k < int(values.size()); ++k) out[k] = canonicalMesh(k, g) == k;
         return;
     }
-    const auto& mk = m.opMasks[prefix[1]][i - m.firstOp];
+    const int base = m.baseOf[size_t(i)];
+    const auto& mk = m.opMasks[prefix[1]][base - m.firstOp];
+    if (i >= m.opEnd && !m.groupActive(m.decisions[size_t(i)].group, m.value(prefix, 0))) {
+        // A group this pipeline does not have takes the first group's choice.
+        if (int(prefix.size()) > base && prefix[base] >= 0 && prefix[base] < int(mk.size()) && mk[prefix[base]])
+            out[size_t(prefix[base])] = 1;
+        return;
+    }
     std::copy(mk.begin(), mk.end(), out.begin());
 }
 
@@ -99,9 +106,11 @@ bool SearchSpace::valid(std::span<const int> a) const {
     if (a[Impl::kMesh] < 0 || a[Impl::kMesh] >= int(kMeshOrders.size())) return false;
     const Degrees g = m.degreesOf(a);
     if (canonicalMesh(a[Impl::kMesh], g) != a[Impl::kMesh]) return false;
-    for (int i = m.firstOp; i < m.opEnd; ++i) {
-        const auto& mk = m.opMasks[a[1]][i - m.firstOp];
+    for (int i = m.firstOp; i < m.groupEnd; ++i) {
+        const int base = m.baseOf[size_t(i)];
+        const auto& mk = m.opMasks[a[1]][base - m.firstOp];
         if (a[i] < 0 || a[i] >= int(mk.size()) || !mk[a[i]]) return false;
+        if (i >= m.opEnd && !m.groupActive(m.decisions[size_t(i)].group, g.pp) && a[i] != a[base]) return false;
     }
     if (m.firstSplit >= 0) {
         for (int i : {m.firstSplit, m.firstSplit + 1})
@@ -121,6 +130,31 @@ Plan SearchSpace::toPlan(std::span<const int> a) const {
     for (int i = m.firstOp; i < m.opEnd; ++i) p.setChoice(m.decisions[i].op, m.value(a, i));
     if (m.firstSplit >= 0)
         p.stageLayers = m.stageLayersOf(p.degrees.pp, m.value(a, m.firstSplit), m.value(a, m.firstSplit + 1));
+    if (m.groupEnd > m.opEnd) {
+        // One group per set the pipeline has, in layer order; normalizeLayerGroups merges those alike.
+        const int perSet = (m.groupEnd - m.opEnd) / (m.sets - 1);
+        std::array<std::pair<int, int>, kMaxLayerGroups> order{};
+        int n = 0;
+        for (int j = 0; j < m.sets; ++j) {
+            const int group = m.setGroup[size_t(j)];
+            if (!m.groupActive(group, p.degrees.pp)) continue;
+            order[size_t(n++)] = {group, j};
+        }
+        std::sort(order.begin(), order.begin() + n);
+        for (int k = 0; k < n; ++k) {
+            const auto [group, j] = order[size_t(k)];
+            LayerGroup lg;
+            lg.layers = m.groupSpan(group, p.degrees.pp, p.stageLayers).second;
+            lg.choices = p.choices;
+            if (j > 0)
+                for (int t = 0; t < perSet; ++t) {
+                    const int i = m.opEnd + (j - 1) * perSet + t;
+                    lg.choices[size_t(m.decisions[size_t(i)].op)] = int8_t(m.value(a, i));
+                }
+            if (lg.layers > 0) p.layerGroups.push_back(lg);
+        }
+        normalizeLayerGroups(p);
+    }
     p.batch = 0;
     return p;
 }
@@ -179,6 +213,27 @@ std::optional<std::vector<int>> SearchSpace::fromPlan(const Plan& p) const {
         }
         if (!find(i, p.choice(m.decisions[i].op)) || !mk[a[i]]) return std::nullopt;
     }
+    if (m.groupEnd == m.opEnd) return p.layerGroups.empty() ? std::optional(a) : std::nullopt;
+    // Further groups: each set's choices as the plan's layers at the set's first layer hold them, then the
+    // plan of that assignment must choose as this one on every layer.
+    for (int i = m.opEnd; i < m.groupEnd; ++i) {
+        const int base = m.baseOf[size_t(i)], group = m.decisions[size_t(i)].group;
+        const auto& mk = m.opMasks[a[1]][base - m.firstOp];
+        const auto span = m.groupSpan(group, g.pp, p.stageLayers);
+        if (g.tp == 1 || !m.groupActive(group, g.pp) || span.second <= 0) {
+            a[i] = a[base];
+            continue;
+        }
+        if (!find(i, p.choicesAt(span.first)[size_t(m.decisions[size_t(i)].op)]) || !mk[a[i]])
+            return std::nullopt;
+    }
+    const Plan q = toPlan(a);
+    for (int l = 0; l < m.layers; ++l)
+        for (int i = m.firstOp; i < m.opEnd; ++i) {
+            const Op op = m.decisions[size_t(i)].op;
+            if (isLayerOp(op) && q.choicesAt(l)[size_t(op)] != p.choicesAt(l)[size_t(op)] && g.tp > 1)
+                return std::nullopt;
+        }
     return a;
 }
 
