@@ -400,14 +400,14 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
     if (!p.stageLayers.empty()) {
         for (int i = 0, begin = 0; i < pp; ++i) {
             const int n = p.stageLayers[size_t(i)];
-            c.stages[size_t(i)] = stageAt(c, i, pp, begin, n);
+            stageAt(c, i, pp, begin, n, c.stages[size_t(i)]);
             begin += n;
         }
     } else {
         const int base = L / pp, extra = L % pp, shift = (extra > 0 && extra < pp - 1) ? 1 : 0;
         for (int i = 0, begin = 0; i < pp; ++i) {
             const int n = base + ((i - shift) >= 0 && (i - shift) < extra ? 1 : 0);
-            c.stages[size_t(i)] = stageAt(c, i, pp, begin, n);
+            stageAt(c, i, pp, begin, n, c.stages[size_t(i)]);
             begin += n;
         }
     }
@@ -442,6 +442,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
             for (int k = 0; k < nTypes; ++k) {
                 const int slot = g * nTypes + k;
                 const bool moe = layerTypeIsMoe(types[k]);
+                c.body[slot][pass].clear();
                 Walker x{*this, c, decode, c.body[slot][pass]};
                 x.produced(resOf(c, moe), moe ? Op::MoeNorms : Op::Norms, double(m.hidden));
                 compileAttention(x, k);
@@ -457,6 +458,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         // The embedding hands its output to the first layer's residual layout, the head takes the last's
         // (their own choices are the same in every group).
         c.choices = c.groupChoices[0];
+        c.emb[pass].clear(), c.head[pass].clear();
         Walker xe{*this, c, decode, c.emb[pass]};
         compileEmbedding(xe, resOf(c, firstMoe));
         Walker xh{*this, c, decode, c.head[pass]};

@@ -72,16 +72,21 @@ struct CommTerm {
 /// A layer kind (or the embedding, or the head) in one pass.
 struct Block {
     // Only the first nOps and nComms terms are ever written (add) or read, so the arrays are left
-    // uninitialised: evaluate() constructs a Compiled, with a block per layer type, for every plan.
+    // uninitialised, and so are the counts until compile() clears the blocks it fills: evaluate() constructs a
+    // Compiled, with room for kMaxSlots blocks a pass, for every plan and uses a few.
     union {
         OpTerm ops[10];
     };
     union {
         CommTerm comms[14];
     };
-    int nOps = 0, nComms = 0;
-    double actBytesPerTok = 0; ///< working activation memory per replica token
+    int nOps, nComms;
+    double actBytesPerTok; ///< working activation memory per replica token
     Block() {}
+    void clear() {
+        nOps = nComms = 0;
+        actBytesPerTok = 0;
+    }
     void add(const OpTerm& t) { ops[nOps++] = t; }
     void add(const CommTerm& c) { comms[nComms++] = c; }
     double weights() const {
@@ -95,7 +100,7 @@ struct Block {
 /// it attends), slot g * nTypes + k for the k-th of Impl::types in layer group g.
 struct Stage {
     int dense = 0, moe = 0;
-    std::array<int, kMaxSlots> n{}; ///< layers of each slot
+    std::array<int, kMaxSlots> n; ///< layers of each slot: the first Compiled::nSlots are set (stageAt)
     bool first = false, last = false;
     bool lastMoe = false; ///< the stage ends on a MoE layer (the layout its activations leave in)
     int8_t lastGroup = 0; ///< the layer group of its last layer
@@ -208,6 +213,9 @@ struct CostModel::Impl {
     std::array<int8_t, kLayerTypes> types{};
     std::array<int8_t, kLayerTypes> slotOf{}; ///< index into types of a type; -1: absent
     int nTypes = 0;
+    /// Per slot (see Stage): the index into `types` of its layer type, and whether that type is MoE.
+    std::array<int8_t, kMaxSlots> slotType{};
+    std::array<bool, kMaxSlots> slotMoe{};
     int64_t denseLayers = 0, moeLayers = 0;
     bool firstMoe = false, lastMoe = false; ///< the first and the last layer are MoE layers
     /// Per each of `types`, the average over its layers of what a layer's attention holds and touches
@@ -250,6 +258,8 @@ struct CostModel::Impl {
             if (mix.total(t) > 0) slotOf[t] = int8_t(nTypes), types[nTypes++] = int8_t(t);
         for (int k = 0; k < nTypes; ++k)
             (layerTypeIsMoe(types[k]) ? moeLayers : denseLayers) += mix.total(types[k]);
+        for (int k = 0; nTypes > 0 && k < kMaxSlots; ++k)
+            slotType[k] = int8_t(k % nTypes), slotMoe[k] = layerTypeIsMoe(types[k % nTypes]);
         firstMoe = mix.layers() > 0 && layerTypeIsMoe(mix.typeOf(0));
         lastMoe = mix.layers() > 0 && layerTypeIsMoe(mix.typeOf(mix.layers() - 1));
         computeAttentionScales();
@@ -375,7 +385,7 @@ struct CostModel::Impl {
     // ------------------------------------------------------------------ stages, times, memory
 
     /// A stage of `n` layers from `begin`, counted by group and type from the prefix sums (c's groups).
-    Stage stageAt(const Compiled& c, int i, int pp, int begin, int n) const;
+    void stageAt(const Compiled& c, int i, int pp, int begin, int n, Stage& st) const;
 
     /// Compute and memory seconds of one operator for M local-replica tokens and B sequences; with `half`,
     /// also for a half-batch (M/2, B/2) in the same pass (two-batch overlap).

@@ -35,7 +35,7 @@ void CostModel::Impl::stageMemory(const Compiled& c, int i, double& fixed, doubl
     double layerWeights = 0.0, kvLayers = 0.0, body = 0.0;
     for (int k = 0; k < c.nSlots; ++k) {
         layerWeights += st.n[k] * c.body[k][0].weights();
-        kvLayers += st.n[k] * c.kv[k] * attnScale[k % nTypes].kvHeld;
+        kvLayers += st.n[k] * c.kv[k] * attnScale[slotType[k]].kvHeld;
         if (st.n[k] > 0) body = std::max(body, c.body[k][pass].actBytesPerTok);
     }
     weights = layerWeights + (st.first ? c.emb[0].weights() : 0.0) + (st.last ? c.head[0].weights() : 0.0);

@@ -7,18 +7,21 @@ namespace sp {
 
 // ------------------------------------------------------------------ stages, times, memory
 
-Stage CostModel::Impl::stageAt(const Compiled& c, int i, int pp, int begin, int n) const {
-    Stage st;
+void CostModel::Impl::stageAt(const Compiled& c, int i, int pp, int begin, int n, Stage& st) const {
+    st.dense = st.moe = 0;
     st.first = i == 0;
     st.last = i == pp - 1;
     st.lastMoe = n > 0 && layerTypeIsMoe(mix.typeOf(begin + n - 1));
+    st.lastGroup = 0;
+    st.gathers = 0;
     if (c.nGroups <= 1) {
         for (int k = 0; k < nTypes; ++k) {
             st.n[k] = mix.count(types[k], begin, n);
             (layerTypeIsMoe(types[k]) ? st.moe : st.dense) += st.n[k];
         }
-        return st;
+        return;
     }
+    std::fill(st.n.begin(), st.n.begin() + c.nSlots, 0);
     const int end = begin + n;
     for (int g = 0; g < c.nGroups; ++g) {
         const int gb = c.groupBegin[size_t(g)], ge = c.groupBegin[size_t(g + 1)];
@@ -36,7 +39,6 @@ Stage CostModel::Impl::stageAt(const Compiled& c, int i, int pp, int begin, int 
             resOf(c.groupChoices[size_t(g)], layerTypeIsMoe(mix.typeOf(gb))) == Lay::R)
             ++st.gathers;
     }
-    return st;
 }
 
 std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, int pp) {
@@ -183,7 +185,7 @@ PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* ty
     std::array<double, kMaxSlots> tt; // only the first nSlots are written and read
     const int slots = c.nSlots;
     for (int k = 0; k < slots; ++k) {
-        const bool moe = layerTypeIsMoe(types[k % nTypes]);
+        const bool moe = slotMoe[k];
         bool tbo = false;
         tt[k] = blockTime(c, c.body[k][0], c.body[k][1], st, moe, tbo);
         r.twoBatch = r.twoBatch || tbo;
