@@ -52,6 +52,8 @@ struct OpCost {
     double timeMs = 0; ///< max(compute, memory) + launch
     bool memoryBound = false;
     double weightBytes = 0; ///< per GPU
+    int group = 0;          ///< index into Plan::layerGroups (0 without groups)
+    double groupShare = 1.0; ///< its share of the slowest stage's layers of the kind (times are x it)
 };
 
 struct CommCost {
@@ -64,6 +66,8 @@ struct CommCost {
     double timeMs = 0;       ///< per occurrence (one layer); under two-batch overlap, the part left exposed
     double fullMs = 0;       ///< per occurrence, whole (equals timeMs without overlap)
     bool overlapped = false; ///< runs under the other half-batch's compute (two-batch overlap)
+    int layerGroup = 0;      ///< index into Plan::layerGroups (0 without groups); `group`: GPUs
+    double groupShare = 1.0; ///< its share of the slowest stage's layers of the kind (times are x it)
 };
 
 struct Breakdown {
