@@ -91,6 +91,76 @@ private slots:
                  qPrintable(r.err));
     }
 
+    // A plan file with layer groups: validate, evaluate and export's plan line show them, the JSON output
+    // carries them, compare lists them among what differs, and export (adapting) says it drops them.
+    void layerGroups() {
+        QTemporaryDir dir;
+        auto write = [&](const QString& name, const QByteArray& text) {
+            QFile f(dir.filePath(name));
+            if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(name));
+            f.write(text);
+            return dir.filePath(name);
+        };
+        // Llama-3.1-70B's 80 layers: 0-29 as the top level says, 30-79 with token-sharded FFNs.
+        const QString grouped =
+            write("grouped.yaml", "version: 1\nkind: plan\ndegrees: {tp: 8}\n"
+                                  "layer_groups:\n  - {layers: 30}\n"
+                                  "  - {layers: 50, operators: {ffn_up: token, ffn_down: token}}\n");
+        const QString plain = write("plain.yaml", "version: 1\nkind: plan\ndegrees: {tp: 8}\n");
+        const QString scenario = kSamples + "/scenarios/llama-3.1-70b-h100-1x8-chat.yaml";
+        const QString line = "layer groups: layers 0-29 | 30-79: ffn_up token, ffn_down token";
+        Run r = shardplan({"validate", grouped});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(line), qPrintable(r.out));
+        r = shardplan({"evaluate", "--scenario", scenario, "--plan", grouped});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("pp1 x dp1 x tp8, " + line), qPrintable(r.out));
+        r = shardplan({"evaluate", "--scenario", scenario, "--plan", plain});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(!r.out.contains("layer groups"), qPrintable(r.out));
+        r = shardplan({"evaluate", "--scenario", scenario, "--plan", grouped, "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto j = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(int(j["plan"]["layer_groups"].size()), 2);
+        QCOMPARE(j["plan"]["layer_groups"][1]["layers"].get<int>(), 50);
+        QCOMPARE(j["plan"]["layer_groups"][1]["operators"]["ffn_up"].get<std::string>(),
+                 std::string("token"));
+        r = shardplan({"compare", "--scenario", scenario, plain, grouped, "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto diffs = nlohmann::json::parse(r.out.toStdString())["differences"];
+        QCOMPARE(int(diffs.size()), 1);
+        QCOMPARE(diffs[0]["field"].get<std::string>(), std::string("layer_groups"));
+        QCOMPARE(diffs[0]["a"].get<std::string>(), std::string("none"));
+        QCOMPARE(diffs[0]["b"].get<std::string>(),
+                 std::string("layers 0-29 | 30-79: ffn_up token, ffn_down token"));
+        r = shardplan({"compare", "--scenario", scenario, plain, grouped});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("layer_groups") &&
+                     r.out.contains("B         " + grouped + ": pp1 x dp1 x tp8, "),
+                 qPrintable(r.out));
+        r = shardplan({"export", "--scenario", scenario, "--plan", grouped, "--engine", "vllm"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains("Layout changed: vLLM shards every layer alike; the plan's layer groups choose "
+                           "layers 0-29"),
+            qPrintable(r.err));
+        QVERIFY2(r.out.contains("vllm serve"), qPrintable(r.out));
+        r = shardplan({"export", "--scenario", scenario, "--plan", grouped, "--engine", "vllm", "--strict"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("vLLM shards every layer alike"), qPrintable(r.err));
+        // A constraints file choosing layer groups reads; validate says so.
+        const QString k = write("k.yaml", "version: 1\nkind: constraints\ngranularity: layer-group\n"
+                                          "layer_groups: 3\n");
+        r = shardplan({"validate", k});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("operator choices per layer group (3 groups)"), qPrintable(r.out));
+        const QString wrong = write("w.yaml", "version: 1\nkind: constraints\ngranularity: per-layer\n");
+        r = shardplan({"validate", wrong});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("w.yaml:3:14: granularity: expected one of type, stage or layer-group"),
+                 qPrintable(r.err));
+    }
+
     void validateJson() {
         QTemporaryDir dir;
         const QString bad = dir.filePath("bad.yaml");

@@ -5,6 +5,7 @@
 // context capped by max_position_embeddings, the model path.
 #include "core/cost/costmodel.h"
 #include "core/export/check.h"
+#include "core/export/disagg_launch.h"
 #include "core/export/launch.h"
 #include "core/io/formats.h"
 #include "core/search/engine.h"
@@ -421,6 +422,62 @@ private slots:
         QVERIFY(std::find(v.begin(), v.end(), "SGLang: ep_size * moe_dp_size != tp_size") != v.end());
         QVERIFY(std::find(v.begin(), v.end(),
                           "SGLang: moe_dp_size > 1 without attn_cp_size == moe_dp_size") != v.end());
+    }
+
+    // No engine shards different layers differently, so a plan with layer groups is refused by every engine
+    // (and Dynamo, and each pool of a disaggregated launch) with the groups in the reason; adapting exports
+    // the first group's choices for every layer, with a note saying so.
+    void layerGroupsRefused() {
+        const Scenario s = compose("llama-3.1-70b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        Plan p = megatron(1, 1, 8, 32);
+        Plan uniform = p;
+        // Llama-3.1-70B's 80 layers: 0-39 as Megatron's, 40-79 with batch-sharded attention.
+        LayerGroup second{40, p.choices};
+        second.choices[int(Op::Attention)] = choice::AttnBatch;
+        p.layerGroups = {LayerGroup{40, p.choices}, second};
+        const std::string groups = "layers 0-39 | 40-79: attention batch";
+        QCOMPARE(layerGroupsText(p), groups);
+        for (const auto& [e, name] :
+             std::vector<std::pair<ServingEngine, std::string>>{{ServingEngine::Vllm, "vLLM"},
+                                                                {ServingEngine::Sglang, "SGLang"},
+                                                                {ServingEngine::Trtllm, "TensorRT-LLM"},
+                                                                {ServingEngine::Dynamo, "Dynamo"}}) {
+            const std::string reason =
+                name + " shards every layer alike; the plan's layer groups choose " + groups;
+            ExportOptions o;
+            o.engine = e, o.adapt = false;
+            const auto refused = launchCommand(s, p, o);
+            QVERIFY2(!refused.ok(), name.c_str());
+            QVERIFY2(refused.error().message.find(reason) != std::string::npos,
+                     refused.error().message.c_str());
+            const LaunchCommand a = exportOk(s, p, e);
+            QVERIFY(a.adapted);
+            QVERIFY(a.plan.layerGroups.empty());
+            QVERIFY(a.plan == uniform); // the first group's choices, nothing else moved
+            QVERIFY2(hasNote(a, "Layout changed: " + reason), qPrintable(notes(a)));
+            QVERIFY2(hasNote(a, "layer groups -> the first group's choices for every layer"),
+                     qPrintable(notes(a)));
+            // The same launch as the uniform plan's.
+            QCOMPARE(list(a.argv), list(exportOk(s, uniform, e).argv));
+        }
+        // Each pool of a disaggregated launch: the prefill pool's groups are dropped with the note.
+        const Scenario ds = compose("llama-3.1-70b.yaml", "h100-4x8.yaml", "chat-serving.yaml");
+        DisaggPlan d;
+        d.prefill = {1, p};
+        d.decode = {3, megatron(1, 3, 8, 32)};
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang;
+        auto l = disaggregatedLaunch(ds, d, o);
+        QVERIFY2(l.ok(), l.error().str().c_str());
+        QVERIFY(l->prefill.adapted && l->prefill.plan.layerGroups.empty());
+        QVERIFY(!l->decode.adapted);
+        QVERIFY2(hasNote(l->prefill, "SGLang shards every layer alike"), qPrintable(notes(l->prefill)));
+        o.adapt = false;
+        auto strict = disaggregatedLaunch(ds, d, o);
+        QVERIFY(!strict.ok());
+        QVERIFY2(strict.error().message.find("prefill pool: cannot export to sglang") != std::string::npos &&
+                     strict.error().message.find("layer groups choose " + groups) != std::string::npos,
+                 strict.error().message.c_str());
     }
 
     // vLLM 0.10.2 has no --all2all-backend and no VLLM_RAY_DP_PACK_STRATEGY (vllm/engine/arg_utils.py and

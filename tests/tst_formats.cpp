@@ -192,6 +192,182 @@ private slots:
         QVERIFY(toYaml(plain.value()).find("stage_layers") == std::string::npos);
     }
 
+    // A plan's layer groups survive a save and a load, in YAML and JSON, dense and MoE, single and
+    // disaggregated; the first group is written with its layers only, a later one with what differs from it.
+    void layerGroupsRoundTrip() {
+        const std::string text = "degrees: {pp: 2, tp: 4}\n"
+                                 "operators: {qkv: column, attention: head}\n"
+                                 "layer_groups:\n"
+                                 "  - {layers: 30}\n"
+                                 "  - {layers: 31, operators: {qkv: token, attention: batch}}\n";
+        auto plan = parsePlan(text, "g.yaml");
+        QVERIFY2(plan.ok(), plan.error().str().c_str());
+        const Plan& p = plan.value();
+        QCOMPARE(p.layerGroups.size(), size_t(2));
+        QCOMPARE(p.layerGroups[0].layers, 30);
+        QCOMPARE(p.layerGroups[1].layers, 31);
+        // Layer 30 is the second group's first: qkv token, attention batch; layer 29 the first group's.
+        QCOMPARE(int(p.choicesAt(30)[int(Op::Qkv)]), int(choice::QkvToken));
+        QCOMPARE(int(p.choicesAt(30)[int(Op::Attention)]), int(choice::AttnBatch));
+        QCOMPARE(int(p.choicesAt(29)[int(Op::Qkv)]), int(choice::QkvColumn));
+        // Only the named operators change: the MoE layers' qkv keeps the top-level choice (column).
+        QCOMPARE(int(p.choicesAt(30)[int(Op::MoeQkv)]), int(choice::QkvColumn));
+        QCOMPARE(QString::fromStdString(layerGroupsText(p)),
+                 QStringLiteral("layers 0-29 | 30-60: qkv token, attention batch"));
+        Model dense;
+        dense.layers = 61;
+        for (const std::string& out : {toYaml(p), toJson(p), toYaml(p, dense), toJson(p, dense)}) {
+            QVERIFY2(out.find("layer_groups") != std::string::npos, out.c_str());
+            auto again = parsePlan(out, out[0] == '{' ? "saved.json" : "saved.yaml");
+            QVERIFY2(again.ok(), (again.error().str() + "\n" + out).c_str());
+            QVERIFY2(again.value() == p, out.c_str());
+        }
+        // The YAML form: one group a line, the first with its layers only.
+        const std::string yaml = toYaml(p);
+        QVERIFY2(yaml.find("  - {layers: 30}\n") != std::string::npos, yaml.c_str());
+        QVERIFY2(yaml.find("  - {layers: 31, operators: {qkv: token, attention: batch}}") !=
+                     std::string::npos,
+                 yaml.c_str());
+        // A MoE-layer operator of its own in a group.
+        auto moe = parsePlan("degrees: {tp: 8}\nlayer_groups:\n  - {layers: 3}\n"
+                             "  - {layers: 58, moe_layer_operators: {attention: batch}}\n",
+                             "m.yaml");
+        QVERIFY2(moe.ok(), moe.error().str().c_str());
+        QCOMPARE(int(moe.value().choicesAt(3)[int(Op::MoeAttention)]), int(choice::AttnBatch));
+        QCOMPARE(int(moe.value().choicesAt(3)[int(Op::Attention)]), int(choice::AttnHead));
+        auto moeAgain = parsePlan(toJson(moe.value()), "saved.json");
+        QVERIFY2(moeAgain.ok(), moeAgain.error().str().c_str());
+        QVERIFY(moeAgain.value() == moe.value());
+        // Without groups nothing is written.
+        Plan plain = p;
+        plain.layerGroups.clear();
+        QVERIFY(toYaml(plain).find("layer_groups") == std::string::npos);
+        QVERIFY(toJson(plain).find("layer_groups") == std::string::npos);
+        // A disaggregated plan's pools carry them too.
+        DisaggPlan d;
+        d.prefill = {1, p};
+        d.decode = {1, plain};
+        Model moeModel = dense;
+        moeModel.moe.experts = 8;
+        moeModel.moe.topK = 2;
+        moeModel.moe.expertFfn = 1024;
+        for (const std::string& out : {toYaml(d, moeModel), toJson(d, moeModel)}) {
+            auto again = parseDisaggPlan(out, out[0] == '{' ? "saved.json" : "saved.yaml");
+            QVERIFY2(again.ok(), (again.error().str() + "\n" + out).c_str());
+            QVERIFY2(again.value().prefill.plan == p, out.c_str());
+            QVERIFY(again.value().decode.plan.layerGroups.empty());
+        }
+    }
+
+    // The reader puts groups in one form: equal neighbours merge, a single group is dropped, the first
+    // group's choices become the plan's.
+    void layerGroupsNormalized() {
+        // Groups 2 and 3 choose alike (qkv token): 20 + 20 + 21 -> 20 + 41.
+        auto merged = parsePlan(
+            "degrees: {tp: 8}\nlayer_groups:\n  - {layers: 20}\n  - {layers: 20, operators: {qkv: token}}\n"
+            "  - {layers: 21, operators: {qkv: token}}\n",
+            "n.yaml");
+        QVERIFY2(merged.ok(), merged.error().str().c_str());
+        QCOMPARE(merged.value().layerGroups.size(), size_t(2));
+        QCOMPARE(merged.value().layerGroups[1].layers, 41);
+        // A group that repeats the top-level choices merges into the first: no groups left.
+        auto same = parsePlan("degrees: {tp: 8}\noperators: {qkv: row}\nlayer_groups:\n  - {layers: 20}\n"
+                              "  - {layers: 41, operators: {qkv: row}}\n",
+                              "n.yaml");
+        QVERIFY2(same.ok(), same.error().str().c_str());
+        QVERIFY(same.value().layerGroups.empty());
+        QCOMPARE(int(same.value().choice(Op::Qkv)), int(choice::QkvRow));
+        // The first group's own operators become the plan's.
+        auto first = parsePlan("degrees: {tp: 8}\nlayer_groups:\n  - {layers: 20, operators: {ffn_up: "
+                               "token}}\n  - {layers: 41}\n",
+                               "n.yaml");
+        QVERIFY2(first.ok(), first.error().str().c_str());
+        QCOMPARE(int(first.value().choice(Op::FfnUp)), int(choice::UpToken));
+        QCOMPARE(int(first.value().layerGroups[1].choices[int(Op::FfnUp)]), int(choice::UpColumn));
+    }
+
+    // Wrong layer groups: an error with file, line and column, naming what is wrong.
+    void layerGroupsErrors_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("line");
+        QTest::addColumn<QString>("expected");
+        // Lines of the groups' text; the lm_head value (row) sits on its line 3, column 39 (1-based: 38
+        // characters before it).
+        QTest::addRow("lm_head")
+            << "layer_groups:\n  - {layers: 30}\n  - {layers: 31, operators: {lm_head: row}}\n"
+            << 3 << "chosen once for the whole model";
+        QTest::addRow("embedding")
+            << "layer_groups:\n  - {layers: 30}\n  - layers: 31\n    operators: {embedding: replicated}\n"
+            << 4 << "chosen once for the whole model";
+        QTest::addRow("experts")
+            << "layer_groups:\n  - {layers: 30}\n  - {layers: 31, operators: {experts: token}}\n"
+            << 3 << "chosen once for the whole model";
+        QTest::addRow("layers 0") << "layer_groups:\n  - {layers: 0}\n  - {layers: 61}\n"
+                                  << 2 << "at least 1 layer";
+        QTest::addRow("no layers") << "layer_groups:\n  - {layers: 30}\n  - {operators: {qkv: token}}\n"
+                                   << 3 << "layers";
+        QTest::addRow("not a list") << "layer_groups: 2\n" << 1 << "expected a list";
+        QTest::addRow("five groups")
+            << "layer_groups: [{layers: 1}, {layers: 1}, {layers: 1}, {layers: 1}, {layers: 1}]\n"
+            << 1 << "at most 4";
+        QTest::addRow("unknown key") << "layer_groups:\n  - {layers: 30, operator: {qkv: token}}\n"
+                                     << 2 << "operators";
+    }
+    void layerGroupsErrors() {
+        QFETCH(QString, text);
+        QFETCH(int, line);
+        QFETCH(QString, expected);
+        // The groups follow the degrees' line.
+        auto r = parsePlan("degrees: {tp: 8}\n" + text.toStdString(), "bad.yaml");
+        QVERIFY2(!r.ok(), "expected an error");
+        const QString msg = QString::fromStdString(r.error().str());
+        QVERIFY2(msg.contains(expected), qPrintable(msg));
+        QCOMPARE(r.error().line, line + 1);
+        QVERIFY2(r.error().column > 0, qPrintable(msg));
+        if (QTest::currentDataTag() == QByteArray("lm_head")) QCOMPARE(r.error().column, 39);
+    }
+
+    // The constraints' granularity and layer-group count: read, written only when not the default, refused
+    // when out of range.
+    void granularityRoundTrip() {
+        auto c = parseConstraints("granularity: layer-group\nlayer_groups: 3\n", "k.yaml");
+        QVERIFY2(c.ok(), c.error().str().c_str());
+        QCOMPARE(int(c.value().granularity), int(Granularity::LayerGroup));
+        QCOMPARE(c.value().layerGroups, 3);
+        const std::string text = toYaml(c.value());
+        QVERIFY2(text.find("granularity: layer-group") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("layer_groups: 3") != std::string::npos, text.c_str());
+        auto again = parseConstraints(text, "saved.yaml");
+        QVERIFY2(again.ok(), again.error().str().c_str());
+        QVERIFY(again.value() == c.value());
+
+        auto stage = parseConstraints("granularity: stage\n", "k.yaml");
+        QVERIFY2(stage.ok(), stage.error().str().c_str());
+        QCOMPARE(int(stage.value().granularity), int(Granularity::Stage));
+        const std::string stageText = toYaml(stage.value());
+        QVERIFY2(stageText.find("granularity: stage") != std::string::npos, stageText.c_str());
+        QVERIFY2(stageText.find("layer_groups") == std::string::npos, stageText.c_str());
+
+        auto plain = parseConstraints("memory_headroom: 0.1\n", "k.yaml");
+        QVERIFY(plain.ok());
+        QCOMPARE(int(plain.value().granularity), int(Granularity::Type));
+        QCOMPARE(plain.value().layerGroups, 2);
+        QVERIFY(toYaml(plain.value()).find("granularity") == std::string::npos);
+
+        const std::vector<std::pair<std::string, std::string>> bad{
+            {"granularity: layer\n", "layer-group"},                        // did you mean
+            {"granularity: layer-group\nlayer_groups: 5\n", "from 2 to 4"}, // kMaxLayerGroups
+            {"granularity: layer-group\nlayer_groups: 1\n", "from 2 to 4"},
+            {"granularity: stage\nlayer_groups: 3\n", "granularity: layer-group"}};
+        for (const auto& [t, expected] : bad) {
+            auto r = parseConstraints(t, "k.yaml");
+            QVERIFY2(!r.ok(), t.c_str());
+            const std::string msg = r.error().str();
+            QVERIFY2(msg.find(expected) != std::string::npos, msg.c_str());
+            QVERIFY2(r.error().line > 0, msg.c_str());
+        }
+    }
+
     // Values from the public model cards / config.json files (sources in tests/data/hf/SOURCES.md).
     void hfImport() {
         auto llama = loadModel((kHf + "llama-3.1-70b.config.json").toStdString());

@@ -467,6 +467,32 @@ private slots:
         QCOMPARE(w.scenarioUndo()->stack()->count(), 0);
     }
 
+    // The operator-choice granularity and the layer groups' count are undone and redone like any edit of the
+    // constraints, and the editor's combo and spin box follow.
+    void undoRedoGranularity() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        auto* ed = w.scenarioEditor();
+        QCOMPARE(int(ed->scenario().constraints.granularity), int(Granularity::Type));
+        ed->granularityCombo()->setCurrentIndex(int(Granularity::LayerGroup));
+        ed->layerGroupsSpin()->setValue(4);
+        QCOMPARE(int(ed->scenario().constraints.granularity), int(Granularity::LayerGroup));
+        QCOMPARE(ed->scenario().constraints.layerGroups, 4);
+        QVERIFY(w.scenarioUndo()->stack()->count() >= 1); // one step, or two when a second apart
+        while (w.scenarioUndo()->stack()->canUndo()) w.action(QStringLiteral("undo"))->trigger();
+        QCOMPARE(int(ed->scenario().constraints.granularity), int(Granularity::Type));
+        QCOMPARE(ed->scenario().constraints.layerGroups, 2);
+        QCOMPARE(ed->granularityCombo()->currentIndex(), int(Granularity::Type));
+        QVERIFY(!ed->layerGroupsSpin()->isEnabled());
+        QCOMPARE(int(w.context()->scenario().constraints.granularity), int(Granularity::Type));
+        while (w.scenarioUndo()->stack()->canRedo()) w.action(QStringLiteral("redo"))->trigger();
+        QCOMPARE(ed->granularityCombo()->currentIndex(), int(Granularity::LayerGroup));
+        QCOMPARE(ed->layerGroupsSpin()->value(), 4);
+        QVERIFY(ed->layerGroupsSpin()->isEnabled());
+        QCOMPARE(w.context()->scenario().constraints.layerGroups, 4);
+    }
+
     void comparisonHeaderShowsWholeNames() {
         MainWindow w(testOptions());
         w.show();

@@ -6,6 +6,7 @@
 #include "launchexportdialog.h"
 #include "mainwindow.h"
 #include "runtracker.h"
+#include "session.h"
 #include "views/comparison.h"
 #include "views/elitemodel.h"
 #include "views/heatmap.h"
@@ -203,6 +204,41 @@ private slots:
         QVERIFY(w.messageBanner()->isVisible());
         QVERIFY(w.messageBanner()->text().contains(QStringLiteral("bad.spsession")));
         QCOMPARE(w.eliteModel()->rowCount(), int(elite.size()));
+    }
+
+    // A session keeps the layer groups of the plans it stores (elite, opened, selected) and the
+    // constraints' granularity, through the plan and constraints writers.
+    void sessionKeepsLayerGroups() {
+        auto sc = loadScenario(kDefault.toStdString());
+        QVERIFY2(sc.ok(), sc.error().str().c_str());
+        sp::app::Session s;
+        s.scenario = sc.value();
+        s.scenario.constraints.granularity = Granularity::LayerGroup;
+        s.scenario.constraints.layerGroups = 3;
+        s.resultsScenario = s.scenario;
+        s.hasResults = true;
+        Plan p = Plan::megatronChoices({1, 1, 8, 8, 1, 1});
+        LayerGroup later{20, p.choices};
+        later.choices[size_t(Op::FfnUp)] = choice::UpToken;
+        p.layerGroups = {LayerGroup{int(s.scenario.model.layers) - 20, p.choices}, later};
+        sp::app::SessionRun run;
+        run.searcher = QStringLiteral("sa");
+        Candidate c;
+        c.plan = p;
+        run.elite.push_back(c);
+        s.runs.push_back(run);
+        s.openedPlan = p;
+        s.selectedPlan = p;
+        QString error;
+        const auto back = sp::app::Session::fromJson(s.toJson(), QStringLiteral("s.spsession"), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->runs.size(), size_t(1));
+        QVERIFY(back->runs[0].elite[0].plan == p);
+        QVERIFY(back->openedPlan && *back->openedPlan == p);
+        QVERIFY(back->selectedPlan && *back->selectedPlan == p);
+        QCOMPARE(back->selectedPlan->layerGroups.size(), size_t(2));
+        QCOMPARE(int(back->scenario.constraints.granularity), int(Granularity::LayerGroup));
+        QCOMPARE(back->scenario.constraints.layerGroups, 3);
     }
 
     void modelFileReplacesModel() {

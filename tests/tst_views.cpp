@@ -34,6 +34,7 @@
 #include <QPainter>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -357,6 +358,94 @@ private slots:
         }
     }
 
+    // A plan with layer groups: Llama-3.1-70B's 80 layers as 0-29 (Megatron's head-sharded attention) and
+    // 30-79 (batch-sharded), on pp 4 (stages of 20 layers). The breakdown's attention rows are set by hand,
+    // one per group, so the times are known: group 0's row 0.3 ms at a share of 0.6 (0.5 ms per layer),
+    // group 1's 0.8 ms at 0.4 (2.0 ms per layer), and no collectives from attention.
+    void heatmapLayerGroups() {
+        const Scenario s = scenario("llama-3.1-70b-h100-4x8.yaml");
+        const CostModel model(s);
+        Plan p = planWith({4, 1, 8, 1, 1, 8});
+        LayerGroup second{50, p.choices};
+        second.choices[size_t(Op::Attention)] = choice::AttnBatch;
+        p.layerGroups = {LayerGroup{30, p.choices}, second};
+        auto rec = std::make_shared<PlanRecord>(*makePlanRecord(model, p, "grouped", "test"));
+        Breakdown& b = rec->eval.decode.ops.empty() ? rec->eval.prefill : rec->eval.decode;
+        OpCost attention;
+        for (const OpCost& o : b.ops)
+            if (o.layer == LayerKind::Dense && o.op == "attention") attention = o;
+        QCOMPARE(QString::fromStdString(attention.op), QStringLiteral("attention"));
+        std::erase_if(b.ops, [](const OpCost& o) { return o.op == "attention"; });
+        std::erase_if(b.comms, [](const CommCost& c) { return c.where.rfind("attention", 0) == 0; });
+        OpCost g0 = attention, g1 = attention;
+        g0.layerGroup = 0, g0.groupShare = 0.6, g0.timeMs = 0.3;
+        g1.layerGroup = 1, g1.groupShare = 0.4, g1.timeMs = 0.8, g1.choice = "batch";
+        b.ops.push_back(g0);
+        b.ops.push_back(g1);
+        auto sc = std::make_shared<const Scenario>(s);
+
+        ShardingHeatmap map;
+        map.resize(1000, 600);
+        map.setPlan(sc, rec);
+        QStringList rows;
+        for (int r = 0; r < map.rowCount(); ++r) rows << map.rowName(r);
+        const int attn = int(rows.indexOf("attention")), qkv = int(rows.indexOf("qkv"));
+        QCOMPARE(map.columnCount(), 80);
+        QCOMPARE(map.cellChoice(attn, 29), QStringLiteral("head"));
+        QCOMPARE(map.cellChoice(attn, 30), QStringLiteral("batch")); // layer 30: group 1's first
+        QCOMPARE(map.cellChoice(attn, 79), QStringLiteral("batch"));
+        QCOMPARE(map.cellChoice(qkv, 30), map.cellChoice(qkv, 29)); // what the groups share
+        QVERIFY(std::abs(map.cellMs(attn, 10) - 0.5) < 1e-12);      // 0.3 / 0.6
+        QVERIFY(std::abs(map.cellMs(attn, 40) - 2.0) < 1e-12);      // 0.8 / 0.4
+        QVERIFY2(map.cellToolTip(attn, 40).contains("of layer group 1"),
+                 qPrintable(map.cellToolTip(attn, 40)));
+        QVERIFY2(map.cellToolTip(attn, 40).contains(formatMs(2.0)), qPrintable(map.cellToolTip(attn, 40)));
+        // Stage columns: stage 1 holds layers 20-39, ten of each group: both parts, 10 x 0.5 + 10 x 2.0 ms.
+        map.setColumns(ShardingHeatmap::Columns::Stages);
+        QCOMPARE(map.columnCount(), 4);
+        QCOMPARE(map.cellChoice(attn, 0), QStringLiteral("head"));
+        QCOMPARE(map.cellChoice(attn, 1), QStringLiteral("head / batch"));
+        QCOMPARE(map.cellChoice(attn, 2), QStringLiteral("batch"));
+        QVERIFY(std::abs(map.cellMs(attn, 1) - 25.0) < 1e-9);
+        QVERIFY(std::abs(map.cellMs(attn, 0) - 10.0) < 1e-9); // 20 x 0.5
+        if (const QByteArray dir = qgetenv("SHARDPLAN_SHOTS"); !dir.isEmpty()) {
+            for (auto cols : {ShardingHeatmap::Columns::Layers, ShardingHeatmap::Columns::Stages}) {
+                map.setColumns(cols);
+                QImage hm(1400, 500, QImage::Format_ARGB32);
+                hm.fill(Qt::white);
+                QPainter ph(&hm);
+                map.paintTo(ph, hm.rect());
+                ph.end();
+                hm.save(QString::fromLocal8Bit(dir) + (cols == ShardingHeatmap::Columns::Layers
+                                                           ? "/heatmap-groups-layers.png"
+                                                           : "/heatmap-groups-stages.png"));
+            }
+        }
+
+        // The plan details and the comparison name the groups; the elite table marks the plan.
+        PlanDetails details;
+        details.setPlan(sc, rec);
+        QVERIFY2(details.summaryText().contains("Layer groups: layers 0-29 | 30-79: attention batch"),
+                 qPrintable(details.summaryText()));
+        const auto uniform = makePlanRecord(model, planWith({4, 1, 8, 1, 1, 8}), "uniform", "test");
+        details.setPlan(sc, uniform);
+        QVERIFY(!details.summaryText().contains("Layer groups"));
+        ComparisonView cmp;
+        cmp.setScenario(sc);
+        cmp.setCandidates({{QStringLiteral("uniform"), uniform}, {QStringLiteral("grouped"), rec}}, 0, 1);
+        QCOMPARE(cmp.differences(), QStringList{"layer groups"});
+        EliteModel elite;
+        elite.setModel(s.model);
+        Candidate c;
+        c.plan = p;
+        c.metrics = rec->metrics();
+        elite.setEntries({EliteEntry{std::make_shared<const Candidate>(c), QStringLiteral("sa")}});
+        QVERIFY2(elite.data(elite.index(0, EliteModel::Sharding))
+                     .toString()
+                     .contains("layer groups: layers 0-29 | 30-79: attention batch"),
+                 qPrintable(elite.data(elite.index(0, EliteModel::Sharding)).toString()));
+    }
+
     void comparisonMarksDifferences() {
         const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
         const CostModel model(s);
@@ -487,6 +576,35 @@ private slots:
         }
         again.stageSplitCombo()->setCurrentIndex(int(StageSplit::Balanced));
         QCOMPARE(int(again.scenario().constraints.stageSplit), int(StageSplit::Balanced));
+        // Operator choices per layer group, 3 groups: saved with the scenario and shown again; the count is
+        // enabled for per layer group only.
+        QComboBox* gran = ed.granularityCombo();
+        QSpinBox* groups = ed.layerGroupsSpin();
+        QVERIFY(gran && groups);
+        QCOMPARE(gran->currentIndex(), int(Granularity::Type));
+        QVERIFY(!groups->isEnabled());
+        QSignalSpy granEdits(&ed, &ScenarioEditor::edited);
+        gran->setCurrentIndex(int(Granularity::LayerGroup));
+        QVERIFY(groups->isEnabled());
+        groups->setValue(3);
+        QCOMPARE(granEdits.count(), 2); // each an edit of its own (the window's undo steps)
+        QCOMPARE(int(ed.scenario().constraints.granularity), int(Granularity::LayerGroup));
+        QCOMPARE(ed.scenario().constraints.layerGroups, 3);
+        const std::string grouped = toYaml(ed.scenario());
+        QVERIFY2(grouped.find("granularity: layer-group") != std::string::npos, grouped.c_str());
+        QVERIFY2(grouped.find("layer_groups: 3") != std::string::npos, grouped.c_str());
+        auto groupedBack = parseScenario(grouped, (kSamples + "/scenarios/saved.yaml").toStdString());
+        QVERIFY2(groupedBack.ok(), groupedBack.error().str().c_str());
+        ScenarioEditor third(kSamples);
+        third.setScenario(groupedBack.value());
+        QCOMPARE(third.granularityCombo()->currentIndex(), int(Granularity::LayerGroup));
+        QCOMPARE(third.layerGroupsSpin()->value(), 3);
+        QVERIFY(third.layerGroupsSpin()->isEnabled());
+        third.granularityCombo()->setCurrentIndex(int(Granularity::Stage));
+        QCOMPARE(int(third.scenario().constraints.granularity), int(Granularity::Stage));
+        QVERIFY(!third.layerGroupsSpin()->isEnabled());
+        QCOMPARE(third.layerGroupsSpin()->maximum(), kMaxLayerGroups);
+        QCOMPARE(third.layerGroupsSpin()->minimum(), 2);
         // A broken model file: the error names the file, the model stays.
         QTemporaryDir dir;
         const QString bad = dir.filePath(QStringLiteral("bad.yaml"));

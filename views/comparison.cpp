@@ -301,6 +301,14 @@ void ComparisonView::refresh() {
         setting(tr("layers per stage"), qs(stageCountsText(layers, L->plan)),
                 qs(stageCountsText(layers, R->plan)));
     }
+    if (!L->plan.layerGroups.empty() || !R->plan.layerGroups.empty()) {
+        // Either plan chooses its per-layer operators by runs of layers; the operator rows below are each
+        // plan's first group.
+        const auto groups = [](const Plan& p) {
+            return p.layerGroups.empty() ? tr("none (every layer alike)") : qs(layerGroupsText(p));
+        };
+        setting(tr("layer groups"), groups(L->plan), groups(R->plan));
+    }
     setting(tr("mesh order"), meshText(L->plan), meshText(R->plan));
     for (int i = 0; i < kOpCount; ++i) {
         const Op op = Op(i);

@@ -59,7 +59,10 @@ QString EliteModel::shardingText(const Plan& p) const {
                                                      ? QStringLiteral("moe.") + qs(kOpNames[size_t(op)])
                                                      : qs(kOpNames[size_t(op)]),
                                                  choiceName(op, p.choice(op)));
-    return parts.isEmpty() ? tr("Megatron recipe") : parts.join(QStringLiteral(", "));
+    QString text = parts.isEmpty() ? tr("Megatron recipe") : parts.join(QStringLiteral(", "));
+    // A plan whose later layers choose differently says so, with what they choose.
+    if (!p.layerGroups.empty()) text += tr("; layer groups: %1").arg(qs(layerGroupsText(p, m_ops)));
+    return text;
 }
 
 int EliteModel::rowOf(const Plan& plan) const {
@@ -142,7 +145,8 @@ QVariant EliteModel::headerData(int section, Qt::Orientation o, int role) const 
         "pipeline stage when the plan sets its own split",
         "Mesh order: axes packed innermost (inside a node) first",
         "The searcher that found the plan",
-        "Operator choices that depart from the Megatron recipe"};
+        "Operator choices that depart from the Megatron recipe (the first layer group's), and the later "
+        "layer groups' where the plan has them"};
     if (section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) return tr(names[section]);
     if (role == Qt::ToolTipRole) return tr(tips[section]);

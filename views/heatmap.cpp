@@ -60,11 +60,28 @@ QString consumerOf(const CommCost& c) {
     return w.contains(QStringLiteral(" -> ")) ? w.section(QStringLiteral(" -> "), 1, 1) : QString();
 }
 
+/// A breakdown row's time per layer: rows of a layer group are weighted by its share of the slowest stage's
+/// layers of that kind (OpCost::groupShare).
+double perLayerMs(double timeMs, double groupShare) {
+    return groupShare > 0 ? timeMs / groupShare : timeMs;
+}
+
 QString commLine(const CommCost& c) {
     return QObject::tr("%1 over %2, %3 GPUs, %4 per GPU, %5")
         .arg(qs(nameOf(c.kind)), qs(nameOf(c.link)))
         .arg(c.group)
-        .arg(formatBytes(c.bytes), formatMs(c.timeMs));
+        .arg(formatBytes(c.bytes), formatMs(perLayerMs(c.timeMs, c.groupShare)));
+}
+
+/// The layer group of each of the model's `layers` layers (all 0 without groups; a plan whose groups do
+/// not cover the model keeps its last group for the rest, as Plan::choicesAt does).
+std::vector<int> layerGroupOfLayer(const Plan& plan, int layers) {
+    std::vector<int> out(size_t(std::max(0, layers)), 0);
+    int l = 0;
+    for (size_t g = 0; g < plan.layerGroups.size(); ++g)
+        for (int i = 0; i < plan.layerGroups[g].layers && l < layers; ++i) out[size_t(l++)] = int(g);
+    for (; l < layers && !plan.layerGroups.empty(); ++l) out[size_t(l)] = int(plan.layerGroups.size()) - 1;
+    return out;
 }
 
 QString kindName(LayerKind k) {
@@ -147,36 +164,53 @@ void ShardingHeatmap::rebuild() {
             m_cols.push_back({tr("stage %1").arg(i), int(i), spans[i].begin, spans[i].count, {}});
     }
 
-    auto opMs = [&](LayerKind k, Op op) {
+    // Per layer of a kind and layer group: the breakdown rows of that group, whose times are weighted by the
+    // group's share of the slowest stage's layers of the kind (a group the slowest stage does not hold has
+    // no rows).
+    auto opMs = [&](LayerKind k, int g, Op op) {
         const std::string name(kOpNames[size_t(op)]);
         for (const OpCost& o : b.ops)
-            if (o.layer == k && o.op == name) return o.timeMs;
+            if (o.layer == k && o.layerGroup == g && o.op == name) return perLayerMs(o.timeMs, o.groupShare);
         return 0.0;
     };
-    auto commMs = [&](LayerKind k, Op op) {
+    auto commMs = [&](LayerKind k, int g, Op op) {
         const QString name = qs(kOpNames[size_t(op)]);
         double t = 0;
         for (const CommCost& c : b.comms)
-            if (c.layer == k && producerOf(c) == name) t += c.timeMs;
+            if (c.layer == k && c.layerGroup == g && producerOf(c) == name)
+                t += perLayerMs(c.timeMs, c.groupShare);
         return t;
     };
-    auto part = [&](Op op, LayerKind k, int count) {
-        return Part{op, plan.choice(op), k, count, opMs(k, op), commMs(k, op)};
+    auto part = [&](Op op, LayerKind k, int g, int count) {
+        const int8_t choice =
+            plan.layerGroups.empty() ? plan.choice(op) : plan.layerGroups[size_t(g)].choices[size_t(op)];
+        return Part{op, choice, k, g, count, opMs(k, g, op), commMs(k, g, op)};
     };
+    const std::vector<int> groupOfLayer = layerGroupOfLayer(plan, L);
     for (Column& col : m_cols) {
         const int begin = col.firstLayer, end = col.firstLayer + col.layers;
-        int moe = 0; // MoE layers lie where the model says (after a dense prefix, or interleaved: Llama 4)
-        for (int l = begin; l < end; ++l) moe += model.isMoeLayer(l);
-        const int dense = col.layers - moe;
+        // Layers of the column by layer group, then kind: MoE layers lie where the model says (after a dense
+        // prefix, or interleaved: Llama 4).
+        std::vector<std::pair<int, int>> byGroup; // (dense, moe) layers per group
+        for (int l = begin; l < end; ++l) {
+            const size_t g = size_t(groupOfLayer[size_t(l)]);
+            if (byGroup.size() <= g) byGroup.resize(g + 1);
+            (model.isMoeLayer(l) ? byGroup[g].second : byGroup[g].first) += 1;
+        }
         for (Op op : m_rows) {
             Cell cell;
             if (op == Op::Embedding) {
-                if (begin == 0) cell.parts.push_back(part(op, LayerKind::Embedding, 1));
+                if (begin == 0) cell.parts.push_back(part(op, LayerKind::Embedding, 0, 1));
             } else if (op == Op::LmHead) {
-                if (end == L) cell.parts.push_back(part(op, LayerKind::Head, 1));
+                if (end == L) cell.parts.push_back(part(op, LayerKind::Head, 0, 1));
             } else {
-                if (dense > 0 && inDense(op)) cell.parts.push_back(part(op, LayerKind::Dense, dense));
-                if (moe > 0 && inMoe(op)) cell.parts.push_back(part(moeOverride(op), LayerKind::Moe, moe));
+                for (size_t g = 0; g < byGroup.size(); ++g) {
+                    const auto [dense, moe] = byGroup[g];
+                    if (dense > 0 && inDense(op))
+                        cell.parts.push_back(part(op, LayerKind::Dense, int(g), dense));
+                    if (moe > 0 && inMoe(op))
+                        cell.parts.push_back(part(moeOverride(op), LayerKind::Moe, int(g), moe));
+                }
             }
             for (const Part& p : cell.parts) cell.timeMs += p.count * (p.opMs + p.commMs);
             m_total += cell.timeMs;
@@ -193,6 +227,11 @@ void ShardingHeatmap::rebuild() {
 double ShardingHeatmap::cellShare(int row, int col) const {
     if (col < 0 || col >= columnCount() || row < 0 || row >= rowCount() || m_total <= 0) return 0;
     return m_cols[size_t(col)].cells[size_t(row)].timeMs / m_total;
+}
+
+double ShardingHeatmap::cellMs(int row, int col) const {
+    if (col < 0 || col >= columnCount() || row < 0 || row >= rowCount()) return 0;
+    return m_cols[size_t(col)].cells[size_t(row)].timeMs;
 }
 
 QString ShardingHeatmap::cellChoice(int row, int col) const {
@@ -217,18 +256,23 @@ QString ShardingHeatmap::cellToolTip(int row, int col) const {
                               .arg(column.stage)
                               .arg(column.firstLayer)
                               .arg(column.firstLayer + column.layers - 1);
+    const bool grouped = !m_plan->plan.layerGroups.empty();
     QString t = QStringLiteral("<b>%1</b> &middot; %2").arg(rowName(row), where);
     for (const Part& p : cell.parts) {
         t += QStringLiteral("<hr>");
         t += tr("<b>%1</b> in %2 layers").arg(choiceName(p.op, p.choice), kindName(p.kind));
         if (p.count > 1) t += tr(" (x%1)").arg(p.count);
+        const bool layerRow = p.kind == LayerKind::Dense || p.kind == LayerKind::Moe;
+        if (grouped && layerRow) t += tr(" of layer group %1").arg(p.group);
         const std::string name(kOpNames[size_t(p.op)]);
         const OpCost* oc = nullptr;
         for (const OpCost& o : b.ops)
-            if (o.layer == p.kind && o.op == name) oc = &o;
+            if (o.layer == p.kind && o.layerGroup == p.group && o.op == name) oc = &o;
         if (oc) {
+            const double share = oc->groupShare > 0 ? oc->groupShare : 1.0;
             t += tr("<br>compute %1, memory %2: <b>%3</b> per layer, %4-bound")
-                     .arg(formatMs(oc->computeMs), formatMs(oc->memoryMs), formatMs(oc->timeMs),
+                     .arg(formatMs(oc->computeMs / share), formatMs(oc->memoryMs / share),
+                          formatMs(perLayerMs(oc->timeMs, oc->groupShare)),
                           oc->memoryBound ? tr("memory") : tr("compute"));
             t += tr("<br>weights %1 per GPU").arg(formatBytes(oc->weightBytes));
         } else {
@@ -237,7 +281,7 @@ QString ShardingHeatmap::cellToolTip(int row, int col) const {
         const QString n = qs(name);
         QStringList out, in;
         for (const CommCost& c : b.comms) {
-            if (c.layer != p.kind) continue;
+            if (c.layer != p.kind || c.layerGroup != p.group) continue;
             if (producerOf(c) == n)
                 out << commLine(c);
             else if (consumerOf(c) == n)
@@ -346,6 +390,8 @@ void ShardingHeatmap::paintTo(QPainter& p, const QRect& r) const {
                         .arg(qs(m_plan->label), qs(b.phase))
                         .arg(m_scenario->model.layers);
     const Degrees& deg = m_plan->plan.degrees;
+    if (!m_plan->plan.layerGroups.empty())
+        title += tr("; layer groups: %1").arg(qs(layerGroupsText(m_plan->plan)));
     if (deg.tp == 1 && (!m_scenario->model.moe.present() || deg.ep * deg.etp == 1))
         title += tr(" (tp 1: every operator runs whole on its GPU, so the choices do not matter)");
     p.drawText(lay.title, Qt::AlignLeft | Qt::AlignVCenter,
@@ -489,6 +535,12 @@ void ShardingHeatmap::paintTo(QPainter& p, const QRect& r) const {
         for (int c = 1; c < columnCount(); ++c)
             if (m_cols[size_t(c)].stage != m_cols[size_t(c - 1)].stage)
                 p.drawLine(colX(c) - 1, band1.top(), colX(c) - 1, lay.grid.bottom());
+        // Layer-group boundaries: where the per-layer operators' choices change.
+        const std::vector<int> groupOf = layerGroupOfLayer(m_plan->plan, columnCount());
+        p.setPen(QPen(QColor(0xb4, 0x53, 0x09), 2, Qt::DashDotLine));
+        for (int c = 1; c < columnCount(); ++c)
+            if (groupOf[size_t(c)] != groupOf[size_t(c - 1)])
+                p.drawLine(colX(c) - 1, band2.top(), colX(c) - 1, lay.grid.bottom());
         if (runs.size() == 2 && m_plan->plan.degrees.pp > 1) {
             const int firstMoe = runs[1].first;
             p.setPen(QPen(muted, 1, Qt::DashLine));

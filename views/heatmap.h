@@ -40,8 +40,12 @@ public:
     QString cellToolTip(int row, int col) const;
     /// The share of the pass time in a cell, in [0, 1].
     double cellShare(int row, int col) const;
-    /// The choice name(s) shown in a cell ("column", or "column / token" when dense and MoE layers differ).
+    /// The choice name(s) shown in a cell ("column", or "column / token" when dense and MoE layers, or the
+    /// layer groups a stage column spans, differ).
     QString cellChoice(int row, int col) const;
+    /// The time of a cell, ms: every occurrence of the operator in the column, with the collectives it
+    /// triggers (per layer: the breakdown row of the layer's kind and group, timeMs / groupShare).
+    double cellMs(int row, int col) const;
     /// A column's pipeline stage and the layers it covers (first layer, count).
     int columnStage(int col) const { return m_cols[size_t(col)].stage; }
     std::pair<int, int> columnLayers(int col) const {
@@ -64,7 +68,8 @@ private:
         Op op;
         int choice = 0;
         LayerKind kind;
-        int count = 0;     ///< layers of this kind in the column
+        int group = 0;     ///< the layer group (Plan::layerGroups; 0 without groups)
+        int count = 0;     ///< layers of this kind and group in the column
         double opMs = 0;   ///< per occurrence
         double commMs = 0; ///< collectives it triggers, per occurrence
     };

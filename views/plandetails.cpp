@@ -81,6 +81,13 @@ void PlanDetails::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPt
                  .arg(tr("Layers per stage:"), qs(stageCountsText(int(scenario->model.layers), plan->plan)),
                       plan->plan.stageLayers.empty() ? tr("balanced") : tr("the plan's own split"));
     }
+    if (!plan->plan.layerGroups.empty()) {
+        // Runs of layers with their own per-layer operator choices; the operator table below is the first
+        // group's.
+        h += QStringLiteral("<p>%1 %2 <span style='color:#6b7280'>(%3)</span></p>")
+                 .arg(tr("Layer groups:"), esc(qs(layerGroupsText(plan->plan))),
+                      tr("the operators below are the first group's"));
+    }
     if (!m.feasible)
         h += QStringLiteral("<p style='background:#fdecec; padding:6px; color:#991b1b'><b>%1</b> %2</p>")
                  .arg(m.valid ? tr("Infeasible:") : tr("Not a valid plan:"), esc(qs(m.violation)));

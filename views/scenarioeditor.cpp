@@ -378,6 +378,9 @@ void ScenarioEditor::refreshFields() {
     m_headroom->setValue(m_scenario.constraints.memoryHeadroom * 100);
     m_gpus->setValue(m_scenario.constraints.gpus);
     m_stageSplit->setCurrentIndex(int(m_scenario.constraints.stageSplit));
+    m_granularity->setCurrentIndex(int(m_scenario.constraints.granularity));
+    m_layerGroups->setValue(m_scenario.constraints.layerGroups);
+    m_layerGroups->setEnabled(m_scenario.constraints.granularity == Granularity::LayerGroup);
     m_loading = false;
     checkDtypes();
     refreshPickers();

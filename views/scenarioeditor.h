@@ -58,6 +58,10 @@ public:
     QComboBox* pinCombo(Op op) const;
     /// Layers per stage: balanced or tuned (Constraints::stageSplit).
     QComboBox* stageSplitCombo() const { return m_stageSplit; }
+    /// Operator choices per type, per stage or per layer group (Constraints::granularity), and the layer
+    /// groups' count (Constraints::layerGroups, enabled for per layer group only).
+    QComboBox* granularityCombo() const { return m_granularity; }
+    QSpinBox* layerGroupsSpin() const { return m_layerGroups; }
 
 signals:
     /// A valid change was made to the scenario.
@@ -115,6 +119,8 @@ private:
     QFormLayout* m_constraintForm = nullptr;
     QDoubleSpinBox* m_headroom = nullptr;
     QComboBox* m_stageSplit = nullptr;
+    QComboBox* m_granularity = nullptr;
+    QSpinBox* m_layerGroups = nullptr;
     QSpinBox* m_gpus = nullptr;
     QLabel* m_spaceInfo = nullptr;
     bool m_loading = false;

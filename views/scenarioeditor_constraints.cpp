@@ -1,5 +1,6 @@
 // The scenario editor's Constraints group: GPUs to use and memory headroom, the allowed degrees per axis,
-// the layers per stage (balanced or tuned),
+// the layers per stage (balanced or tuned), how finely the operators' choices go (per type, per stage or per
+// layer group, and how many groups),
 // the pinned operators (folded away until asked for: at 1600x1000 the whole group fits beside the model,
 // cluster and workload without scrolling), and the size of the search space they leave.
 #include "views/scenarioeditor.h"
@@ -26,6 +27,9 @@ using editor::makeNote;
 
 void ScenarioEditor::buildConstraints(QFormLayout* kf) {
     m_constraintForm = kf;
+    // Rows a little closer than the other groups': with the operator choices' row the group still fits
+    // unscrolled at 1600x1000 beside a MoE model's EP row (tst_layout).
+    kf->setVerticalSpacing(2);
     m_gpus = new QSpinBox(this);
     m_gpus->setRange(0, 10'000'000);
     m_gpus->setSpecialValueText(tr("all"));
@@ -78,6 +82,44 @@ void ScenarioEditor::buildConstraints(QFormLayout* kf) {
         refreshSpace();
         changed();
     });
+
+    // How finely the search chooses the per-layer operators (Constraints::granularity; the items are in
+    // kGranularityNames' order) and, per layer group, into how many runs of layers
+    // (Constraints::layerGroups).
+    m_granularity = new QComboBox(this);
+    m_granularity->addItem(tr("per type"));
+    m_granularity->addItem(tr("per stage"));
+    m_granularity->addItem(tr("per layer group"));
+    m_granularity->setToolTip(
+        tr("per type: one choice per operator for every layer; per stage: the first, the "
+           "middle and the last pipeline stages each choose their own; per layer group: "
+           "that many runs of consecutive layers each choose their own (no serving engine "
+           "runs such a plan as it is: the exports use the first group's choices)"));
+    m_layerGroups = new QSpinBox(this);
+    m_layerGroups->setRange(2, kMaxLayerGroups);
+    m_layerGroups->setSuffix(tr(" groups"));
+    m_layerGroups->setToolTip(
+        tr("Runs of consecutive layers (the balanced split of the layers), each with its "
+           "own operator choices"));
+    connect(m_granularity, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_layerGroups->setEnabled(i == int(Granularity::LayerGroup));
+        if (m_loading || i < 0) return;
+        m_scenario.constraints.granularity = static_cast<Granularity>(i);
+        refreshSpace();
+        changed();
+    });
+    connect(m_layerGroups, &QSpinBox::valueChanged, this, [this](int v) {
+        if (m_loading) return;
+        m_scenario.constraints.layerGroups = v;
+        refreshSpace();
+        changed();
+    });
+    auto* granularityRow = new QWidget(this);
+    auto* gh = new QHBoxLayout(granularityRow);
+    gh->setContentsMargins(0, 0, 0, 0);
+    gh->addWidget(m_granularity, 1);
+    gh->addWidget(m_layerGroups);
+    kf->addRow(tr("Operator choices"), granularityRow);
 
     m_pinToggle = new QToolButton(this);
     m_pinToggle->setCheckable(true);

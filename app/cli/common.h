@@ -24,7 +24,8 @@ template <class Json> std::string jsonText(const Json& j, int indent = 2) {
 }
 
 /// "pp1 x dp4 x tp8", and for MoE models "  (moe: ep32 x etp1 x edp1)"; a plan with its own layers per
-/// stage adds them: ", layers per stage 38 + 42".
+/// stage adds them: ", layers per stage 38 + 42", and one with layer groups its groups: ", layer groups:
+/// layers 0-29 | 30-60: qkv token".
 inline std::string degreesText(const Plan& p, bool moe) {
     const Degrees& d = p.degrees;
     std::string s =
@@ -33,6 +34,7 @@ inline std::string degreesText(const Plan& p, bool moe) {
         s += " (moe: ep" + std::to_string(d.ep) + " x etp" + std::to_string(d.etp) + " x edp" +
              std::to_string(d.edp) + ")";
     if (!p.stageLayers.empty()) s += ", layers per stage " + stageLayersText(p);
+    if (!p.layerGroups.empty()) s += ", layer groups: " + layerGroupsText(p);
     return s;
 }
 

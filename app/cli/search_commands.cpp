@@ -278,6 +278,9 @@ int cmdCompare(const std::vector<std::string>& argv) {
     if (pa.stageLayers != pb.stageLayers)
         diffs.push_back({"stage_layers", pa.stageLayers.empty() ? "balanced" : stageLayersText(pa),
                          pb.stageLayers.empty() ? "balanced" : stageLayersText(pb)});
+    if (pa.layerGroups != pb.layerGroups)
+        diffs.push_back({"layer_groups", pa.layerGroups.empty() ? "none" : layerGroupsText(pa),
+                         pb.layerGroups.empty() ? "none" : layerGroupsText(pb)});
     if (pa.batch != pb.batch)
         diffs.push_back({"batch", pa.batch ? std::to_string(pa.batch) : "auto",
                          pb.batch ? std::to_string(pb.batch) : "auto"});

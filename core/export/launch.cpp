@@ -286,6 +286,25 @@ std::string tokensPerSecond(double x) {
     return str(int64_t(x + 0.5)) + " tokens/s";
 }
 
+/// No engine shards different layers differently: each takes one parallel layout and one kernel per operator
+/// for every layer (vLLM's, SGLang's and TensorRT-LLM's model runners build each decoder layer alike from the
+/// same config; Dynamo's workers are those engines). A plan with layer groups is refused, with the first
+/// group's choices for every layer as the layout to adapt to. Checked here, before any engine's own checks,
+/// so that every engine, Dynamo and the disaggregated pools refuse it in the same words.
+Refusal layerGroupsRefusal(const Ctx& c, ServingEngine e) {
+    const char* name = e == ServingEngine::Sglang   ? "SGLang"
+                       : e == ServingEngine::Trtllm ? "TensorRT-LLM"
+                       : e == ServingEngine::Dynamo ? "Dynamo"
+                                                    : "vLLM";
+    Refusal r;
+    r.reason = std::string(name) + " shards every layer alike; the plan's layer groups choose " +
+               layerGroupsText(c.p);
+    Plan a = c.p;
+    a.layerGroups.clear();
+    r.candidates.push_back({"layer groups -> the first group's choices for every layer", a});
+    return r;
+}
+
 EngineResult run(const Ctx& c, const ExportOptions& o) {
     switch (o.engine) {
     case ServingEngine::Sglang:
@@ -328,7 +347,7 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
                   Op::SharedExperts, Op::LmHead, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
         if (opApplies(c.m, op) && splitsOverTp(op, plan.choice(op))) c.tpIsData = false;
 
-    EngineResult r = run(c, o);
+    EngineResult r = plan.layerGroups.empty() ? run(c, o) : layerGroupsRefusal(c, o.engine);
     if (auto* lc = std::get_if<LaunchCommand>(&r)) {
         // Launches that do not pack into the cluster's hosts (e.g. 3-GPU ranks on 8-GPU hosts) cannot run.
         if (int(lc->nodes.size()) > scenario.cluster.hosts())

@@ -209,7 +209,11 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
             for (int i = 0; i < kBaseOpCount; ++i) pins += c.pinned[i] >= 0;
             return std::to_string(pins) + " pinned operators, memory headroom " +
                    std::to_string(int(std::lround(c.memoryHeadroom * 100))) + "%, layers per stage " +
-                   std::string(kStageSplitNames[int(c.stageSplit)]);
+                   std::string(kStageSplitNames[int(c.stageSplit)]) + ", operator choices " +
+                   (c.granularity == Granularity::Type ? std::string("per type")
+                    : c.granularity == Granularity::Stage
+                        ? std::string("per stage")
+                        : "per layer group (" + std::to_string(c.layerGroups) + " groups)");
         });
         break;
     case FileKind::Scenario:
@@ -229,6 +233,7 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
                            " GPUs" +
                            (q.plan.stageLayers.empty() ? ""
                                                        : "; layers per stage " + stageLayersText(q.plan)) +
+                           (q.plan.layerGroups.empty() ? "" : "; layer groups: " + layerGroupsText(q.plan)) +
                            ")";
                 };
                 return "disaggregated: " + pool("prefill", p.prefill) + ", " + pool("decode", p.decode);
@@ -240,7 +245,8 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
             return "pp" + std::to_string(d.pp) + " x dp" + std::to_string(d.dp) + " x tp" +
                    std::to_string(d.tp) + " (ep" + std::to_string(d.ep) + " etp" + std::to_string(d.etp) +
                    " edp" + std::to_string(d.edp) + ") = " + std::to_string(int64_t(d.pp) * d.dp * d.tp) +
-                   " GPUs" + (p.stageLayers.empty() ? "" : ", layers per stage " + stageLayersText(p));
+                   " GPUs" + (p.stageLayers.empty() ? "" : ", layers per stage " + stageLayersText(p)) +
+                   (p.layerGroups.empty() ? "" : ", layer groups: " + layerGroupsText(p));
         });
         break;
     }

@@ -268,7 +268,8 @@ Workload readWorkload(const MapReader& r) {
 
 Constraints readConstraints(const MapReader& r) {
     checkHeader(r, FileKind::Constraints);
-    r.allowKeys({"version", "kind", "gpus", "degrees", "pinned", "memory_headroom", "stage_layers"});
+    r.allowKeys({"version", "kind", "gpus", "degrees", "pinned", "memory_headroom", "stage_layers",
+                 "granularity", "layer_groups"});
     Constraints c;
     c.gpus = int(r.integerOr("gpus", 0, 0, 10'000'000));
     if (r.has("degrees")) {
@@ -293,6 +294,15 @@ Constraints readConstraints(const MapReader& r) {
     c.memoryHeadroom = r.numberOr("memory_headroom", 0.05, 0.0, 0.9);
     c.stageSplit = static_cast<StageSplit>(r.oneOfOr(
         "stage_layers", std::vector<std::string_view>(kStageSplitNames.begin(), kStageSplitNames.end()), 0));
+    // How finely the search chooses the per-layer operators: per type (every layer alike), per stage, or per
+    // run of layers (layer_groups of them).
+    c.granularity = static_cast<Granularity>(r.oneOfOr(
+        "granularity", std::vector<std::string_view>(kGranularityNames.begin(), kGranularityNames.end()), 0));
+    if (r.has("layer_groups") && c.granularity != Granularity::LayerGroup)
+        r.failAt("layer_groups", "layer_groups counts the runs of layers of granularity: layer-group; this "
+                                 "file's granularity is " +
+                                     std::string(kGranularityNames[int(c.granularity)]));
+    c.layerGroups = int(r.integerOr("layer_groups", 2, 2, kMaxLayerGroups));
     return c;
 }
 
@@ -471,6 +481,10 @@ void emitConstraints(YAML::Emitter& e, const Constraints& c) {
     e << YAML::Key << "memory_headroom" << YAML::Value << c.memoryHeadroom;
     if (c.stageSplit != StageSplit::Balanced)
         e << YAML::Key << "stage_layers" << YAML::Value << std::string(kStageSplitNames[int(c.stageSplit)]);
+    if (c.granularity != Granularity::Type)
+        e << YAML::Key << "granularity" << YAML::Value << std::string(kGranularityNames[int(c.granularity)]);
+    if (c.granularity == Granularity::LayerGroup)
+        e << YAML::Key << "layer_groups" << YAML::Value << c.layerGroups;
     e << YAML::EndMap;
 }
 

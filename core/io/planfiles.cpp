@@ -21,7 +21,7 @@ Plan readPlan(const MapReader& r) {
                  "a disaggregated plan (a prefill and a decode pool) where a single plan was "
                  "expected");
     r.allowKeys({"version", "kind", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
-                 "overlap", "prefill_budget", "stage_layers"});
+                 "overlap", "prefill_budget", "stage_layers", "layer_groups"});
     return readPlanFields(r);
 }
 
@@ -38,7 +38,7 @@ DisaggPlan readDisaggPlan(const MapReader& r, const Scenario* s) {
     for (int i = 0; i < 2; ++i) {
         const MapReader& pr = pools[size_t(i)];
         pr.allowKeys({"nodes", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
-                      "overlap", "prefill_budget", "stage_layers"});
+                      "overlap", "prefill_budget", "stage_layers", "layer_groups"});
         DisaggPool& pool = i == 0 ? out.prefill : out.decode;
         pool.nodes = int(pr.integer("nodes", 1, 1'000'000));
         pool.plan = readPlanFields(pr);
@@ -61,6 +61,61 @@ DisaggPlan readDisaggPlan(const MapReader& r, const Scenario* s) {
                                                    " GPUs = " + std::to_string(gpus));
     }
     return out;
+}
+
+/// One `operators` / `moe_layer_operators` pair onto `choices`. At the top level an `operators` entry sets
+/// the MoE layers' operator too (moe_layer_operators overrides it); in a layer group (`inGroup`) each entry
+/// sets only the operator it names, and the whole-model operators (not isLayerOp) are refused.
+void readOperatorMaps(const MapReader& r, std::array<int8_t, kOpCount>& choices, bool inGroup) {
+    if (r.has("operators")) {
+        const MapReader o = r.map("operators");
+        o.allowKeys({"embedding", "norms", "qkv", "attention", "out_proj", "ffn_up", "ffn_down", "router",
+                     "experts", "shared_experts", "lm_head"});
+        for (int i = 0; i < kBaseOpCount; ++i) {
+            if (!o.has(kOpNames[i])) continue;
+            if (inGroup && !isLayerOp(Op(i)))
+                o.failAt(kOpNames[i], std::string(kOpNames[i]) +
+                                          " is chosen once for the whole model: give it in the top-level "
+                                          "operators, not in a layer group");
+            choices[i] = int8_t(o.oneOf(kOpNames[i], choiceNames(Op(i))));
+        }
+    }
+    if (!inGroup)
+        for (Op moeOp : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
+            choices[int(moeOp)] = choices[int(baseOp(moeOp))];
+    if (r.has("moe_layer_operators")) {
+        const MapReader o = r.map("moe_layer_operators");
+        o.allowKeys({"norms", "qkv", "attention", "out_proj"});
+        for (Op moeOp : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
+            if (o.has(kOpNames[int(moeOp)]))
+                choices[int(moeOp)] = int8_t(o.oneOf(kOpNames[int(moeOp)], choiceNames(moeOp)));
+    }
+}
+
+/// `layer_groups: [{layers: N, operators: {...}, moe_layer_operators: {...}}, ...]`: runs of consecutive
+/// layers, first to last, each starting from the top-level choices and overriding the operators it names.
+/// Whether the layers add up to the model's is checked against the scenario (CostModel::checkPlan).
+void readLayerGroups(const MapReader& r, Plan& p) {
+    const YAML::Node n = r.node("layer_groups");
+    if (!n.IsSequence())
+        r.failAt("layer_groups", "expected a list of runs of layers ({layers: N, operators: {...}})");
+    if (n.size() > size_t(kMaxLayerGroups))
+        r.failAt("layer_groups", std::to_string(n.size()) + " layer groups listed, at most " +
+                                     std::to_string(kMaxLayerGroups) + " are allowed");
+    for (size_t i = 0; i < n.size(); ++i) {
+        const MapReader g(r.file(), n[i], r.field("layer_groups") + "[" + std::to_string(i) + "]");
+        g.allowKeys({"layers", "operators", "moe_layer_operators"});
+        LayerGroup lg;
+        const int64_t layers = g.integer("layers", -kMaxLayers, kMaxLayers);
+        if (layers < 1)
+            g.failAt("layers", "a layer group holds at least 1 layer, found " + std::to_string(layers));
+        lg.layers = int(layers);
+        lg.choices = p.choices;
+        readOperatorMaps(g, lg.choices, true);
+        p.layerGroups.push_back(lg);
+    }
+    // The first group's own operators become the plan's (normalizeLayerGroups), as the file's reader expects.
+    normalizeLayerGroups(p);
 }
 
 Plan readPlanFields(const MapReader& r) {
@@ -91,22 +146,7 @@ Plan readPlanFields(const MapReader& r) {
             p.meshOrder[i] = a;
         }
     }
-    if (r.has("operators")) {
-        const MapReader o = r.map("operators");
-        o.allowKeys({"embedding", "norms", "qkv", "attention", "out_proj", "ffn_up", "ffn_down", "router",
-                     "experts", "shared_experts", "lm_head"});
-        for (int i = 0; i < kBaseOpCount; ++i)
-            if (o.has(kOpNames[i])) p.choices[i] = int8_t(o.oneOf(kOpNames[i], choiceNames(Op(i))));
-    }
-    for (Op moeOp : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
-        p.choices[int(moeOp)] = p.choices[int(baseOp(moeOp))];
-    if (r.has("moe_layer_operators")) {
-        const MapReader o = r.map("moe_layer_operators");
-        o.allowKeys({"norms", "qkv", "attention", "out_proj"});
-        for (Op moeOp : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
-            if (o.has(kOpNames[int(moeOp)]))
-                p.setChoice(moeOp, o.oneOf(kOpNames[int(moeOp)], choiceNames(moeOp)));
-    }
+    readOperatorMaps(r, p.choices, false);
     p.batch = r.integerOr("batch", 0, 0, 10'000'000);
     p.overlap = static_cast<Overlap>(
         r.oneOfOr("overlap", std::vector<std::string_view>(kOverlapNames.begin(), kOverlapNames.end()), 0));
@@ -119,12 +159,49 @@ Plan readPlanFields(const MapReader& r) {
             r.failAt("stage_layers", std::to_string(p.stageLayers.size()) + " stages listed for pp " +
                                          std::to_string(p.degrees.pp));
     }
+    if (r.has("layer_groups")) readLayerGroups(r, p);
     return p;
+}
+
+/// Whether a plan file for a dense model (`dense`) names the operator: not the MoE layers' ones.
+bool writtenOp(Op op, bool dense) {
+    return !dense ||
+           (op != Op::Router && op != Op::Experts && op != Op::SharedExperts && int(op) < kBaseOpCount);
+}
+
+/// The groups as the reader takes them: the first with its layers only (its choices are the top-level ones),
+/// each later one with the operators whose choice differs from the first group's.
+nlohmann::ordered_json layerGroupsJson(const Plan& p, bool dense) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (size_t g = 0; g < p.layerGroups.size(); ++g) {
+        const LayerGroup& lg = p.layerGroups[g];
+        nlohmann::ordered_json j;
+        j["layers"] = lg.layers;
+        nlohmann::ordered_json ops = nlohmann::ordered_json::object(), moe = nlohmann::ordered_json::object();
+        for (int i = 0; g > 0 && i < kOpCount; ++i) {
+            const Op op = Op(i);
+            if (!isLayerOp(op) || !writtenOp(op, dense) || lg.choices[size_t(i)] == p.choices[size_t(i)])
+                continue;
+            (i < kBaseOpCount ? ops : moe)[std::string(kOpNames[size_t(i)])] =
+                std::string(choiceNames(op)[size_t(lg.choices[size_t(i)])]);
+        }
+        if (!ops.empty()) j["operators"] = ops;
+        if (!moe.empty()) j["moe_layer_operators"] = moe;
+        list.push_back(j);
+    }
+    return list;
 }
 
 /// `dense`: the model has no MoE layers, so the expert degrees, the router and expert operators and the
 /// MoE-layer operators are left out (the reader fills them in).
-nlohmann::ordered_json planJson(const Plan& p, bool dense = false) {
+nlohmann::ordered_json planJson(const Plan& plan, bool dense = false) {
+    // Layer groups are written in their one form, so the first group's choices are the top-level ones.
+    Plan normalized;
+    if (!plan.layerGroups.empty()) {
+        normalized = plan;
+        normalizeLayerGroups(normalized);
+    }
+    const Plan& p = plan.layerGroups.empty() ? plan : normalized;
     nlohmann::ordered_json j;
     j["version"] = 1;
     j["kind"] = "plan";
@@ -148,7 +225,19 @@ nlohmann::ordered_json planJson(const Plan& p, bool dense = false) {
     if (p.overlap != Overlap::Auto) j["overlap"] = std::string(kOverlapNames[int(p.overlap)]);
     if (p.prefillBudget > 0) j["prefill_budget"] = p.prefillBudget;
     if (!p.stageLayers.empty()) j["stage_layers"] = p.stageLayers;
+    if (!p.layerGroups.empty()) j["layer_groups"] = layerGroupsJson(p, dense);
     return j;
+}
+
+/// Degrees and lists on one line each; the layer groups one group a line; the operator maps in block style.
+void setPlanFieldStyle(const std::string& key, YAML::Node v) {
+    if (key == "layer_groups") {
+        v.SetStyle(YAML::EmitterStyle::Block);
+        for (YAML::Node g : v) g.SetStyle(YAML::EmitterStyle::Flow);
+        return;
+    }
+    const bool oneLine = key == "degrees" || v.IsSequence();
+    v.SetStyle(oneLine ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
 }
 
 std::string planYaml(const nlohmann::ordered_json& j) {
@@ -156,11 +245,7 @@ std::string planYaml(const nlohmann::ordered_json& j) {
     // style for the document and the operator maps, and keep the degrees and the mesh order on one line each.
     YAML::Node root = YAML::Load(j.dump());
     root.SetStyle(YAML::EmitterStyle::Block);
-    for (auto it : root) {
-        YAML::Node v = it.second;
-        const bool oneLine = it.first.Scalar() == "degrees" || v.IsSequence();
-        v.SetStyle(oneLine ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
-    }
+    for (auto it : root) setPlanFieldStyle(it.first.Scalar(), it.second);
     YAML::Emitter e;
     e << root;
     return emitted(e);
@@ -225,11 +310,7 @@ std::string toYaml(const DisaggPlan& p, const Model& m) {
     for (auto pool : d) {
         YAML::Node v = pool.second;
         v.SetStyle(YAML::EmitterStyle::Block);
-        for (auto it : v) {
-            YAML::Node f = it.second;
-            const bool oneLine = it.first.Scalar() == "degrees" || f.IsSequence();
-            f.SetStyle(oneLine ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
-        }
+        for (auto it : v) setPlanFieldStyle(it.first.Scalar(), it.second);
     }
     YAML::Emitter e;
     e << root;
