@@ -216,6 +216,34 @@ private slots:
         QCOMPARE(groups.decision(groups.decisionCount() - 6).name, std::string("g2.norms"));
     }
 
+    // With the layers per stage searched too (stage_layers: tuned), the stage groups follow the plan's own split.
+    // The toy with 6 layers and pp 2 fixed: the split (3 + a, 3 - a), a in -2..2, 5 splits; leaves (pp 2, tp 1,
+    // dp 2) 2 mesh orders x 1, (2, 2, 1) 2 x 108 x 18 (the last stage's own choices): (2 + 3888) x 5 = 19,450.
+    void stageGroupsFollowTheSplit() {
+        Scenario s = toyPinned(Granularity::Stage);
+        s.model.layers = 6;
+        s.constraints.stageSplit = StageSplit::Tuned;
+        s.constraints.allowed[int(Axis::PP)] = {2};
+        const SearchSpace space(s);
+        const CostModel cm(s);
+        QCOMPARE(space.size().count, 19450.0);
+        int64_t n = 0, bad = 0;
+        space.forEach([&](std::span<const int> a) {
+            ++n;
+            const Plan p = space.toPlan(a);
+            if (!p.layerGroups.empty()) {
+                // The first group is the first stage, whatever the split.
+                const int first = p.stageLayers.empty() ? 3 : p.stageLayers.front();
+                bad += p.layerGroups.front().layers != first;
+            }
+            const auto back = space.fromPlan(p);
+            bad += cm.checkPlan(p).has_value() || !back || !std::equal(back->begin(), back->end(), a.begin(), a.end());
+            return true;
+        });
+        QCOMPARE(n, int64_t(19450));
+        QCOMPARE(bad, int64_t(0));
+    }
+
     // Every assignment: a valid plan in its one form, all distinct, that maps back to itself and that the
     // cost model accepts; as many as counted.
     void enumeratedAndMappedBack() {

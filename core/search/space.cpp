@@ -200,7 +200,7 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
     }
     m.opEnd = int(m.decisions.size());
     m.layers = int(s.model.layers);
-    const auto& pps = m.decisions[0].values;
+    const std::vector<int> pps = m.decisions[0].values; // a copy: decisions grow below
     // Finer granularity: the per-layer operators once more for each further layer group.
     m.granularity = s.constraints.granularity;
     m.sets = 1;
