@@ -291,6 +291,48 @@ private slots:
         QVERIFY2(std::abs(double(pp2) / n - 3890.0 / 4155.0) < 0.01, qPrintable(QString::number(pp2)));
     }
 
+    // DeepSeek-V3 in four runs of layers: its three dense layers all lie in the first run, so the further runs'
+    // dense-layer operators choose nothing (one value, the first run's), while their MoE-layer operators do.
+    void operatorsARunDoesNotHaveAreNotDecided() {
+        Scenario s = compose("deepseek-v3.yaml", "h100-4x8.yaml", "chat-serving.yaml");
+        s.constraints.granularity = Granularity::LayerGroup;
+        s.constraints.layerGroups = 4;
+        const SearchSpace space(s);
+        const CostModel cm(s);
+        std::vector<int> dense, moe;
+        for (int i = 0; i < space.decisionCount(); ++i) {
+            const Decision& d = space.decision(i);
+            if (d.group == 0 || d.kind != DecisionKind::Operator) continue;
+            const bool moeOp = d.op == Op::MoeNorms || d.op == Op::MoeQkv || d.op == Op::MoeAttention ||
+                               d.op == Op::MoeOutProj || d.op == Op::Router || d.op == Op::SharedExperts;
+            (moeOp ? moe : dense).push_back(i);
+        }
+        QCOMPARE(dense.size(), size_t(3 * 6)); // norms, qkv, attention, out_proj, ffn_up, ffn_down
+        QCOMPARE(moe.size(), size_t(3 * 6));   // the MoE layers' four, router, shared_experts
+        Rng rng(3);
+        std::vector<uint8_t> mk;
+        int moeDiffers = 0;
+        for (int k = 0; k < 300; ++k) {
+            const auto a = space.sample(rng);
+            QVERIFY(space.valid(a));
+            for (int i : dense) {
+                space.mask(i, a, mk);
+                QCOMPARE(int(std::count(mk.begin(), mk.end(), 1)), 1);
+                const std::string base = space.decision(i).name.substr(3); // "g2.qkv" -> "qkv"
+                for (int j = 0; j < space.decisionCount(); ++j)
+                    if (space.decision(j).name == base) QCOMPARE(a[size_t(i)], a[size_t(j)]);
+            }
+            const Plan p = space.toPlan(a);
+            QVERIFY(!cm.checkPlan(p));
+            const auto back = space.fromPlan(p);
+            QVERIFY(back && *back == a);
+            if (!p.layerGroups.empty())
+                for (const LayerGroup& g : p.layerGroups)
+                    moeDiffers += g.choices[int(Op::MoeAttention)] != p.choices[int(Op::MoeAttention)];
+        }
+        QVERIFY(moeDiffers > 0);
+    }
+
     // A plan the type granularity cannot hold is not in its space; a grouped plan whose runs do not follow the
     // stages is not in the stage space either.
     void foreignPlansRefused() {

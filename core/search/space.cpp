@@ -243,6 +243,9 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
             m.decisions.push_back(std::move(dec));
         }
     }
+    m.moePrefix.assign(size_t(m.layers) + 1, 0);
+    for (int l = 0; l < m.layers; ++l) m.moePrefix[size_t(l + 1)] = m.moePrefix[size_t(l)] + s.model.isMoeLayer(l);
+    m.fixedSpans = m.granularity == Granularity::LayerGroup || m.firstSplit < 0;
     m.decisionLevel.assign(m.decisions.size(), -1);
     for (int l = 0; l < int(m.levelDecision.size()); ++l) m.decisionLevel[m.levelDecision[l]] = l;
 
@@ -252,14 +255,8 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
         auto masks = masksByTp.at(tp);
         double product = 1;
         for (const auto& mk : masks) product *= double(std::count(mk.begin(), mk.end(), 1));
-        double layerProduct = 1;
-        for (int i = m.firstOp; i < m.opEnd; ++i)
-            if (isLayerOp(m.decisions[size_t(i)].op))
-                layerProduct *= double(std::count(masks[size_t(i - m.firstOp)].begin(),
-                                                  masks[size_t(i - m.firstOp)].end(), 1));
         m.opMasks.push_back(std::move(masks));
         m.opProduct.push_back(product);
-        m.layerOpProduct.push_back(layerProduct);
         Degrees g;
         g.tp = tp;
         std::array<int8_t, kOpCount> fixed{};

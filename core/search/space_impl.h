@@ -60,11 +60,31 @@ struct SearchSpace::Impl {
         if (granularity != Granularity::Stage) return true;
         return j == 0 || (j == 2 && pp >= 2) || (j == 1 && pp >= 3);
     }
+    /// Whether an operator runs in any of the `n` layers from `begin` (a MoE layer's operators in MoE layers,
+    /// the others in dense layers).
+    bool opIn(Op op, int begin, int n) const {
+        const int moeLayers = moePrefix[size_t(begin + n)] - moePrefix[size_t(begin)];
+        const bool moeOp = op == Op::MoeNorms || op == Op::MoeQkv || op == Op::MoeAttention ||
+                           op == Op::MoeOutProj || op == Op::Router || op == Op::SharedExperts;
+        return moeOp ? moeLayers > 0 : n - moeLayers > 0;
+    }
+    /// Whether a further group's decision i chooses freely at pp (else it takes the first group's value): its
+    /// group is in the pipeline and, where the spans are fixed, has a layer the operator runs in.
+    bool groupFree(int i, int pp) const {
+        const Decision& dec = decisions[size_t(i)];
+        if (!groupActive(dec.group, pp)) return false;
+        if (!fixedSpans) return true;
+        const auto span = groupSpan(dec.group, pp, {});
+        return span.second > 0 && opIn(dec.op, span.first, span.second);
+    }
     /// The factor the further groups multiply a (pp, tp) leaf's completions by.
     double groupFactor(int pp, int tpIndex) const {
         double f = 1;
-        for (int j = 1; j < sets; ++j)
-            if (groupActive(setGroup[size_t(j)], pp)) f *= layerOpProduct[size_t(tpIndex)];
+        for (int i = opEnd; i < groupEnd; ++i)
+            if (groupFree(i, pp)) {
+                const auto& mk = opMasks[size_t(tpIndex)][size_t(baseOf[size_t(i)] - firstOp)];
+                f *= double(std::count(mk.begin(), mk.end(), 1));
+            }
         return f;
     }
     /// The first layer and the layers of group j of a plan with `stageLayers` (empty: balanced) and pp stages.
@@ -92,7 +112,13 @@ struct SearchSpace::Impl {
     /// Per set: its group (Decision::group); the stage granularity's groups are 0 first, 1 middle, 2 last.
     std::vector<int> setGroup{0};
     std::vector<int> baseOf; ///< per decision: the first group's decision it repeats; itself otherwise
-    std::vector<double> layerOpProduct; ///< per tp value index: product of the per-layer operators' counts
+    /// Per layer boundary: MoE layers before it (moePrefix[l] of layers [0, l)), to tell which operators a run
+    /// of layers has (a dense layer's or a MoE layer's).
+    std::vector<int> moePrefix;
+    /// Whether a group's span is known from pp alone (layer groups; stage groups under a balanced split), so
+    /// that a further group's decision for an operator none of its layers has can take the first group's
+    /// value (one value: the choice changes nothing).
+    bool fixedSpans = false;
     int firstSplit = -1; ///< the FirstStage decision (LastStage follows it); -1 under a balanced split
     int layers = 0;
     /// Per tp value index: per operator decision, the valid choices (operator validity depends on tp only).

@@ -90,8 +90,9 @@ void SearchSpace::mask(int i, std::span<const int> prefix, std::vector<uint8_t>&
     }
     const int base = m.baseOf[size_t(i)];
     const auto& mk = m.opMasks[prefix[1]][base - m.firstOp];
-    if (i >= m.opEnd && !m.groupActive(m.decisions[size_t(i)].group, m.value(prefix, 0))) {
-        // A group this pipeline does not have takes the first group's choice.
+    if (i >= m.opEnd && !m.groupFree(i, m.value(prefix, 0))) {
+        // A group this pipeline does not have, or an operator none of the group's layers runs, takes the
+        // first group's choice.
         if (int(prefix.size()) > base && prefix[base] >= 0 && prefix[base] < int(mk.size()) && mk[prefix[base]])
             out[size_t(prefix[base])] = 1;
         return;
@@ -110,7 +111,7 @@ bool SearchSpace::valid(std::span<const int> a) const {
         const int base = m.baseOf[size_t(i)];
         const auto& mk = m.opMasks[a[1]][base - m.firstOp];
         if (a[i] < 0 || a[i] >= int(mk.size()) || !mk[a[i]]) return false;
-        if (i >= m.opEnd && !m.groupActive(m.decisions[size_t(i)].group, g.pp) && a[i] != a[base]) return false;
+        if (i >= m.opEnd && !m.groupFree(i, g.pp) && a[i] != a[base]) return false;
     }
     if (m.firstSplit >= 0) {
         for (int i : {m.firstSplit, m.firstSplit + 1})
@@ -220,7 +221,7 @@ std::optional<std::vector<int>> SearchSpace::fromPlan(const Plan& p) const {
         const int base = m.baseOf[size_t(i)], group = m.decisions[size_t(i)].group;
         const auto& mk = m.opMasks[a[1]][base - m.firstOp];
         const auto span = m.groupSpan(group, g.pp, p.stageLayers);
-        if (g.tp == 1 || !m.groupActive(group, g.pp) || span.second <= 0) {
+        if (g.tp == 1 || !m.groupFree(i, g.pp) || span.second <= 0) {
             a[i] = a[base];
             continue;
         }
@@ -228,10 +229,10 @@ std::optional<std::vector<int>> SearchSpace::fromPlan(const Plan& p) const {
             return std::nullopt;
     }
     const Plan q = toPlan(a);
-    for (int l = 0; l < m.layers; ++l)
+    for (int l = 0; l < m.layers && g.tp > 1; ++l)
         for (int i = m.firstOp; i < m.opEnd; ++i) {
             const Op op = m.decisions[size_t(i)].op;
-            if (isLayerOp(op) && q.choicesAt(l)[size_t(op)] != p.choicesAt(l)[size_t(op)] && g.tp > 1)
+            if (isLayerOp(op) && m.opIn(op, l, 1) && q.choicesAt(l)[size_t(op)] != p.choicesAt(l)[size_t(op)])
                 return std::nullopt;
         }
     return a;
