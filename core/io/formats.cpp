@@ -213,7 +213,8 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
                    (c.granularity == Granularity::Type ? std::string("per type")
                     : c.granularity == Granularity::Stage
                         ? std::string("per stage")
-                        : "per layer group (" + std::to_string(c.layerGroups) + " groups)");
+                        : "per layer group (" + std::to_string(c.layerGroups) + " groups)") +
+                   (c.searchPrefillBudget ? ", prefill budget searched" : "");
         });
         break;
     case FileKind::Scenario:

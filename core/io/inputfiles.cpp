@@ -269,7 +269,7 @@ Workload readWorkload(const MapReader& r) {
 Constraints readConstraints(const MapReader& r) {
     checkHeader(r, FileKind::Constraints);
     r.allowKeys({"version", "kind", "gpus", "degrees", "pinned", "memory_headroom", "stage_layers",
-                 "granularity", "layer_groups"});
+                 "granularity", "layer_groups", "prefill_budget"});
     Constraints c;
     c.gpus = int(r.integerOr("gpus", 0, 0, 10'000'000));
     if (r.has("degrees")) {
@@ -294,6 +294,8 @@ Constraints readConstraints(const MapReader& r) {
     c.memoryHeadroom = r.numberOr("memory_headroom", 0.05, 0.0, 0.9);
     c.stageSplit = static_cast<StageSplit>(r.oneOfOr(
         "stage_layers", std::vector<std::string_view>(kStageSplitNames.begin(), kStageSplitNames.end()), 0));
+    // The prefill token budget per pass: the engines' default, or searched (kSearchedPrefillBudgets).
+    c.searchPrefillBudget = r.oneOfOr("prefill_budget", std::vector<std::string_view>{"default", "searched"}, 0) == 1;
     // How finely the search chooses the per-layer operators: per type (every layer alike), per stage, or per
     // run of layers (layer_groups of them).
     c.granularity = static_cast<Granularity>(r.oneOfOr(
@@ -485,6 +487,7 @@ void emitConstraints(YAML::Emitter& e, const Constraints& c) {
         e << YAML::Key << "granularity" << YAML::Value << std::string(kGranularityNames[int(c.granularity)]);
     if (c.granularity == Granularity::LayerGroup)
         e << YAML::Key << "layer_groups" << YAML::Value << c.layerGroups;
+    if (c.searchPrefillBudget) e << YAML::Key << "prefill_budget" << YAML::Value << "searched";
     e << YAML::EndMap;
 }
 

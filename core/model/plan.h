@@ -120,6 +120,10 @@ struct Plan {
 /// (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults), and TensorRT-LLM's default max_num_tokens
 /// (docs/source/performance/performance-tuning-guide/tuning-max-batch-size-and-max-num-tokens.md).
 inline constexpr int64_t kDefaultPrefillBudget = 8192;
+/// The budgets the search weighs when Constraints::searchPrefillBudget is set: powers of two around the
+/// default, as the engines' tuning guides sweep them (TensorRT-LLM's tuning-max-batch-size-and-max-num-tokens
+/// guide; vLLM's chunked-prefill docs: smaller for inter-token latency, larger for TTFT and throughput).
+inline constexpr std::array<int64_t, 5> kSearchedPrefillBudgets{2048, 4096, 8192, 16384, 32768};
 
 /// "38 + 42": a plan's own layers per stage, first to last; empty for the balanced split.
 std::string stageLayersText(const Plan& p);
@@ -148,6 +152,9 @@ struct Constraints {
     StageSplit stageSplit = StageSplit::Balanced;     ///< what the search explores; plans may carry any split
     Granularity granularity = Granularity::Type;      ///< what the search explores; plans may carry any groups
     int layerGroups = 2; ///< Granularity::LayerGroup: runs of layers, 2 to kMaxLayerGroups
+    /// Whether the search chooses the plan's prefill token budget (Plan::prefillBudget, among
+    /// kSearchedPrefillBudgets) for serving and prefill workloads; otherwise plans keep the engines' default.
+    bool searchPrefillBudget = false;
     Constraints() { pinned.fill(-1); }
     bool allows(Axis a, int v) const;
     bool operator==(const Constraints&) const = default;

@@ -23,11 +23,12 @@ double planScore(const Metrics& m) {
 namespace {
 
 /// An assignment as a fixed-size hash key (no allocation): one byte per decision (its index + 1), at most
-/// kKeyDecisions of them. The largest space has 58: a MoE model's 6 degree decisions, 14 operators, 3 further
-/// layer groups of 12 per-layer operators (Constraints::granularity) and 2 stage-split decisions. No decision
+/// kKeyDecisions of them. The largest space has a MoE model's 6 degree decisions, 14 operators, 3 further
+/// layer groups of 12 per-layer operators (Constraints::granularity), 2 stage-split decisions and the prefill
+/// budget: 59. No decision
 /// has 255 values (pp's are the divisors of the GPUs: 13 for 4,096).
 constexpr size_t kKeyDecisions = 64;
-static_assert(6 + (kOpCount - 1) + (kMaxLayerGroups - 1) * (kOpCount - 3) + 2 <= int(kKeyDecisions),
+static_assert(6 + (kOpCount - 1) + (kMaxLayerGroups - 1) * (kOpCount - 3) + 2 + 1 <= int(kKeyDecisions),
               "more decisions than a Key holds");
 struct Key {
     std::array<uint64_t, kKeyDecisions / 8> w{};

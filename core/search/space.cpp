@@ -243,6 +243,19 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
             m.decisions.push_back(std::move(dec));
         }
     }
+    if (s.constraints.searchPrefillBudget && s.workload.phase != Phase::Decode) {
+        // The prefill token budget per pass: memory for activations against the chunks a prompt's prefill
+        // takes (TTFT) and the batch it allows.
+        m.budgetDecision = int(m.decisions.size());
+        Decision dec;
+        dec.kind = DecisionKind::PrefillBudget;
+        dec.name = "prefill_budget";
+        for (int64_t v : kSearchedPrefillBudgets) {
+            dec.values.push_back(int(v));
+            dec.labels.push_back(std::to_string(v));
+        }
+        m.decisions.push_back(std::move(dec));
+    }
     m.moePrefix.assign(size_t(m.layers) + 1, 0);
     for (int l = 0; l < m.layers; ++l) m.moePrefix[size_t(l + 1)] = m.moePrefix[size_t(l)] + s.model.isMoeLayer(l);
     m.fixedSpans = m.granularity == Granularity::LayerGroup || m.firstSplit < 0;
@@ -284,7 +297,8 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
             }
             node = m.nodes[node].child[k];
         }
-        m.nodes[node].completions = m.opProduct[indexOf(1, t.tp)] * m.groupFactor(t.pp, indexOf(1, t.tp));
+        m.nodes[node].completions = m.opProduct[indexOf(1, t.tp)] * m.groupFactor(t.pp, indexOf(1, t.tp)) *
+                                    (m.budgetDecision >= 0 ? double(kSearchedPrefillBudgets.size()) : 1.0);
     }
     // Completions bottom-up; the (pp, tp) nodes multiply by their number of distinct mesh orders.
     std::function<double(int, int, int, int)> finish = [&](int node, int level, int pp, int tp) -> double {

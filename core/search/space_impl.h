@@ -120,6 +120,7 @@ struct SearchSpace::Impl {
     /// value (one value: the choice changes nothing).
     bool fixedSpans = false;
     int firstSplit = -1; ///< the FirstStage decision (LastStage follows it); -1 under a balanced split
+    int budgetDecision = -1; ///< the PrefillBudget decision (the last one); -1 when the budget is not searched
     int layers = 0;
     /// Per tp value index: per operator decision, the valid choices (operator validity depends on tp only).
     std::vector<std::vector<std::vector<uint8_t>>> opMasks;

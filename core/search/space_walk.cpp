@@ -61,7 +61,12 @@ void SearchSpace::mask(int i, std::span<const int> prefix, std::vector<uint8_t>&
         for (size_t k = 0; k < ch.size(); ++k) out[k] = ch[k] >= 0;
         return;
     }
-    if (m.firstSplit >= 0 && i >= m.firstSplit) {
+    if (i == m.budgetDecision) {
+        if (m.walk(prefix, int(m.levelDecision.size())) < 0) return;
+        std::fill(out.begin(), out.end(), 1);
+        return;
+    }
+    if (m.firstSplit >= 0 && (i == m.firstSplit || i == m.firstSplit + 1)) {
         if (m.walk(prefix, 1) < 0) return;
         const int pp = m.value(prefix, 0);
         if (i == m.firstSplit) {
@@ -118,6 +123,9 @@ bool SearchSpace::valid(std::span<const int> a) const {
             if (a[i] < 0 || a[i] >= int(m.decisions[size_t(i)].values.size())) return false;
         if (!m.splitOk(g.pp, m.value(a, m.firstSplit), m.value(a, m.firstSplit + 1))) return false;
     }
+    if (m.budgetDecision >= 0 &&
+        (a[m.budgetDecision] < 0 || a[m.budgetDecision] >= int(m.decisions[size_t(m.budgetDecision)].values.size())))
+        return false;
     return true;
 }
 
@@ -155,6 +163,10 @@ Plan SearchSpace::toPlan(std::span<const int> a) const {
             if (lg.layers > 0) p.layerGroups.push_back(lg);
         }
         normalizeLayerGroups(p);
+    }
+    if (m.budgetDecision >= 0) {
+        const int64_t v = m.value(a, m.budgetDecision);
+        p.prefillBudget = v == kDefaultPrefillBudget ? 0 : v; // the default written as such
     }
     p.batch = 0;
     return p;
@@ -202,6 +214,9 @@ std::optional<std::vector<int>> SearchSpace::fromPlan(const Plan& p) const {
         }
         if (!find(m.firstSplit, da) || !find(m.firstSplit + 1, db)) return std::nullopt;
     }
+    if (m.budgetDecision >= 0 &&
+        !find(m.budgetDecision, int(p.prefillBudget > 0 ? p.prefillBudget : kDefaultPrefillBudget)))
+        return std::nullopt; // a budget the search does not weigh
     for (int i = m.firstOp; i < m.opEnd; ++i) {
         const auto& mk = m.opMasks[a[1]][i - m.firstOp];
         if (g.tp == 1) {
@@ -385,6 +400,10 @@ std::optional<std::vector<int>> SearchSpace::megatronLike() const {
         case DecisionKind::MeshOrder:
             pick = ks.front();
             break; // tp innermost first
+        case DecisionKind::PrefillBudget:
+            for (int k : ks)
+                if (dec.values[k] == int(kDefaultPrefillBudget)) pick = k;
+            break;
         case DecisionKind::FirstStage:
         case DecisionKind::LastStage:
             // The balanced split where it completes (pp 2 pairs the last stage with the first).
