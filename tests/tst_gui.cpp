@@ -491,6 +491,15 @@ private slots:
         QCOMPARE(ed->layerGroupsSpin()->value(), 4);
         QVERIFY(ed->layerGroupsSpin()->isEnabled());
         QCOMPARE(w.context()->scenario().constraints.layerGroups, 4);
+        // The prefill budget likewise.
+        ed->prefillBudgetCombo()->setCurrentIndex(1);
+        QVERIFY(w.context()->scenario().constraints.searchPrefillBudget);
+        w.action(QStringLiteral("undo"))->trigger();
+        QCOMPARE(ed->prefillBudgetCombo()->currentIndex(), 0);
+        QVERIFY(!w.context()->scenario().constraints.searchPrefillBudget);
+        w.action(QStringLiteral("redo"))->trigger();
+        QCOMPARE(ed->prefillBudgetCombo()->currentIndex(), 1);
+        QVERIFY(w.context()->scenario().constraints.searchPrefillBudget);
     }
 
     void comparisonHeaderShowsWholeNames() {

@@ -598,6 +598,37 @@ private slots:
         ScenarioEditor third(kSamples);
         third.setScenario(groupedBack.value());
         QCOMPARE(third.granularityCombo()->currentIndex(), int(Granularity::LayerGroup));
+        // The prefill budget: searched adds the budget's decision to the space (one more decision, five times
+        // the plans: kSearchedPrefillBudgets has five values), is saved with the scenario and shown again; the
+        // combo is disabled for decode, which has no prefill.
+        QVERIFY(ed.prefillBudgetCombo());
+        QVERIFY(!ed.prefillBudgetCombo()->isEnabled()); // this scenario decodes only
+        ScenarioEditor chat(kSamples);
+        chat.setScenario(scenario("llama-3.1-70b-h100-1x8-chat.yaml"));
+        QComboBox* budget = chat.prefillBudgetCombo();
+        QCOMPARE(budget->currentIndex(), 0);
+        QVERIFY(budget->isEnabled());
+        const SearchSpace before(chat.scenario());
+        QSignalSpy budgetEdits(&chat, &ScenarioEditor::edited);
+        budget->setCurrentIndex(1);
+        QCOMPARE(budgetEdits.count(), 1);
+        QVERIFY(chat.scenario().constraints.searchPrefillBudget);
+        const SearchSpace after(chat.scenario());
+        QCOMPARE(after.decisionCount(), before.decisionCount() + 1);
+        QCOMPARE(after.size().count, before.size().count * 5.0);
+        const std::string budgeted = toYaml(chat.scenario());
+        QVERIFY2(budgeted.find("prefill_budget: searched") != std::string::npos, budgeted.c_str());
+        auto budgetBack = parseScenario(budgeted, (kSamples + "/scenarios/saved.yaml").toStdString());
+        QVERIFY2(budgetBack.ok(), budgetBack.error().str().c_str());
+        ScenarioEditor fourth(kSamples);
+        fourth.setScenario(budgetBack.value());
+        QCOMPARE(fourth.prefillBudgetCombo()->currentIndex(), 1);
+        Scenario decode = budgetBack.value();
+        decode.workload.phase = Phase::Decode;
+        fourth.setScenario(decode);
+        QVERIFY(!fourth.prefillBudgetCombo()->isEnabled());
+        budget->setCurrentIndex(0);
+        QVERIFY(!chat.scenario().constraints.searchPrefillBudget);
         QCOMPARE(third.layerGroupsSpin()->value(), 3);
         QVERIFY(third.layerGroupsSpin()->isEnabled());
         third.granularityCombo()->setCurrentIndex(int(Granularity::Stage));

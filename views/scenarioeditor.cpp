@@ -96,6 +96,14 @@ QWidget* pairRow(QWidget* parent, QWidget* first, const QString& secondLabel, QW
     return w;
 }
 
+/// kSearchedPrefillBudgets as "2,048, 4,096, ... or 32,768".
+QString budgetList() {
+    QStringList l;
+    for (int64_t v : kSearchedPrefillBudgets) l << formatInteger(double(v));
+    const QString last = l.takeLast();
+    return QObject::tr("%1 or %2").arg(l.join(QStringLiteral(", ")), last);
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -185,9 +193,35 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
     m_phase = new QComboBox(this);
     for (Phase p : {Phase::Prefill, Phase::Decode, Phase::Serving}) m_phase->addItem(phaseName(p));
     m_phase->setToolTip(tr("Prefill only (prompt tokens/s), decode only, or serving both under both SLOs"));
-    wf->addRow(tr("Phase"), m_phase);
+    // The prefill token budget per pass (Constraints::searchPrefillBudget): the engines' default, or one of
+    // kSearchedPrefillBudgets chosen by the search. On the phase's row: decode has no prefill, and the row
+    // costs no height (the constraints fit unscrolled at 1600x1000, tst_layout).
+    m_prefillBudget = new QComboBox(this);
+    m_prefillBudget->addItem(tr("default (%1)").arg(formatInteger(double(kDefaultPrefillBudget))));
+    m_prefillBudget->addItem(tr("searched"));
+    m_prefillBudget->setToolTip(
+        tr("Prefill tokens per forward pass (vLLM max_num_batched_tokens, SGLang chunked_prefill_size, "
+           "TensorRT-LLM max_num_tokens): the engines' default, or searched among %1 tokens")
+            .arg(budgetList()));
+    connect(m_prefillBudget, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (m_loading || i < 0) return;
+        m_scenario.constraints.searchPrefillBudget = i == 1;
+        refreshSpace();
+        changed();
+    });
+    auto* phaseRow = new QWidget(this);
+    auto* prh = new QHBoxLayout(phaseRow);
+    prh->setContentsMargins(0, 0, 0, 0);
+    prh->addWidget(m_phase, 1);
+    auto* budgetLabel = new QLabel(tr("Prefill budget"), phaseRow);
+    budgetLabel->setBuddy(m_prefillBudget);
+    prh->addWidget(budgetLabel);
+    prh->addWidget(m_prefillBudget);
+    wf->addRow(tr("Phase"), phaseRow);
     connect(m_phase, &QComboBox::activated, this, [this](int i) {
         m_scenario.workload.phase = Phase(i);
+        m_prefillBudget->setEnabled(Phase(i) != Phase::Decode);
+        refreshSpace(); // the budget's decision comes and goes with the phase
         changed();
     });
     QWidget* input = addField(
@@ -372,6 +406,8 @@ void ScenarioEditor::setScenario(const Scenario& s) {
 void ScenarioEditor::refreshFields() {
     m_loading = true;
     m_phase->setCurrentIndex(int(m_scenario.workload.phase));
+    m_prefillBudget->setCurrentIndex(m_scenario.constraints.searchPrefillBudget ? 1 : 0);
+    m_prefillBudget->setEnabled(m_scenario.workload.phase != Phase::Decode);
     m_dtypes[0]->setCurrentIndex(int(m_scenario.model.weights));
     m_dtypes[1]->setCurrentIndex(int(m_scenario.model.activations));
     m_dtypes[2]->setCurrentIndex(int(m_scenario.model.kvCache));

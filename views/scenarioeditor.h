@@ -62,6 +62,9 @@ public:
     /// groups' count (Constraints::layerGroups, enabled for per layer group only).
     QComboBox* granularityCombo() const { return m_granularity; }
     QSpinBox* layerGroupsSpin() const { return m_layerGroups; }
+    /// The prefill token budget: the engines' default (0) or searched (1) (Constraints::searchPrefillBudget;
+    /// disabled for decode).
+    QComboBox* prefillBudgetCombo() const { return m_prefillBudget; }
 
 signals:
     /// A valid change was made to the scenario.
@@ -121,6 +124,7 @@ private:
     QComboBox* m_stageSplit = nullptr;
     QComboBox* m_granularity = nullptr;
     QSpinBox* m_layerGroups = nullptr;
+    QComboBox* m_prefillBudget = nullptr;
     QSpinBox* m_gpus = nullptr;
     QLabel* m_spaceInfo = nullptr;
     bool m_loading = false;
