@@ -3,6 +3,7 @@
 // budget's spare tokens).
 #include "sample_fixtures.h"
 #include "search_fixtures.h"
+#include "core/io/formats.h"
 
 #include <QTest>
 
@@ -55,25 +56,64 @@ private slots:
         QVERIFY(SearchSpace(s).fromPlan(p));
     }
 
-    // Llama-3.1-8B serving 8K-token prompts on TP8 at a fixed batch of 64: the step is the same at any budget
-    // (B decode tokens and B I / O prefill tokens), and a new prompt takes ceil(I / (budget - B)) steps of the
-    // spare budget after the one in progress: 2,048 gives 1 + ceil(8192 / 1984) = 6 cycles, 32,768 gives
-    // 1 + ceil(8192 / 32704) = 2, a third of the TTFT.
+    // Llama-3.1-8B serving 8K-token prompts on TP8 at a fixed batch of 64: the steady step is the same at any
+    // budget (B decode tokens and B I / O prefill tokens), and a new prompt takes, after the step in progress,
+    // k = ceil(I / (budget - B)) steps that each carry the B decode tokens and a chunk of I / k tokens.
+    // Where the steady step's prefill is that chunk (O = B k), a chunk step is a steady step, so
+    // TTFT = (1 + k) TPOT: 2,048 gives k = ceil(8192 / 1984) = 5 (O = 320, TTFT six steps), 32,768 gives
+    // k = 1 (O = 64, two steps). At the workload's own O = 1,024 the chunk steps are longer than the steady
+    // one; the small budget's five read the weights five times where the large budget's one does once.
     void ttftInChunks() {
         Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "long-prompt-serving.yaml");
         s.workload.ttftMs = s.workload.tpotMs = 0;
-        const CostModel cm(s);
         Plan p = Plan::megatronChoices({1, 1, 8, 8, 1, 1});
         p.batch = 64;
-        p.prefillBudget = 2048;
-        const Metrics small = cm.evaluate(p);
-        p.prefillBudget = 32768;
-        const Metrics large = cm.evaluate(p);
-        QVERIFY(small.valid && large.valid);
+        const auto at = [&](int64_t output, int64_t budget) {
+            Scenario o = s;
+            o.workload.outputTokens = output;
+            Plan q = p;
+            q.prefillBudget = budget;
+            const Metrics m = CostModel(o).evaluate(q);
+            if (!m.valid) qFatal("invalid: %s", m.violation.c_str());
+            return m;
+        };
+        const Metrics five = at(320, 2048), one = at(64, 32768);
+        QVERIFY(std::abs(five.ttftMs / five.tpotMs - 6.0) < 1e-12);
+        QVERIFY(std::abs(one.ttftMs / one.tpotMs - 2.0) < 1e-12);
+        const Metrics small = at(1024, 2048), large = at(1024, 32768);
         QCOMPARE(small.tpotMs, large.tpotMs);
-        QVERIFY(std::abs(small.ttftMs / large.ttftMs - 3.0) < 1e-12);
+        QVERIFY(small.ttftMs > large.ttftMs);
+        QVERIFY(small.ttftMs - small.tpotMs > 5 * small.tpotMs); // five chunk steps, each above a steady one
         // The larger budget's activations are sized for its pass: more memory.
         QVERIFY(large.memoryPerGpuGiB > small.memoryPerGpuGiB);
+    }
+
+    // Where the TTFT SLO binds, the budget sets the batch: Llama-3.1-70B on 4x8 H100 (pp1 x dp2 x tp16),
+    // 8,192-token prompts, TTFT 300 ms, TPOT 50 ms. At the default 8,192 the spare budget beside B decode
+    // tokens is below the prompt, so it always takes two chunk steps (k = ceil(8192 / (8192 - B)) = 2), each
+    // reading the weights; at 16,384 it takes one while B <= 8,192. The smaller k leaves room for a larger
+    // batch under the same TTFT, and the searched budget finds it (the README's figure: 2,304 against
+    // 1,580 tok/s with sa).
+    void budgetSetsTheBatchUnderATightTtft() {
+        Scenario s = compose("llama-3.1-70b.yaml", "h100-4x8.yaml", "long-prompt-serving.yaml");
+        s.workload.ttftMs = 300;
+        s.workload.tpotMs = 50;
+        const CostModel cm(s);
+        // The plan sa finds (tensor-parallel attention over two nodes with token-sharded projections).
+        auto parsed = parsePlan(R"({"version": 1, "kind": "plan",
+            "degrees": {"pp": 1, "dp": 2, "tp": 16},
+            "operators": {"embedding": "replicated", "norms": "token", "qkv": "token", "attention": "head",
+                          "out_proj": "token", "ffn_up": "column", "ffn_down": "row", "lm_head": "row"}})",
+                                "inline");
+        QVERIFY2(parsed.ok(), parsed.error().str().c_str());
+        Plan p = parsed.value();
+        const Metrics two = cm.evaluate(p);
+        p.prefillBudget = 16384;
+        const Metrics one = cm.evaluate(p);
+        QVERIFY2(two.feasible && one.feasible, (two.violation + " / " + one.violation).c_str());
+        QVERIFY(two.ttftMs <= 300 && one.ttftMs <= 300);
+        QVERIFY2(one.batch > two.batch, qPrintable(QString("batch %1 at 16,384, %2 at 8,192").arg(one.batch).arg(two.batch)));
+        QVERIFY(one.throughput > 1.2 * two.throughput);
     }
 };
 

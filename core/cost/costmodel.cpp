@@ -150,9 +150,9 @@ double CostModel::Impl::computeRoofline() const {
 // BatchSearch::Bisection keeps the plain search as the reference (tst_cost batchSearchesAgree).
 static constexpr int kSecantRounds = 8;
 
-int64_t CostModel::Impl::largestBatch(const Compiled& c, int64_t limit, Probe* known) const {
+int64_t CostModel::Impl::largestBatch(const Compiled& c, int64_t limit, Probe* known, bool exact) const {
     auto probe = [&](int64_t b, double& f) {
-        const AtBatch r = atBatch(c, double(b));
+        const AtBatch r = atBatch(c, double(b), exact);
         f = sloRatio(r);
         if (f <= 1.0 && b > known->b) *known = {b, r};
         return f <= 1.0;
@@ -221,9 +221,23 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
         B = 1;
         memOk = false;
     } else {
-        B = largestBatch(c, limit, &known);
+        // Serving: the probes take TTFT's lower bound (no chunk-step pass); where the exact TTFT at the
+        // batch found misses the SLO, a second search below it takes the exact TTFT.
+        B = largestBatch(c, limit, &known, false);
+        if (w.phase == Phase::Serving && w.ttftMs > 0) {
+            AtBatch at = known.b == B ? known.r : atBatch(c, double(B), false);
+            finishTtft(c, double(B), at);
+            if (sloRatio(at) <= 1.0 || B <= 1) {
+                known = {B, at};
+            } else {
+                Probe exact;
+                B = largestBatch(c, B - 1, &exact, true);
+                known = exact;
+            }
+        }
     }
-    const AtBatch r = known.b == B ? known.r : atBatch(c, double(B));
+    AtBatch r = known.b == B ? known.r : atBatch(c, double(B));
+    finishTtft(c, double(B), r);
     m.batch = B;
     m.throughput = r.throughput;
     m.throughputPerGpu = r.throughput / double(s.gpus());

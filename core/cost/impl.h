@@ -181,6 +181,9 @@ struct AtBatch {
     double throughput = 0, ttft = 0, tpot = 0; // tokens/s, s, s
     bool overTokenBudget = false;              // a step needs more tokens than the prefill budget allows
     bool twoBatch = false;                     // the MoE layers ran with two-batch overlap
+    bool ttftDone = true;                      // ttft is exact, not its lower bound (serving)
+    Step step;                                 // serving: the steady step and its pass, for finishTtft
+    PassTimes times;
 };
 
 } // namespace costimpl
@@ -379,7 +382,8 @@ struct CostModel::Impl {
         AtBatch r;
     };
     BatchSearch batchSearch = BatchSearch::Secant;
-    int64_t largestBatch(const Compiled& c, int64_t limit, Probe* known) const;
+    /// The largest batch up to `limit` that meets the SLOs (serving: TTFT exact, or its lower bound).
+    int64_t largestBatch(const Compiled& c, int64_t limit, Probe* known, bool exact) const;
     void compile(const Plan& p, Compiled& c) const;
 
     // ------------------------------------------------------------------ stages, times, memory
@@ -444,7 +448,11 @@ struct CostModel::Impl {
     ///  serving (continuous batching with chunked prefill): TPOT = cycle; throughput = dp pp B / cycle;
     ///           a new prompt's I tokens take I / (budget - B) steps of the spare budget, so
     ///           TTFT = (1 + ceil(I / (budget - B))) x cycle (it waits for the step in progress).
-    AtBatch atBatch(const Compiled& c, double B) const;
+    AtBatch atBatch(const Compiled& c, double B, bool exact = true) const;
+    /// Serving: the exact TTFT where atBatch gave its lower bound.
+    void finishTtft(const Compiled& c, double B, AtBatch& r) const;
+    double chunkedTtft(const Compiled& c, double B, const Step& st, const PassTimes& t, double cycle,
+                       bool bound) const;
 
     /// The largest B whose step fits the token budget (serving: B (1 + I / O); prefill: B I, where one
     /// prompt longer than the budget runs in chunks; decode: B).

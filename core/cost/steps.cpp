@@ -240,10 +240,11 @@ Step CostModel::Impl::stepAt(const Compiled& c, double B) const {
 /// cycle = max(pp x slowest stage, sum of stages) of the phase's step (stepAt).
 ///  prefill: throughput = dp pp B I / cycle; TTFT = sum of stages.
 ///  decode:  TPOT = cycle; throughput = dp pp B / cycle.
-///  serving (continuous batching with chunked prefill): TPOT = cycle; throughput = dp pp B / cycle;
-///           a new prompt's I tokens take I / (budget - B) steps of the spare budget, so
-///           TTFT = (1 + ceil(I / (budget - B))) x cycle (it waits for the step in progress).
-AtBatch CostModel::Impl::atBatch(const Compiled& c, double B) const {
+///  serving (continuous batching with chunked prefill): TPOT = cycle; throughput = dp pp B / cycle (the
+///           steady step carries the average prefill, B I / O tokens); TTFT: see chunkedTtft. With `exact`
+///           false, TTFT is its lower bound (1 + k) cycle, which needs no further pass (the batch search's
+///           first round; finishTtft completes it).
+AtBatch CostModel::Impl::atBatch(const Compiled& c, double B, bool exact) const {
     const Workload& w = s.workload;
     const double pp = c.d.pp, dp = c.d.dp;
     const Step st = stepAt(c, B);
@@ -261,10 +262,51 @@ AtBatch CostModel::Impl::atBatch(const Compiled& c, double B) const {
     r.tpot = cycle;
     r.throughput = dp * pp * B / cycle;
     if (w.phase == Phase::Serving) {
-        const double spare = std::max(1.0, c.budget - B);
-        r.ttft = (1.0 + std::ceil(double(w.inputTokens) / spare)) * cycle;
+        r.ttft = chunkedTtft(c, B, st, t, cycle, !exact);
+        r.ttftDone = exact;
+        r.step = st, r.times = t;
     }
     return r;
+}
+
+void CostModel::Impl::finishTtft(const Compiled& c, double B, AtBatch& r) const {
+    if (r.ttftDone) return;
+    r.ttft = chunkedTtft(c, B, r.step, r.times, r.tpot, false);
+    r.ttftDone = true;
+}
+
+/// TTFT under chunked prefill: a new prompt waits for the step in flight (one cycle), then its I tokens run
+/// in k = ceil(I / (budget - B)) steps of the spare budget, k chunks of I / k tokens. Those steps are not the
+/// steady one: each carries the B decode tokens and a whole chunk (at least the average prefill; with
+/// data-parallel attention the chunk lands on one rank, whose step every rank waits for). A chunk step
+/// occupies its micro-batch's place in the pipeline: its own stages, with the other pp - 1 micro-batches'
+/// steady steps at the slowest stage between two of its chunks, so one chunk takes
+///   period = max(sum of the chunk step's stages, its slowest stage + (pp - 1) x the steady slowest stage)
+/// (one step's time for pp 1), and TTFT = cycle + k x period. The prompt's FLOPs, and each chunk's reading
+/// of the weights beside the decode tokens, are in it; a larger budget takes fewer, longer steps. (The
+/// model before charged k + 1 steady cycles, below the prompt's own compute when the steady step carries
+/// little prefill: 150 ms for an 8,192-token prompt on Llama-3.1-70B over eight H100s, whose FLOPs alone
+/// take 240 ms at the peak.)
+/// Each chunk takes at least a steady cycle, so (1 + k) cycle bounds TTFT from below; `bound` returns it
+/// without the chunk step's pass.
+double CostModel::Impl::chunkedTtft(const Compiled& c, double B, const Step& st, const PassTimes& t,
+                                    double cycle, bool bound) const {
+    const double I = double(s.workload.inputTokens);
+    const double spare = std::max(1.0, c.budget - B);
+    const double k = std::ceil(I / spare);
+    if (bound) return (1.0 + k) * cycle;
+    const double chunk = I / k;
+    const double r = std::max(1.0, c.syncRanks);
+    Step cs = st;
+    cs.pre = std::max(st.pre, chunk / r);
+    cs.preCrit = std::max(st.preCrit, chunk);
+    cs.prompts = cs.pre / I;
+    // Where the steady step already carries a whole chunk (data-parallel attention's busiest rank, or long
+    // answers' few prompts), the chunk step is the steady one: period = cycle.
+    if (cs.pre == st.pre && cs.preCrit == st.preCrit) return cycle + k * cycle;
+    const PassTimes tc = passTimes(c, cs);
+    const double period = std::max(tc.stageSum, tc.stageMax + (double(c.d.pp) - 1.0) * t.stageMax);
+    return cycle + k * period;
 }
 
 double CostModel::Impl::sloRatio(const AtBatch& r) const {
