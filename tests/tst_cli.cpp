@@ -60,6 +60,8 @@ private slots:
         r = shardplan({"evaluate", "--scenario", scenario, "--plan", good});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains("pp2 x dp1 x tp4, layers per stage 38 + 42"), qPrintable(r.out));
+        // Chat serving: TTFT is the step in flight and one chunk step (1,000-token prompts, budget 8,192).
+        QVERIFY2(r.out.contains(" + 1 chunk step of "), qPrintable(r.out));
         r = shardplan({"evaluate", "--scenario", scenario, "--plan", bad});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(bad +

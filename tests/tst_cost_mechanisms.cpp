@@ -241,6 +241,8 @@ private slots:
         const Metrics one = CostModel(tenOut).evaluate(Plan::megatronChoices({1, 1, 1, 1, 1, 1}));
         QVERIFY(std::fabs(one.ttftMs - 2.0 * one.tpotMs) < 1e-9 * one.ttftMs);
         const double chunkStep = e.metrics.ttftMs - e.metrics.tpotMs;
+        QCOMPARE(e.metrics.ttftChunks, 1);
+        QVERIFY(std::fabs(e.metrics.chunkMs - chunkStep) < 1e-9 * chunkStep);
         QVERIFY2(std::fabs(chunkStep / one.tpotMs - 1.0) < 0.01,
                  qPrintable(QString("chunk step %1 ms, steady step at O 10 %2 ms").arg(chunkStep).arg(one.tpotMs)));
         const double promptFlopsMs = 2.0 * 6.98e9 * 1000 / (989e12 * s.cluster.efficiency.compute) * 1e3;

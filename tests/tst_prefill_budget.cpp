@@ -79,6 +79,8 @@ private slots:
         };
         const Metrics five = at(320, 2048), one = at(64, 32768);
         QVERIFY(std::abs(five.ttftMs / five.tpotMs - 6.0) < 1e-12);
+        QCOMPARE(five.ttftChunks, 5);
+        QCOMPARE(one.ttftChunks, 1);
         QVERIFY(std::abs(one.ttftMs / one.tpotMs - 2.0) < 1e-12);
         const Metrics small = at(1024, 2048), large = at(1024, 32768);
         QCOMPARE(small.tpotMs, large.tpotMs);

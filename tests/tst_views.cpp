@@ -240,6 +240,35 @@ private slots:
         QVERIFY(img.pixelColor(500, 300) != QColor(Qt::black));
     }
 
+    // The plan summary says what a serving TTFT is made of: the step in flight and the prompt's chunk steps
+    // (chat serving, 1,000-token prompts: one chunk under the default budget of 8,192; at a budget of 600,
+    // ceil(1000 / (600 - B)) of them). Decode has no such line.
+    void ttftChunksInThePlanSummary() {
+        const Scenario s = scenario("llama-3.1-70b-h100-1x8-chat.yaml");
+        const CostModel model(s);
+        Plan p = planWith({1, 1, 8, 1, 1, 1});
+        const auto rec = makePlanRecord(model, p, "tp8", "test");
+        auto sc = std::make_shared<const Scenario>(s);
+        PlanDetails details;
+        details.setPlan(sc, rec);
+        QVERIFY2(details.summaryText().contains("then one chunk step of the prompt"), qPrintable(details.summaryText()));
+        QVERIFY2(details.summaryText().contains("prefill budget 8,192 tokens a step"), qPrintable(details.summaryText()));
+        p.prefillBudget = 600;
+        const auto small = makePlanRecord(model, p, "small budget", "test");
+        const int64_t B = small->metrics().batch;
+        QVERIFY(B < 600);
+        const int k = int(std::ceil(1000.0 / double(600 - B)));
+        QCOMPARE(small->metrics().ttftChunks, k);
+        details.setPlan(sc, small);
+        if (k > 1)
+            QVERIFY2(details.summaryText().contains(QString("then %1 chunk steps of the prompt").arg(k)),
+                     qPrintable(details.summaryText()));
+        const Scenario d = scenario("llama-3.1-70b-h100-4x8.yaml"); // decode
+        const CostModel dm(d);
+        details.setPlan(std::make_shared<const Scenario>(d), makePlanRecord(dm, planWith({1, 4, 8, 1, 1, 1}), "d", "t"));
+        QVERIFY(!details.summaryText().contains("chunk step"));
+    }
+
     // A plan with its own layers per stage: Llama-3.1-70B's 80 layers as 14 + 22 + 22 + 22 on pp 4 (the
     // balanced split is 20 each). The heatmap's stage columns, the layer columns' stages, the timeline's
     // stages and the plan summary all follow it; a split that does not fit the model shows as balanced.

@@ -100,6 +100,18 @@ void PlanDetails::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPt
     if (m.tpotMs > 0) h += tile(tr("TPOT"), formatMs(m.tpotMs), slo(m.tpotMs, w.tpotMs));
     h += tile(tr("Batch"), QString::number(m.batch), tr("sequences per replica"));
     h += QStringLiteral("</tr></table>");
+    if (m.ttftChunks > 0) {
+        const QString budget = formatInteger(double(m.prefillBudget));
+        const QString why =
+            m.ttftChunks == 1
+                ? tr("TTFT: the step in flight (%1), then one chunk step of the prompt, %2 (prefill budget %3 "
+                     "tokens a step)")
+                      .arg(formatMs(m.tpotMs), formatMs(m.chunkMs), budget)
+                : tr("TTFT: the step in flight (%1), then %2 chunk steps of the prompt, %3 each (prefill budget "
+                     "%4 tokens a step)")
+                      .arg(formatMs(m.tpotMs), QString::number(m.ttftChunks), formatMs(m.chunkMs), budget);
+        h += QStringLiteral("<p style='color:#4b5563'>%1</p>").arg(esc(why));
+    }
     h += tr("<h3>Memory per GPU (peak stage)</h3>");
     h += QStringLiteral("<p>%1 of %2 GiB usable: weights %3, KV cache %4, activations %5, reserve %6 GiB</p>")
              .arg(m.memoryPerGpuGiB, 0, 'f', 1)

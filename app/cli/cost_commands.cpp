@@ -102,7 +102,7 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     for (const auto& v : m.violations) std::printf("  violation: %s\n", v.c_str());
     std::printf("throughput %.0f tokens/s (%.1f per GPU), %.1f%% of the roofline bound %.0f\n", m.throughput,
                 m.throughputPerGpu, 100.0 * m.rooflineFraction, m.rooflineThroughput);
-    std::printf("latency    TTFT %.1f ms, TPOT %.2f ms, batch %lld per replica\n", m.ttftMs, m.tpotMs,
+    std::printf("latency    %s, TPOT %.2f ms, batch %lld per replica\n", ttftText(m).c_str(), m.tpotMs,
                 (long long)m.batch);
     std::printf("step       up to %lld tokens per pass%s\n", (long long)m.prefillBudget,
                 m.twoBatchOverlap ? ", MoE layers as two overlapped half-batches" : "");

@@ -4,7 +4,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <string>
+
 namespace sp::cli {
+
+/// "TTFT 299.7 ms", and for serving what it is made of: "(the step in flight 23.7 + 2 chunk steps of 138.0)".
+inline std::string ttftText(const sp::Metrics& m) {
+    char buf[160];
+    if (m.ttftChunks > 0)
+        std::snprintf(buf, sizeof buf, "TTFT %.1f ms (the step in flight %.1f + %d chunk step%s of %.1f)", m.ttftMs,
+                      m.tpotMs, m.ttftChunks, m.ttftChunks == 1 ? "" : "s", m.chunkMs);
+    else
+        std::snprintf(buf, sizeof buf, "TTFT %.1f ms", m.ttftMs);
+    return buf;
+}
 
 inline nlohmann::ordered_json metricsJson(const sp::Metrics& m) {
     nlohmann::ordered_json j;
@@ -12,6 +26,7 @@ inline nlohmann::ordered_json metricsJson(const sp::Metrics& m) {
     j["throughput_per_gpu"] = m.throughputPerGpu;
     j["ttft_ms"] = m.ttftMs;
     j["tpot_ms"] = m.tpotMs;
+    if (m.ttftChunks > 0) j["ttft_chunks"] = m.ttftChunks, j["ttft_chunk_ms"] = m.chunkMs;
     j["batch"] = m.batch;
     j["prefill_budget"] = m.prefillBudget;
     j["two_batch_overlap"] = m.twoBatchOverlap;

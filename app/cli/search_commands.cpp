@@ -80,7 +80,7 @@ void printMetrics(const Metrics& m) {
     for (const auto& v : m.violations) std::printf("  violation: %s\n", v.c_str());
     std::printf("throughput  %.1f tokens/s (%.1f per GPU), %.1f%% of the roofline bound\n", m.throughput,
                 m.throughputPerGpu, 100.0 * m.rooflineFraction);
-    std::printf("latency     TTFT %.1f ms, TPOT %.2f ms, batch %lld per replica\n", m.ttftMs, m.tpotMs,
+    std::printf("latency     %s, TPOT %.2f ms, batch %lld per replica\n", ttftText(m).c_str(), m.tpotMs,
                 (long long)m.batch);
     std::printf("memory      %.1f of %.1f GiB per GPU\n", m.memoryPerGpuGiB, m.capacityGiB);
 }

@@ -243,6 +243,7 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
     m.throughputPerGpu = r.throughput / double(s.gpus());
     m.ttftMs = r.ttft * 1e3;
     m.tpotMs = r.tpot * 1e3;
+    if (w.phase == Phase::Serving) m.ttftChunks = int(r.chunks), m.chunkMs = r.chunkPeriod * 1e3;
     m.prefillBudget = int64_t(c.budget);
     m.twoBatchOverlap = r.twoBatch;
     fillMemory(c, double(B), m);

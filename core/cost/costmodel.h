@@ -33,6 +33,9 @@ struct Metrics {
     double throughputPerGpu = 0;
     double ttftMs = 0;
     double tpotMs = 0;
+    /// Serving: TTFT is the step in flight (tpotMs) and ttftChunks chunk steps of the prompt, chunkMs each.
+    int ttftChunks = 0;
+    double chunkMs = 0;
     int64_t batch = 0;          ///< sequences per replica per micro-batch
     double memoryPerGpuGiB = 0; ///< peak over stages
     double weightsGiB = 0, kvCacheGiB = 0, activationsGiB = 0, reserveGiB = 0;

@@ -182,6 +182,7 @@ struct AtBatch {
     bool overTokenBudget = false;              // a step needs more tokens than the prefill budget allows
     bool twoBatch = false;                     // the MoE layers ran with two-batch overlap
     bool ttftDone = true;                      // ttft is exact, not its lower bound (serving)
+    double chunks = 0, chunkPeriod = 0;        // serving: a new prompt's chunk steps and one's time, s
     Step step;                                 // serving: the steady step and its pass, for finishTtft
     PassTimes times;
 };
@@ -451,8 +452,9 @@ struct CostModel::Impl {
     AtBatch atBatch(const Compiled& c, double B, bool exact = true) const;
     /// Serving: the exact TTFT where atBatch gave its lower bound.
     void finishTtft(const Compiled& c, double B, AtBatch& r) const;
+    /// Serving TTFT; `chunks` and `period` get the prompt's chunk steps and one's time.
     double chunkedTtft(const Compiled& c, double B, const Step& st, const PassTimes& t, double cycle,
-                       bool bound) const;
+                       bool bound, double* chunks, double* period) const;
 
     /// The largest B whose step fits the token budget (serving: B (1 + I / O); prefill: B I, where one
     /// prompt longer than the budget runs in chunks; decode: B).

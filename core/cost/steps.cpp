@@ -262,7 +262,7 @@ AtBatch CostModel::Impl::atBatch(const Compiled& c, double B, bool exact) const 
     r.tpot = cycle;
     r.throughput = dp * pp * B / cycle;
     if (w.phase == Phase::Serving) {
-        r.ttft = chunkedTtft(c, B, st, t, cycle, !exact);
+        r.ttft = chunkedTtft(c, B, st, t, cycle, !exact, &r.chunks, &r.chunkPeriod);
         r.ttftDone = exact;
         r.step = st, r.times = t;
     }
@@ -271,7 +271,7 @@ AtBatch CostModel::Impl::atBatch(const Compiled& c, double B, bool exact) const 
 
 void CostModel::Impl::finishTtft(const Compiled& c, double B, AtBatch& r) const {
     if (r.ttftDone) return;
-    r.ttft = chunkedTtft(c, B, r.step, r.times, r.tpot, false);
+    r.ttft = chunkedTtft(c, B, r.step, r.times, r.tpot, false, &r.chunks, &r.chunkPeriod);
     r.ttftDone = true;
 }
 
@@ -290,10 +290,11 @@ void CostModel::Impl::finishTtft(const Compiled& c, double B, AtBatch& r) const 
 /// Each chunk takes at least a steady cycle, so (1 + k) cycle bounds TTFT from below; `bound` returns it
 /// without the chunk step's pass.
 double CostModel::Impl::chunkedTtft(const Compiled& c, double B, const Step& st, const PassTimes& t,
-                                    double cycle, bool bound) const {
+                                    double cycle, bool bound, double* chunks, double* period) const {
     const double I = double(s.workload.inputTokens);
     const double spare = std::max(1.0, c.budget - B);
     const double k = std::ceil(I / spare);
+    *chunks = k, *period = cycle;
     if (bound) return (1.0 + k) * cycle;
     const double chunk = I / k;
     const double r = std::max(1.0, c.syncRanks);
@@ -305,8 +306,8 @@ double CostModel::Impl::chunkedTtft(const Compiled& c, double B, const Step& st,
     // answers' few prompts), the chunk step is the steady one: period = cycle.
     if (cs.pre == st.pre && cs.preCrit == st.preCrit) return cycle + k * cycle;
     const PassTimes tc = passTimes(c, cs);
-    const double period = std::max(tc.stageSum, tc.stageMax + (double(c.d.pp) - 1.0) * t.stageMax);
-    return cycle + k * period;
+    *period = std::max(tc.stageSum, tc.stageMax + (double(c.d.pp) - 1.0) * t.stageMax);
+    return cycle + k * *period;
 }
 
 double CostModel::Impl::sloRatio(const AtBatch& r) const {
