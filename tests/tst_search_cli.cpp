@@ -97,6 +97,15 @@ private slots:
         QVERIFY(m["feasible"].toBool());
         const double best = m["throughput_tokens_per_s"].toDouble();
 
+        // A dense model's plan names no expert degrees and no MoE-layer operators (the file the GUI's Plan tab
+        // shows and File > Export > Plan writes), in the file and in the JSON.
+        QFile written(out);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(written.readAll());
+        for (const char* absent : {"ep:", "etp:", "edp:", "moe_layer_operators", "experts"})
+            QVERIFY2(!text.contains(absent), qPrintable(text));
+        QVERIFY(!j["plan"].toObject()["degrees"].toObject().contains("ep"));
+        QVERIFY(!j["plan"].toObject().contains("moe_layer_operators"));
         // The written plan is the reported one, and compare sees the same throughput.
         auto plan = sp::loadPlan(out.toStdString());
         QVERIFY2(plan.ok(), plan.error().str().c_str());

@@ -170,7 +170,7 @@ void PlanDetails::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPt
         h += QStringLiteral("</ul>");
     }
     m_summary->setHtml(h);
-    m_yaml->setPlainText(QString::fromStdString(toYaml(plan->plan)));
+    m_yaml->setPlainText(QString::fromStdString(toYaml(plan->plan, scenario->model)));
 }
 
 } // namespace sp::views

@@ -88,7 +88,7 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     const bool moe = s->model.moe.present();
     if (a.flag("json")) {
         nlohmann::ordered_json j = metricsJson(m);
-        j["plan"] = nlohmann::ordered_json::parse(toJson(plan));
+        j["plan"] = nlohmann::ordered_json::parse(toJson(plan, s->model));
         nlohmann::ordered_json br;
         if (!e.decode.ops.empty()) br["decode"] = breakdownJson(e.decode);
         if (!e.prefill.ops.empty()) br["prefill"] = breakdownJson(e.prefill);

@@ -159,9 +159,9 @@ int cmdExport(const std::vector<std::string>& argv) {
 
     std::string text;
     if (format && *format == "json") {
-        text = toJson(plan);
+        text = toJson(plan, scenario->model);
     } else if (format && *format == "yaml") {
-        text = toYaml(plan);
+        text = toYaml(plan, scenario->model);
     } else {
         auto cmd = launchCommand(scenario.value(), plan, options);
         if (!cmd) {
@@ -170,7 +170,7 @@ int cmdExport(const std::vector<std::string>& argv) {
         }
         if (cmd->adapted) std::cerr << "shardplan: " << cmd->notes.front() << "\n";
         if (const auto dir = a.option("out-dir")) {
-            auto written = writeLaunchDirectory(*dir, cmd.value(), toYaml(cmd->plan));
+            auto written = writeLaunchDirectory(*dir, cmd.value(), toYaml(cmd->plan, scenario->model));
             if (!written) {
                 std::cerr << written.error().str() << "\n";
                 return kBadInput;

@@ -176,7 +176,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
     }
     const Candidate& best = r.best;
     if (out) {
-        const std::string text = endsWith(*out, ".json") ? toJson(best.plan) : toYaml(best.plan);
+        const std::string text = endsWith(*out, ".json") ? toJson(best.plan, scenario->model) : toYaml(best.plan, scenario->model);
         if (auto w = writeFileAtomic(*out, text); !w) {
             std::cerr << w.error().str() << "\n";
             return kBadInput;
@@ -184,7 +184,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
     }
     if (a.flag("json")) {
         nlohmann::ordered_json j;
-        j["plan"] = nlohmann::ordered_json::parse(toJson(best.plan));
+        j["plan"] = nlohmann::ordered_json::parse(toJson(best.plan, scenario->model));
         j["metrics"] = metricsJson(best.metrics);
         j["evaluations"] = r.evaluations;
         j["seconds"] = r.seconds;
@@ -294,7 +294,7 @@ int cmdCompare(const std::vector<std::string>& argv) {
         for (int k = 0; k < 2; ++k) {
             nlohmann::ordered_json side;
             side["file"] = files[k];
-            side["plan"] = nlohmann::ordered_json::parse(toJson(plans[k]));
+            side["plan"] = nlohmann::ordered_json::parse(toJson(plans[k], scenario->model));
             side["metrics"] = metricsJson(metrics[k]);
             j[k == 0 ? "a" : "b"] = side;
         }
