@@ -1,6 +1,7 @@
 // The cost model against public measurements (tests/data/calibration), and fitting its efficiency factors to
 // measured runs (shardplan calibrate --fit).
 #include "core/cost/calibration.h"
+#include "core/cost/costmodel.h"
 #include "core/io/formats.h"
 #include "core/model/plan.h"
 #include "core/model/weights.h"
@@ -194,7 +195,9 @@ private slots:
     }
 
     // `vllm bench serve --save-result` JSON: 100 requests of 1000 input and 200 output tokens on average, 64
-    // concurrent over 8 replicas (8 each), 5000 output tok/s and a mean TPOT of 25 ms: two cases.
+    // concurrent over 8 replicas (8 each), 5000 output tok/s, a mean TPOT of 25 ms and a mean TTFT of 80 ms:
+    // three cases. The TTFT is served: the step in flight, then the prompt's step beside the 8 decode tokens
+    // (1,000 tokens fit the default budget in one chunk).
     void readsVllmBenchResult() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("run.json").toStdString();
@@ -206,14 +209,22 @@ private slots:
         const Plan p = Plan::megatronChoices({1, 8, 1, 8, 1, 1});
         auto set = loadVllmBenchResult(path, s.value(), p);
         QVERIFY2(set.ok(), set.error().str().c_str());
-        QCOMPARE(set->cases.size(), size_t(2));
+        QCOMPARE(set->cases.size(), size_t(3));
         const auto& c = set->cases[0];
         QCOMPARE(c.scenario.workload.inputTokens, int64_t(1000));
         QCOMPARE(c.scenario.workload.outputTokens, int64_t(200));
         QCOMPARE(c.plan.batch, int64_t(8));
         QCOMPARE(c.measured, 5000.0);
         QCOMPARE(set->cases[1].metric, std::string("tpot_ms"));
+        QCOMPARE(set->cases[2].metric, std::string("ttft_ms"));
+        QCOMPARE(set->cases[2].measured, 80.0);
         QVERIFY(predictCase(c).predicted > 0);
+        {
+            const CalibrationRow tpot = predictCase(set->cases[1]), ttft = predictCase(set->cases[2]);
+            const Metrics m = CostModel(set->cases[2].scenario).evaluate(set->cases[2].plan);
+            QCOMPARE(m.ttftChunks, 1);
+            QVERIFY(std::fabs(ttft.predicted - (tpot.predicted + m.chunkMs)) < 1e-9 * ttft.predicted);
+        }
         // A file without the run's totals is refused with the field.
         std::ofstream(path) << R"({"completed": 100})";
         auto bad = loadVllmBenchResult(path, s.value(), p);

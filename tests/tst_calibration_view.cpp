@@ -185,9 +185,11 @@ private slots:
             return std::optional<CalibrationView::Base>({s, Plan::megatronChoices({1, 8, 1, 8, 1, 1})});
         });
         QVERIFY2(v.loadFile(path), qPrintable(v.banner()->text()));
-        QCOMPARE(v.model()->rowCount(), 2); // output throughput and mean TPOT
+        QCOMPARE(v.model()->rowCount(), 3); // output throughput, mean TPOT and mean TTFT
         QCOMPARE(cell(v, 0, CalibrationView::Measured), 5000.0);
         QCOMPARE(v.model()->index(1, CalibrationView::Metric).data().toString(), QStringLiteral("TPOT"));
+        QCOMPARE(v.model()->index(2, CalibrationView::Metric).data().toString(), QStringLiteral("TTFT"));
+        QCOMPARE(cell(v, 2, CalibrationView::Measured), 80.0);
     }
 
     // Runs measured with the model at known factors: the fit (on a worker) reproduces them, the after column

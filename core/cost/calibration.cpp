@@ -160,9 +160,11 @@ CalibrationRow predictCase(const CalibrationCase& c) {
         row.predicted = r.throughput * double(w.inputTokens + w.outputTokens) / double(w.outputTokens);
     else {
         // A lightly loaded server: the prefill of one prompt (TTFT), or a decode step at batch 1 (TPOT),
-        // unless the case fixes the batch.
+        // unless the case fixes the batch. A serving case with its batch (the sequences in flight) is taken
+        // as served: TTFT is the step in flight and the prompt's chunk steps beside the decode tokens.
         Scenario one = c.scenario;
-        if (c.metric == "ttft_ms") one.workload.phase = Phase::Prefill;
+        if (c.metric == "ttft_ms" && !(w.phase == Phase::Serving && c.plan.batch > 0))
+            one.workload.phase = Phase::Prefill;
         if (!one.workload.fixedBatch && c.plan.batch == 0)
             one.workload.fixedBatch = true, one.workload.batch = 1;
         const Metrics m = CostModel(one).evaluate(c.plan);
@@ -244,6 +246,12 @@ Result<CalibrationSet> loadVllmBenchResult(const std::string& path, const Scenar
             c.id = stem + " mean TPOT";
             c.metric = "tpot_ms";
             c.measured = r.number("mean_tpot_ms", 1e-6, 1e9);
+            set.cases.push_back(c);
+        }
+        if (c.plan.batch > 0 && r.has("mean_ttft_ms")) {
+            c.id = stem + " mean TTFT";
+            c.metric = "ttft_ms";
+            c.measured = r.number("mean_ttft_ms", 1e-6, 1e9);
             set.cases.push_back(c);
         }
         return set;
