@@ -303,8 +303,8 @@ double CostModel::Impl::chunkedTtft(const Compiled& c, double B, const Step& st,
     cs.pre = std::max(st.pre, chunk / r);
     cs.preCrit = std::max(st.preCrit, chunk);
     cs.prompts = cs.pre / I;
-    // Where the steady step already carries a whole chunk (data-parallel attention's busiest rank, or long
-    // answers' few prompts), the chunk step is the steady one: period = cycle.
+    // Where the steady step already carries a whole chunk (data-parallel attention's busiest rank, or short
+    // answers, whose B I / O prefill tokens a step exceed a chunk), the chunk step is the steady one.
     if (cs.pre == st.pre && cs.preCrit == st.preCrit) return cycle + k * cycle;
     const PassTimes tc = passTimes(c, cs);
     *period = std::max(tc.stageSum, tc.stageMax + (double(c.d.pp) - 1.0) * t.stageMax);
