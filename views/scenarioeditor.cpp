@@ -209,15 +209,7 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
         refreshSpace();
         changed();
     });
-    auto* phaseRow = new QWidget(this);
-    auto* prh = new QHBoxLayout(phaseRow);
-    prh->setContentsMargins(0, 0, 0, 0);
-    prh->addWidget(m_phase, 1);
-    auto* budgetLabel = new QLabel(tr("Prefill budget"), phaseRow);
-    budgetLabel->setBuddy(m_prefillBudget);
-    prh->addWidget(budgetLabel);
-    prh->addWidget(m_prefillBudget);
-    wf->addRow(tr("Phase"), phaseRow);
+    wf->addRow(tr("Phase"), pairRow(this, m_phase, tr("Prefill budget"), m_prefillBudget));
     connect(m_phase, &QComboBox::activated, this, [this](int i) {
         m_scenario.workload.phase = Phase(i);
         m_prefillBudget->setEnabled(Phase(i) != Phase::Decode);
