@@ -31,9 +31,12 @@ struct Net {
     }
 };
 
-/// A group of `size` GPUs, `perNode` on each of `nodes` nodes.
+/// A group of `size` GPUs, `perNode` on each of `nodes` nodes (the most on one node where they are uneven;
+/// `fewest` then holds the least, 0 where every node holds `perNode`).
 struct GroupShape {
     int size = 1, perNode = 1, nodes = 1;
+    int fewest = 0;
+    int fewestPerNode() const { return fewest > 0 ? fewest : perNode; }
 };
 
 inline double log2ceil(int n) {

@@ -228,7 +228,9 @@ CommTerm CostModel::Impl::moeAllToAll(const GroupShape& g, const Degrees& d, dou
     t.group = g;
     const double h = double(s.model.hidden);
     const double bytes = fp8 ? h * (1.0 + 4.0 / 128.0) : h * ab;
-    const double p = g.size, n = g.perNode;
+    // The all-to-all ends when its slowest GPU does: where the group is uneven over the nodes, the one
+    // with the fewest peers on its own node sends the largest share over its NIC.
+    const double p = g.size, n = g.fewestPerNode();
     const double others = std::max(1.0, p - holders);
     const double cross = g.nodes > 1 ? (p - n) / others : 0.0; // share of travelling copies leaving
     double nic = copies * cross, nvlink = copies * (1.0 - cross);
@@ -421,10 +423,11 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
     c.tpG = place(d.tp, sTp, 1, sTp * d.tp, gpn);
     if (m.moe.present()) {
         // MoE ranks within a stage: etp innermost, then ep, then edp, over the stage's GPUs taken
-        // tp-first; the all-to-all spans one expert replica (the first ep*etp of them).
+        // tp-first; the all-to-all spans one expert replica (the first ep*etp of them), which may end
+        // part-way through a tp group.
         const int k = d.ep * d.etp;
-        const int kt = std::min(k, d.tp), kd = std::max(1, k / d.tp);
-        c.a2aG = place(kt, sTp, kd, sDp, gpn);
+        const int kt = std::min(k, d.tp), kd = (k + d.tp - 1) / d.tp;
+        c.a2aG = k > d.tp && k % d.tp != 0 ? placeFirst(k, d.tp, sTp, sDp, gpn) : place(kt, sTp, kd, sDp, gpn);
         c.syncRanks = moeLayers > 0 ? double(std::min(d.dp, kd)) : 1.0;
     }
     if (d.pp > 1) {

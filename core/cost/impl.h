@@ -22,6 +22,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 namespace sp {
 namespace costimpl {
@@ -117,15 +118,43 @@ inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
     GroupShape g;
     g.size = ka * kb;
     if (g.size <= 1) return g;
-    int nodes = 0, run = 0, most = 0, last = -1;
+    int nodes = 0, run = 0, most = 0, fewest = g.size, last = -1;
     for (int b = 0; b < kb; ++b)
         for (int a = 0; a < ka; ++a) {
             const int node = (a * sa + b * sb) / gpn;
-            if (node != last) ++nodes, run = 0, last = node;
+            if (node != last) {
+                if (run > 0) fewest = std::min(fewest, run);
+                ++nodes, run = 0, last = node;
+            }
             most = std::max(most, ++run);
         }
+    fewest = std::min(fewest, run);
     g.nodes = nodes;
     g.perNode = most;
+    g.fewest = fewest < most ? fewest : 0;
+    return g;
+}
+
+/// The first k members, in tp-first order (rank r at (r % tp) * sTp + (r / tp) * sDp), of a mesh with gpn
+/// GPUs per node: an expert replica that takes whole tp groups and part of the next (ep * etp = 12 over
+/// tp groups of 8 holds one group and half of another).
+inline GroupShape placeFirst(int k, int tp, int sTp, int sDp, int gpn) {
+    GroupShape g;
+    g.size = k;
+    if (k <= 1) return g;
+    std::vector<int> node(static_cast<size_t>(k));
+    for (int r = 0; r < k; ++r) node[size_t(r)] = ((r % tp) * sTp + (r / tp) * sDp) / gpn;
+    std::sort(node.begin(), node.end());
+    int nodes = 0, run = 0, most = 0, fewest = k;
+    for (int r = 0; r < k; ++r) {
+        if (r > 0 && node[size_t(r)] != node[size_t(r - 1)]) fewest = std::min(fewest, run), run = 0;
+        if (run == 0) ++nodes;
+        most = std::max(most, ++run);
+    }
+    fewest = std::min(fewest, run);
+    g.nodes = nodes;
+    g.perNode = most;
+    g.fewest = fewest < most ? fewest : 0;
     return g;
 }
 
