@@ -25,7 +25,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 build="${BUILD_DIR:-build}"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Built for this machine's CPU (SHARDPLAN_NATIVE, CMakeLists.txt), except the package, which must run on any
+# x86-64. Passed every time, so a package build and a local one can share the build directory.
+native=ON; [ "$mode" = package ] && native=OFF
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSHARDPLAN_NATIVE="$native" >/dev/null
 cmake --build "$build" -j"$(nproc)"
 
 scenario=samples/scenarios/llama-3.1-8b-h100-1x8.yaml
