@@ -71,9 +71,16 @@ freshNeighbours(const SearchSpace& space, const std::vector<const std::vector<in
     std::vector<std::vector<int>> out;
     if (from.empty()) return out;
     const int n = int(from.size());
+    // The movable decisions of each plan moved from, found once a call (the first move's draws are the
+    // same as neighbour()'s).
+    std::vector<std::vector<int>> movableOf(static_cast<size_t>(n));
+    std::vector<uint8_t> known(static_cast<size_t>(n), 0);
     for (int tries = 0; tries < 4 * wanted && int(out.size()) < wanted; ++tries) {
-        std::vector<int> p = *from[size_t(std::min(rng.below(n), rng.below(n)))];
-        if (!neighbour(space, p, rng, mk)) continue;
+        const int src = std::min(rng.below(n), rng.below(n));
+        std::vector<int> p = *from[size_t(src)];
+        if (!known[size_t(src)]) movableOf[size_t(src)] = movable(space, p, mk), known[size_t(src)] = 1;
+        const std::vector<int>& m = movableOf[size_t(src)];
+        if (m.empty() || !changeDecision(space, p, m[rng.below(int(m.size()))], rng, mk)) continue;
         if (rng.chance(secondMove)) neighbour(space, p, rng, mk);
         if (seen(p) || std::find(out.begin(), out.end(), p) != out.end()) continue;
         out.push_back(std::move(p));
