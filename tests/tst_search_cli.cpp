@@ -238,8 +238,9 @@ private slots:
     // under 0.7 s on a fast build, after which SIGINT met the default handler again and ended the process.
     void interrupt() {
         QProcess p;
-        p.start(QStringLiteral(SHARDPLAN_CLI), {"search", "--scenario", kSamples + "/scenarios/deepseek-v3-h100-32x8.yaml",
-                                                "--searcher", "random", "--seconds", "60"});
+        p.start(QStringLiteral(SHARDPLAN_CLI),
+                {"search", "--scenario", kSamples + "/scenarios/deepseek-v3-h100-32x8.yaml", "--searcher",
+                 "random", "--seconds", "60"});
         QVERIFY(p.waitForStarted());
         QTest::qWait(700);
         QElapsedTimer t;

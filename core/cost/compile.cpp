@@ -427,7 +427,8 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         // part-way through a tp group.
         const int k = d.ep * d.etp;
         const int kt = std::min(k, d.tp), kd = (k + d.tp - 1) / d.tp;
-        c.a2aG = k > d.tp && k % d.tp != 0 ? placeFirst(k, d.tp, sTp, sDp, gpn) : place(kt, sTp, kd, sDp, gpn);
+        c.a2aG =
+            k > d.tp && k % d.tp != 0 ? placeFirst(k, d.tp, sTp, sDp, gpn) : place(kt, sTp, kd, sDp, gpn);
         c.syncRanks = moeLayers > 0 ? double(std::min(d.dp, kd)) : 1.0;
     }
     if (d.pp > 1) {
