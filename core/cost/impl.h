@@ -111,44 +111,18 @@ struct Stage {
     int gathers = 0;
 };
 
-/// Members {a*sa + b*sb : a < ka, b < kb} of a mesh with gpn GPUs per node: how many nodes they span and the
-/// most on one node. With the larger stride outermost the ids increase, so one pass counts them.
-inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
-    if (sa > sb) std::swap(ka, kb), std::swap(sa, sb);
+/// The shape of a group of `size` GPUs whose nodes come in non-decreasing order, `nodeAt(i)` the i-th.
+template <class NodeAt> GroupShape shapeOfSorted(int size, const NodeAt& nodeAt) {
     GroupShape g;
-    g.size = ka * kb;
-    if (g.size <= 1) return g;
-    int nodes = 0, run = 0, most = 0, fewest = g.size, last = -1;
-    for (int b = 0; b < kb; ++b)
-        for (int a = 0; a < ka; ++a) {
-            const int node = (a * sa + b * sb) / gpn;
-            if (node != last) {
-                if (run > 0) fewest = std::min(fewest, run);
-                ++nodes, run = 0, last = node;
-            }
-            most = std::max(most, ++run);
+    g.size = size;
+    if (size <= 1) return g;
+    int nodes = 0, run = 0, most = 0, fewest = size, last = -1;
+    for (int i = 0; i < size; ++i) {
+        const int node = nodeAt(i);
+        if (node != last) {
+            if (run > 0) fewest = std::min(fewest, run);
+            ++nodes, run = 0, last = node;
         }
-    fewest = std::min(fewest, run);
-    g.nodes = nodes;
-    g.perNode = most;
-    g.fewest = fewest < most ? fewest : 0;
-    return g;
-}
-
-/// The first k members, in tp-first order (rank r at (r % tp) * sTp + (r / tp) * sDp), of a mesh with gpn
-/// GPUs per node: an expert replica that takes whole tp groups and part of the next (ep * etp = 12 over
-/// tp groups of 8 holds one group and half of another).
-inline GroupShape placeFirst(int k, int tp, int sTp, int sDp, int gpn) {
-    GroupShape g;
-    g.size = k;
-    if (k <= 1) return g;
-    std::vector<int> node(static_cast<size_t>(k));
-    for (int r = 0; r < k; ++r) node[size_t(r)] = ((r % tp) * sTp + (r / tp) * sDp) / gpn;
-    std::sort(node.begin(), node.end());
-    int nodes = 0, run = 0, most = 0, fewest = k;
-    for (int r = 0; r < k; ++r) {
-        if (r > 0 && node[size_t(r)] != node[size_t(r - 1)]) fewest = std::min(fewest, run), run = 0;
-        if (run == 0) ++nodes;
         most = std::max(most, ++run);
     }
     fewest = std::min(fewest, run);
@@ -156,6 +130,24 @@ inline GroupShape placeFirst(int k, int tp, int sTp, int sDp, int gpn) {
     g.perNode = most;
     g.fewest = fewest < most ? fewest : 0;
     return g;
+}
+
+/// Members {a*sa + b*sb : a < ka, b < kb} of a mesh with gpn GPUs per node: how many nodes they span and the
+/// most on one node. With the larger stride outermost the ids increase, so one pass counts them.
+inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
+    if (sa > sb) std::swap(ka, kb), std::swap(sa, sb);
+    return shapeOfSorted(ka * kb, [&](int i) { return ((i % ka) * sa + (i / ka) * sb) / gpn; });
+}
+
+/// The first k members, in tp-first order (rank r at (r % tp) * sTp + (r / tp) * sDp), of a mesh with gpn
+/// GPUs per node: an expert replica that takes whole tp groups and part of the next (ep * etp = 12 over
+/// tp groups of 8 holds one group and half of another).
+inline GroupShape placeFirst(int k, int tp, int sTp, int sDp, int gpn) {
+    if (k <= 1) return shapeOfSorted(k, [](int) { return 0; });
+    std::vector<int> node(static_cast<size_t>(k));
+    for (int r = 0; r < k; ++r) node[size_t(r)] = ((r % tp) * sTp + (r / tp) * sDp) / gpn;
+    std::sort(node.begin(), node.end());
+    return shapeOfSorted(k, [&](int i) { return node[size_t(i)]; });
 }
 
 struct Compiled {
