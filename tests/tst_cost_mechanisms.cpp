@@ -216,6 +216,65 @@ private slots:
                  qPrintable(QString("dispatch %1 ms, expected %2 ms").arg(d->fullMs).arg(sec * 1e3)));
     }
 
+    // The prefill all-to-all against DeepEP's own benchmark (deepseek-ai/DeepEP README at 0297fc8, V2 normal
+    // kernels on SM90 with CX7 400 Gb/s NICs: 8,192 tokens a rank, hidden 7168, top-8 of 256 experts, FP8
+    // dispatch, BF16 combine). Its figure is "logical" bandwidth: tests/elastic/test_ep.py (6757592) counts,
+    // per token, one copy for every node its picks reach, its own node included, and routes uniformly ("TODO:
+    // support top-k groups"). A token crosses the network once per remote node it reaches, so where the
+    // NICs bind, logical = reached / remote x the NIC's rate. With the picks that leave the rank (7.5 of 8
+    // on 16 ranks, 7.75 on 32) uniform over N nodes, reached = N (1 - (1 - 1/N)^picks), and by symmetry
+    // (N - 1) / N of the nodes reached are remote, so logical = N / (N - 1) x 45 GB/s:
+    //   EP 8 x 2: 90 GB/s (measured 90 dispatch, 81 combine);
+    //   EP 8 x 4: 60 GB/s (measured 61 and 61).
+    void deepEpLogicalBandwidth_data() {
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<double>("dispatchGBs");
+        QTest::addColumn<double>("combineGBs");
+        QTest::addRow("EP 8x2") << 2 << 90.0 << 81.0;
+        QTest::addRow("EP 8x4") << 4 << 61.0 << 61.0;
+    }
+    void deepEpLogicalBandwidth() {
+        QFETCH(int, nodes);
+        QFETCH(double, dispatchGBs);
+        QFETCH(double, combineGBs);
+        const int64_t tokens = 8192;
+        Scenario s = deepseek(nodes, Phase::Prefill, int(tokens), 1);
+        s.model.moe.groups = s.model.moe.topkGroups = 0; // uniform routing, as the benchmark's
+        Plan p = dpAttention(nodes * 8);
+        p.overlap = Overlap::Off;
+        const CostModel cm(s);
+        QVERIFY2(!cm.checkPlan(p), cm.checkPlan(p)->c_str());
+        const Evaluation e = cm.explain(p);
+        const double N = nodes, picks = 8.0 * (1.0 - 1.0 / (8.0 * N));
+        const double reached = N * (1.0 - std::pow(1.0 - 1.0 / N, picks));
+        const Net net = Net::of(s.cluster);
+        GroupShape g;
+        g.size = nodes * 8, g.perNode = 8, g.nodes = nodes;
+        const double alpha = collectiveAlpha(Collective::AllToAll, g, net);
+        for (const auto& [where, bytes, measured] :
+             {std::tuple{"experts dispatch", 7168.0 * (1 + 4.0 / 128), dispatchGBs},
+              std::tuple{"experts combine", 7168.0 * 2, combineGBs}}) {
+            const CommCost* c = findComm(e.prefill, where);
+            QVERIFY(c);
+            QCOMPARE(c->link, LinkClass::Network);
+            const double logical = double(tokens) * reached * bytes / (c->fullMs * 1e-3 - alpha) / 1e9;
+            qInfo("%s %s: the model's logical bandwidth %.1f GB/s, DeepEP measured %.0f",
+                  QTest::currentDataTag(), where, logical, measured);
+            // Four nodes: the NICs bind, 60 GB/s against 61 (the NIC at 0.9 of 50 GB/s; the test allows 5%).
+            // Known miss on two nodes: the model has the NVLink side bind (7 copies a token at 0.529 of
+            // 450 GB/s, the NCCL collectives' factor) and gives 68 GB/s. DeepEP's NVLink forwarding reaches
+            // about 0.7 of the line rate (its intranode 153 of H800's 200 GB/s; 726 GB/s logical on B200's
+            // 900), and it sends a token once per rank reached, not once per pick (for DeepSeek-V3 on
+            // EP8, 5.3 ranks for 8 picks). Modelled so, this case gives 90 GB/s, but the two measured
+            // end-to-end EP prefill rows move away from their measurements (RTP-LLM on 4 H800 nodes +4% ->
+            // +16%, TensorRT-LLM DeepSeek-R1 on 8 H200 +5% -> +22%; SGLang's 4x8 H100 row stays +19%): a cost
+            // these runs pay elsewhere is not modelled yet, so the all-to-all is left as it is.
+            if (nodes == 2) QEXPECT_FAIL("EP 8x2", "the NVLink side binds in the model: 68 GB/s", Continue);
+            QVERIFY2(std::fabs(logical / measured - 1.0) < (nodes == 2 ? 0.15 : 0.05),
+                     qPrintable(QString("%1 GB/s against %2").arg(logical).arg(measured)));
+        }
+    }
+
     // Two-batch overlap on a decode step: each half (B/2 tokens) has compute o and communication x in a MoE
     // layer; the layer takes 2 (max(o, x) + (1 - overlap) min(o, x)). Checked against the breakdowns of a
     // plan without overlap at B and B/2.
