@@ -371,7 +371,7 @@ void ComparisonView::refreshBars() {
         series->append(set);
         const QString name = c.name, left = qs(L->label), right = qs(R->label);
         const double va = c.va, vb = c.vb, ta = a.total(), tb = b.total();
-        connect(set, &QBarSet::hovered, this, [=](bool on, int index) {
+        connect(set, &QBarSet::hovered, this, [=, this](bool on, int index) {
             if (!on) {
                 QToolTip::hideText();
                 return;
