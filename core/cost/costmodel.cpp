@@ -143,10 +143,10 @@ double CostModel::Impl::computeRoofline() const {
 
 // The largest batch in [1, limit] that meets the SLOs. Latency grows with the batch, so "meets the SLOs"
 // holds up to one batch and fails above it, and any search that keeps "lo meets, hi does not" ends on the
-// same batch. Bisection needs about log2(limit) probes (12 on the samples' plans). The SLO ratio is close
-// to affine in the batch near the boundary (a step's time is its weights plus per-token work), so regula
-// falsi between the bracket's ends closes it in about 5 probes, endpoints included (bench --eval-speed
-// prints both side by side); after kSecantRounds rounds it bisects, so the worst case stays logarithmic.
+// same batch. Bisection needs about log2(limit) probes (12 on the samples' plans). The SLO ratio is smooth
+// in the batch near the boundary (a step's time is its weights plus per-token work), so interpolating
+// between the probes closes it in about 6 probes, endpoints included (bench --eval-speed prints both side
+// by side); after kSecantRounds rounds it bisects, so the worst case stays logarithmic.
 // BatchSearch::Bisection keeps the plain search as the reference (tst_cost batchSearchesAgree).
 static constexpr int kSecantRounds = 8;
 
@@ -169,29 +169,34 @@ int64_t CostModel::Impl::largestBatch(const Compiled& c, int64_t limit, Probe* k
         }
         return lo;
     }
-    // Regula falsi on g = ratio - 1 with the Illinois rule: when one end survives two rounds in a row its
-    // g is halved, so the guesses do not creep towards the boundary from one side (the ratio bends where a
-    // step turns from weight-bound to compute-bound).
+    // Inverse quadratic interpolation through the last three probes of g = ratio - 1 (as Brent's method;
+    // the ratio bends near its boundary, where a step's per-token work overtakes its weight reads and the
+    // busiest data-parallel rank's share grows as a square root), else the secant through the last two,
+    // kept inside the bracket; a guess outside it falls back to regula falsi between the bracket's ends.
     double gLo = fLo - 1.0, gHi = fHi - 1.0;
-    int side = 0; // which end the last round kept: -1 lo, +1 hi
+    double x0 = 0, g0 = 0, x1 = double(hi), g1 = gHi, x2 = double(lo), g2 = gLo; // x2 the latest
+    int points = 2;
     for (int round = 0; hi - lo > 1; ++round) {
         int64_t mid;
         if (round < kSecantRounds && gHi > gLo) {
-            const double est = double(lo) + (-gLo) / (gHi - gLo) * double(hi - lo);
+            double est = -1.0;
+            if (points >= 3 && g0 != g1 && g1 != g2 && g0 != g2)
+                est = x0 * g1 * g2 / ((g0 - g1) * (g0 - g2)) + x1 * g0 * g2 / ((g1 - g0) * (g1 - g2)) +
+                      x2 * g0 * g1 / ((g2 - g0) * (g2 - g1));
+            if (!(est > double(lo) && est < double(hi)) && g2 != g1 && (g2 - g1) / (x2 - x1) > 0)
+                est = x2 - g2 * (x2 - x1) / (g2 - g1);
+            if (!(est > double(lo) && est < double(hi)))
+                est = double(lo) + (-gLo) / (gHi - gLo) * double(hi - lo);
             mid = std::clamp(int64_t(std::floor(est)), lo + 1, hi - 1);
         } else {
             mid = lo + (hi - lo) / 2;
         }
         double f = 0;
-        if (probe(mid, f)) {
+        if (probe(mid, f))
             lo = mid, gLo = f - 1.0;
-            if (side == +1) gHi *= 0.5;
-            side = +1;
-        } else {
+        else
             hi = mid, gHi = f - 1.0;
-            if (side == -1) gLo *= 0.5;
-            side = -1;
-        }
+        x0 = x1, g0 = g1, x1 = x2, g1 = g2, x2 = double(mid), g2 = f - 1.0, ++points;
     }
     return lo;
 }
