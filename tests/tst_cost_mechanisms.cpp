@@ -3,6 +3,7 @@
 // and the attention core's precision.
 #include "core/cost/collectives.h"
 #include "core/cost/costmodel.h"
+#include "core/cost/impl.h"
 #include "core/io/formats.h"
 #include "core/model/quant.h"
 #include "core/search/engine.h"
@@ -12,6 +13,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <map>
 
 using namespace sp;
 
@@ -214,6 +216,49 @@ private slots:
                            batch * std::max(nic * perGpu / 45e9, nvlink * perGpu / (450e9 * 0.529));
         QVERIFY2(std::fabs(d->fullMs / (sec * 1e3) - 1) < 1e-9,
                  qPrintable(QString("dispatch %1 ms, expected %2 ms").arg(d->fullMs).arg(sec * 1e3)));
+    }
+
+    // Placement counts a group's nodes by whole runs of a node's GPUs (costimpl::place). Checked against a
+    // member-by-member count over mesh strides as compile() makes them (the inner axis's stride times its
+    // degree, or more, for the outer one), both orders, with 1-72 GPUs a node; and by hand: tp 8 at stride 1
+    // on 8-GPU nodes is one node of 8; dp 3 at stride 8 on 4-GPU nodes is three nodes of one (0, 8, 16);
+    // 12 ranks at stride 1 with 8 a node are 8 + 4.
+    void placementCountsNodes() {
+        using costimpl::place;
+        auto same = [](GroupShape g, int size, int nodes, int perNode, int fewest) {
+            return g.size == size && g.nodes == nodes && g.perNode == perNode && g.fewest == fewest;
+        };
+        QVERIFY(same(place(8, 1, 1, 8, 8), 8, 1, 8, 0));
+        QVERIFY(same(place(1, 1, 3, 8, 4), 3, 3, 1, 0));
+        QVERIFY(same(place(12, 1, 1, 12, 8), 12, 2, 8, 4));
+        int compared = 0;
+        for (int gpn : {1, 4, 8, 72})
+            for (int ka : {1, 2, 3, 5, 8, 12, 16, 64, 256})
+                for (int kb : {1, 2, 3, 4, 9, 32})
+                    for (int sa : {1, 2, 3, 8, 24})
+                        for (int m : {1, 2, 3}) {
+                            const int sb = sa * ka * m;
+                            std::map<int, int> perNodeCount;
+                            for (int b = 0; b < kb; ++b)
+                                for (int a = 0; a < ka; ++a) ++perNodeCount[(a * sa + b * sb) / gpn];
+                            int most = 0, fewest = ka * kb;
+                            for (const auto& [node, n] : perNodeCount)
+                                most = std::max(most, n), fewest = std::min(fewest, n);
+                            const int nodes = int(perNodeCount.size());
+                            const GroupShape g = place(ka, sa, kb, sb, gpn), h = place(kb, sb, ka, sa, gpn);
+                            const bool one = ka * kb <= 1;
+                            QVERIFY2(same(g, ka * kb, one ? 1 : nodes, one ? 1 : most,
+                                          one || fewest == most ? 0 : fewest),
+                                     qPrintable(QString("ka %1 sa %2 kb %3 sb %4 gpn %5")
+                                                    .arg(ka)
+                                                    .arg(sa)
+                                                    .arg(kb)
+                                                    .arg(sb)
+                                                    .arg(gpn)));
+                            QVERIFY(same(h, g.size, g.nodes, g.perNode, g.fewest));
+                            ++compared;
+                        }
+        QCOMPARE(compared, 4 * 9 * 6 * 5 * 3);
     }
 
     // The prefill all-to-all against DeepEP's own benchmark (deepseek-ai/DeepEP README at 0297fc8, V2 normal

@@ -287,7 +287,7 @@ std::optional<std::string> CostModel::Impl::checkPlan(const Plan& p) const {
     if (auto e = checkDegrees(s, p.degrees, p.choice(Op::Experts))) return e;
     for (int i = 0; i < kOpCount; ++i) {
         const Op op = Op(i);
-        if (!opRelevant(s.model, op)) continue;
+        if (!relevant[size_t(i)]) continue;
         if (auto e = checkChoice(s, p.degrees, op, p.choices[i])) return e;
     }
     if (!p.stageLayers.empty())

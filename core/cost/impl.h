@@ -136,7 +136,39 @@ template <class NodeAt> GroupShape shapeOfSorted(int size, const NodeAt& nodeAt)
 /// most on one node. With the larger stride outermost the ids increase, so one pass counts them.
 inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
     if (sa > sb) std::swap(ka, kb), std::swap(sa, sb);
-    return shapeOfSorted(ka * kb, [&](int i) { return ((i % ka) * sa + (i / ka) * sb) / gpn; });
+    // Member i = a + b ka is GPU a sa + b sb; runs of consecutive members on one node are counted as
+    // shapeOfSorted counts them, a node at a time rather than a member at a time (groups run to thousands
+    // of GPUs, and this is on every evaluation).
+    GroupShape g;
+    g.size = ka * kb;
+    if (g.size <= 1) return g;
+    int nodes = 0, run = 0, most = 0, fewest = g.size, last = -1;
+    auto feed = [&](int node, int members) {
+        if (node != last) {
+            if (run > 0) fewest = std::min(fewest, run);
+            ++nodes, run = 0, last = node;
+        }
+        most = std::max(most, run += members);
+    };
+    for (int b = 0; b < kb; ++b) {
+        const int id0 = b * sb;
+        if (sa >= gpn) { // every member of the row on a node of its own
+            for (int a = 0; a < ka; ++a) feed((id0 + a * sa) / gpn, 1);
+            continue;
+        }
+        for (int a = 0; a < ka;) {
+            const int node = (id0 + a * sa) / gpn;
+            // the members of this row below the next node's first GPU
+            const int upTo = std::min(ka, ((node + 1) * gpn - id0 + sa - 1) / sa);
+            feed(node, upTo - a);
+            a = upTo;
+        }
+    }
+    fewest = std::min(fewest, run);
+    g.nodes = nodes;
+    g.perNode = most;
+    g.fewest = fewest < most ? fewest : 0;
+    return g;
 }
 
 /// The first k members, in tp-first order (rank r at (r % tp) * sTp + (r / tp) * sDp), of a mesh with gpn
@@ -224,6 +256,7 @@ struct CostModel::Impl {
     double unhidden = 0;    ///< share of an operator's shorter roof not hidden (1 - opOverlap)
     double launch = 0;      ///< seconds per kernel
     double logMissOne = 0;  ///< log(1 - 1/E): an expert missed by one token copy
+    std::array<bool, kOpCount> relevant{}; ///< opRelevant for each operator, once per scenario (checkPlan)
     double capBytes = 0;    ///< usable HBM per GPU
     double ab = 2, kb = 2;
     /// Per parameter group (embedding, attention, dense FFN, router, experts, shared experts, LM head,
@@ -270,6 +303,7 @@ struct CostModel::Impl {
         if (attnFlops <= 0) attnFlops = peakFlops;
         expertFlops = gemmRate[int(ParamGroup::Experts)] * c.efficiency.groupedGemm;
         if (s.model.moe.present()) logMissOne = std::log1p(-1.0 / double(s.model.moe.experts));
+        for (int i = 0; i < kOpCount; ++i) relevant[size_t(i)] = opRelevant(s.model, Op(i));
         bw = c.gpu.hbmTBs * 1e12 * c.efficiency.memory;
         bwKv = c.gpu.hbmTBs * 1e12 * c.efficiency.kvRead;
         unhidden = 1.0 - c.efficiency.opOverlap;

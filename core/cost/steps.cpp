@@ -62,7 +62,7 @@ std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, const 
 /// far below one) a step holds a whole item with probability x, so the busiest shard's expected share is
 /// x, not one item.
 static double busiestShare(double x, double div) {
-    return x < 1.0 ? x : std::ceil(x / div);
+    return x < 1.0 ? x : div == 1.0 ? std::ceil(x) : std::ceil(x / div); // x / 1 is x exactly
 }
 
 CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, double B,
@@ -86,12 +86,22 @@ CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, dou
             perTokH = 1.0 + k * std::sqrt(2.0);
         }
     }
-    const double tok = busiestShare(M, t.tokDiv), seq = busiestShare(B, t.seqDiv);
+    // Only the attention core has sequence terms; elsewhere they would add exact zeros, so they are skipped.
+    const bool seqTerms = t.fSeq != 0 || t.bSeq != 0;
+    const double tok = busiestShare(M, t.tokDiv);
     if (half) {
-        const double tokH = busiestShare(M / 2, t.tokDiv), seqH = busiestShare(B / 2, t.seqDiv);
-        half->compute = (t.fTok * tokH * perTokH + t.fSeq * seqH) * inv;
-        half->memory = (fixedH + t.bTok * tokH * perTokH) / bw + t.bSeq * seqH / bwKv;
+        const double tokH = busiestShare(M / 2, t.tokDiv);
+        if (seqTerms) {
+            const double seqH = busiestShare(B / 2, t.seqDiv);
+            half->compute = (t.fTok * tokH * perTokH + t.fSeq * seqH) * inv;
+            half->memory = (fixedH + t.bTok * tokH * perTokH) / bw + t.bSeq * seqH / bwKv;
+        } else {
+            half->compute = t.fTok * tokH * perTokH * inv;
+            half->memory = (fixedH + t.bTok * tokH * perTokH) / bw;
+        }
     }
+    if (!seqTerms) return {t.fTok * tok * perTok * inv, (fixed + t.bTok * tok * perTok) / bw};
+    const double seq = busiestShare(B, t.seqDiv);
     return {(t.fTok * tok * perTok + t.fSeq * seq) * inv,
             (fixed + t.bTok * tok * perTok) / bw + t.bSeq * seq / bwKv};
 }
