@@ -18,6 +18,14 @@ suite=bookworm
 max_age_days=7
 
 if [ "$(id -u)" -ne 0 ]; then echo "clean-room.sh: needs root (chroot, mounts)" >&2; exit 2; fi
+# What is missing is installed, as the quick start does (root and the mirrors are needed anyway).
+need=()
+for tool in mmdebstrap chroot git mount; do command -v "$tool" >/dev/null || need+=("$tool"); done
+if [ ${#need[@]} -gt 0 ] && command -v apt-get >/dev/null; then
+  echo "clean-room.sh: installing ${need[*]}" >&2
+  apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    $(for t in "${need[@]}"; do case "$t" in chroot) echo coreutils ;; *) echo "$t" ;; esac; done) >&2 || true
+fi
 for tool in mmdebstrap chroot git mount; do
   command -v "$tool" >/dev/null || { echo "clean-room.sh: needs $tool (apt-get install $tool)" >&2; exit 2; }
 done
