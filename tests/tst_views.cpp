@@ -507,6 +507,25 @@ private slots:
         const QString ratio = v.metricsTable()->item(0, 3)->text();
         QCOMPARE(ratio,
                  QStringLiteral("%1x").arg(rec->metrics().throughput / meg->metrics().throughput, 0, 'f', 3));
+        // In a narrow window the figures stay whole; a long metric name gives way, and its tooltip holds it.
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QTableWidget* m = v.metricsTable();
+        for (int r = 0; r < m->rowCount(); ++r) {
+            for (int c = 1; c < 4; ++c) {
+                const QTableWidgetItem* it = m->item(r, c);
+                const int need = QFontMetrics(it->font()).horizontalAdvance(it->text());
+                QVERIFY2(m->columnWidth(c) >= need,
+                         qPrintable(QString("row %1 column %2: \"%3\" needs %4 px, has %5")
+                                        .arg(r)
+                                        .arg(c)
+                                        .arg(it->text())
+                                        .arg(need)
+                                        .arg(m->columnWidth(c))));
+            }
+            QVERIFY(m->item(r, 0)->toolTip().startsWith(m->item(r, 0)->text()));
+        }
     }
 
     void comparisonSaysWhy() {

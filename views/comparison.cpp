@@ -87,6 +87,11 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
 
     m_metrics = makeTable(this, {tr("Metric"), tr("Left"), tr("Right"), tr("Right / left")});
     m_settings = makeTable(this, {tr("Setting"), tr("Left"), tr("Right")});
+    // The figures are what a reader compares: their columns fit them, and a long metric name gives way
+    // (cut at its end, whole in its tooltip).
+    m_metrics->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < 4; ++c)
+        m_metrics->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_chart = new QChart;
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_chart->setBackgroundRoundness(0);
@@ -211,6 +216,7 @@ void ComparisonView::refresh() {
         const int row = m_metrics->rowCount();
         m_metrics->insertRow(row);
         m_metrics->setItem(row, 0, item(name));
+        m_metrics->item(row, 0)->setToolTip(name);
         m_metrics->setItem(row, 1, item(ta, Qt::AlignRight | Qt::AlignVCenter));
         m_metrics->setItem(row, 2, item(tb, Qt::AlignRight | Qt::AlignVCenter));
         QString ratio;
@@ -253,7 +259,8 @@ void ComparisonView::refresh() {
         metric(qs(w.label).remove(QStringLiteral(" (ms)")), w.a, w.b,
                step ? formatMs(w.a) : formatInteger(w.a), step ? formatMs(w.b) : formatInteger(w.b),
                step ? -1 : 0);
-        m_metrics->item(m_metrics->rowCount() - 1, 0)->setToolTip(qs(w.tip));
+        QTableWidgetItem* named = m_metrics->item(m_metrics->rowCount() - 1, 0);
+        named->setToolTip(named->text() + QStringLiteral(": ") + qs(w.tip));
     }
     metric(tr("Memory per GPU"), a.memoryPerGpuGiB, b.memoryPerGpuGiB,
            QStringLiteral("%1 GiB").arg(a.memoryPerGpuGiB, 0, 'f', 1),
