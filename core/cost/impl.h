@@ -152,10 +152,6 @@ inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
     };
     for (int b = 0; b < kb; ++b) {
         const int id0 = b * sb;
-        if (sa >= gpn) { // every member of the row on a node of its own
-            for (int a = 0; a < ka; ++a) feed((id0 + a * sa) / gpn, 1);
-            continue;
-        }
         for (int a = 0; a < ka;) {
             const int node = (id0 + a * sa) / gpn;
             // the members of this row below the next node's first GPU
