@@ -7,6 +7,7 @@
 
 #include "core/cost/collectives.h"
 #include "core/cost/validity.h"
+#include "core/search/moves.h"
 #include "core/search/rng.h"
 
 #include <QTest>
@@ -331,6 +332,63 @@ private slots:
                     moeDiffers += g.choices[int(Op::MoeAttention)] != p.choices[int(Op::MoeAttention)];
         }
         QVERIFY(moeDiffers > 0);
+    }
+
+    // The group move of the local searchers (detail::copyGroup): after one of a run's choices changed,
+    // another run takes all of that run's choices; every other run, the degrees and the run moved from stay
+    // as they were, and the plan stays valid. A space of one run has no counterparts, so no group moves.
+    void groupMoveCopiesARun() {
+        Scenario s = compose("deepseek-v3.yaml", "h100-4x8.yaml", "chat-serving.yaml");
+        s.constraints.granularity = Granularity::LayerGroup;
+        s.constraints.layerGroups = 4;
+        const SearchSpace space(s);
+        const auto cp = detail::groupCounterparts(space);
+        int i = -1;
+        for (int k = 0; k < space.decisionCount(); ++k)
+            if (space.decision(k).name == "g2.moe.attention") i = k;
+        QVERIFY(i >= 0);
+        std::set<std::string> names;
+        for (int j : cp[size_t(i)]) names.insert(space.decision(j).name);
+        QCOMPARE(names, (std::set<std::string>{"moe.attention", "g3.moe.attention", "g4.moe.attention"}));
+        for (int k = 0; k < space.decisionCount(); ++k)
+            if (space.decision(k).kind != DecisionKind::Operator) QVERIFY(cp[size_t(k)].empty());
+
+        Rng rng(11);
+        std::vector<uint8_t> mk;
+        int moved = 0;
+        std::set<int> targets;
+        for (int t = 0; t < 200; ++t) {
+            const auto before = space.sample(rng);
+            auto a = before;
+            if (!detail::copyGroup(space, a, i, cp, rng, mk)) {
+                QCOMPARE(a, before);
+                continue;
+            }
+            ++moved;
+            QVERIFY(space.valid(a));
+            int to = -1;
+            for (int k = 0; k < space.decisionCount(); ++k) {
+                if (a[size_t(k)] == before[size_t(k)]) continue;
+                const Decision& d = space.decision(k);
+                QVERIFY2(d.kind == DecisionKind::Operator && d.group != 1, d.name.c_str()); // g2 is group 1
+                QVERIFY(to < 0 || to == d.group);
+                to = d.group;
+            }
+            QVERIFY(to >= 0);
+            targets.insert(to);
+            // The run moved to now chooses as g2 does, operator by operator.
+            for (int k = 0; k < space.decisionCount(); ++k) {
+                if (space.decision(k).group != 1) continue;
+                for (int j : cp[size_t(k)])
+                    if (space.decision(j).group == to) QCOMPARE(a[size_t(j)], a[size_t(k)]);
+            }
+        }
+        QVERIFY(moved > 100); // random plans' runs rarely choose alike already
+        QCOMPARE(targets, (std::set<int>{0, 2, 3}));
+
+        s.constraints.granularity = Granularity::Type;
+        const SearchSpace flat(s);
+        for (const auto& c : detail::groupCounterparts(flat)) QVERIFY(c.empty());
     }
 
     // A plan the type granularity cannot hold is not in its space; a grouped plan whose runs do not follow the

@@ -50,6 +50,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     int staleIterations = 0;
     int64_t iteration = 0;
     std::vector<uint8_t> localMask;
+    const auto counterparts = detail::groupCounterparts(space);
     const int eliteK = std::min({m_o.eliteK, options.eliteK, 256}); // attentionBackward keeps K on the stack
 
     while (!run.done()) {
@@ -87,7 +88,8 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
             if (!c.choices.empty()) eliteChoices.push_back(&c.choices);
         batch = detail::freshNeighbours(
             space, eliteChoices, std::clamp(m_o.localMoves, 0, std::max(0, m_o.batch - 2)),
-            m_o.localSecondMove, [&run](const std::vector<int>& p) { return run.seen(p); }, rng, localMask);
+            m_o.localSecondMove, [&run](const std::vector<int>& p) { return run.seen(p); }, rng, localMask,
+            counterparts, m_o.localGroupMove);
         const int local = int(batch.size());
         // Each sample draws from its own generator, seeded from this iteration's draw.
         const uint64_t iterationSeed = rng.next();

@@ -33,6 +33,7 @@ SearchResult AnnealingSearcher::run(const SearchSpace& space, Engine& engine, co
     std::vector<std::vector<int>> proposals(chains);
     std::vector<char> force(chains, 0); ///< restart proposals replace the current state unconditionally
     std::vector<uint8_t> mk;
+    const auto counterparts = detail::groupCounterparts(space);
 
     for (int c = 0; c < chains; ++c) proposals[c] = space.sample(rng), force[c] = 1;
     if (start) proposals[0] = *start; // evaluated already: a repeat costs nothing
@@ -78,7 +79,8 @@ SearchResult AnnealingSearcher::run(const SearchSpace& space, Engine& engine, co
             }
             std::vector<int>& p = proposals[c];
             p = ch.current;
-            if (!detail::neighbour(space, p, rng, mk)) continue; // a space of one plan: done() ends the run
+            if (!detail::neighbour(space, p, rng, mk, counterparts, m_p.groupMove))
+                continue; // a space of one plan: done() ends the run
             if (rng.chance(m_p.secondMove)) detail::neighbour(space, p, rng, mk);
         }
     }

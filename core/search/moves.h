@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace sp::detail {
@@ -39,6 +40,64 @@ inline bool changeDecision(const SearchSpace& space, std::vector<int>& a, int i,
     return true;
 }
 
+/// For each decision, the decisions that make the same choice for another layer group
+/// (Constraints::granularity stage or layer-group: `moe.attention`, `g2.moe.attention`, `g3.moe.attention`,
+/// ...), in group order; empty lists where the space has one group.
+inline std::vector<std::vector<int>> groupCounterparts(const SearchSpace& space) {
+    const int n = space.decisionCount();
+    std::vector<std::vector<int>> out(static_cast<size_t>(n));
+    std::vector<std::string> base(static_cast<size_t>(n));
+    bool grouped = false;
+    for (int i = 0; i < n; ++i) {
+        const Decision& d = space.decision(i);
+        if (d.kind != DecisionKind::Operator) continue;
+        // A further group's decision is its group's prefix ("g2.", "middle.", "last.") and the first group's
+        // name.
+        base[size_t(i)] = d.group == 0 ? d.name : d.name.substr(d.name.find('.') + 1);
+        grouped |= d.group != 0;
+    }
+    if (!grouped) return out;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            if (j != i && !base[size_t(i)].empty() && base[size_t(i)] == base[size_t(j)] &&
+                space.decision(i).group != space.decision(j).group)
+                out[size_t(i)].push_back(j);
+    return out;
+}
+
+/// The group move: after decision i changed, another layer group (drawn uniformly among those with a
+/// counterpart of i) takes every per-layer choice of decision i's group, where its masks allow; the later
+/// decisions are repaired. Runs of layers that change the same operators together (DeepSeek-V3's 128K
+/// layer-group optimum shards the MoE layers' qkv, attention and output by head in its two middle runs and by
+/// sequence at the ends) are then one move apart instead of several, through worse plans. Returns whether
+/// anything changed.
+inline bool copyGroup(const SearchSpace& space, std::vector<int>& a, int i,
+                      const std::vector<std::vector<int>>& counterparts, Rng& rng, std::vector<uint8_t>& mk) {
+    const auto& others = counterparts[size_t(i)];
+    if (others.empty()) return false;
+    const int from = space.decision(i).group;
+    const int to = space.decision(others[size_t(rng.below(int(others.size())))]).group;
+    int first = -1;
+    for (int x = 0; x < space.decisionCount(); ++x) {
+        if (space.decision(x).group != from) continue;
+        for (int y : counterparts[size_t(x)]) {
+            if (space.decision(y).group != to) continue;
+            const int v = a[size_t(x)];
+            if (a[size_t(y)] != v) {
+                space.mask(y, a, mk);
+                if (v < int(mk.size()) && mk[size_t(v)]) {
+                    a[size_t(y)] = v;
+                    if (first < 0 || y < first) first = y;
+                }
+            }
+            break;
+        }
+    }
+    if (first < 0) return false;
+    space.repair(a, first + 1, rng);
+    return true;
+}
+
 /// Decisions of `a` that have more than one allowed value under their prefix.
 inline std::vector<int> movable(const SearchSpace& space, const std::vector<int>& a,
                                 std::vector<uint8_t>& mk) {
@@ -52,22 +111,32 @@ inline std::vector<int> movable(const SearchSpace& space, const std::vector<int>
     return out;
 }
 
-/// A random neighbour: one movable decision changed (uniformly among movable decisions and their values).
-/// Returns false when no decision can move (a space of one plan).
-inline bool neighbour(const SearchSpace& space, std::vector<int>& a, Rng& rng, std::vector<uint8_t>& mk) {
+/// A random neighbour: one movable decision changed (uniformly among movable decisions and their values), and
+/// where the space has layer groups, with probability `groupMove` the group move after it (copyGroup;
+/// `counterparts` is groupCounterparts(space)). Returns false when no decision can move (a space of one
+/// plan).
+inline bool neighbour(const SearchSpace& space, std::vector<int>& a, Rng& rng, std::vector<uint8_t>& mk,
+                      const std::vector<std::vector<int>>& counterparts = {}, double groupMove = 0) {
     const auto m = movable(space, a, mk);
     if (m.empty()) return false;
-    return changeDecision(space, a, m[rng.below(int(m.size()))], rng, mk);
+    const int i = m[rng.below(int(m.size()))];
+    if (!changeDecision(space, a, i, rng, mk)) return false;
+    if (size_t(i) < counterparts.size() && !counterparts[size_t(i)].empty() && rng.chance(groupMove))
+        copyGroup(space, a, i, counterparts, rng, mk);
+    return true;
 }
 
 /// Up to `wanted` distinct neighbours of the plans in `from` (one decision changed, a second with probability
 /// `secondMove`, the later ones repaired) that `seen` does not know: the plan moved from is drawn towards the
 /// front of `from` (the better of two uniform ranks; `from` is best first). At most four tries a neighbour;
 /// fewer come back when the neighbourhood is spent. For searchers that refine an elite (rl).
+/// Where the space has layer groups, the group move follows the first change with probability `groupMove`
+/// (copyGroup; `counterparts` is groupCounterparts(space), or empty).
 template <class Seen>
 std::vector<std::vector<int>>
 freshNeighbours(const SearchSpace& space, const std::vector<const std::vector<int>*>& from, int wanted,
-                double secondMove, const Seen& seen, Rng& rng, std::vector<uint8_t>& mk) {
+                double secondMove, const Seen& seen, Rng& rng, std::vector<uint8_t>& mk,
+                const std::vector<std::vector<int>>& counterparts = {}, double groupMove = 0) {
     std::vector<std::vector<int>> out;
     if (from.empty()) return out;
     const int n = int(from.size());
@@ -80,7 +149,11 @@ freshNeighbours(const SearchSpace& space, const std::vector<const std::vector<in
         std::vector<int> p = *from[size_t(src)];
         if (!known[size_t(src)]) movableOf[size_t(src)] = movable(space, p, mk), known[size_t(src)] = 1;
         const std::vector<int>& m = movableOf[size_t(src)];
-        if (m.empty() || !changeDecision(space, p, m[rng.below(int(m.size()))], rng, mk)) continue;
+        if (m.empty()) continue;
+        const int i = m[rng.below(int(m.size()))];
+        if (!changeDecision(space, p, i, rng, mk)) continue;
+        if (size_t(i) < counterparts.size() && !counterparts[size_t(i)].empty() && rng.chance(groupMove))
+            copyGroup(space, p, i, counterparts, rng, mk);
         if (rng.chance(secondMove)) neighbour(space, p, rng, mk);
         if (seen(p) || std::find(out.begin(), out.end(), p) != out.end()) continue;
         out.push_back(std::move(p));

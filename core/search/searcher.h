@@ -120,8 +120,13 @@ struct AnnealingParams {
     double startTemperature = 0.1; ///< in log-throughput: a 10% worse move is accepted with probability 1/e
     double endTemperature = 0.001; ///< at the end of the budget: practically greedy
     double secondMove = 0.4;       ///< probability that a neighbour also changes a second decision
-    int patience = 0;              ///< steps without a better chain-best before a restart; 0: 6 x decisions
-    double restartFromBest = 0.5;  ///< probability that a restart begins at the run's best plan (else random)
+    /// Under layer groups (Constraints::granularity): probability that the group move follows a neighbour's
+    /// first change (detail::copyGroup). Measured on the layer-group hard-suite scenario (20 seeds, 20,000
+    /// evaluations; cold / warm-started from cd): within 0.1% of the best known 100 / 95% of the runs at 1,
+    /// 85 / 85% at 0.5, 65 / 70% at 0; within 1% 100 / 100%, 100 / 100%, 95 / 100%.
+    double groupMove = 1.0;
+    int patience = 0;             ///< steps without a better chain-best before a restart; 0: 6 x decisions
+    double restartFromBest = 0.5; ///< probability that a restart begins at the run's best plan (else random)
 };
 class AnnealingSearcher final : public Searcher {
 public:
