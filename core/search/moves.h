@@ -98,6 +98,15 @@ inline bool copyGroup(const SearchSpace& space, std::vector<int>& a, int i,
     return true;
 }
 
+/// The group move with probability `groupMove` after decision i changed. Draws from `rng` only where i has
+/// counterparts, so a space without layer groups keeps its trajectories.
+inline void maybeCopyGroup(const SearchSpace& space, std::vector<int>& a, int i,
+                           const std::vector<std::vector<int>>& counterparts, double groupMove, Rng& rng,
+                           std::vector<uint8_t>& mk) {
+    if (size_t(i) < counterparts.size() && !counterparts[size_t(i)].empty() && rng.chance(groupMove))
+        copyGroup(space, a, i, counterparts, rng, mk);
+}
+
 /// Decisions of `a` that have more than one allowed value under their prefix.
 inline std::vector<int> movable(const SearchSpace& space, const std::vector<int>& a,
                                 std::vector<uint8_t>& mk) {
@@ -121,8 +130,7 @@ inline bool neighbour(const SearchSpace& space, std::vector<int>& a, Rng& rng, s
     if (m.empty()) return false;
     const int i = m[rng.below(int(m.size()))];
     if (!changeDecision(space, a, i, rng, mk)) return false;
-    if (size_t(i) < counterparts.size() && !counterparts[size_t(i)].empty() && rng.chance(groupMove))
-        copyGroup(space, a, i, counterparts, rng, mk);
+    maybeCopyGroup(space, a, i, counterparts, groupMove, rng, mk);
     return true;
 }
 
@@ -152,8 +160,7 @@ freshNeighbours(const SearchSpace& space, const std::vector<const std::vector<in
         if (m.empty()) continue;
         const int i = m[rng.below(int(m.size()))];
         if (!changeDecision(space, p, i, rng, mk)) continue;
-        if (size_t(i) < counterparts.size() && !counterparts[size_t(i)].empty() && rng.chance(groupMove))
-            copyGroup(space, p, i, counterparts, rng, mk);
+        maybeCopyGroup(space, p, i, counterparts, groupMove, rng, mk);
         if (rng.chance(secondMove)) neighbour(space, p, rng, mk);
         if (seen(p) || std::find(out.begin(), out.end(), p) != out.end()) continue;
         out.push_back(std::move(p));
