@@ -391,6 +391,39 @@ private slots:
         for (const auto& c : detail::groupCounterparts(flat)) QVERIFY(c.empty());
     }
 
+    // sa and ga take the group move only where the space has layer groups: on a space without them a run with
+    // the move is the same run as one without (no extra random draws), on a grouped space it is not.
+    void groupMoveOnlyUnderLayerGroups() {
+        Scenario s = compose("deepseek-v3.yaml", "h100-4x8.yaml", "chat-serving.yaml");
+        const auto runs = [](const Scenario& sc, double groupMove) {
+            const CostModel cm(sc);
+            const CostModelObjective objective(cm);
+            Engine engine(objective);
+            const SearchSpace space(sc);
+            SearchOptions o;
+            o.budget.evaluations = 600, o.seed = 5, o.threads = 1;
+            AnnealingParams ap;
+            ap.groupMove = groupMove;
+            GeneticParams gp;
+            gp.groupMove = groupMove;
+            return std::pair{AnnealingSearcher(ap).run(space, engine, o, nullptr, {}),
+                             GeneticSearcher(gp).run(space, engine, o, nullptr, {})};
+        };
+        const auto sameRun = [](const SearchResult& a, const SearchResult& b) {
+            return a.best.choices == b.best.choices && a.curve == b.curve;
+        };
+        const auto [flatSa1, flatGa1] = runs(s, 1.0);
+        const auto [flatSa0, flatGa0] = runs(s, 0.0);
+        QVERIFY(sameRun(flatSa1, flatSa0));
+        QVERIFY(sameRun(flatGa1, flatGa0));
+        s.constraints.granularity = Granularity::LayerGroup;
+        s.constraints.layerGroups = 4;
+        const auto [groupSa1, groupGa1] = runs(s, 1.0);
+        const auto [groupSa0, groupGa0] = runs(s, 0.0);
+        QVERIFY(!sameRun(groupSa1, groupSa0));
+        QVERIFY(!sameRun(groupGa1, groupGa0));
+    }
+
     // A plan the type granularity cannot hold is not in its space; a grouped plan whose runs do not follow the
     // stages is not in the stage space either.
     void foreignPlansRefused() {

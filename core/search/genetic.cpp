@@ -40,8 +40,11 @@ SearchResult GeneticSearcher::run(const SearchSpace& space, Engine& engine, cons
     };
     // One pass in decision order: each gene from a random parent if the masks allow it, else from the other,
     // else the nearest allowed value; then mutated with probability pm. Every prefix stays valid.
+    // Under layer groups, the group move (detail::copyGroup) follows the first mutated gene with counterparts.
+    const auto counterparts = detail::groupCounterparts(space);
     auto breed = [&](const std::vector<int>& a, const std::vector<int>& b, bool cross) {
         std::vector<int> child = a;
+        int mutated = -1;
         for (int i = 0; i < n; ++i) {
             space.mask(i, child, mk);
             const bool fromA = !cross || rng.chance(0.5);
@@ -65,9 +68,11 @@ SearchResult GeneticSearcher::run(const SearchSpace& space, Engine& engine, cons
                             child[i] = k;
                             break;
                         }
+                    if (mutated < 0 && !counterparts[size_t(i)].empty()) mutated = i;
                 }
             }
         }
+        if (mutated >= 0) detail::maybeCopyGroup(space, child, mutated, counterparts, m_p.groupMove, rng, mk);
         return child;
     };
 

@@ -154,6 +154,9 @@ struct GeneticParams {
     double crossover = 0.9; ///< probability a child mixes two parents (else it copies one, then mutates)
     double mutation = 0;    ///< per-decision mutation probability; 0: 1.5 / decisions
     int noveltyTries = 8;
+    /// Under layer groups: probability that the group move (detail::copyGroup) follows a child's first mutated
+    /// per-layer choice, as sa's neighbours (AnnealingParams::groupMove).
+    double groupMove = 1.0;
 };
 class GeneticSearcher final : public Searcher {
 public:
