@@ -221,7 +221,7 @@ std::optional<YAML::Mark> secondDocument(const std::string& text) {
 struct KeyWalk {
     const std::string& file;
     int64_t budget = 1000000;
-    std::vector<std::string> parts; ///< the path to the current value, joined only for an error
+    std::vector<std::string> parts{}; ///< the path to the current value, joined only for an error
 
     std::string path() const {
         std::string s;
