@@ -52,6 +52,22 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     std::vector<uint8_t> localMask;
     const auto counterparts = detail::groupCounterparts(space);
     const int eliteK = std::min({m_o.eliteK, options.eliteK, 256}); // attentionBackward keeps K on the stack
+    const int localPlaces = std::clamp(m_o.localMoves, 0, std::max(0, m_o.batch - 2));
+    const int64_t budget = options.budget.evaluations;
+    int nChains = m_o.localChains > 0 ? m_o.localChains
+                  : m_o.localChains < 0 || budget <= 0 ? 0
+                                                       : int(std::min<int64_t>(budget / 2000, 8));
+    nChains = std::min(nChains, localPlaces);
+    if (nChains < 2 && m_o.localChains == 0) nChains = 0;
+    struct Chain {
+        std::vector<int> current;
+        double energy = 0, bestEnergy = 1e300;
+        int stall = 0;
+        bool live = false;
+    };
+    std::vector<Chain> chains(static_cast<size_t>(nChains));
+    const int patience = 6 * space.decisionCount();
+    const double t0 = 0.1, t1 = 0.001; // as sa's (AnnealingParams)
 
     while (!run.done()) {
         // The elite history as tokens: choices plus the z-score of log-throughput among the elite.
@@ -86,10 +102,35 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         std::vector<const std::vector<int>*> eliteChoices;
         for (const auto& c : run.elite())
             if (!c.choices.empty()) eliteChoices.push_back(&c.choices);
-        batch = detail::freshNeighbours(
-            space, eliteChoices, std::clamp(m_o.localMoves, 0, std::max(0, m_o.batch - 2)),
-            m_o.localSecondMove, [&run](const std::vector<int>& p) { return run.seen(p); }, rng, localMask,
-            counterparts, m_o.localGroupMove);
+        const auto seen = [&run](const std::vector<int>& p) { return run.seen(p); };
+        // With chains, each takes an equal share of the local places: fresh neighbours of its current plan.
+        std::vector<int> chainEnd(chains.size(), 0); ///< one past each chain's last proposal in the batch
+        if (chains.empty()) {
+            batch = detail::freshNeighbours(space, eliteChoices, localPlaces, m_o.localSecondMove, seen, rng,
+                                            localMask, counterparts, m_o.localGroupMove);
+        } else if (!eliteChoices.empty()) {
+            const auto& elite = run.elite();
+            for (size_t c = 0; c < chains.size(); ++c) {
+                Chain& ch = chains[c];
+                if (!ch.live || ch.stall >= patience) {
+                    // (Re)start at an elite plan: the run's best, or (on a restart, half the time) another.
+                    const size_t from = !ch.live ? std::min(c, eliteChoices.size() - 1)
+                                        : rng.chance(0.5) ? 0
+                                                          : size_t(rng.below(int(eliteChoices.size())));
+                    ch.current = *eliteChoices[from];
+                    for (const auto& e : elite)
+                        if (&e.choices == eliteChoices[from]) ch.energy = detail::energy(planScore(e.metrics));
+                    ch.bestEnergy = ch.energy, ch.stall = 0, ch.live = true;
+                }
+                const int share = localPlaces / int(chains.size()) + (int(c) < localPlaces % int(chains.size()));
+                auto mine = detail::freshNeighbours(space, {&ch.current}, share, m_o.localSecondMove, seen, rng,
+                                                    localMask, counterparts, m_o.localGroupMove);
+                for (auto& p : mine)
+                    if (std::find(batch.begin(), batch.end(), p) == batch.end()) batch.push_back(std::move(p));
+                chainEnd[c] = int(batch.size());
+                if (mine.empty()) ch.stall = patience; // its neighbourhood is spent: restart next time
+            }
+        }
         const int local = int(batch.size());
         // Each sample draws from its own generator, seeded from this iteration's draw.
         const uint64_t iterationSeed = rng.next();
@@ -112,6 +153,28 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
             for (size_t b = 0; b < traces.size(); b += 2)
                 batch[size_t(local) + b] = space.sample(rng), traces[b].actions = batch[size_t(local) + b];
         const auto outcomes = run.evaluate(batch);
+        // Each chain steps to the best of its proposals by the Metropolis rule.
+        if (!chains.empty()) {
+            const double t = t0 * std::pow(t1 / t0, run.fraction());
+            int begin = 0;
+            for (size_t c = 0; c < chains.size(); ++c) {
+                Chain& ch = chains[c];
+                int pick = -1;
+                double e = 0;
+                for (int b = begin; b < chainEnd[c]; ++b)
+                    if (outcomes[size_t(b)].evaluated() &&
+                        (pick < 0 || detail::energy(outcomes[size_t(b)].score) < e))
+                        pick = b, e = detail::energy(outcomes[size_t(b)].score);
+                begin = chainEnd[c];
+                if (pick < 0) continue;
+                if (e <= ch.energy || rng.uniform() < std::exp(-(e - ch.energy) / t))
+                    ch.current = batch[size_t(pick)], ch.energy = e;
+                if (e < ch.bestEnergy - 1e-12)
+                    ch.bestEnergy = e, ch.stall = 0;
+                else
+                    ++ch.stall;
+            }
+        }
 
         int fresh = 0, freshSampled = 0;
         for (size_t b = 0; b < outcomes.size(); ++b) {

@@ -34,6 +34,13 @@ struct RlOptions {
     /// 85-90% of 20 runs within 1% of the best known at 20,000 evaluations, on two machines, against 75% at 0.5
     /// and 65% without).
     double localGroupMove = 1.0;
+    /// Annealing chains in the local half, where the budget gives several: the local places go to `chains`
+    /// chains (each a plan that steps to the best of its fresh neighbours by the Metropolis rule, cooled over
+    /// the budget as sa's, restarting at an elite plan when it stalls) instead of neighbours of the elite. A
+    /// chain can cross worse plans that the elite's neighbours, which only ever start from the best plans,
+    /// never leave. 0: budget / 2000 clamped to 8, and none below 2 (budgets under 4,000, where one chain
+    /// fell behind the elite's neighbours on three hard-suite scenarios at 2,000); -1: none.
+    int localChains = 0;
     /// false: no policy at all, uniform plans in its places beside the elite's neighbours (`rl:no-policy`,
     /// the ablation that measures what the policy adds to the local refinement).
     bool usePolicy = true;

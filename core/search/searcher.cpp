@@ -58,7 +58,8 @@ std::string formatCount(double n) {
 /// history to attend over), no-imitation (no self-imitation of the best plans), no-temperature (a fixed
 /// sampling temperature), reinforce (one REINFORCE epoch without clipping instead of two PPO epochs),
 /// one-epoch (one clipped PPO epoch instead of two), no-local (no neighbours of elite plans in the batch:
-/// every plan from the policy), no-policy (neighbours of the elite and uniform plans, no policy).
+/// every plan from the policy), no-policy (neighbours of the elite and uniform plans, no policy), no-chains
+/// (the local places go to the elite's neighbours at every budget, RlOptions::localChains).
 std::unique_ptr<Searcher> makeRlVariant(std::string_view name) {
     RlOptions o;
     o.name = std::string(name);
@@ -80,6 +81,8 @@ std::unique_ptr<Searcher> makeRlVariant(std::string_view name) {
             o.localMoves = 0;
         else if (flag == "no-policy")
             o.usePolicy = false;
+        else if (flag == "no-chains")
+            o.localChains = -1;
         else
             return nullptr;
         rest = plus == std::string_view::npos ? std::string_view() : rest.substr(plus + 1);

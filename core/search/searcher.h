@@ -36,7 +36,7 @@ public:
 
 /// A searcher by name ("megatron", "exhaustive", "random", "random-seq", "cd", "cd-restarts", "sa", "ga",
 /// "rl", and any registered later; "rl:FLAG+FLAG" for rl with mechanisms off: no-elite, no-imitation,
-/// no-temperature, reinforce, one-epoch, no-local, no-policy); null if unknown.
+/// no-temperature, reinforce, one-epoch, no-local, no-policy, no-chains); null if unknown.
 std::unique_ptr<Searcher> makeSearcher(std::string_view name);
 /// The registered names, in registration order.
 std::vector<std::string> searcherNames();
