@@ -558,6 +558,40 @@ private slots:
         QVERIFY(cm.evaluate(p).valid);
     }
 
+    // checkChoice's fast verdict (choiceAllowed) is its message path's (detail::choiceProblem) for every
+    // operator and choice (and one out of range on each side) of every sample's model, at tp 1 to 96, unpinned and
+    // with each choice pinned in turn; both verdicts occur.
+    void choiceAllowedAgrees_data() { noCommunicationWithoutTpAndPp_data(); }
+    void choiceAllowedAgrees() {
+        QFETCH(QString, path);
+        Scenario s = scenario(path);
+        int allowed = 0, refused = 0;
+        for (int i = 0; i < kOpCount; ++i) {
+            const Op op = Op(i);
+            const int n = int(choiceNames(op).size());
+            for (int pin = -1; pin < n; ++pin) {
+                s.constraints.pinned[size_t(i)] = int8_t(pin);
+                for (int tp = 1; tp <= 96; ++tp) {
+                    const Degrees d{1, 1, tp, 1, 1, 1};
+                    for (int c = -1; c <= n; ++c) {
+                        const bool fast = choiceAllowed(s, d, op, c);
+                        const auto why = detail::choiceProblem(s, d, op, c);
+                        QVERIFY2(fast == !why, qPrintable(QString("%1 choice %2 at tp %3, pin %4: %5")
+                                                              .arg(QString::fromLatin1(kOpNames[size_t(i)].data()))
+                                                              .arg(c)
+                                                              .arg(tp)
+                                                              .arg(pin)
+                                                              .arg(why ? why->c_str() : "allowed")));
+                        QCOMPARE(checkChoice(s, d, op, c), why);
+                        (fast ? allowed : refused)++;
+                    }
+                }
+            }
+            s.constraints.pinned[size_t(i)] = -1;
+        }
+        QVERIFY(allowed > 0 && refused > 0);
+    }
+
     // The secant batch search must choose exactly the batch plain bisection chooses (and so the same
     // metrics, bit for bit), on plans drawn from every sample's search space, at the sample's SLOs and at
     // tighter and looser ones (other boundaries, other shapes of the SLO ratio).

@@ -92,30 +92,69 @@ std::optional<std::string> checkLayerGroups(const Scenario& s, const Plan& p) {
     int64_t sum = 0;
     for (int g = 0; g < n; ++g) {
         const LayerGroup& lg = gs[size_t(g)];
-        const std::string at = "layer group " + str(int64_t(g + 1)) + " of " + str(int64_t(n));
-        if (lg.layers < 1) return at + " has " + str(lg.layers) + " layers";
+        // Built only on failure, as checkChoice's messages.
+        const auto at = [g, n] { return "layer group " + str(int64_t(g + 1)) + " of " + str(int64_t(n)); };
+        if (lg.layers < 1) return at() + " has " + str(lg.layers) + " layers";
         sum += lg.layers;
         for (int i = 0; i < kOpCount; ++i) {
             const Op op = Op(i);
             if (!isLayerOp(op) && lg.choices[size_t(i)] != p.choices[size_t(i)])
-                return at + ": " + std::string(kOpNames[size_t(i)]) + " is chosen once for the whole model";
+                return at() + ": " + std::string(kOpNames[size_t(i)]) + " is chosen once for the whole model";
             if (g == 0 && lg.choices[size_t(i)] != p.choices[size_t(i)] && opRelevant(s.model, op))
-                return at + ": its choices must be the plan's own (operators)";
+                return at() + ": its choices must be the plan's own (operators)";
             if (!isLayerOp(op) || !opRelevant(s.model, op)) continue;
-            if (auto e = checkChoice(s, p.degrees, op, lg.choices[size_t(i)])) return at + ": " + *e;
+            if (auto e = checkChoice(s, p.degrees, op, lg.choices[size_t(i)])) return at() + ": " + *e;
         }
         if (g > 0 && lg.choices == gs[size_t(g - 1)].choices)
-            return at + " chooses as the group before it does (merge them)";
+            return at() + " chooses as the group before it does (merge them)";
     }
     if (sum != s.model.layers)
         return "layer_groups add up to " + str(sum) + " layers; the model has " + str(s.model.layers);
     return std::nullopt;
 }
 
+bool choiceAllowed(const Scenario& s, const Degrees& d, Op op, int c) {
+    if (c < 0 || c >= int(choiceNames(op).size())) return false;
+    const int8_t pin = s.constraints.pinned[int(op)];
+    if (pin >= 0 && pin != c) return false;
+    const Model& m = s.model;
+    const int64_t tp = d.tp;
+    const int64_t heads = m.attention.heads, kv = m.attention.kvHeads;
+    switch (baseOp(op)) {
+    case Op::Qkv:
+        if (c == choice::QkvColumn)
+            return heads % tp == 0 && (m.attention.type != AttentionType::GQA || kv % tp == 0 || tp % kv == 0);
+        if (c == choice::QkvRow) return m.hidden % tp == 0;
+        return true;
+    case Op::Attention:
+        return c != choice::AttnHead || heads % tp == 0;
+    case Op::OutProj:
+        if (c == choice::OutRow) return heads % tp == 0;
+        if (c == choice::OutColumn) return m.hidden % tp == 0;
+        return true;
+    case Op::FfnUp:
+        if (c == choice::UpColumn) return m.ffn % tp == 0;
+        if (c == choice::UpRow) return m.hidden % tp == 0;
+        return true;
+    case Op::FfnDown:
+        if (c == choice::DownRow) return m.ffn % tp == 0;
+        if (c == choice::DownColumn) return m.hidden % tp == 0;
+        return true;
+    case Op::SharedExperts:
+        return c != choice::SharedColumnRow || (m.moe.sharedExpertFfn * m.moe.sharedExperts) % tp == 0;
+    default:
+        return true;
+    }
+}
+
 std::optional<std::string> checkChoice(const Scenario& s, const Degrees& d, Op op, int c) {
+    if (choiceAllowed(s, d, op, c)) return std::nullopt;
+    return detail::choiceProblem(s, d, op, c);
+}
+
+std::optional<std::string> detail::choiceProblem(const Scenario& s, const Degrees& d, Op op, int c) {
     const auto& names = choiceNames(op);
     if (c < 0 || c >= int(names.size())) return std::string(kOpNames[int(op)]) + ": no such choice";
-    // Built only on failure: this runs for every operator of every evaluated plan.
     auto what = [&] {
         return std::string(op >= Op::MoeNorms ? "moe layers' " : "") + std::string(kOpNames[int(op)]) + ": " +
                std::string(names[c]);

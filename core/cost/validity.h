@@ -16,6 +16,15 @@ std::optional<std::string> checkDegrees(const Scenario& s, const Degrees& d, int
 /// One operator's choice under the given degrees: divisibility (heads, FFN, hidden by tp) and pins.
 std::optional<std::string> checkChoice(const Scenario& s, const Degrees& d, Op op, int choice);
 
+/// checkChoice's verdict without its message: the same rules, no strings built (checkPlan runs it for every
+/// operator of every evaluated plan). `tst_cost choiceAllowedAgrees` holds the two together.
+bool choiceAllowed(const Scenario& s, const Degrees& d, Op op, int choice);
+
+namespace detail {
+/// checkChoice's rules as they build the message: what checkChoice returns when choiceAllowed is false.
+std::optional<std::string> choiceProblem(const Scenario& s, const Degrees& d, Op op, int choice);
+} // namespace detail
+
 /// A plan's own layers per stage (Plan::stageLayers): empty, or pp entries of at least one layer summing to
 /// the model's layers.
 std::optional<std::string> checkStageLayers(const Scenario& s, const Plan& p);
