@@ -67,7 +67,8 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     };
     std::vector<Chain> chains(static_cast<size_t>(nChains));
     const int patience = 6 * space.decisionCount();
-    const double t0 = 0.1, t1 = 0.001; // as sa's (AnnealingParams)
+    const AnnealingParams sa; // the chains cool and restart as sa's
+    const double t0 = sa.startTemperature, t1 = sa.endTemperature;
 
     while (!run.done()) {
         // The elite history as tokens: choices plus the z-score of log-throughput among the elite.
@@ -115,7 +116,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
                 if (!ch.live || ch.stall >= patience) {
                     // (Re)start at an elite plan: the run's best, or (on a restart, half the time) another.
                     const size_t from = !ch.live ? std::min(c, eliteChoices.size() - 1)
-                                        : rng.chance(0.5) ? 0
+                                        : rng.chance(sa.restartFromBest) ? 0
                                                           : size_t(rng.below(int(eliteChoices.size())));
                     ch.current = *eliteChoices[from];
                     for (const auto& e : elite)
