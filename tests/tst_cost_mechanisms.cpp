@@ -7,9 +7,11 @@
 #include "core/io/formats.h"
 #include "core/model/quant.h"
 #include "core/search/engine.h"
+#include "core/search/rng.h"
 #include "core/search/searcher.h"
 #include "core/search/space.h"
 
+#include <QDir>
 #include <QTest>
 
 #include <cmath>
@@ -631,6 +633,84 @@ private slots:
         const double bExp = find(b, "experts").computeMs / (2.0 * tokens * double(e.topK) * he);
         QVERIFY2(std::fabs(bQkv / (bExp * s.cluster.efficiency.groupedGemm) - 4.0) < 1e-9,
                  qPrintable(QString::number(bQkv / (bExp * s.cluster.efficiency.groupedGemm))));
+    }
+
+    // The batch search's probes and the memory account work out each class of alike pipeline stages once
+    // (Compiled::classOf). Every stage must be in the class of the stages it is alike to and in no other, and
+    // the pass times and the memory limit must be those of the plain loop over every stage, exactly, on plans
+    // from the hard suite's spaces (uneven and searched stage splits, layer groups, deep pipelines).
+    void stageClassesMatchEveryStage() {
+        QDir dir(kSamples + "/benchmarks");
+        int plans = 0, fewerClasses = 0, manyClasses = 0;
+        for (const QString& f : dir.entryList({"*.yaml"})) {
+            const Scenario s = scenario(dir.filePath(f));
+            const CostModel::Impl impl(s);
+            const SearchSpace space(s);
+            Rng rng(7);
+            for (int i = 0; i < 60; ++i) {
+                const std::vector<int> x = i % 2 ? space.sampleByDecision(rng) : space.sample(rng);
+                if (x.empty()) continue;
+                const Plan p = space.toPlan(x);
+                if (impl.checkPlan(p)) continue;
+                Compiled c;
+                impl.compile(p, c);
+                const int pp = c.d.pp, nc = int(c.classStage.size());
+                QCOMPARE(int(c.classOf.size()), pp);
+                auto alike = [&](const Stage& a, const Stage& b) {
+                    return a.first == b.first && a.last == b.last && a.lastMoe == b.lastMoe &&
+                           a.lastGroup == b.lastGroup && a.gathers == b.gathers &&
+                           std::equal(a.n.begin(), a.n.begin() + c.nSlots, b.n.begin());
+                };
+                for (int q = 0; q < nc; ++q) {
+                    QCOMPARE(c.classOf[size_t(c.classStage[size_t(q)])], q);
+                    if (q > 0) QVERIFY(c.classStage[size_t(q)] > c.classStage[size_t(q - 1)]);
+                }
+                for (int a = 0; a < pp; ++a)
+                    for (int b = 0; b < pp; ++b)
+                        QCOMPARE(alike(c.stages[size_t(a)], c.stages[size_t(b)]),
+                                 c.classOf[size_t(a)] == c.classOf[size_t(b)]);
+                for (const double B : {1.0, 7.0, 64.0}) {
+                    const Step st = impl.stepAt(c, B);
+                    const PassTimes t = impl.passTimes(c, st);
+                    // The loop over every stage, as it was before the classes.
+                    std::array<double, kMaxSlots> tt{};
+                    bool unused = false;
+                    for (int k = 0; k < c.nSlots; ++k)
+                        tt[size_t(k)] = impl.blockTime(c, c.body[k][0], c.body[k][1], st, impl.slotMoe[k], unused);
+                    const double te = impl.blockTime(c, c.emb[0], c.emb[1], st, false, unused);
+                    const double th = impl.blockTime(c, c.head[0], c.head[1], st, false, unused);
+                    const double gather =
+                        c.nGroups > 1 ? CostModel::Impl::commTime(c.regather, st.critical().tokens()) : 0.0;
+                    double sum = 0, most = 0;
+                    int slowest = 0;
+                    for (int k = 0; k < pp; ++k) {
+                        const Stage& sg = c.stages[size_t(k)];
+                        double body = 0.0;
+                        for (int j = 0; j < c.nSlots; ++j) body += sg.n[size_t(j)] * tt[size_t(j)];
+                        if (sg.gathers > 0) body += sg.gathers * gather;
+                        const double tk = body + (sg.first ? te : 0.0) + (sg.last ? th : 0.0) +
+                                          impl.p2pTime(c, sg, st.tokens());
+                        sum += tk;
+                        if (tk > most) most = tk, slowest = k;
+                    }
+                    QCOMPARE(t.stageSum, sum);
+                    QCOMPARE(t.stageMax, most);
+                    QCOMPARE(t.slowest, slowest);
+                }
+                double best = double(kMaxBatch);
+                for (int k = 0; k < pp; ++k) {
+                    double fixed, perSeq, w, kv;
+                    impl.stageMemory(c, k, fixed, perSeq, w, kv);
+                    const double room = impl.capBytes - fixed;
+                    best = room < perSeq ? 0.0 : std::min(best, std::floor(room / perSeq));
+                    if (best == 0.0) break;
+                }
+                QCOMPARE(impl.memoryBatchLimit(c), int64_t(best));
+                ++plans, fewerClasses += nc < pp, manyClasses += nc > 3;
+            }
+        }
+        QVERIFY2(plans > 200 && fewerClasses > 50 && manyClasses > 10,
+                 qPrintable(QString("%1 %2 %3").arg(plans).arg(fewerClasses).arg(manyClasses)));
     }
 };
 

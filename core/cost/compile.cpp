@@ -413,6 +413,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
             begin += n;
         }
     }
+    classifyStages(c);
     c.choices = p.choices;
     c.overlap = p.overlap;
     c.budget = double(p.prefillBudget > 0 ? p.prefillBudget : kDefaultPrefillBudget);
@@ -489,6 +490,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         for (int k = 0; k < c.nSlots; ++k) invert(c.body[k][pass]);
         invert(c.emb[pass]), invert(c.head[pass]);
     }
+    for (int k = 0; k < c.nSlots; ++k) c.slotWeights[size_t(k)] = c.body[k][0].weights();
 }
 
 } // namespace sp

@@ -142,8 +142,11 @@ public:
     /// The batch search evaluate() uses (Secant unless set); not thread-safe against evaluations in flight.
     void setBatchSearch(BatchSearch b);
 
-private:
+    /// The model's internals (core/cost/impl.h, not part of the interface; named here so that the tests that
+    /// check them against plain calculations can build one).
     struct Impl;
+
+private:
     std::unique_ptr<Impl> d;
 };
 

@@ -202,6 +202,15 @@ struct Compiled {
     /// Per pipeline stage, its layers by type (stageOf): compile() fills them once, so the batch search's
     /// probes and the memory account do not recount them.
     std::vector<Stage> stages;
+    /// Stages alike in everything a stage's time and memory depend on (layers per slot, the boundaries it
+    /// holds, first, last, the layout it hands on) form a class: a balanced pipeline of pp stages has at most
+    /// a few (the first, the last, the middle ones with and without an extra layer). The batch search's
+    /// probes and the memory account work out each class once. classOf[i] is stage i's class; class q's
+    /// first stage is classStage[q], so classes come in the order their first stages do.
+    std::vector<int> classOf, classStage;
+    mutable std::vector<double> classTime; ///< passTimes' scratch: a class's stage time in the step at hand
+    /// Per slot: the weight bytes per GPU of one layer (body[slot][0].weights()).
+    std::array<double, kMaxSlots> slotWeights{};
     int8_t choiceOf(Op o) const { return choices[int(o)]; }
 };
 
@@ -442,6 +451,8 @@ struct CostModel::Impl {
 
     /// A stage of `n` layers from `begin`, counted by group and type from the prefix sums (c's groups).
     void stageAt(const Compiled& c, int i, int pp, int begin, int n, Stage& st) const;
+    /// Compiled::classOf and classStage from the stages.
+    static void classifyStages(Compiled& c);
 
     /// Compute and memory seconds of one operator for M local-replica tokens and B sequences; with `half`,
     /// also for a half-batch (M/2, B/2) in the same pass (two-batch overlap).

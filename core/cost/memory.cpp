@@ -34,7 +34,7 @@ void CostModel::Impl::stageMemory(const Compiled& c, int i, double& fixed, doubl
     const int pass = w.phase == Phase::Decode ? 0 : 1;
     double layerWeights = 0.0, kvLayers = 0.0, body = 0.0;
     for (int k = 0; k < c.nSlots; ++k) {
-        layerWeights += st.n[k] * c.body[k][0].weights();
+        layerWeights += st.n[k] * c.slotWeights[size_t(k)];
         kvLayers += st.n[k] * c.kv[k] * attnScale[slotType[k]].kvHeld;
         if (st.n[k] > 0) body = std::max(body, c.body[k][pass].actBytesPerTok);
     }
@@ -58,8 +58,9 @@ void CostModel::Impl::stageMemory(const Compiled& c, int i, double& fixed, doubl
 }
 
 int64_t CostModel::Impl::memoryBatchLimit(const Compiled& c) const {
+    // Alike stages need alike memory: each class once (see classifyStages).
     double best = double(kMaxBatch);
-    for (int i = 0; i < c.d.pp; ++i) {
+    for (const int i : c.classStage) {
         double fixed, perSeq, wts, kv;
         stageMemory(c, i, fixed, perSeq, wts, kv);
         const double room = capBytes - fixed;
@@ -71,7 +72,7 @@ int64_t CostModel::Impl::memoryBatchLimit(const Compiled& c) const {
 
 void CostModel::Impl::fillMemory(const Compiled& c, double B, Metrics& m) const {
     double worst = -1;
-    for (int i = 0; i < c.d.pp; ++i) {
+    for (const int i : c.classStage) { // classes in the order of their first stages: the same first maximum
         double fixed, perSeq, wts, kv;
         stageMemory(c, i, fixed, perSeq, wts, kv);
         const double total = fixed + perSeq * B;

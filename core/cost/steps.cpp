@@ -41,6 +41,26 @@ void CostModel::Impl::stageAt(const Compiled& c, int i, int pp, int begin, int n
     }
 }
 
+void CostModel::Impl::classifyStages(Compiled& c) {
+    const int pp = int(c.stages.size());
+    c.classOf.resize(size_t(pp));
+    c.classStage.clear();
+    for (int i = 0; i < pp; ++i) {
+        const Stage& a = c.stages[size_t(i)];
+        int q = 0;
+        const int nc = int(c.classStage.size());
+        for (; q < nc; ++q) {
+            const Stage& b = c.stages[size_t(c.classStage[size_t(q)])];
+            if (a.first == b.first && a.last == b.last && a.lastMoe == b.lastMoe && a.lastGroup == b.lastGroup &&
+                a.gathers == b.gathers && std::equal(a.n.begin(), a.n.begin() + c.nSlots, b.n.begin()))
+                break;
+        }
+        if (q == nc) c.classStage.push_back(i);
+        c.classOf[size_t(i)] = q;
+    }
+    c.classTime.resize(c.classStage.size());
+}
+
 std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, int pp) {
     Plan p;
     p.degrees.pp = pp;
@@ -204,16 +224,26 @@ PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* ty
     const double te = blockTime(c, c.emb[0], c.emb[1], st, false, unused);
     const double th = blockTime(c, c.head[0], c.head[1], st, false, unused);
     const double gather = c.nGroups > 1 ? commTime(c.regather, st.critical().tokens()) : 0.0;
-    const int pp = c.d.pp;
-    for (int i = 0; i < pp; ++i) {
-        const Stage& sg = c.stages[size_t(i)]; // compile()'s, see pipelineStages
+    // Each class of alike stages once (compile()'s, see classifyStages), then the stages in order.
+    const int nc = int(c.classStage.size());
+    double* tc = c.classTime.data();
+    for (int q = 0; q < nc; ++q) {
+        const Stage& sg = c.stages[size_t(c.classStage[size_t(q)])];
         double body = 0.0;
         for (int k = 0; k < slots; ++k) body += sg.n[k] * tt[k];
         if (sg.gathers > 0) body += sg.gathers * gather;
-        const double t = body + (sg.first ? te : 0.0) + (sg.last ? th : 0.0) + p2pTime(c, sg, st.tokens());
-        r.stageSum += t;
-        if (t > r.stageMax) r.stageMax = t, r.slowest = i;
+        tc[q] = body + (sg.first ? te : 0.0) + (sg.last ? th : 0.0) + p2pTime(c, sg, st.tokens());
     }
+    const int pp = c.d.pp;
+    const int* cls = c.classOf.data();
+    double sum = 0.0, most = 0.0;
+    int slowest = 0;
+    for (int i = 0; i < pp; ++i) {
+        const double t = tc[cls[i]];
+        sum += t;
+        if (t > most) most = t, slowest = i;
+    }
+    r.stageSum = sum, r.stageMax = most, r.slowest = slowest;
     return r;
 }
 
