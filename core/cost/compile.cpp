@@ -384,6 +384,10 @@ int CostModel::Impl::strideOf(const Plan& p, Axis a) {
 }
 
 void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
+    // A Compiled may be reused (CostModel::evaluate): what only some plans set starts from its default.
+    c.a2aG = GroupShape{}, c.syncRanks = 1.0;
+    c.p2pLink = LinkClass::Local, c.p2pAlpha = c.p2pSecPerTok = 0.0;
+    c.regather = CommTerm{};
     c.d = p.degrees;
     // Layer groups first: the stages count their layers by group.
     c.nGroups = p.layerGroups.empty() ? 1 : int(p.layerGroups.size());

@@ -326,7 +326,9 @@ std::optional<std::string> CostModel::checkPlan(const Plan& p) const {
 }
 
 Metrics CostModel::evaluate(const Plan& p) const {
-    Compiled c;
+    // One per thread, reused: compile() sets every field it reads, and the stage vectors keep their room, so
+    // an evaluation allocates nothing for them.
+    thread_local Compiled c;
     return d->evaluate(p, c);
 }
 
