@@ -261,6 +261,39 @@ private slots:
                             ++compared;
                         }
         QCOMPARE(compared, 4 * 9 * 6 * 5 * 3);
+        // place() remembers shapes in a table per thread: after the pass above has filled and overwritten it,
+        // what it returns, now mostly from the table, must still be what counting gives.
+        for (int sa : {24, 8, 3, 2, 1})
+            for (int ka : {256, 64, 16, 12, 8, 5, 3, 2, 1})
+                for (int gpn : {72, 8, 4, 1})
+                    for (int kb : {32, 9, 4, 3, 2, 1}) {
+                        const GroupShape g = place(ka, sa, kb, sa * ka, gpn);
+                        const GroupShape h = costimpl::placeCounted(ka, sa, kb, sa * ka, gpn);
+                        QVERIFY(same(g, h.size, h.nodes, h.perNode, h.fewest));
+                    }
+        // Two groups that share a slot of the table and differ in one figure: the second must not be given the
+        // first's shape. For each figure, the first such pair found by a scan.
+        const std::array<int, 5> base{4, 2, 8, 8, 8}; // ka sa kb sb gpn: 32 GPUs on four nodes of 8
+        auto shape = [](const std::array<int, 5>& k) {
+            return std::array<GroupShape, 2>{place(k[0], k[1], k[2], k[3], k[4]),
+                                             costimpl::placeCounted(k[0], k[1], k[2], k[3], k[4])};
+        };
+        auto slot = [](const std::array<int, 5>& k) { return costimpl::placeSlot(k[0], k[1], k[2], k[3], k[4]); };
+        for (int field = 0; field < 5; ++field) {
+            std::array<int, 5> other = base;
+            for (int v = 1; v < 100000; ++v) {
+                other[size_t(field)] = v;
+                if (v != base[size_t(field)] && slot(other) == slot(base) &&
+                    costimpl::placeCounted(other[0], other[1], other[2], other[3], other[4]).nodes !=
+                        costimpl::placeCounted(base[0], base[1], base[2], base[3], base[4]).nodes)
+                    break;
+            }
+            QVERIFY(slot(other) == slot(base) && other != base);
+            shape(base);
+            const auto [got, counted] = shape(other);
+            QVERIFY2(same(got, counted.size, counted.nodes, counted.perNode, counted.fewest),
+                     qPrintable(QString("field %1 = %2").arg(field).arg(other[size_t(field)])));
+        }
     }
 
     // The prefill all-to-all against DeepEP's own benchmark (deepseek-ai/DeepEP README at 0297fc8, V2 normal

@@ -134,7 +134,7 @@ template <class NodeAt> GroupShape shapeOfSorted(int size, const NodeAt& nodeAt)
 
 /// Members {a*sa + b*sb : a < ka, b < kb} of a mesh with gpn GPUs per node: how many nodes they span and the
 /// most on one node. With the larger stride outermost the ids increase, so one pass counts them.
-inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
+inline GroupShape placeCounted(int ka, int sa, int kb, int sb, int gpn) {
     if (sa > sb) std::swap(ka, kb), std::swap(sa, sb);
     // Member i = a + b ka is GPU a sa + b sb; runs of consecutive members on one node are counted as
     // shapeOfSorted counts them, a node at a time rather than a member at a time (groups run to thousands
@@ -165,6 +165,27 @@ inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
     g.perNode = most;
     g.fewest = fewest < most ? fewest : 0;
     return g;
+}
+
+/// placeCounted, remembered: a plan's groups take a few shapes among many plans, and counting one takes a pass
+/// per node or per row, with two integer divisions each (a one-GPU-a-node pipeline group of 64 stages, an
+/// expert group of 256 rows of one GPU). A small table per thread keeps the latest shape of each slot.
+constexpr uint32_t kPlaceSlots = 256;
+inline uint32_t placeSlot(int ka, int sa, int kb, int sb, int gpn) {
+    const uint32_t h = (uint32_t(ka) * 2654435761u) ^ (uint32_t(sa) * 40503u) ^ (uint32_t(kb) * 2246822519u) ^
+                       (uint32_t(sb) * 3266489917u) ^ uint32_t(gpn);
+    return (h ^ (h >> 15)) & (kPlaceSlots - 1);
+}
+inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
+    struct Entry {
+        int ka = -1, sa = 0, kb = 0, sb = 0, gpn = 0;
+        GroupShape g;
+    };
+    thread_local std::array<Entry, kPlaceSlots> table;
+    Entry& e = table[placeSlot(ka, sa, kb, sb, gpn)];
+    if (e.ka == ka && e.sa == sa && e.kb == kb && e.sb == sb && e.gpn == gpn) return e.g;
+    e = {ka, sa, kb, sb, gpn, placeCounted(ka, sa, kb, sb, gpn)};
+    return e.g;
 }
 
 /// The first k members, in tp-first order (rank r at (r % tp) * sTp + (r / tp) * sDp), of a mesh with gpn
