@@ -140,7 +140,7 @@ double CostModel::Impl::copiesOf(const Compiled& c, double M) const {
 /// weights are read once. A step with prefill tokens uses the prefill block's collectives (DeepEP normal
 /// kernels), a decode-only step the decode block's (low-latency kernels). The routed experts see every
 /// rank's tokens spread by the all-to-all; the rest runs on the busiest rank's.
-CostModel::Impl::Parts CostModel::Impl::blockParts(const Compiled& c, const Block& bd, const Block& bp,
+[[gnu::flatten]] CostModel::Impl::Parts CostModel::Impl::blockParts(const Compiled& c, const Block& bd, const Block& bp,
                                                    const Step& st, Parts* half) const {
     const Block& main = st.pre > 0 ? bp : bd;
     const Step cr = st.critical();
