@@ -126,20 +126,20 @@ void CostModel::Impl::compileAttention(Walker& x, int slot) const {
         t.choice = cAttn;
         t.attention = true;
         t.peak = attnFlops;
-        const double pairF = attnPairFlops(x.decode), kvTok = kvBytesPerToken();
+        const double pairDec = attnPairFlops(true), pairPre = attnPairFlops(false), kvTok = kvBytesPerToken();
         const double S = double(s.workload.inputTokens);
         const bool byBatch = cAttn == choice::AttnBatch;
         const double workDiv = byBatch ? 1.0 : double(tp); // per sequence: heads or context split over tp
         const double kvDiv = byBatch ? 1.0 : kvDivisor(cAttn, tp, layerTypeAttention(types[slot]));
         if (byBatch) t.seqDiv = tp, t.tokDiv = tp;
         const AttnScale& sc = attnScale[slot];
-        if (x.decode) {
-            t.fSeq = pairF * ctxDecode / workDiv * sc.decodeRead;
-            t.bSeq = kvTok * ctxDecode / kvDiv * sc.decodeRead; // read the (attended) cache every step
-        } else {
-            t.fSeq = pairF * S * (S + 1.0) / 2.0 / workDiv * sc.prefillPairs; // causal
-            t.bSeq = kvTok * S / kvDiv * sc.prefillWrite;                     // write the prompt's cache once
-        }
+        // decode: each step reads the (attended) cache; prefill: causal over the prompt, which writes its
+        // cache once.
+        t.fSeq = pairDec * ctxDecode / workDiv * sc.decodeRead;
+        t.bSeq = kvTok * ctxDecode / kvDiv * sc.decodeRead;
+        x.pre.attention = x.b.nOps;
+        x.pre.fSeq = pairPre * S * (S + 1.0) / 2.0 / workDiv * sc.prefillPairs;
+        x.pre.bSeq = kvTok * S / kvDiv * sc.prefillWrite;
         t.bTok = (qkvWidth + oWidth) * ab / workDiv;
         x.b.add(t);
     }
@@ -278,9 +278,15 @@ void CostModel::Impl::compileMoe(Walker& x) const {
     if (x.c.a2aG.size > 1 && remote > 0) {
         const bool fp8 = s.model.weights == Dtype::FP8;
         for (int dir = 0; dir < 2; ++dir) {
-            CommTerm t = moeAllToAll(x.c.a2aG, d, remote * k, holders, x.decode, dir == 0 && fp8);
+            CommTerm t = moeAllToAll(x.c.a2aG, d, remote * k, holders, true, dir == 0 && fp8);
             t.from = dir == 0 ? Op::Router : Op::Experts;
             t.to = Op::Experts;
+            if (x.c.a2aG.nodes > 1) { // within a node the two kernels move the same bytes
+                CommTerm& u = x.pre.comms[size_t(x.pre.nComms)];
+                u = moeAllToAll(x.c.a2aG, d, remote * k, holders, false, dir == 0 && fp8);
+                u.from = t.from, u.to = t.to;
+                x.pre.commAt[size_t(x.pre.nComms++)] = x.b.nComms;
+            }
             x.b.add(t);
         }
     }
@@ -444,35 +450,38 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         c.p2pSecPerTok = double(m.hidden) * ab / (inter ? net.bwInter : net.bwIntra);
     }
     const double kvTok = kvBytesPerToken();
-    for (int pass = 0; pass < 2; ++pass) {
-        const bool decode = pass == 0;
-        for (int g = 0; g < c.nGroups; ++g) {
-            c.choices = c.groupChoices[size_t(g)];
-            for (int k = 0; k < nTypes; ++k) {
-                const int slot = g * nTypes + k;
-                const bool moe = layerTypeIsMoe(types[k]);
-                c.body[slot][pass].clear();
-                Walker x{*this, c, decode, c.body[slot][pass]};
-                x.produced(resOf(c, moe), moe ? Op::MoeNorms : Op::Norms, double(m.hidden));
-                compileAttention(x, k);
-                if (moe)
-                    compileMoe(x);
-                else
-                    compileDenseFfn(x);
-                if (pass == 0)
-                    c.kv[slot] = kvTok / kvDivisor(c.choiceOf(moe ? Op::MoeAttention : Op::Attention), d.tp,
-                                                   layerTypeAttention(types[k]));
-            }
+    // Each layer walked once, for the decode step; its prefill block is that with PrefillTerms' terms.
+    for (int g = 0; g < c.nGroups; ++g) {
+        c.choices = c.groupChoices[size_t(g)];
+        for (int k = 0; k < nTypes; ++k) {
+            const int slot = g * nTypes + k;
+            const bool moe = layerTypeIsMoe(types[k]);
+            c.body[slot][0].clear();
+            PrefillTerms pre;
+            Walker x{*this, c, c.body[slot][0], pre};
+            x.produced(resOf(c, moe), moe ? Op::MoeNorms : Op::Norms, double(m.hidden));
+            compileAttention(x, k);
+            if (moe)
+                compileMoe(x);
+            else
+                compileDenseFfn(x);
+            c.body[slot][0].copyTo(c.body[slot][1]);
+            pre.applyTo(c.body[slot][1]);
+            c.kv[slot] = kvTok / kvDivisor(c.choiceOf(moe ? Op::MoeAttention : Op::Attention), d.tp,
+                                           layerTypeAttention(types[k]));
         }
-        // The embedding hands its output to the first layer's residual layout, the head takes the last's
-        // (their own choices are the same in every group).
-        c.choices = c.groupChoices[0];
-        c.emb[pass].clear(), c.head[pass].clear();
-        Walker xe{*this, c, decode, c.emb[pass]};
-        compileEmbedding(xe, resOf(c, firstMoe));
-        Walker xh{*this, c, decode, c.head[pass]};
-        compileHead(xh, resOf(c.groupChoices[size_t(c.nGroups - 1)], lastMoe));
     }
+    // The embedding hands its output to the first layer's residual layout, the head takes the last's
+    // (their own choices are the same in every group); neither differs between the passes.
+    c.choices = c.groupChoices[0];
+    c.emb[0].clear(), c.head[0].clear();
+    PrefillTerms none;
+    Walker xe{*this, c, c.emb[0], none};
+    compileEmbedding(xe, resOf(c, firstMoe));
+    Walker xh{*this, c, c.head[0], none};
+    compileHead(xh, resOf(c.groupChoices[size_t(c.nGroups - 1)], lastMoe));
+    c.emb[0].copyTo(c.emb[1]);
+    c.head[0].copyTo(c.head[1]);
     if (c.nGroups > 1 && d.tp > 1) {
         // Where a layer group keeps the residual replicated after one that token-shards it: the tp group's
         // slices are gathered (the same all-gather a Walker inserts between T and R).

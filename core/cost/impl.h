@@ -90,6 +90,13 @@ struct Block {
     }
     void add(const OpTerm& t) { ops[nOps++] = t; }
     void add(const CommTerm& c) { comms[nComms++] = c; }
+    /// Its terms into o (only those in use are copied).
+    void copyTo(Block& o) const {
+        o.nOps = nOps, o.nComms = nComms;
+        o.actBytesPerTok = actBytesPerTok;
+        std::copy(ops, ops + nOps, o.ops);
+        std::copy(comms, comms + nComms, o.comms);
+    }
     double weights() const {
         double w = 0;
         for (int i = 0; i < nOps; ++i) w += ops[i].weightBytes;
@@ -371,12 +378,29 @@ struct CostModel::Impl {
 
     // ------------------------------------------------------------------ compile
 
-    /// Walks one layer's operators, tracking the activation's layout and inserting resharding collectives.
+    /// What a prefill pass's block has other than the decode step's: the attention core's sequence terms
+    /// (causal over the prompt instead of the context read per step) and the expert all-to-all's terms
+    /// across nodes (DeepEP's normal kernels instead of its low-latency ones). The rest is the same, so
+    /// compile() walks a layer once, for the decode block, and copies it into the prefill block with these.
+    struct PrefillTerms {
+        int attention = -1; ///< index of the attention core among the ops; -1: none
+        double fSeq = 0, bSeq = 0;
+        int nComms = 0;
+        std::array<int, 2> commAt{};
+        std::array<CommTerm, 2> comms{};
+        void applyTo(Block& pre) const {
+            if (attention >= 0) pre.ops[attention].fSeq = fSeq, pre.ops[attention].bSeq = bSeq;
+            for (int i = 0; i < nComms; ++i) pre.comms[commAt[size_t(i)]] = comms[size_t(i)];
+        }
+    };
+
+    /// Walks one layer's operators, tracking the activation's layout and inserting resharding collectives,
+    /// into the decode step's block `b`, keeping in `pre` what a prefill pass has instead.
     struct Walker {
         const Impl& m;
         const Compiled& c;
-        bool decode;
         Block& b;
+        PrefillTerms& pre;
         Lay lay = Lay::R;
         Op lastOp = Op::Embedding;
         double width = 0; ///< feature width of the current activation
