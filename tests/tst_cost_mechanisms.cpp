@@ -668,6 +668,44 @@ private slots:
                  qPrintable(QString::number(bQkv / (bExp * s.cluster.efficiency.groupedGemm))));
     }
 
+    // evaluate() reuses one compiled plan per thread. Plans of dense and MoE models, with and without pipelines
+    // and layer groups, evaluated in turn on one thread must give what explain() gives, which compiles each
+    // into a fresh one.
+    void reusedCompiledPlanMatchesAFreshOne() {
+        const QStringList paths{kSamples + "/scenarios/deepseek-v3-h100-32x8.yaml",
+                                kSamples + "/scenarios/llama-3.1-70b-h100-4x8.yaml",
+                                kSamples + "/benchmarks/deepseek-v3-4x8-128k-layer-groups.yaml",
+                                kSamples + "/benchmarks/deepseek-v3-32x8-long-pp4-split.yaml"};
+        std::vector<CostModel> models;
+        std::vector<std::vector<Plan>> plans;
+        for (const QString& path : paths) {
+            const Scenario s = scenario(path);
+            models.emplace_back(s);
+            const SearchSpace space(s);
+            Rng rng(11);
+            auto& ps = plans.emplace_back();
+            while (ps.size() < 40) {
+                const std::vector<int> x = ps.size() % 2 ? space.sampleByDecision(rng) : space.sample(rng);
+                if (!x.empty()) ps.push_back(space.toPlan(x));
+            }
+        }
+        int compared = 0;
+        for (size_t i = 0; i < 40; ++i)
+            for (size_t m = 0; m < models.size(); ++m) {
+                const Metrics a = models[m].evaluate(plans[m][i]);
+                const Metrics b = models[m].explain(plans[m][i]).metrics;
+                QCOMPARE(a.valid, b.valid);
+                QCOMPARE(a.batch, b.batch);
+                QCOMPARE(a.throughput, b.throughput);
+                QCOMPARE(a.ttftMs, b.ttftMs);
+                QCOMPARE(a.tpotMs, b.tpotMs);
+                QCOMPARE(a.memoryPerGpuGiB, b.memoryPerGpuGiB);
+                QCOMPARE(a.violations, b.violations);
+                compared += a.valid;
+            }
+        QVERIFY(compared > 100);
+    }
+
     // The batch search's probes and the memory account work out each class of alike pipeline stages once
     // (Compiled::classOf). Every stage must be in the class of the stages it is alike to and in no other, and
     // the pass times and the memory limit must be those of the plain loop over every stage, exactly, on plans
