@@ -117,4 +117,17 @@ inline SearchResult runSearcher(const std::string& name, const SearchSpace& spac
     return s->run(space, engine, o, obs, stop);
 }
 
+/// Every field of two evaluations' metrics, bit for bit.
+inline void sameMetrics(const Metrics& a, const Metrics& b) {
+    QCOMPARE(a.valid, b.valid);
+    QCOMPARE(a.feasible, b.feasible);
+    QCOMPARE(a.throughput, b.throughput);
+    QCOMPARE(a.ttftMs, b.ttftMs);
+    QCOMPARE(a.tpotMs, b.tpotMs);
+    QCOMPARE(a.batch, b.batch);
+    QCOMPARE(a.memoryPerGpuGiB, b.memoryPerGpuGiB);
+    QCOMPARE(a.weightsGiB, b.weightsGiB);
+    QCOMPARE(a.kvCacheGiB, b.kvCacheGiB);
+}
+
 } // namespace sp::test

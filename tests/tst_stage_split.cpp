@@ -20,19 +20,6 @@ Scenario toyTuned(int layers) {
     return s;
 }
 
-/// Every field of two evaluations' metrics, bit for bit.
-void sameMetrics(const Metrics& a, const Metrics& b) {
-    QCOMPARE(a.valid, b.valid);
-    QCOMPARE(a.feasible, b.feasible);
-    QCOMPARE(a.throughput, b.throughput);
-    QCOMPARE(a.ttftMs, b.ttftMs);
-    QCOMPARE(a.tpotMs, b.tpotMs);
-    QCOMPARE(a.batch, b.batch);
-    QCOMPARE(a.memoryPerGpuGiB, b.memoryPerGpuGiB);
-    QCOMPARE(a.weightsGiB, b.weightsGiB);
-    QCOMPARE(a.kvCacheGiB, b.kvCacheGiB);
-}
-
 } // namespace
 
 class TestStageSplit : public QObject {
