@@ -279,7 +279,9 @@ private slots:
             return std::array<GroupShape, 2>{place(k[0], k[1], k[2], k[3], k[4]),
                                              costimpl::placeCounted(k[0], k[1], k[2], k[3], k[4])};
         };
-        auto slot = [](const std::array<int, 5>& k) { return costimpl::placeSlot(k[0], k[1], k[2], k[3], k[4]); };
+        auto slot = [](const std::array<int, 5>& k) {
+            return costimpl::placeSlot(k[0], k[1], k[2], k[3], k[4]);
+        };
         for (int field = 0; field < 5; ++field) {
             std::array<int, 5> other = base;
             for (int v = 1; v < 100000; ++v) {

@@ -51,8 +51,9 @@ void CostModel::Impl::classifyStages(Compiled& c) {
         const int nc = int(c.classStage.size());
         for (; q < nc; ++q) {
             const Stage& b = c.stages[size_t(c.classStage[size_t(q)])];
-            if (a.first == b.first && a.last == b.last && a.lastMoe == b.lastMoe && a.lastGroup == b.lastGroup &&
-                a.gathers == b.gathers && std::equal(a.n.begin(), a.n.begin() + c.nSlots, b.n.begin()))
+            if (a.first == b.first && a.last == b.last && a.lastMoe == b.lastMoe &&
+                a.lastGroup == b.lastGroup && a.gathers == b.gathers &&
+                std::equal(a.n.begin(), a.n.begin() + c.nSlots, b.n.begin()))
                 break;
         }
         if (q == nc) c.classStage.push_back(i);
@@ -140,8 +141,9 @@ double CostModel::Impl::copiesOf(const Compiled& c, double M) const {
 /// weights are read once. A step with prefill tokens uses the prefill block's collectives (DeepEP normal
 /// kernels), a decode-only step the decode block's (low-latency kernels). The routed experts see every
 /// rank's tokens spread by the all-to-all; the rest runs on the busiest rank's.
-[[gnu::flatten]] CostModel::Impl::Parts CostModel::Impl::blockParts(const Compiled& c, const Block& bd, const Block& bp,
-                                                   const Step& st, Parts* half) const {
+[[gnu::flatten]] CostModel::Impl::Parts CostModel::Impl::blockParts(const Compiled& c, const Block& bd,
+                                                                    const Block& bp, const Step& st,
+                                                                    Parts* half) const {
     const Block& main = st.pre > 0 ? bp : bd;
     const Step cr = st.critical();
     const double M = cr.tokens(), copies = copiesOf(c, st.tokens()), rows = st.rows();
