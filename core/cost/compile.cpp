@@ -503,7 +503,6 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         for (int k = 0; k < c.nSlots; ++k) invert(c.body[k][pass]);
         invert(c.emb[pass]), invert(c.head[pass]);
     }
-    for (int k = 0; k < c.nSlots; ++k) c.slotWeights[size_t(k)] = c.body[k][0].weights();
 }
 
 } // namespace sp

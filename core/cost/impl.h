@@ -237,8 +237,6 @@ struct Compiled {
     /// first stage is classStage[q], so classes come in the order their first stages do.
     std::vector<int> classOf, classStage;
     mutable std::vector<double> classTime; ///< passTimes' scratch: a class's stage time in the step at hand
-    /// Per slot: the weight bytes per GPU of one layer (body[slot][0].weights()).
-    std::array<double, kMaxSlots> slotWeights{};
     int8_t choiceOf(Op o) const { return choices[int(o)]; }
 };
 

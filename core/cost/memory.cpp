@@ -34,7 +34,7 @@ void CostModel::Impl::stageMemory(const Compiled& c, int i, double& fixed, doubl
     const int pass = w.phase == Phase::Decode ? 0 : 1;
     double layerWeights = 0.0, kvLayers = 0.0, body = 0.0;
     for (int k = 0; k < c.nSlots; ++k) {
-        layerWeights += st.n[k] * c.slotWeights[size_t(k)];
+        layerWeights += st.n[k] * c.body[k][0].weights();
         kvLayers += st.n[k] * c.kv[k] * attnScale[slotType[k]].kvHeld;
         if (st.n[k] > 0) body = std::max(body, c.body[k][pass].actBytesPerTok);
     }
