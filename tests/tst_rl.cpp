@@ -626,9 +626,9 @@ private slots:
     }
 
     // Chains take rl's local places only where the budget gives two or more (RlOptions::localChains): under
-    // 4,000 evaluations a run is the run without them (`rl:no-chains`), at 4,000 it is not. On the layer-group
-    // scenario of the hard suite at 20,000 evaluations they find better plans (seeds 1-3; the README's
-    // benchmark over 20 seeds: 100% of runs within 1% of the best known against 85% without).
+    // 4,000 evaluations a run is the run without them (`rl:no-chains`), at 4,000 it is not. On the
+    // layer-group scenario of the hard suite at 20,000 evaluations they find better plans (seeds 1-3; the
+    // README's benchmark over 20 seeds: 100% of runs within 1% of the best known against 85% without).
     void chainsWhereTheBudgetGivesSeveral() {
         auto s = loadScenario(SHARDPLAN_SAMPLES_DIR "/benchmarks/deepseek-v3-4x8-128k-layer-groups.yaml");
         QVERIFY(s.ok());
@@ -652,9 +652,45 @@ private slots:
             with += run("rl", 20000, seed).best.metrics.throughput / 3;
             without += run("rl:no-chains", 20000, seed).best.metrics.throughput / 3;
         }
-        qInfo("mean best of seeds 1-3 at 20,000 evaluations: rl %.2f, rl:no-chains %.2f tok/s", with, without);
+        qInfo("mean best of seeds 1-3 at 20,000 evaluations: rl %.2f, rl:no-chains %.2f tok/s", with,
+              without);
         QVERIFY(without > 0);
         QVERIFY(with > without);
+    }
+
+    // The batch follows the budget (RlOptions::batch 0: budget / 25 in 8..32), and the variant flags set it
+    // and the local share, rejecting what is not a number in range.
+    void batchFollowsTheBudget() {
+        auto s = loadScenario(SHARDPLAN_SAMPLES_DIR "/benchmarks/deepseek-v3-32x8-pinned.yaml");
+        QVERIFY(s.ok());
+        const CostModel cm(s.value());
+        const CostModelObjective obj(cm);
+        const SearchSpace space(s.value());
+        auto run = [&](const char* name, int64_t budget) {
+            Engine engine(obj);
+            SearchOptions o;
+            o.budget.evaluations = budget;
+            o.seed = 5;
+            o.threads = 1;
+            auto searcher = makeSearcher(name);
+            if (!searcher) qFatal("no searcher %s", name);
+            return searcher->run(space, engine, o, nullptr, {});
+        };
+        const auto small = run("rl", 200);
+        QVERIFY(!small.learning.empty());
+        // The first iteration has no elite, so no neighbours: all 8 places are the policy's samples.
+        QVERIFY(small.learning.front().evaluations > 0);
+        QVERIFY(small.learning.front().evaluations <= 8);
+        QCOMPARE(small.curve, run("rl:batch=8", 200).curve);
+        QVERIFY(small.curve != run("rl:batch=32", 200).curve);
+        QCOMPARE(run("rl", 500).curve, run("rl:batch=20", 500).curve);   // 500 / 25
+        QCOMPARE(run("rl", 2000).curve, run("rl:batch=32", 2000).curve); // the cap
+        QVERIFY(run("rl", 2000).learning.front().evaluations > 8);
+        QCOMPARE(run("rl:local=0", 500).curve, run("rl:no-local", 500).curve);
+        QVERIFY(run("rl:local=0.25", 500).curve != run("rl", 500).curve);
+        for (const char* bad : {"rl:batch=3", "rl:batch=", "rl:batch=8x", "rl:batch=5000", "rl:local=1.5",
+                                "rl:local=-0.1", "rl:local=", "rl:local=half"})
+            QVERIFY2(!makeSearcher(bad), bad);
     }
 
     // The learning curve reaches the observer: points arrive with progress events, entropy falls as it

@@ -52,9 +52,13 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     std::vector<uint8_t> localMask;
     const auto counterparts = detail::groupCounterparts(space);
     const int eliteK = std::min({m_o.eliteK, options.eliteK, 256}); // attentionBackward keeps K on the stack
-    const int localPlaces = std::clamp(m_o.localMoves, 0, std::max(0, m_o.batch - 2));
     const int64_t budget = options.budget.evaluations;
-    int nChains = m_o.localChains > 0 ? m_o.localChains
+    const int batchSize = m_o.batch > 0 ? m_o.batch
+                          : budget > 0  ? int(std::clamp<int64_t>(budget / 25, 8, 32))
+                                        : 32;
+    const int localPlaces =
+        std::clamp(int(std::lround(m_o.localShare * batchSize)), 0, std::max(0, batchSize - 2));
+    int nChains = m_o.localChains > 0                  ? m_o.localChains
                   : m_o.localChains < 0 || budget <= 0 ? 0
                                                        : int(std::min<int64_t>(budget / 2000, 8));
     nChains = std::min(nChains, localPlaces);
@@ -97,7 +101,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         const double sampledAt = temperature;
         std::vector<rl::Trace> traces;
         std::vector<std::vector<int>> batch;
-        // Neighbours of elite plans (RlOptions::localMoves) fill the first places of the batch, the policy's
+        // Neighbours of elite plans (RlOptions::localShare) fill the first places of the batch, the policy's
         // samples the rest. Only plans the run has not seen: a seen one costs neither budget nor policy work
         // and teaches nothing; the places not filled go to the policy.
         std::vector<const std::vector<int>*> eliteChoices;
@@ -116,18 +120,22 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
                 if (!ch.live || ch.stall >= patience) {
                     // (Re)start at an elite plan: the run's best, or (on a restart, half the time) another.
                     const size_t from = !ch.live ? std::min(c, eliteChoices.size() - 1)
-                                        : rng.chance(sa.restartFromBest) ? 0
-                                                          : size_t(rng.below(int(eliteChoices.size())));
+                                        : rng.chance(sa.restartFromBest)
+                                            ? 0
+                                            : size_t(rng.below(int(eliteChoices.size())));
                     ch.current = *eliteChoices[from];
                     for (const auto& e : elite)
-                        if (&e.choices == eliteChoices[from]) ch.energy = detail::energy(planScore(e.metrics));
+                        if (&e.choices == eliteChoices[from])
+                            ch.energy = detail::energy(planScore(e.metrics));
                     ch.bestEnergy = ch.energy, ch.stall = 0, ch.live = true;
                 }
-                const int share = localPlaces / int(chains.size()) + (int(c) < localPlaces % int(chains.size()));
-                auto mine = detail::freshNeighbours(space, {&ch.current}, share, m_o.localSecondMove, seen, rng,
-                                                    localMask, counterparts, m_o.localGroupMove);
+                const int share =
+                    localPlaces / int(chains.size()) + (int(c) < localPlaces % int(chains.size()));
+                auto mine = detail::freshNeighbours(space, {&ch.current}, share, m_o.localSecondMove, seen,
+                                                    rng, localMask, counterparts, m_o.localGroupMove);
                 for (auto& p : mine)
-                    if (std::find(batch.begin(), batch.end(), p) == batch.end()) batch.push_back(std::move(p));
+                    if (std::find(batch.begin(), batch.end(), p) == batch.end())
+                        batch.push_back(std::move(p));
                 chainEnd[c] = int(batch.size());
                 if (mine.empty()) ch.stall = patience; // its neighbourhood is spent: restart next time
             }
@@ -137,7 +145,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         const uint64_t iterationSeed = rng.next();
         {
             std::vector<Rng> rngs;
-            for (int b = 0; b < m_o.batch - local; ++b)
+            for (int b = 0; b < batchSize - local; ++b)
                 rngs.emplace_back(iterationSeed + 0x9E3779B97F4A7C15ull * uint64_t(b + 1));
             if (m_o.usePolicy) {
                 traces = policy.sampleBatch(mask, rngs, temperature);

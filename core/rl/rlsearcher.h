@@ -2,7 +2,7 @@
 // `rl`: Learn to Shard. Each iteration conditions the policy (core/rl/policy.h) on the elite history (the
 // top-K distinct plans so far), samples a batch of plans through the space's validity masks, evaluates them
 // through the engine (worker threads, shared cache), and updates the policy with PPO on normalized
-// log-throughput rewards. Half of each batch refines the elite locally instead (RlOptions::localMoves):
+// log-throughput rewards. Half of each batch refines the elite locally instead (RlOptions::localShare):
 // neighbours of elite plans, or from 4,000 evaluations annealing chains started at them (localChains).
 
 #include "core/rl/policy.h"
@@ -12,8 +12,13 @@ namespace sp {
 
 struct RlOptions {
     std::string name = "rl"; ///< the registered name (the ablations register variants, searcher.cpp)
-    int batch = 32;          ///< plans sampled per iteration
-    int epochs = 2;          ///< PPO epochs per batch (the first is REINFORCE with the batch-mean baseline)
+    /// Plans per iteration; 0: the evaluation budget / 25, clamped to 8..32 (32 on a time-only budget). A
+    /// small budget gets more, smaller updates, as ga's population shrinks with it. On the hard suite from
+    /// cold starts (60 seeds), batches of 8 against 32 raised the median fraction of the best known on all
+    /// six scenarios at 100 evaluations and on five of six at 200 (the sixth 0.001 lower); at 500,
+    /// batches of 20 raised the share within 1% on five of six (the README's Search section).
+    int batch = 0;
+    int epochs = 2; ///< PPO epochs per batch (the first is REINFORCE with the batch-mean baseline)
     double learningRate = 1e-2;  ///< Adam
     double clip = 0.2;           ///< PPO clipping; 0: plain REINFORCE with baseline
     double entropyWeight = 0.01; ///< per decision
@@ -23,17 +28,17 @@ struct RlOptions {
     bool rankAdvantages = true; ///< advantages from centered ranks (robust to the large infeasible penalties)
     double freshTarget = 0.5;   ///< share of new plans per batch the sampling temperature steers towards
     double maxTemperature = 8.0;
-    /// Plans per iteration that are neighbours of elite plans (one decision changed and the rest repaired,
-    /// as sa moves) instead of samples of the policy: they refine the best plans locally, where a policy
-    /// that has converged spends its samples on plans it has seen. They spend budget, may enter the elite
-    /// (which the policy attends to and imitates), and are not in the policy's update (they are not its
+    /// The share of each batch that is neighbours of elite plans (one decision changed and the rest
+    /// repaired, as sa moves) instead of samples of the policy: they refine the best plans locally, where a
+    /// policy that has converged spends its samples on plans it has seen. They spend budget, may enter the
+    /// elite (which the policy attends to and imitates), and are not in the policy's update (they are not its
     /// samples). 0: every plan from the policy (`rl:no-local`).
-    int localMoves = 16;
+    double localShare = 0.5;
     double localSecondMove = 0.4; ///< chance that a neighbour changes a second decision (as sa's moves)
     /// Under layer groups (Constraints::granularity): probability that the group move follows a neighbour's
     /// first change (detail::copyGroup; measured as AnnealingParams::groupMove: on the layer-group scenario,
-    /// 85-90% of 20 runs within 1% of the best known at 20,000 evaluations, on two machines, against 75% at 0.5
-    /// and 65% without).
+    /// 85-90% of 20 runs within 1% of the best known at 20,000 evaluations, on two machines, against 75% at
+    /// 0.5 and 65% without).
     double localGroupMove = 1.0;
     /// Annealing chains in the local half, where the budget gives several: the local places go to `chains`
     /// chains (each a plan that steps to the best of its fresh neighbours by the Metropolis rule, cooled over

@@ -4,6 +4,7 @@
 
 #include "core/search/rng.h"
 
+#include <charconv>
 #include <cmath>
 #include <mutex>
 #include <utility>
@@ -59,7 +60,9 @@ std::string formatCount(double n) {
 /// sampling temperature), reinforce (one REINFORCE epoch without clipping instead of two PPO epochs),
 /// one-epoch (one clipped PPO epoch instead of two), no-local (no neighbours of elite plans in the batch:
 /// every plan from the policy), no-policy (neighbours of the elite and uniform plans, no policy), no-chains
-/// (the local places go to the elite's neighbours at every budget, RlOptions::localChains).
+/// (the local places go to the elite's neighbours at every budget, RlOptions::localChains); batch=N (N plans
+/// per iteration, 4..4096, instead of the budget's default, RlOptions::batch); local=F (the share of each
+/// batch that is the elite's neighbours, 0..1, RlOptions::localShare).
 std::unique_ptr<Searcher> makeRlVariant(std::string_view name) {
     RlOptions o;
     o.name = std::string(name);
@@ -78,12 +81,24 @@ std::unique_ptr<Searcher> makeRlVariant(std::string_view name) {
         else if (flag == "one-epoch")
             o.epochs = 1;
         else if (flag == "no-local")
-            o.localMoves = 0;
+            o.localShare = 0;
         else if (flag == "no-policy")
             o.usePolicy = false;
         else if (flag == "no-chains")
             o.localChains = -1;
-        else
+        else if (flag.substr(0, 6) == "batch=") {
+            int v = 0;
+            const auto* end = flag.data() + flag.size();
+            const auto [p, ec] = std::from_chars(flag.data() + 6, end, v);
+            if (ec != std::errc() || p != end || v < 4 || v > 4096) return nullptr;
+            o.batch = v;
+        } else if (flag.substr(0, 6) == "local=") {
+            double v = 0;
+            const auto* end = flag.data() + flag.size();
+            const auto [p, ec] = std::from_chars(flag.data() + 6, end, v);
+            if (ec != std::errc() || p != end || !(v >= 0 && v <= 1)) return nullptr;
+            o.localShare = v;
+        } else
             return nullptr;
         rest = plus == std::string_view::npos ? std::string_view() : rest.substr(plus + 1);
     }
