@@ -693,6 +693,28 @@ private slots:
             QVERIFY2(!makeSearcher(bad), bad);
     }
 
+    // A bad searcher name tells the user what is wrong: the known names, or the bad rl flag and its range.
+    void badSearcherNamesAreExplained() {
+        QCOMPARE(searcherError("sa"), std::string());
+        QCOMPARE(searcherError("rl:no-elite+batch=16+local=0.25"), std::string());
+        const std::string unknown = searcherError("annealing");
+        QVERIFY2(unknown.find("unknown searcher 'annealing'") != std::string::npos, unknown.c_str());
+        QVERIFY2(unknown.find("cd-restarts") != std::string::npos, unknown.c_str());
+        const std::string batch = searcherError("rl:no-elite+batch=3");
+        QVERIFY2(batch.find("'batch=3'") != std::string::npos && batch.find("4 to 4096") != std::string::npos,
+                 batch.c_str());
+        const std::string local = searcherError("rl:local=half");
+        QVERIFY2(local.find("'local=half'") != std::string::npos && local.find("0 to 1") != std::string::npos,
+                 local.c_str());
+        const std::string flag = searcherError("rl:no-elite+no-locals");
+        QVERIFY2(flag.find("'no-locals'") != std::string::npos &&
+                     flag.find("not an rl flag") != std::string::npos,
+                 flag.c_str());
+        QVERIFY(!searcherError("rl:").empty());
+        QVERIFY(!searcherError("rl:no-elite+").empty()); // an empty flag after '+'
+        QVERIFY(!makeSearcher("rl:no-elite+"));
+    }
+
     // The learning curve reaches the observer: points arrive with progress events, entropy falls as it
     // learns.
     void learningCurveObserved() {

@@ -20,12 +20,6 @@ namespace {
 
 constexpr int64_t kDefaultBudget = 2000;
 
-std::string searcherList() {
-    std::string s;
-    for (const auto& n : searcherNames()) s += (s.empty() ? "" : ", ") + n;
-    return s;
-}
-
 } // namespace
 
 int cmdExport(const std::vector<std::string>& argv) {
@@ -97,8 +91,7 @@ int cmdExport(const std::vector<std::string>& argv) {
     std::unique_ptr<Searcher> searcher;
     if (searcherName) {
         searcher = makeSearcher(*searcherName);
-        if (!searcher)
-            return usageError("unknown searcher '" + *searcherName + "' (" + searcherList() + ")", usage);
+        if (!searcher) return usageError(searcherError(*searcherName), usage);
     }
 
     const auto scenario = loadScenarioOrReport(*scenarioPath);

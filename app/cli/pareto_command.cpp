@@ -91,8 +91,7 @@ int cmdPareto(const std::vector<std::string>& argv) {
     if (!scenarioPath) return usageError("--scenario is required", usage);
     ParetoOptions o;
     if (auto s = a.option("searcher")) o.searcher = *s;
-    if (!makeSearcher(o.searcher))
-        return usageError("unknown searcher '" + o.searcher + "' (" + joined(searcherNames()) + ")", usage);
+    if (const std::string e = searcherError(o.searcher); !e.empty()) return usageError(e, usage);
     const auto points = a.integer("points");
     const auto budget = a.integer("budget");
     const auto seed = a.integer("seed");

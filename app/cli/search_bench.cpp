@@ -131,8 +131,7 @@ int refreshBest(Args& a, const std::vector<std::string>& scenarios, const char* 
     if (!file) return kBadInput;
     std::vector<std::string> names = splitList(a.option("searchers").value_or("sa,ga,cd-restarts,rl"));
     for (const auto& n : names)
-        if (!makeSearcher(n))
-            return usageError("unknown searcher '" + n + "' (" + joined(searcherNames()) + ")", usage);
+        if (const std::string e = searcherError(n); !e.empty()) return usageError(e, usage);
     const auto budget = a.integer("budget");
     const auto seeds = a.integer("seeds");
     const auto threads = a.integer("threads");
@@ -228,8 +227,7 @@ int rlSpeed(Args& a, const std::vector<std::string>& scenarios, const char* usag
     if (seeds && (*seeds < 1 || *seeds > 10000))
         return usageError("--seeds must be between 1 and 10000", usage);
     const std::string other = a.option("searchers").value_or("rl");
-    if (!makeSearcher(other))
-        return usageError("unknown searcher '" + other + "' (" + joined(searcherNames()) + ")", usage);
+    if (const std::string e = searcherError(other); !e.empty()) return usageError(e, usage);
     InterruptToStop interrupt;
     std::printf("%-28s %8s %10s %10s %10s %10s %8s %8s %14s  (%s against random)\n", "scenario", "evals",
                 "random s", "s", "random CPU", "CPU", "wall x", "CPU x", "policy us/plan", other.c_str());
@@ -312,8 +310,7 @@ int cmdBench(const std::vector<std::string>& argv) {
         splitList(a.option("searchers").value_or("random,random-seq,cd,cd-restarts,sa,ga,rl"));
     if (names.empty()) return usageError("--searchers is empty", usage);
     for (const auto& n : names)
-        if (!makeSearcher(n))
-            return usageError("unknown searcher '" + n + "' (" + joined(searcherNames()) + ")", usage);
+        if (const std::string e = searcherError(n); !e.empty()) return usageError(e, usage);
     const auto budget = a.integer("budget");
     const auto seeds = a.integer("seeds");
     const auto threads = a.integer("threads");

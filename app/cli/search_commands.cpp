@@ -113,9 +113,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
                                             : a.option("searcher");
     if (!searcherName) return usageError("--searcher is required (" + joined(searcherNames()) + ")", usage);
     auto searcher = makeSearcher(*searcherName);
-    if (!searcher)
-        return usageError("unknown searcher '" + *searcherName + "' (" + joined(searcherNames()) + ")",
-                          usage);
+    if (!searcher) return usageError(searcherError(*searcherName), usage);
     const auto budget = a.integer("budget");
     const auto seconds = a.number("seconds");
     const auto seed = a.integer("seed");
@@ -176,7 +174,8 @@ int cmdSearch(const std::vector<std::string>& argv) {
     }
     const Candidate& best = r.best;
     if (out) {
-        const std::string text = endsWith(*out, ".json") ? toJson(best.plan, scenario->model) : toYaml(best.plan, scenario->model);
+        const std::string text =
+            endsWith(*out, ".json") ? toJson(best.plan, scenario->model) : toYaml(best.plan, scenario->model);
         if (auto w = writeFileAtomic(*out, text); !w) {
             std::cerr << w.error().str() << "\n";
             return kBadInput;

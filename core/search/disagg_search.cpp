@@ -67,9 +67,9 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
         res.message = *why;
         return res;
     }
-    if (!makeSearcher(o.searcher)) {
+    if (std::string e = searcherError(o.searcher); !e.empty()) {
         res.refused = true;
-        res.message = "unknown searcher '" + o.searcher + "'";
+        res.message = std::move(e);
         return res;
     }
     const int N = s.cluster.nodes, per = s.cluster.gpusPerNode;

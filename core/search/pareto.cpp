@@ -277,9 +277,9 @@ ParetoResult paretoFront(const Scenario& scenario, const ParetoOptions& options,
         r.message = "pareto: a prefill workload has no TPOT; use a decode or serving workload";
         return r;
     }
-    if (!makeSearcher(options.searcher)) {
+    if (std::string e = searcherError(options.searcher); !e.empty()) {
         r.refused = true;
-        r.message = "pareto: unknown searcher '" + options.searcher + "'";
+        r.message = "pareto: " + e;
         return r;
     }
     return Sweep(scenario, options, observer, std::move(stop)).run();

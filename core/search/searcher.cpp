@@ -62,14 +62,16 @@ std::string formatCount(double n) {
 /// every plan from the policy), no-policy (neighbours of the elite and uniform plans, no policy), no-chains
 /// (the local places go to the elite's neighbours at every budget, RlOptions::localChains); batch=N (N plans
 /// per iteration, 4..4096, instead of the budget's default, RlOptions::batch); local=F (the share of each
-/// batch that is the elite's neighbours, 0..1, RlOptions::localShare).
-std::unique_ptr<Searcher> makeRlVariant(std::string_view name) {
-    RlOptions o;
+/// batch that is the elite's neighbours, 0..1, RlOptions::localShare). Reads the flags into `o`; returns ""
+/// or what is wrong with the first bad flag.
+static std::string parseRlVariant(std::string_view name, RlOptions& o) {
     o.name = std::string(name);
     std::string_view rest = name.substr(3);
-    while (!rest.empty()) {
+    if (rest.empty()) return "'" + std::string(name) + "' names no flag after 'rl:'";
+    while (true) {
         const size_t plus = rest.find('+');
         const std::string_view flag = rest.substr(0, plus);
+        const std::string quoted = "'" + std::string(flag) + "' in '" + std::string(name) + "'";
         if (flag == "no-elite")
             o.eliteK = 0;
         else if (flag == "no-imitation")
@@ -90,28 +92,47 @@ std::unique_ptr<Searcher> makeRlVariant(std::string_view name) {
             int v = 0;
             const auto* end = flag.data() + flag.size();
             const auto [p, ec] = std::from_chars(flag.data() + 6, end, v);
-            if (ec != std::errc() || p != end || v < 4 || v > 4096) return nullptr;
+            if (ec != std::errc() || p != end || v < 4 || v > 4096)
+                return quoted + ": batch=N takes a whole number from 4 to 4096";
             o.batch = v;
         } else if (flag.substr(0, 6) == "local=") {
             double v = 0;
             const auto* end = flag.data() + flag.size();
             const auto [p, ec] = std::from_chars(flag.data() + 6, end, v);
-            if (ec != std::errc() || p != end || !(v >= 0 && v <= 1)) return nullptr;
+            if (ec != std::errc() || p != end || !(v >= 0 && v <= 1))
+                return quoted + ": local=F takes a share from 0 to 1";
             o.localShare = v;
         } else
-            return nullptr;
-        rest = plus == std::string_view::npos ? std::string_view() : rest.substr(plus + 1);
+            return quoted +
+                   " is not an rl flag (no-elite, no-imitation, no-temperature, reinforce, one-epoch, "
+                   "no-local, no-policy, no-chains, batch=N, local=F; joined with '+')";
+        if (plus == std::string_view::npos) return {};
+        rest = rest.substr(plus + 1);
     }
-    return std::make_unique<RlSearcher>(o);
 }
 
 std::unique_ptr<Searcher> makeSearcher(std::string_view name) {
-    if (name.substr(0, 3) == "rl:") return makeRlVariant(name);
+    if (name.substr(0, 3) == "rl:") {
+        RlOptions o;
+        if (!parseRlVariant(name, o).empty()) return nullptr;
+        return std::make_unique<RlSearcher>(o);
+    }
     Registry& r = registry();
     std::lock_guard lk(r.mutex);
     for (auto& [n, make] : r.entries)
         if (n == name) return make();
     return nullptr;
+}
+
+std::string searcherError(std::string_view name) {
+    if (name.substr(0, 3) == "rl:") {
+        RlOptions o;
+        return parseRlVariant(name, o);
+    }
+    if (makeSearcher(name)) return {};
+    std::string known;
+    for (const auto& n : searcherNames()) known += (known.empty() ? "" : ", ") + n;
+    return "unknown searcher '" + std::string(name) + "' (" + known + ", or rl:FLAG+FLAG)";
 }
 
 std::vector<std::string> searcherNames() {

@@ -35,9 +35,13 @@ public:
 };
 
 /// A searcher by name ("megatron", "exhaustive", "random", "random-seq", "cd", "cd-restarts", "sa", "ga",
-/// "rl", and any registered later; "rl:FLAG+FLAG" for rl with mechanisms off: no-elite, no-imitation,
-/// no-temperature, reinforce, one-epoch, no-local, no-policy, no-chains); null if unknown.
+/// "rl", and any registered later; "rl:FLAG+FLAG" for rl with mechanisms off or set: no-elite, no-imitation,
+/// no-temperature, reinforce, one-epoch, no-local, no-policy, no-chains, batch=N (4..4096), local=F (0..1));
+/// null if unknown.
 std::unique_ptr<Searcher> makeSearcher(std::string_view name);
+/// "" if makeSearcher(name) would make a searcher, otherwise what is wrong with the name, for the user: the
+/// known names, or the bad rl flag and what it takes.
+std::string searcherError(std::string_view name);
 /// The registered names, in registration order.
 std::vector<std::string> searcherNames();
 /// Adds (or replaces) a searcher.
@@ -154,8 +158,8 @@ struct GeneticParams {
     double crossover = 0.9; ///< probability a child mixes two parents (else it copies one, then mutates)
     double mutation = 0;    ///< per-decision mutation probability; 0: 1.5 / decisions
     int noveltyTries = 8;
-    /// Under layer groups: probability that the group move (detail::copyGroup) follows a child's first mutated
-    /// per-layer choice, as sa's neighbours (AnnealingParams::groupMove).
+    /// Under layer groups: probability that the group move (detail::copyGroup) follows a child's first
+    /// mutated per-layer choice, as sa's neighbours (AnnealingParams::groupMove).
     double groupMove = 1.0;
 };
 class GeneticSearcher final : public Searcher {
