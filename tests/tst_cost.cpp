@@ -464,25 +464,36 @@ private slots:
     }
 
     // (a) DeepSeek-V3 decode on 12x8 H100, ~2,000 tokens of KV: data-parallel attention with wide expert
-    // parallelism is several times faster than TP16 (SGLang, lmsys.org/blog/2025-05-05-large-scale-ep: 5.2x).
+    // parallelism is several times faster than TP16 (SGLang, lmsys.org/blog/2025-05-05-large-scale-ep: 5.2x;
+    // "up to 5x" in its introduction). The blog's TP16 ran with DP attention ("a TP size of 16 and DP
+    // attention", tp16-dp-attention.yaml); vanilla `--tp 16` keeps attention tensor-parallel (tp16.yaml).
     void factDpAttentionBeatsTp16() {
         const CostModel cm(scenario(kFacts + "deepseek-v3-decode-h100-12x8.yaml"));
         const Metrics dpa = cm.evaluate(plan(kFacts + "dp-attention-wide-ep.yaml"));
         const Metrics tp16 = cm.evaluate(plan(kFacts + "tp16.yaml"));
-        QVERIFY(dpa.feasible && tp16.feasible);
-        qInfo("DP attention %.0f tok/s, TP16 %.0f tok/s: %.1fx", dpa.throughput, tp16.throughput,
-              dpa.throughput / tp16.throughput);
-        QVERIFY(dpa.throughput > 3.0 * tp16.throughput);
-        // Known miss: 8.9x against the 3x-8x around SGLang's figure (the blog says "up to 5x"). TP16 keeps
-        // the MLA latent cache whole on each of its 16 GPUs, so 28.4 GiB holds 217 sequences of 2,000
-        // tokens, and every step streams 40.2 GiB of weights and the whole cache: at 90% and 74% of 3.35 TB/s
-        // that is 14.3 + 12.3 = 26.6 ms, a bound of 217 / 26.6 ms = 8,160 tok/s a replica (510 a GPU) with
-        // free communication and kernels. DP attention at SGLang's measured 22,282 tok/s a node (2,785 a
-        // GPU) is already 5.5x that bound; the model's 41.2 ms adds two 62 us all-reduces across the two
-        // nodes and 12 us per kernel in each of 61 layers, and its DP attention is 6% over the measurement.
-        const double ratio = dpa.throughput / tp16.throughput;
-        if (ratio > 8.0) QEXPECT_FAIL("", "DP attention 8.9x TP16, the bound is 8x", Continue);
-        QVERIFY(ratio < 8.0);
+        const Metrics tp16dpa = cm.evaluate(plan(kFacts + "tp16-dp-attention.yaml"));
+        QVERIFY(dpa.feasible && tp16.feasible && tp16dpa.feasible);
+        const double ratio = dpa.throughput / tp16dpa.throughput, vanilla = dpa.throughput / tp16.throughput;
+        qInfo("DP attention + EP96 %.0f tok/s; TP16 with DP attention %.0f tok/s: %.1fx; vanilla TP16 %.0f "
+              "tok/s: %.1fx",
+              dpa.throughput, tp16dpa.throughput, ratio, tp16.throughput, vanilla);
+        QVERIFY(dpa.throughput > tp16dpa.throughput && tp16dpa.throughput > tp16.throughput);
+        // Vanilla TP16 keeps the MLA latent cache whole on each of its 16 GPUs, so 28.4 GiB holds 217
+        // sequences of 2,000 tokens, and every step streams 40.2 GiB of weights and the whole cache: at 90%
+        // and 74% of 3.35 TB/s that is 14.3 + 12.3 = 26.6 ms, a bound of 217 / 26.6 ms = 8,160 tok/s a
+        // replica (510 a GPU) with free communication and kernels, where DP attention at SGLang's measured
+        // 22,282 tok/s a node (2,785 a GPU; the model is 6% over it) is already 5.5x.
+        QVERIFY(vanilla > 5.2);
+        // Known miss, the other way: with DP attention TP16 holds 98 sequences a GPU (55.8 GiB of weights:
+        // the attention and dense layers whole on every GPU, the experts over 16) and steps in 68.8 ms: 1,424
+        // tok/s a GPU, 2.7x the 536 that SGLang's 5.2x implies. Its token gather and reduce-scatter (15 BF16
+        // copies of each token, 0.26 ms each a layer) and the expert GEMMs on 128-wide shards at the fitted
+        // efficiencies do not make up the difference, nor does memory: with 5.7 GiB less for weights and KV
+        // (what a static memory fraction of 0.79 would leave) it holds 57 sequences and the ratio is 2.5x.
+        if (ratio < 3.0)
+            QEXPECT_FAIL("", "DP attention + EP 2.1x SGLang's TP16 with DP attention, the bound is 3x",
+                         Continue);
+        QVERIFY(ratio > 3.0 && ratio < 8.0);
     }
 
     // (b) Llama-2-70B FP8 on one 8xH100 node at maximum throughput: TP2 x 4 replicas beats TP8 (MLPerf v4.1).

@@ -158,6 +158,37 @@ private slots:
         QCOMPARE(c->bytes, 128.0 * 7.0 * 14336.0);
     }
 
+    // DP attention with tensor-parallel experts (ep 1, etp 8) inside one node, a decode step of 128 tokens
+    // per GPU: the engines gather every token to the 7 other GPUs once (SGLang's DP gather, vLLM's
+    // allgather_reducescatter), whatever its 8 picks, in BF16 (7168 x 2 = 14336 bytes a copy), and return
+    // the partial sums by a reduce-scatter of the same size. Sending each pick to each shard would be 8 x 7
+    // copies. On 2 nodes with etp 16 (SGLang's TP16 with DP attention): 15 copies, 8 of them to the other
+    // node, the same in a prefill pass (no per-node de-duplication: every GPU needs every token).
+    void tensorParallelExpertsGatherEachTokenOnce() {
+        const CostModel cm(deepseek(1, Phase::Decode, 2000, 128));
+        const Evaluation e = cm.explain(Plan::megatronChoices({1, 8, 1, 1, 8, 1}));
+        const CommCost* d = findComm(e.decode, "experts dispatch");
+        const CommCost* c = findComm(e.decode, "experts combine");
+        QVERIFY(d && c);
+        QCOMPARE(d->kind, Collective::AllGather);
+        QCOMPARE(c->kind, Collective::ReduceScatter);
+        QCOMPARE(d->link, LinkClass::NvLink);
+        QCOMPARE(d->bytes, 128.0 * 7.0 * 14336.0);
+        QCOMPARE(c->bytes, 128.0 * 7.0 * 14336.0);
+
+        const CostModel two(deepseek(2, Phase::Decode, 2000, 128));
+        const Evaluation e2 = two.explain(Plan::megatronChoices({1, 16, 1, 1, 16, 1}));
+        const CommCost* d2 = findComm(e2.decode, "experts dispatch");
+        QVERIFY(d2);
+        QCOMPARE(d2->link, LinkClass::Network);
+        QCOMPARE(d2->bytes, 128.0 * 15.0 * 14336.0);
+        const CostModel pre(deepseek(2, Phase::Prefill, 2000, 2));
+        const Evaluation e3 = pre.explain(Plan::megatronChoices({1, 16, 1, 1, 16, 1}));
+        const CommCost* d3 = findComm(e3.prefill, "experts dispatch");
+        QVERIFY(d3);
+        QCOMPARE(d3->bytes, 2.0 * 2000.0 * 15.0 * 14336.0);
+    }
+
     // Prefill on 4x8 H100, EP 32 (DeepEP normal kernels: one copy per destination node over the NIC, then
     // NVLink). Per token: 8 x (1 - 1/32) = 7.75 copies travel; of the 31 other GPUs 24 are on other nodes.
     // Without de-duplication 7.75 x 24/31 = 6 copies would cross the NIC. Node-limited routing (n_group 8,

@@ -190,6 +190,19 @@ double CostModel::Impl::dispatchedCopies(const Degrees& d, Lay res) {
     return etp * (1.0 - std::min(ep, tp / etp) / ep);
 }
 
+/// Tensor-parallel experts under data-parallel attention, as the engines run them without DeepEP: SGLang
+/// gathers the tokens of the attention-DP ranks into one buffer before the MoE layer and reduce-scatters
+/// its output after it (sgl-project/sglang python/sglang/srt/layers/dp_attention.py at 0016109,
+/// `_dp_gather_via_all_gather`, `dp_reduce_scatter_tensor`); vLLM's default all2all backend for data
+/// parallelism is "allgather_reducescatter" (vllm-project/vllm vllm/config/parallel.py at 840e797); DeepEP,
+/// the one sparse dispatch they offer, takes experts whole (moe tp 1). So every GPU of the replica outside
+/// the token's holders receives it once: size - tp with a replicated residual (pure MoE tensor parallelism,
+/// ep 1 and etp = tp, still needs none), size - 1 with token-sharded norms.
+double CostModel::Impl::gatheredCopies(const Degrees& d, Lay res, int size) {
+    const double holders = res == Lay::T ? 1.0 : std::min(d.tp, size);
+    return std::max(0.0, double(size) - holders);
+}
+
 /// Expected number of the cluster's `nodes` nodes that a token's k picks reach: uniform routing, or
 /// DeepSeek-V3's node-limited routing (topk_group of n_group expert groups, the groups laid out over
 /// the nodes in order, as the expert-parallel ranks hold consecutive experts).
@@ -222,9 +235,9 @@ double CostModel::Impl::nodesReached(double k, int nodes) const {
 ///  - dispatch sends FP8 (with one fp32 scale per 128 values) when the experts run FP8 GEMMs, as DeepEP
 ///    and DeepSeek's inference system do; the combine returns BF16.
 CommTerm CostModel::Impl::moeAllToAll(const GroupShape& g, const Degrees& d, double copies, double holders,
-                                      bool decode, bool fp8) const {
+                                      bool decode, bool fp8, bool gather, bool combine) const {
     CommTerm t;
-    t.kind = Collective::AllToAll;
+    t.kind = !gather ? Collective::AllToAll : combine ? Collective::ReduceScatter : Collective::AllGather;
     t.group = g;
     const double h = double(s.model.hidden);
     const double bytes = fp8 ? h * (1.0 + 4.0 / 128.0) : h * ab;
@@ -234,7 +247,7 @@ CommTerm CostModel::Impl::moeAllToAll(const GroupShape& g, const Degrees& d, dou
     const double others = std::max(1.0, p - holders);
     const double cross = g.nodes > 1 ? (p - n) / others : 0.0; // share of travelling copies leaving
     double nic = copies * cross, nvlink = copies * (1.0 - cross);
-    if (!decode && g.nodes > 1) {
+    if (!decode && !gather && g.nodes > 1) {
         const double perNodeCopies = copies / double(d.etp);
         const double remoteNodes = nodesReached(perNodeCopies, g.nodes) * (g.nodes - 1.0) / g.nodes;
         nvlink += nic * (n - 1.0) / n; // forwarded inside the destination node
@@ -272,18 +285,20 @@ void CostModel::Impl::compileMoe(Walker& x) const {
     // after it), and the dispatch, the shared experts and the combine all start from that gathered copy.
     const Lay tok = rNeed == Lay::R || res == Lay::R ? Lay::R : Lay::T;
     // Dispatch and combine (see moeAllToAll): only the copies whose expert shard is not already on a GPU
-    // that holds the token travel.
-    const double remote = dispatchedCopies(d, tok);
+    // that holds the token travel, one a pick with whole experts (DeepEP), one a GPU with tensor-parallel
+    // experts (gatheredCopies).
+    const bool gather = d.etp > 1;
+    const double remote = gather ? gatheredCopies(d, tok, x.c.a2aG.size) : dispatchedCopies(d, tok) * k;
     const double holders = tok == Lay::T ? 1.0 : std::min(d.tp, x.c.a2aG.perNode);
     if (x.c.a2aG.size > 1 && remote > 0) {
-        const bool fp8 = s.model.weights == Dtype::FP8;
+        const bool fp8 = s.model.weights == Dtype::FP8 && !gather;
         for (int dir = 0; dir < 2; ++dir) {
-            CommTerm t = moeAllToAll(x.c.a2aG, d, remote * k, holders, true, dir == 0 && fp8);
+            CommTerm t = moeAllToAll(x.c.a2aG, d, remote, holders, true, dir == 0 && fp8, gather, dir == 1);
             t.from = dir == 0 ? Op::Router : Op::Experts;
             t.to = Op::Experts;
-            if (x.c.a2aG.nodes > 1) { // within a node the two kernels move the same bytes
+            if (x.c.a2aG.nodes > 1 && !gather) { // within a node the two kernels move the same bytes
                 CommTerm& u = x.pre.comms[size_t(x.pre.nComms)];
-                u = moeAllToAll(x.c.a2aG, d, remote * k, holders, false, dir == 0 && fp8);
+                u = moeAllToAll(x.c.a2aG, d, remote, holders, false, dir == 0 && fp8);
                 u.from = t.from, u.to = t.to;
                 x.pre.commAt[size_t(x.pre.nComms++)] = x.b.nComms;
             }

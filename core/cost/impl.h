@@ -454,6 +454,11 @@ struct CostModel::Impl {
     /// no dispatch at all); with token-sharded norms only its one owner has it.
     static double dispatchedCopies(const Degrees& d, Lay res);
 
+    /// Copies of a token that travel when the experts are tensor-parallel (etp > 1): the engines run such
+    /// layers on gathered tokens, so every GPU of the expert replica (`size` GPUs) that does not hold the
+    /// token gets it once, whatever its picks, and its partial sums come back the same way.
+    static double gatheredCopies(const Degrees& d, Lay res, int size);
+
     /// Expected number of the cluster's `nodes` nodes that a token's k picks reach: uniform routing, or
     /// DeepSeek-V3's node-limited routing (topk_group of n_group expert groups, the groups laid out over
     /// the nodes in order, as the expert-parallel ranks hold consecutive experts).
@@ -466,9 +471,11 @@ struct CostModel::Impl {
     ///    NVLink to RDMA");
     ///  - decode steps use its low-latency kernels: pure RDMA, one message per destination GPU;
     ///  - dispatch sends FP8 (with one fp32 scale per 128 values) when the experts run FP8 GEMMs, as DeepEP
-    ///    and DeepSeek's inference system do; the combine returns BF16.
+    ///    and DeepSeek's inference system do; the combine returns BF16;
+    ///  - `gather` (tensor-parallel experts): an all-gather of BF16 tokens and a reduce-scatter of the
+    ///    partial sums instead, every copy to its own GPU.
     CommTerm moeAllToAll(const GroupShape& g, const Degrees& d, double copies, double holders, bool decode,
-                         bool fp8) const;
+                         bool fp8, bool gather = false, bool combine = false) const;
 
     void compileMoe(Walker& x) const;
 
