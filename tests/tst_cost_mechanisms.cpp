@@ -182,6 +182,13 @@ private slots:
         QVERIFY(d2);
         QCOMPARE(d2->link, LinkClass::Network);
         QCOMPARE(d2->bytes, 128.0 * 15.0 * 14336.0);
+        // Priced as an NCCL all-gather of the 16 x 128 tokens (29.4 MB): 7/8 of it over NVLink at 450 GB/s x
+        // 0.529, and 1/16 of it over each NIC at 50 GB/s x 0.9, plus 3 NVLink and 1 NIC latency steps (3 and
+        // 6 us): 0.108 + 0.041 + 0.015 = 0.164 ms. Sending each token from its GPU to the 8 GPUs of the other
+        // node (what the model did before) takes 128 x 8 x 14336 B / 45 GB/s = 0.326 ms on the NIC alone.
+        const double S = 16.0 * 128.0 * 14336.0;
+        const double ms = (S * (7.0 / 8.0) / (450e9 * 0.529) + S / 16.0 / (50e9 * 0.9) + 15e-6) * 1e3;
+        QVERIFY2(std::fabs(d2->fullMs - ms) < 1e-3 * ms, qPrintable(QString::number(d2->fullMs)));
         const CostModel pre(deepseek(2, Phase::Prefill, 2000, 2));
         const Evaluation e3 = pre.explain(Plan::megatronChoices({1, 16, 1, 1, 16, 1}));
         const CommCost* d3 = findComm(e3.prefill, "experts dispatch");

@@ -233,7 +233,10 @@ double CostModel::Impl::nodesReached(double k, int nodes) const {
 ///    NVLink to RDMA");
 ///  - decode steps use its low-latency kernels: pure RDMA, one message per destination GPU;
 ///  - dispatch sends FP8 (with one fp32 scale per 128 values) when the experts run FP8 GEMMs, as DeepEP
-///    and DeepSeek's inference system do; the combine returns BF16.
+///    and DeepSeek's inference system do; the combine returns BF16;
+///  - tensor-parallel experts (`gather`) take a NCCL all-gather before and a reduce-scatter after, priced
+///    as every other all-gather is (collectiveSecondsPerByte: NVLink inside the node, each NIC carrying
+///    1/perNode of what crosses), not as a GPU sending each token to every remote GPU.
 CommTerm CostModel::Impl::moeAllToAll(const GroupShape& g, const Degrees& d, double copies, double holders,
                                       bool decode, bool fp8, bool gather, bool combine) const {
     CommTerm t;
@@ -241,13 +244,22 @@ CommTerm CostModel::Impl::moeAllToAll(const GroupShape& g, const Degrees& d, dou
     t.group = g;
     const double h = double(s.model.hidden);
     const double bytes = fp8 ? h * (1.0 + 4.0 / 128.0) : h * ab;
+    if (gather) {
+        // A GPU receives `copies` tokens per replica token, (p - 1) / p of the gathered buffer; the
+        // collective's time per byte of that buffer, times p / (p - 1), is its time per byte received.
+        t.bytesPerTok = copies * bytes / double(d.tp);
+        t.alpha = collectiveAlpha(t.kind, g, net);
+        t.secPerTok =
+            t.bytesPerTok * collectiveSecondsPerByte(t.kind, g, net) * double(g.size) / double(g.size - 1);
+        return t;
+    }
     // The all-to-all ends when its slowest GPU does: where the group is uneven over the nodes, the one
     // with the fewest peers on its own node sends the largest share over its NIC.
     const double p = g.size, n = g.fewestPerNode();
     const double others = std::max(1.0, p - holders);
     const double cross = g.nodes > 1 ? (p - n) / others : 0.0; // share of travelling copies leaving
     double nic = copies * cross, nvlink = copies * (1.0 - cross);
-    if (!decode && !gather && g.nodes > 1) {
+    if (!decode && g.nodes > 1) {
         const double perNodeCopies = copies / double(d.etp);
         const double remoteNodes = nodesReached(perNodeCopies, g.nodes) * (g.nodes - 1.0) / g.nodes;
         nvlink += nic * (n - 1.0) / n; // forwarded inside the destination node
