@@ -260,10 +260,10 @@ CommTerm CostModel::Impl::moeAllToAll(const GroupShape& g, const Degrees& d, dou
     const double cross = g.nodes > 1 ? (p - n) / others : 0.0; // share of travelling copies leaving
     double nic = copies * cross, nvlink = copies * (1.0 - cross);
     if (!decode && g.nodes > 1) {
-        const double perNodeCopies = copies / double(d.etp);
-        const double remoteNodes = nodesReached(perNodeCopies, g.nodes) * (g.nodes - 1.0) / g.nodes;
+        // Whole experts here (etp 1: tensor-parallel ones gather above).
+        const double remoteNodes = nodesReached(copies, g.nodes) * (g.nodes - 1.0) / g.nodes;
         nvlink += nic * (n - 1.0) / n; // forwarded inside the destination node
-        nic = std::min(nic, remoteNodes * double(d.etp));
+        nic = std::min(nic, remoteNodes);
     }
     const double perGpu = bytes / double(d.tp);
     t.bytesPerTok = (nic + nvlink) * perGpu;
