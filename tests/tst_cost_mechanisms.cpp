@@ -196,6 +196,50 @@ private slots:
         QCOMPARE(d3->bytes, 2.0 * 2000.0 * 15.0 * 14336.0);
     }
 
+    // The fused-MoE kernel's own weight stream (Efficiency::fusedMoeMemory). TP16 with DP attention on two
+    // H100 nodes, 128 sequences a GPU: 16 x 128 x 8 copies reach all 256 experts (a miss is (255/256)^16384,
+    // about e^-64), so a GPU streams its whole 1/16 of every expert. At half the bandwidth that stream takes
+    // exactly its time once more: weight bytes / (3.35 TB/s x 0.9). The tokens' activations stay at
+    // `memory`. 0.9 (= memory) changes nothing; layouts fed by a DeepEP dispatch keep `memory`; vLLM's
+    // expert parallelism inside a tp group (no dispatch) runs the fused kernel.
+    void fusedMoeKernelStream() {
+        Scenario s = deepseek(2, Phase::Decode, 2000, 128);
+        const Plan tp16 = Plan::megatronChoices({1, 16, 1, 1, 16, 1});
+        auto experts = [](const Evaluation& e) {
+            for (const auto& o : e.decode.ops)
+                if (o.op == "experts") return o;
+            qFatal("no experts row");
+        };
+        const Evaluation base = CostModel(s).explain(tp16);
+        s.cluster.efficiency.fusedMoeMemory = 0.45;
+        const Evaluation slow = CostModel(s).explain(tp16);
+        const OpCost a = experts(base), b = experts(slow);
+        const double once = a.weightBytes / (3.35e12 * 0.9) * 1e3;
+        QVERIFY2(std::fabs(b.memoryMs - a.memoryMs - once) < 1e-9 * once,
+                 qPrintable(QString("%1 - %2 vs %3").arg(b.memoryMs).arg(a.memoryMs).arg(once)));
+        QCOMPARE(b.weightBytes, a.weightBytes); // what the GPU holds does not change
+        QVERIFY(slow.metrics.throughput < base.metrics.throughput);
+
+        s.cluster.efficiency.fusedMoeMemory = 0.9;
+        QCOMPARE(CostModel(s).evaluate(tp16).throughput, base.metrics.throughput);
+
+        // Data-parallel attention with EP 16: DeepEP dispatches, DeepGEMM's stream stays at `memory`.
+        s.cluster.efficiency.fusedMoeMemory = 0.45;
+        Scenario d = s;
+        d.cluster.efficiency.fusedMoeMemory = 0;
+        QCOMPARE(CostModel(s).evaluate(dpAttention(16)).throughput,
+                 CostModel(d).evaluate(dpAttention(16)).throughput);
+
+        // vLLM's EP inside one tp group of 8 (every rank holds every token, no dispatch): the fused kernel.
+        Scenario one = deepseek(1, Phase::Decode, 2000, 128), oneSlow = one;
+        oneSlow.cluster.efficiency.fusedMoeMemory = 0.45;
+        Plan vllmEp = Plan::megatronChoices({1, 1, 8, 8, 1, 1});
+        vllmEp.setChoice(Op::Experts, choice::ExpExpert);
+        const OpCost c = experts(CostModel(one).explain(vllmEp)),
+                     e = experts(CostModel(oneSlow).explain(vllmEp));
+        QVERIFY(e.memoryMs > c.memoryMs);
+    }
+
     // Prefill on 4x8 H100, EP 32 (DeepEP normal kernels: one copy per destination node over the NIC, then
     // NVLink). Per token: 8 x (1 - 1/32) = 7.75 copies travel; of the 31 other GPUs 24 are on other nodes.
     // Without de-duplication 7.75 x 24/31 = 6 copies would cross the NIC. Node-limited routing (n_group 8,

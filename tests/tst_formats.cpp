@@ -161,6 +161,26 @@ private slots:
         QVERIFY2(e.line > 0, qPrintable("no line in: " + msg));
     }
 
+    // efficiency.fused_moe_memory: read, written back only when set (0, the default, streams the fused-MoE
+    // kernel at `memory`), and bounded to a fraction.
+    void fusedMoeMemoryField() {
+        const std::string text = "nodes: 1\ngpus_per_node: 8\ngpu: h100-sxm\n";
+        auto plain = parseCluster(text, "c.yaml");
+        QVERIFY2(plain.ok(), plain.error().str().c_str());
+        QCOMPARE(plain.value().efficiency.fusedMoeMemory, 0.0);
+        QVERIFY(toYaml(plain.value()).find("fused_moe_memory") == std::string::npos);
+        auto set = parseCluster(text + "efficiency: {fused_moe_memory: 0.23}\n", "c.yaml");
+        QVERIFY2(set.ok(), set.error().str().c_str());
+        QCOMPARE(set.value().efficiency.fusedMoeMemory, 0.23);
+        auto again = parseCluster(toYaml(set.value()), "saved.yaml");
+        QVERIFY2(again.ok(), again.error().str().c_str());
+        QVERIFY(again.value() == set.value());
+        auto bad = parseCluster(text + "efficiency: {fused_moe_memory: 1.5}\n", "c.yaml");
+        QVERIFY(!bad.ok());
+        QVERIFY2(QString::fromStdString(bad.error().str()).contains("fused_moe_memory"),
+                 bad.error().str().c_str());
+    }
+
     // A plan's own layers per stage and the constraints' stage_layers choice survive a save and a load, in
     // YAML and JSON; the balanced defaults are not written.
     void stageLayersRoundTrip() {

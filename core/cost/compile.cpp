@@ -330,6 +330,13 @@ void CostModel::Impl::compileMoe(Walker& x) const {
         t.fTok = copiesPerGpu * 2.0 * params;
         const double perGpu = std::ceil(double(e.experts) / d.ep); // experts on the busiest GPU
         t.weightBytes = t.bFixed = perGpu * params / d.etp * wbOf(ParamGroup::Experts);
+        // Without a DeepEP dispatch (tensor-parallel experts on gathered tokens, EP inside a tp group,
+        // replicated experts) the engines run their fused-MoE kernel, whose weight stream a cluster may
+        // rate apart from the other streams (Efficiency::fusedMoeMemory); the time is what counts, so the
+        // bytes held stay as they are.
+        const bool dispatched = !gather && remote > 0 && x.c.a2aG.size > 1;
+        if (!dispatched && s.cluster.efficiency.fusedMoeMemory > 0)
+            t.bFixed *= s.cluster.efficiency.memory / s.cluster.efficiency.fusedMoeMemory;
         t.bTok = copiesPerGpu * (2.0 * h + 3.0 * double(e.expertFfn) / d.etp) * ab;
         x.b.add(t);
         x.b.actBytesPerTok += copiesPerGpu * (4.0 * h + 3.0 * double(e.expertFfn) / d.etp) * ab;

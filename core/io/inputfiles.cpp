@@ -220,7 +220,7 @@ Cluster readCluster(const MapReader& r) {
     if (r.has("efficiency")) {
         const MapReader e = r.map("efficiency");
         e.allowKeys({"compute", "memory", "intra_node", "inter_node", "launch_us", "grouped_gemm", "overlap",
-                     "kv_read", "op_overlap"});
+                     "kv_read", "op_overlap", "fused_moe_memory"});
         const Efficiency d;
         c.efficiency.compute = e.numberOr("compute", d.compute, 0.01, 1.0);
         c.efficiency.memory = e.numberOr("memory", d.memory, 0.01, 1.0);
@@ -231,6 +231,7 @@ Cluster readCluster(const MapReader& r) {
         c.efficiency.overlap = e.numberOr("overlap", d.overlap, 0.0, 1.0);
         c.efficiency.kvRead = e.numberOr("kv_read", d.kvRead, 0.01, 1.0);
         c.efficiency.opOverlap = e.numberOr("op_overlap", d.opOverlap, 0.0, 1.0);
+        c.efficiency.fusedMoeMemory = e.numberOr("fused_moe_memory", d.fusedMoeMemory, 0.0, 1.0);
     }
     return c;
 }
@@ -441,7 +442,9 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     e << YAML::Key << "launch_us" << YAML::Value << f.launchUs;
     e << YAML::Key << "grouped_gemm" << YAML::Value << f.groupedGemm << YAML::Key << "overlap" << YAML::Value
       << f.overlap << YAML::Key << "kv_read" << YAML::Value << f.kvRead;
-    e << YAML::Key << "op_overlap" << YAML::Value << f.opOverlap << YAML::EndMap;
+    e << YAML::Key << "op_overlap" << YAML::Value << f.opOverlap;
+    if (f.fusedMoeMemory > 0) e << YAML::Key << "fused_moe_memory" << YAML::Value << f.fusedMoeMemory;
+    e << YAML::EndMap;
     e << YAML::EndMap;
 }
 

@@ -62,6 +62,15 @@ struct Efficiency {
     /// DeepGEMM's README, whose grouped GEMMs at small M per group reach well under the peak that large
     /// M reaches). A fit parameter.
     double opOverlap = 0.422;
+    /// The routed experts' weight stream where no DeepEP dispatch feeds them (tensor-parallel experts on
+    /// gathered tokens, expert parallelism inside a tensor-parallel group, replicated experts): the engine's
+    /// fused-MoE kernel, as a fraction of the datasheet HBM bandwidth; 0 (the default) streams them at
+    /// `memory`, as the Hopper fit does (TensorRT-LLM's CUTLASS MoE kernels on Mixtral and Qwen3 TP8 runs).
+    /// Kernels differ here: vLLM's benchmark of its Triton fused-MoE kernel for DeepSeek-V3's block-FP8
+    /// experts on H100 (vllm-project/vllm pull request #13932, benchmark_moe.py, E 256, K 7,168, top-8)
+    /// streams the TP8 shards (1.41 GB) in 1,732-1,893 us at 128-1,024 tokens, 0.22-0.24 of 3.35 TB/s,
+    /// and whole experts (TP1) at 0.27. Set it from a kernel benchmark of your engine.
+    double fusedMoeMemory = 0;
     bool operator==(const Efficiency&) const = default;
 };
 
