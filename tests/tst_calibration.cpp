@@ -124,7 +124,7 @@ private slots:
         Efficiency truth;
         truth.compute = 0.55, truth.memory = 0.7, truth.intraNode = 0.75, truth.interNode = 0.8;
         truth.launchUs = 6.0, truth.overlap = 0.3, truth.groupedGemm = 0.9, truth.kvRead = 0.6;
-        truth.opOverlap = 0.7;
+        truth.opOverlap = 0.7, truth.fusedMoeMemory = 0.4;
         CalibrationSet synthetic = set.value();
         for (auto& c : synthetic.cases) {
             CalibrationCase t = c;
@@ -137,14 +137,16 @@ private slots:
         start.groupedGemm = 1.0, start.kvRead = 0.8, start.opOverlap = 1.0;
         const auto f = fitEfficiency(synthetic, start, /*leaveOneOut=*/false);
         QVERIFY2(f.ok(), f.error().str().c_str());
-        qInfo("before %.1f%%, after %.3f%%; compute %.4f memory %.4f launch %.3f us",
+        qInfo("before %.1f%%, after %.3f%%; compute %.4f memory %.4f launch %.3f us fused-MoE stream %.4f",
               100 * f->before.medianAbsError, 100 * f->after.medianAbsError, f->efficiency.compute,
-              f->efficiency.memory, f->efficiency.launchUs);
+              f->efficiency.memory, f->efficiency.launchUs, f->efficiency.fusedMoeMemory);
         QVERIFY(f->before.medianAbsError > 0.05); // the defaults are off
         QVERIFY(f->after.medianAbsError < 0.005);
         QVERIFY(std::fabs(f->efficiency.compute / truth.compute - 1) < 0.03);
         QVERIFY(std::fabs(f->efficiency.memory / truth.memory - 1) < 0.03);
         QVERIFY(std::fabs(f->efficiency.launchUs / truth.launchUs - 1) < 0.1);
+        // The tensor-parallel MoE runs (Mixtral and Qwen3 at TP8) pin the fused-MoE kernel's stream.
+        QVERIFY(std::fabs(f->efficiency.fusedMoeMemory / truth.fusedMoeMemory - 1) < 0.05);
     }
 
     void fitLowersLeaveOneOutError() {

@@ -293,9 +293,9 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
         if (i < f.looErrors.size()) std::printf(" %+8.0f%%", 100 * f.looErrors[i]);
         std::printf("\n");
     }
-    std::printf("\nfactor        before     after   bounds\n");
+    std::printf("\nfactor            before     after   bounds\n");
     for (const auto& x : f.factors)
-        std::printf("%-12s %7.4g %9.4g   %g-%g\n", x.name.c_str(), x.before, x.after, x.lo, x.hi);
+        std::printf("%-16s %7.4g %9.4g   %g-%g\n", x.name.c_str(), x.before, x.after, x.lo, x.hi);
     std::printf(
         "\nmedian absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out (%zu measurements)\n",
         100 * f.before.medianAbsError, 100 * f.after.medianAbsError, 100 * f.looMedianAfter,

@@ -76,7 +76,8 @@ struct FitResult {
     int objectiveEvaluations = 0;
 };
 
-/// Fits the efficiency factors (compute, memory, NVLink, NIC, launch, two-batch overlap, grouped GEMM),
+/// Fits the efficiency factors (compute, memory, NVLink, NIC, launch, two-batch overlap, grouped GEMM, KV
+/// reads, op overlap, the fused-MoE stream; an unset fused-MoE stream starts at `memory`),
 /// shared by every case, by least squares on log(predicted / measured) within physical bounds, starting from
 /// `start` (coordinate descent with golden-section line searches in each factor). Every case's cluster takes
 /// the fitted factors. With fewer than two cases there is nothing to fit: an error.
