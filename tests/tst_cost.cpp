@@ -468,37 +468,59 @@ private slots:
     // "up to 5x" in its introduction). The blog's TP16 ran with DP attention ("a TP size of 16 and DP
     // attention", tp16-dp-attention.yaml); vanilla `--tp 16` keeps attention tensor-parallel (tp16.yaml).
     void factDpAttentionBeatsTp16() {
-        const CostModel cm(scenario(kFacts + "deepseek-v3-decode-h100-12x8.yaml"));
-        const Metrics dpa = cm.evaluate(plan(kFacts + "dp-attention-wide-ep.yaml"));
-        const Metrics tp16 = cm.evaluate(plan(kFacts + "tp16.yaml"));
-        const Metrics tp16dpa = cm.evaluate(plan(kFacts + "tp16-dp-attention.yaml"));
-        QVERIFY(dpa.feasible && tp16.feasible && tp16dpa.feasible);
-        const double ratio = dpa.throughput / tp16dpa.throughput, vanilla = dpa.throughput / tp16.throughput;
-        qInfo("DP attention + EP96 %.0f tok/s; TP16 with DP attention %.0f tok/s: %.1fx; vanilla TP16 %.0f "
-              "tok/s: %.1fx",
-              dpa.throughput, tp16dpa.throughput, ratio, tp16.throughput, vanilla);
-        QVERIFY(dpa.throughput > tp16dpa.throughput && tp16dpa.throughput > tp16.throughput);
+        const Scenario s = scenario(kFacts + "deepseek-v3-decode-h100-12x8.yaml");
+        const Plan wide = plan(kFacts + "dp-attention-wide-ep.yaml"),
+                   tp16dpa = plan(kFacts + "tp16-dp-attention.yaml");
+        const CostModel cm(s);
+        const Metrics dpa = cm.evaluate(wide), tp16 = cm.evaluate(plan(kFacts + "tp16.yaml")),
+                      tp = cm.evaluate(tp16dpa);
+        QVERIFY(dpa.feasible && tp16.feasible && tp.feasible);
+        const double vanilla = dpa.throughput / tp16.throughput, own = dpa.throughput / tp.throughput;
+        qInfo("at the model's batches and kernels: DP attention + EP96 %.0f tok/s (batch %lld); TP16 with DP "
+              "attention %.0f (batch %lld): %.1fx; vanilla TP16 %.0f: %.1fx",
+              dpa.throughput, (long long)dpa.batch, tp.throughput, (long long)tp.batch, own, tp16.throughput,
+              vanilla);
+        QVERIFY(dpa.throughput > tp.throughput && tp.throughput > tp16.throughput);
         // Vanilla TP16 keeps the MLA latent cache whole on each of its 16 GPUs, so 28.4 GiB holds 217
         // sequences of 2,000 tokens, and every step streams 40.2 GiB of weights and the whole cache: at 90%
         // and 74% of 3.35 TB/s that is 14.3 + 12.3 = 26.6 ms, a bound of 217 / 26.6 ms = 8,160 tok/s a
         // replica (510 a GPU) with free communication and kernels, where DP attention at SGLang's measured
         // 22,282 tok/s a node (2,785 a GPU; the model is 6% over it) is already 5.5x.
         QVERIFY(vanilla > 5.2);
-        // Known miss, the other way: with DP attention TP16 holds 98 sequences a GPU (55.8 GiB of weights:
-        // the attention and dense layers whole on every GPU, the experts over 16) and steps in 53.0 ms: 1,848
-        // tok/s a GPU, 3.4x the 536 that SGLang's 5.2x implies. Its token all-gather and reduce-scatter (0.13
-        // ms each a layer, as NCCL runs them over two nodes) are small; memory is not it either: with 5.7 GiB
-        // less for weights and KV (SGLang's default --mem-fraction-static of 0.79 at tp >= 16) it holds 57
-        // sequences. What SGLang ran then and the model leaves out: the gather as an all-reduce over a
-        // sum(len)-padded buffer, replayed in CUDA graphs padded to that sum (sgl-project/sglang PR #8278,
-        // which replaced it in July 2025), and the Triton fused-MoE kernel, which vLLM measured on H100 for
-        // DeepSeek-V3 FP8 at 128-1,536 tokens streaming expert weights at about 25% of the HBM bandwidth
-        // (vllm-project/vllm PR #13932: 1,732 us for the 1.41 GB of TP8 shards at 128 tokens) where the model
-        // takes 90%. Neither is a mechanism of today's engines that the model can fit without a measurement.
-        if (ratio < 3.0)
-            QEXPECT_FAIL("", "DP attention + EP 1.6x SGLang's TP16 with DP attention, the bound is 3x",
-                         Continue);
-        QVERIFY(ratio > 3.0 && ratio < 8.0);
+        // The comparison SGLang measured, with the two things its runs fixed taken from sources, not fitted:
+        //  - the batches: 256 sequences a GPU with EP (the blog's decode table, "SGLang (Default)"), and the
+        //    blog's "4x larger batch sizes enabled by EP" for TP16, so 64 (the model's own memory account
+        //    holds 98 at 95% of the GPU; SGLang's --mem-fraction-static of 0.79 at tp >= 16, server_args.py,
+        //    leaves room for about 51);
+        //  - the experts' kernel: TP16 without DeepEP runs the Triton fused-MoE kernel, which vLLM's
+        //    benchmark (vllm-project/vllm pull request #13932, H100, DeepSeek-V3 FP8, E 256, K 7,168, top-8)
+        //    times at 1,810 and 1,893 us for the 1.41 GB of TP8 shards at 512 and 1,024 tokens: 0.232 and
+        //    0.222 of 3.35 TB/s, so fused_moe_memory 0.23 (the closest shapes to TP16's 256-wide shards and
+        //    ~1,000 gathered tokens). EP96 runs DeepGEMM behind DeepEP, at the default factors (the SGLang
+        //    EP72 decode row of measurements.yaml is within 1% with them).
+        Scenario ran = s;
+        ran.workload.fixedBatch = true;
+        ran.workload.batch = 256;
+        const Metrics dpaRan = CostModel(ran).evaluate(wide);
+        ran.workload.batch = 64;
+        ran.cluster.efficiency.fusedMoeMemory = 0.23;
+        const Metrics tpRan = CostModel(ran).evaluate(tp16dpa);
+        QVERIFY(dpaRan.feasible && tpRan.feasible);
+        const double ratio = dpaRan.throughput / tpRan.throughput;
+        qInfo("as SGLang ran them: DP attention + EP96 at 256 a GPU %.0f tok/s (%.0f a GPU; SGLang measured "
+              "2,785 with EP72); TP16 with DP attention at 64 a GPU with the Triton kernel's stream %.0f "
+              "(%.0f a GPU): %.1fx",
+              dpaRan.throughput, dpaRan.throughput / 96.0, tpRan.throughput, tpRan.throughput / 96.0, ratio);
+        QVERIFY2(ratio > 3.0 && ratio < 8.0, qPrintable(QString::number(ratio)));
+        // Either alone is not enough: at 64 a GPU with the default kernel factors 1.9x, at the model's own
+        // 98 with the Triton kernel's stream 2.8x. At the model's batches with the default factors (today's
+        // fused-MoE kernels, at the Hopper fit's 0.9) the ratio is 1.6x: what a planner asked about today's
+        // engines with tuned kernels should answer, and no fact of the 2025 runs.
+        Scenario kernelOnly = s;
+        kernelOnly.cluster.efficiency.fusedMoeMemory = 0.23;
+        ran.cluster.efficiency.fusedMoeMemory = 0;
+        QVERIFY(dpaRan.throughput / CostModel(ran).evaluate(tp16dpa).throughput < 3.0);
+        QVERIFY(dpa.throughput / CostModel(kernelOnly).evaluate(tp16dpa).throughput < 3.0);
     }
 
     // (b) Llama-2-70B FP8 on one 8xH100 node at maximum throughput: TP2 x 4 replicas beats TP8 (MLPerf v4.1).
