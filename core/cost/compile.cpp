@@ -302,7 +302,8 @@ void CostModel::Impl::compileMoe(Walker& x) const {
     const bool gather = d.etp > 1;
     const double remote = gather ? gatheredCopies(d, tok, x.c.a2aG.size) : dispatchedCopies(d, tok) * k;
     const double holders = tok == Lay::T ? 1.0 : std::min(d.tp, x.c.a2aG.perNode);
-    if (x.c.a2aG.size > 1 && remote > 0) {
+    const bool travels = x.c.a2aG.size > 1 && remote > 0;
+    if (travels) {
         const bool fp8 = s.model.weights == Dtype::FP8 && !gather;
         for (int dir = 0; dir < 2; ++dir) {
             CommTerm t = moeAllToAll(x.c.a2aG, d, remote, holders, true, dir == 0 && fp8, gather, dir == 1);
@@ -334,9 +335,9 @@ void CostModel::Impl::compileMoe(Walker& x) const {
         // replicated experts) the engines run their fused-MoE kernel, whose weight stream a cluster may
         // rate apart from the other streams (Efficiency::fusedMoeMemory); the time is what counts, so the
         // bytes held stay as they are.
-        const bool dispatched = !gather && remote > 0 && x.c.a2aG.size > 1;
-        if (!dispatched && s.cluster.efficiency.fusedMoeMemory > 0)
-            t.bFixed *= s.cluster.efficiency.memory / s.cluster.efficiency.fusedMoeMemory;
+        const Efficiency& eff = s.cluster.efficiency;
+        const bool dispatched = travels && !gather;
+        if (!dispatched) t.bFixed *= eff.memory / eff.fusedMoeStream();
         t.bTok = copiesPerGpu * (2.0 * h + 3.0 * double(e.expertFfn) / d.etp) * ab;
         x.b.add(t);
         x.b.actBytesPerTok += copiesPerGpu * (4.0 * h + 3.0 * double(e.expertFfn) / d.etp) * ab;

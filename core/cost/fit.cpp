@@ -101,9 +101,9 @@ double medianAbs(const std::vector<double>& v) {
 FitResult fitStoppable(const CalibrationSet& set, const Efficiency& from, bool leaveOneOut,
                        const FitControl& control) {
     const int total = 1 + (leaveOneOut ? int(set.cases.size()) : 0);
-    // An unset fused-MoE stream (0) runs at `memory`; the fit starts from that value, which prices alike.
+    // An unset fused-MoE stream runs at `memory`; the fit starts from that value, which prices alike.
     Efficiency start = from;
-    if (start.fusedMoeMemory <= 0) start.fusedMoeMemory = start.memory;
+    start.fusedMoeMemory = start.fusedMoeStream();
     FitResult r;
     CalibrationSet startSet = set;
     startSet.cases = withEfficiency(set.cases, start);

@@ -71,6 +71,8 @@ struct Efficiency {
     /// streams the TP8 shards (1.41 GB) in 1,732-1,893 us at 128-1,024 tokens, 0.22-0.24 of 3.35 TB/s,
     /// and whole experts (TP1) at 0.27. Set it from a kernel benchmark of your engine.
     double fusedMoeMemory = 0;
+    /// The fused-MoE stream in force: fusedMoeMemory where set, else `memory`.
+    double fusedMoeStream() const { return fusedMoeMemory > 0 ? fusedMoeMemory : memory; }
     bool operator==(const Efficiency&) const = default;
 };
 
