@@ -258,15 +258,13 @@ int exportDisaggregated(const Scenario& s, const std::string& planPath,
         for (const LaunchCommand* lc : {&launch->prefill, &launch->decode})
             if (lc->adapted) std::cerr << "shardplan: " << lc->notes.front() << "\n";
         if (outDir) {
-            for (const auto& [sub, lc] :
-                 {std::pair{"prefill", &launch->prefill}, std::pair{"decode", &launch->decode}}) {
-                auto written = writeLaunchDirectory(*outDir + "/" + sub, *lc, toYaml(lc->plan, s.model));
-                if (!written) {
-                    std::cerr << written.error().str() << "\n";
-                    return kBadInput;
-                }
-                for (const auto& path : written.value()) std::cout << path << "\n";
+            auto written = writeExportFiles(*outDir, launch->files(toYaml(launch->prefill.plan, s.model),
+                                                                   toYaml(launch->decode.plan, s.model)));
+            if (!written) {
+                std::cerr << written.error().str() << "\n";
+                return kBadInput;
             }
+            for (const auto& path : written.value()) std::cout << path << "\n";
             return kOk;
         }
         text = launch->text();

@@ -2,6 +2,7 @@
 // after Megatron-LM) is described at engineChoice(); the flags each engine takes are cited in its own file.
 #include "core/export/common.h"
 
+#include "core/common/text.h"
 #include "core/cost/validity.h"
 
 #include <algorithm>
@@ -113,6 +114,26 @@ void setLayerPartition(const Ctx& c, const char* layerEnv, LaunchCommand& lc) {
     if (value.empty() || !layerEnv) return;
     for (auto& node : lc.nodes)
         if (!node.commands.empty()) node.env.emplace_back(layerEnv, value);
+}
+
+std::string commentLines(const std::string& text, size_t width) {
+    const std::string note = printable(text);
+    std::string out, line = "#";
+    size_t i = 0;
+    while (i < note.size()) {
+        while (i < note.size() && note[i] == ' ') ++i;
+        size_t j = note.find(' ', i);
+        if (j == std::string::npos) j = note.size();
+        if (j == i) break;
+        const std::string word = note.substr(i, j - i);
+        if (line.size() > 3 && line.size() + 1 + word.size() > width) {
+            out += line + "\n";
+            line = "#  ";
+        }
+        line += " " + word;
+        i = j;
+    }
+    return out + line + "\n";
 }
 
 std::string lower(std::string s) {

@@ -21,6 +21,11 @@ std::string joined(const std::vector<std::string>& v, const char* sep);
 std::string count(int64_t n, const char* what);
 int64_t ceilDiv(int64_t a, int64_t b);
 
+/// `text` as shell comment lines of at most `width` characters, each starting with "# " (continuations
+/// "#   "), wrapped at spaces (longer words stay whole). Its control characters are written as escapes
+/// (core/common/text.h), so no text, whatever it holds, ends a comment: every line is a comment.
+std::string commentLines(const std::string& text, size_t width = 110);
+
 /// Whether a choice divides the operator's weights, heads or sequences among the tp group, as opposed to
 /// running it whole on each GPU's own tokens (token, replicated, batch).
 bool splitsOverTp(Op op, int c);

@@ -22,6 +22,7 @@
 #include "core/export/disagg_launch.h"
 
 #include "core/cost/disagg.h"
+#include "core/export/common.h"
 
 #include <algorithm>
 
@@ -43,15 +44,6 @@ void markServers(LaunchCommand& lc, const char* mode) {
     });
     for (NodeLaunch& n : lc.nodes)
         for (auto& cmd : n.commands) mark(cmd);
-}
-
-std::string commented(const std::string& text) {
-    std::string out = "# ";
-    for (char ch : text) {
-        out.push_back(ch);
-        if (ch == '\n') out += "# ";
-    }
-    return out + "\n";
 }
 
 const char* const kNixlKvTransfer = R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})";
@@ -94,8 +86,20 @@ std::string DisaggLaunch::text() const {
     std::string out = "# prefill pool\n" + prefill.text() + "\n# decode pool\n" + decode.text();
     if (!notes.empty()) {
         out += "\n";
-        for (const auto& n : notes) out += commented(n);
+        for (const auto& n : notes) out += exporting::commentLines(n);
     }
+    return out;
+}
+
+std::vector<ExportFile> DisaggLaunch::files(const std::string& prefillYaml,
+                                            const std::string& decodeYaml) const {
+    std::vector<ExportFile> out = launchFiles(prefill, prefillYaml, "prefill/");
+    for (ExportFile& f : launchFiles(decode, decodeYaml, "decode/")) out.push_back(std::move(f));
+    std::string text =
+        std::string(nameOf(prefill.engine)) + " " + prefill.version +
+        ", disaggregated: prefill/ and decode/ hold each pool's node scripts, plan and notes.\n\n";
+    for (const auto& n : notes) text += n + "\n\n";
+    out.push_back({"NOTES.txt", text, false});
     return out;
 }
 

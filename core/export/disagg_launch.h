@@ -15,6 +15,9 @@ struct DisaggLaunch {
     std::vector<std::string> notes;
     /// Both pools' commands as text, each under a heading, then the notes as `# ` comments.
     std::string text() const;
+    /// The export folder's files: each pool's launchFiles() under prefill/ and decode/, and NOTES.txt with
+    /// the notes above (write them with writeExportFiles).
+    std::vector<ExportFile> files(const std::string& prefillYaml, const std::string& decodeYaml) const;
 };
 
 /// Each pool's plan exported on its own nodes (the prefill pool as a prefill workload, the decode pool as

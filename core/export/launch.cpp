@@ -2,10 +2,13 @@
 // the nearest runnable layout for a plan that an engine version cannot run.
 #include "core/export/common.h"
 
+#include "core/common/text.h"
 #include "core/io/formats.h"
+#include "core/io/reader.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 
 namespace sp {
 
@@ -22,24 +25,30 @@ bool isNameChar(char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/// A note as `# ` comment lines of at most `width` characters (longer words stay whole).
-std::string commentLines(const std::string& note, size_t width) {
-    std::string out, line = "#";
-    size_t i = 0;
-    while (i < note.size()) {
-        while (i < note.size() && note[i] == ' ') ++i;
-        size_t j = note.find(' ', i);
-        if (j == std::string::npos) j = note.size();
-        if (j == i) break;
-        const std::string word = note.substr(i, j - i);
-        if (line.size() > 3 && line.size() + 1 + word.size() > width) {
-            out += line + "\n";
-            line = "#  ";
+/// An environment variable's name as the scripts write it. The names are the exporters' own constants
+/// (NODE_RANK, SGLANG_PP_LAYER_PARTITION); one that is not a shell name is a defect, and stopping here keeps
+/// it out of a script, where it would be shell syntax.
+const std::string& shellName(const std::string& name) {
+    if (name.empty() || (name[0] >= '0' && name[0] <= '9') ||
+        !std::all_of(name.begin(), name.end(), isNameChar))
+        throw std::logic_error("not a shell variable name: '" + printable(name) + "'");
+    return name;
+}
+
+/// A here-document's end marker that no line of `content` equals (EOF, else EOF_1, EOF_2, ...): a file
+/// whose text held a line "EOF" would otherwise end the here-document there and run the rest.
+std::string hereDocEnd(const std::string& content) {
+    const auto hasLine = [&content](const std::string& line) {
+        for (size_t at = 0; at <= content.size();) {
+            const size_t nl = std::min(content.find('\n', at), content.size());
+            if (content.compare(at, nl - at, line) == 0 && nl - at == line.size()) return true;
+            at = nl + 1;
         }
-        line += " " + word;
-        i = j;
-    }
-    return out + line + "\n";
+        return false;
+    };
+    std::string end = "EOF";
+    for (int k = 1; hasLine(end); ++k) end = "EOF_" + std::to_string(k);
+    return end;
 }
 
 } // namespace
@@ -93,8 +102,11 @@ std::string commandText(const std::vector<std::string>& argv) {
 std::string LaunchCommand::text() const {
     std::string out;
     // The files the commands read, as here-documents that write them.
-    for (const auto& [name, content] : files)
-        out += "cat > " + shellQuote(name) + " <<'EOF'\n" + content + "EOF\n\n";
+    for (const auto& [name, content] : files) {
+        const std::string end = hereDocEnd(content);
+        out += "cat > " + shellQuote(name) + " <<'" + end + "'\n" + content +
+               (content.empty() || content.back() == '\n' ? "" : "\n") + end + "\n\n";
+    }
     // The environment every node sets alike (the layer partition), before the commands; per-node values
     // (NODE_RANK) and those the user sets (HEAD_NODE_IP) stay in the scripts and the notes.
     if (!nodes.empty())
@@ -106,14 +118,14 @@ std::string LaunchCommand::text() const {
                     everywhere = everywhere && std::find(node.env.begin(), node.env.end(),
                                                          std::pair<std::string, std::string>(name, value)) !=
                                                    node.env.end();
-            if (everywhere) out += "export " + name + "=" + shellQuote(value) + "\n";
+            if (everywhere) out += "export " + shellName(name) + "=" + shellQuote(value) + "\n";
         }
     // Node 0's other commands (Ray's head, Dynamo's frontend) before the engine's.
     if (!nodes.empty())
         for (const auto& cmd : nodes[0].commands)
             if (cmd != argv) out += commandText(cmd) + "\n";
     out += commandText(argv);
-    for (const auto& note : notes) out += commentLines(note, 110);
+    for (const auto& note : notes) out += commentLines(note);
     return out;
 }
 
@@ -132,12 +144,12 @@ std::vector<std::pair<std::string, std::string>> LaunchCommand::scripts() const 
                         " (see NOTES.txt)\nset -e\ncd \"$(dirname \"$0\")\"\n";
         for (const auto& [name, value] : node.env) {
             if (value.empty())
-                t += ": \"${" + name + ":?set " + name + " (see NOTES.txt)}\"\n";
+                t += ": \"${" + shellName(name) + ":?set " + shellName(name) + " (see NOTES.txt)}\"\n";
             else
-                t += "export " + name + "=" + shellQuote(value) + "\n";
+                t += "export " + shellName(name) + "=" + shellQuote(value) + "\n";
         }
         if (!node.comment.empty())
-            t += "# " + node.comment + "\n";
+            t += commentLines(node.comment);
         else if (node.commands.empty())
             t += "# nothing to start here: see NOTES.txt\n";
         for (size_t i = 0; i < node.commands.size(); ++i) {
@@ -175,35 +187,150 @@ std::string defaultModelPath(const Model& m) {
     return {};
 }
 
-Result<std::vector<std::string>> writeLaunchDirectory(const std::string& dir, const LaunchCommand& launch,
-                                                      const std::string& planYaml) {
-    namespace fs = std::filesystem;
+std::vector<ExportFile> launchFiles(const LaunchCommand& launch, const std::string& planYaml,
+                                    const std::string& prefix) {
+    std::vector<ExportFile> files;
+    const auto scripts = launch.scripts();
+    for (const auto& [name, text] : scripts) files.push_back({prefix + name, text, true});
+    for (const auto& [name, text] : launch.files) files.push_back({prefix + name, text, false});
+    files.push_back({prefix + "plan.yaml", planYaml, false});
+    const size_t n = scripts.size();
+    files.push_back(
+        {prefix + "NOTES.txt",
+         std::string(nameOf(launch.engine)) + " " + launch.version + ": " + str(int64_t(n)) + " node script" +
+             (n == 1 ? "" : "s") + " (run nodeK.sh on node K), plan.yaml the plan they serve" +
+             (launch.adapted ? " (the nearest layout the engine runs, see below)" : "") +
+             ".\n\nWhat the engine's flags do not express, and what to set by hand:\n\n" + launch.notesText(),
+         false});
+    return files;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A name an export may own: relative, at most one folder down, no "." or ".." parts, no control characters.
+bool ownableName(const std::string& name) {
+    if (name.empty() || name.front() == '/' || firstControlChar(name)) return false;
+    const fs::path p(name);
+    int parts = 0;
+    for (const auto& part : p) {
+        if (part == "." || part == ".." || part.empty()) return false;
+        ++parts;
+    }
+    return parts >= 1 && parts <= 2;
+}
+
+/// What the previous export in `dir` wrote (its manifest's names), or an error when `dir` holds something
+/// and is no previous export. Empty for a missing or empty folder.
+Result<std::vector<std::string>> previousExport(const std::string& dir) {
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(dir, ec);
+    if (ec || !fs::exists(st)) return std::vector<std::string>{};
+    if (!fs::is_directory(fs::status(dir, ec)))
+        return Error{dir, 0, 0, "", "not a folder: give a new or empty folder, or a previous export's"};
+    const fs::path manifest = fs::path(dir) / kExportManifest;
+    if (fs::is_regular_file(manifest, ec)) {
+        std::string t;
+        try {
+            t = io::readFile(manifest.string());
+        } catch (const InputError& e) {
+            return e.error();
+        }
+        std::vector<std::string> owned;
+        size_t at = 0;
+        while (at < t.size()) {
+            const size_t nl = std::min(t.find('\n', at), t.size());
+            std::string line = t.substr(at, nl - at);
+            at = nl + 1;
+            if (line.empty() || line[0] == '#') continue;
+            if (!ownableName(line))
+                return Error{manifest.string(), 0, 0, "",
+                             "lists '" + printable(line) +
+                                 "', which is not a file an export writes; remove "
+                                 "the folder's export by hand or export elsewhere"};
+            owned.push_back(line);
+        }
+        return owned;
+    }
+    std::vector<std::string> owned;
+    bool any = false;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        any = true;
+        const std::string name = e.path().filename().string();
+        const bool script =
+            name.size() > 7 && name.starts_with("node") && name.ends_with(".sh") &&
+            std::all_of(name.begin() + 4, name.end() - 3, [](char c) { return c >= '0' && c <= '9'; });
+        if (script || name == "NOTES.txt" || name == "plan.yaml") owned.push_back(name);
+    }
+    if (ec) return Error{dir, 0, 0, "", "cannot list the folder: " + ec.message()};
+    if (!any) return owned;
+    // An export written before the manifest: its NOTES.txt and plan.yaml, with its node scripts.
+    const bool earlier = fs::is_regular_file(fs::path(dir) / "NOTES.txt", ec) &&
+                         fs::is_regular_file(fs::path(dir) / "plan.yaml", ec);
+    if (!earlier)
+        return Error{dir, 0, 0, "",
+                     "the folder is not empty and holds no previous export (no " +
+                         std::string(kExportManifest) +
+                         "): export into a new or empty folder, so that nothing of yours is overwritten"};
+    return owned;
+}
+
+} // namespace
+
+Result<std::vector<std::string>> writeExportFiles(const std::string& dir,
+                                                  const std::vector<ExportFile>& files) {
+    for (const ExportFile& f : files)
+        if (!ownableName(f.name)) throw std::logic_error("not a name an export writes: " + printable(f.name));
+    auto previous = previousExport(dir);
+    if (!previous) return previous.error();
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) return Error{dir, 0, 0, "", "cannot create the directory: " + ec.message()};
-    std::vector<std::pair<std::string, std::string>> files = launch.scripts();
-    const size_t scripts = files.size();
-    files.insert(files.end(), launch.files.begin(), launch.files.end());
-    files.emplace_back("plan.yaml", planYaml);
-    std::string notes = std::string(nameOf(launch.engine)) + " " + launch.version + ": " +
-                        str(int64_t(scripts)) + " node script" + (scripts == 1 ? "" : "s") +
-                        " (run nodeK.sh on node K), plan.yaml the plan they serve" +
-                        (launch.adapted ? " (the nearest layout the engine runs, see below)" : "") +
-                        ".\n\nWhat the engine's flags do not express, and what to set by hand:\n\n" +
-                        launch.notesText();
-    files.emplace_back("NOTES.txt", notes);
-    std::vector<std::string> written;
-    for (size_t i = 0; i < files.size(); ++i) {
-        const std::string path = (fs::path(dir) / files[i].first).string();
-        if (auto w = writeFileAtomic(path, files[i].second); !w) return w.error();
-        if (i < scripts) {
+    std::vector<std::string> written, names;
+    for (const ExportFile& f : files) {
+        const fs::path path = fs::path(dir) / f.name;
+        if (path.has_parent_path()) {
+            fs::create_directories(path.parent_path(), ec);
+            if (ec)
+                return Error{path.parent_path().string(), 0, 0, "",
+                             "cannot create the directory: " + ec.message()};
+        }
+        if (auto w = writeFileAtomic(path.string(), f.content); !w) return w.error();
+        if (f.executable) {
             fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                             fs::perm_options::add, ec);
-            if (ec) return Error{path, 0, 0, "", "cannot make the script executable: " + ec.message()};
+            if (ec)
+                return Error{path.string(), 0, 0, "", "cannot make the script executable: " + ec.message()};
         }
-        written.push_back(path);
+        written.push_back(path.string());
+        names.push_back(f.name);
     }
+    // What the previous export wrote and this one did not: removed (plain files and links only), then the
+    // folders it leaves empty.
+    std::vector<fs::path> folders;
+    for (const std::string& name : previous.value()) {
+        if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+        const fs::path path = fs::path(dir) / name;
+        const fs::file_status st = fs::symlink_status(path, ec);
+        if (fs::is_regular_file(st) || fs::is_symlink(st)) fs::remove(path, ec);
+        if (ec)
+            return Error{path.string(), 0, 0, "",
+                         "cannot remove the previous export's file: " + ec.message()};
+        if (fs::path(name).has_parent_path()) folders.push_back(path.parent_path());
+    }
+    for (const fs::path& f : folders)
+        if (fs::is_directory(f, ec) && fs::is_empty(f, ec)) fs::remove(f, ec);
+    std::string manifest =
+        "# written by shardplan export: the files of this export, removed by the next one here\n";
+    for (const std::string& n : names) manifest += n + "\n";
+    if (auto w = writeFileAtomic((fs::path(dir) / kExportManifest).string(), manifest); !w) return w.error();
     return written;
+}
+
+Result<std::vector<std::string>> writeLaunchDirectory(const std::string& dir, const LaunchCommand& launch,
+                                                      const std::string& planYaml) {
+    return writeExportFiles(dir, launchFiles(launch, planYaml));
 }
 
 std::string_view nameOf(ServingEngine e) {

@@ -115,9 +115,32 @@ struct LaunchCommand {
     std::string notesText() const;
 };
 
-/// Writes `dir` (created when missing): one script per node (node0.sh, ... executable), the files the
-/// commands read, `plan.yaml` (`planYaml`) and NOTES.txt (what the engine cannot express). Each file is
-/// written atomically. The names written, or the first error.
+/// One file of an export folder: its path inside the folder ("node0.sh", "prefill/node0.sh").
+struct ExportFile {
+    std::string name;
+    std::string content;
+    bool executable = false;
+};
+
+/// The file that lists what an export wrote into its folder, one name a line.
+inline constexpr const char* kExportManifest = ".shardplan-export";
+
+/// Writes `files` into `dir` (created when missing), each atomically, then removes what the previous export
+/// there wrote and this one does not (a 4-node export over a 32-node one leaves no node4.sh .. node31.sh
+/// that still start the old plan), and lists the new files in kExportManifest. A folder that holds
+/// anything and is no previous export (no manifest, and not the NOTES.txt + plan.yaml of an export written
+/// before the manifest) is refused before anything is written; files of the user's beside an export are
+/// left alone. The paths written, or the first error.
+Result<std::vector<std::string>> writeExportFiles(const std::string& dir,
+                                                  const std::vector<ExportFile>& files);
+
+/// The files of one launch: one script per node (node0.sh, ... executable), the files the commands read,
+/// `plan.yaml` (`planYaml`) and NOTES.txt (what the engine cannot express), under `prefix` ("" or
+/// "decode/").
+std::vector<ExportFile> launchFiles(const LaunchCommand& launch, const std::string& planYaml,
+                                    const std::string& prefix = {});
+
+/// writeExportFiles(dir, launchFiles(launch, planYaml)).
 Result<std::vector<std::string>> writeLaunchDirectory(const std::string& dir, const LaunchCommand& launch,
                                                       const std::string& planYaml);
 

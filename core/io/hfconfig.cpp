@@ -1,4 +1,5 @@
 #include "core/io/hfconfig.h"
+#include "core/common/text.h"
 #include "core/io/modelfields.h"
 
 #include <algorithm>
@@ -248,6 +249,7 @@ Model readHfModel(const MapReader& r) {
     if (m.name.empty()) {
         m.name = fs::path(r.file()).filename().string();
         if (m.name == "config.json") m.name = fs::path(r.file()).parent_path().filename().string();
+        m.name = printable(m.name); // a folder's name may hold anything but '/'; the model's name is one line
         for (auto suffix : {".config.json", ".json"})
             if (m.name.size() > std::strlen(suffix) && m.name.ends_with(suffix)) {
                 m.name.resize(m.name.size() - std::strlen(suffix));

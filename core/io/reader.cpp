@@ -1,5 +1,7 @@
 #include "core/io/reader.h"
 
+#include "core/common/text.h"
+
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
@@ -406,6 +408,14 @@ double asNumber(const std::string& file, const YAML::Node& n, const std::string&
 
 std::string asString(const std::string& file, const YAML::Node& n, const std::string& field) {
     if (!n.IsScalar()) fail(file, n, field, "expected a string, found " + typeName(n));
+    // Names and text fields end up in exported shell scripts' comments, in window titles and on the
+    // terminal: a line break there would end a comment and start a live command, an escape sequence would
+    // rewrite the screen. None of the formats needs one, so refuse them here, once for every reader.
+    if (const auto at = firstControlChar(n.Scalar()))
+        fail(file, n, field,
+             "the text has " + describeControlChar(n.Scalar()[*at]) + " at character " +
+                 std::to_string(*at + 1) + " (found '" + printable(n.Scalar()) +
+                 "'): names and text fields are one line without control characters");
     return n.Scalar();
 }
 

@@ -1,0 +1,449 @@
+// Text from input files never runs as a command: every engine's export (stdout text, --out-dir scripts,
+// aggregated and disaggregated) is run by /bin/sh with stub engines that only record their arguments, for a
+// model, GPU and model path whose names carry line breaks, $(...), backticks, quotes and ';'. The payloads
+// call `touch`; the stubs record that too, so a payload that runs shows up in the record, and any program
+// the scripts call that is not a stub is "not found" (PATH holds the stubs alone).
+#include "clirun.h"
+#include "core/cost/costmodel.h"
+#include "core/export/disagg_launch.h"
+#include "core/export/launch.h"
+#include "core/io/formats.h"
+#include "sample_fixtures.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace sp;
+using namespace sp::test;
+
+namespace {
+
+const std::string kNamePayload =
+    "Llama\n\n  touch pwned-newline #\r\n$(touch pwned-subst) `touch pwned-tick` "
+    "'; touch pwned-quote; ' \"; touch pwned-dquote; \" ; touch pwned-semi";
+const std::string kGpuPayload = "H100\ntouch pwned-gpu #$(touch pwned-gpu-subst)";
+const std::string kPathPayload =
+    "/models/$(touch pwned-path)`touch pwned-path-tick`'\";touch pwned-path-semi\n"
+    "touch pwned-path-newline";
+
+/// Programs the exports call, each a stub that records its name and arguments; the rest of the tools the
+/// scripts use (dirname, cat) are the real ones.
+const char* const kStubs[] = {"python3", "vllm", "trtllm-serve", "ray", "mpirun", "env", "touch", "sleep"};
+
+using Command = std::vector<std::string>;
+
+/// What the scripts leave to the user (HEAD_NODE_IP, Dynamo's etcd and NATS), as the user sets it.
+const std::vector<std::pair<QString, QString>> kUserEnv = {{"HEAD_NODE_IP", "127.0.0.1"},
+                                                           {"ETCD_ENDPOINTS", "http://127.0.0.1:2379"},
+                                                           {"NATS_SERVER", "nats://127.0.0.1:4222"}};
+
+/// A command as the shell passes it on: ${NAME} placeholders of kUserEnv replaced by their values.
+Command expanded(Command c) {
+    for (std::string& a : c)
+        for (const auto& [name, value] : kUserEnv) {
+            const std::string key = "${" + name.toStdString() + "}";
+            for (size_t at; (at = a.find(key)) != std::string::npos;)
+                a.replace(at, key.size(), value.toStdString());
+        }
+    return c;
+}
+
+class Sandbox {
+public:
+    Sandbox() {
+        QDir bin(m_dir.filePath("bin"));
+        bin.mkpath(".");
+        m_log = m_dir.filePath("calls.log");
+        for (const char* stub : kStubs) {
+            QFile f(bin.filePath(stub));
+            if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write a stub");
+            // One record per call: name, then each argument after a unit separator (0x1f), then a record
+            // separator (0x1e), written with one printf so that background calls do not interleave.
+            f.write("#!/bin/sh\nr=\"${0##*/}\"\nfor a in \"$@\"; do r=\"$r$(printf '\\037')$a\"; done\n"
+                    "printf '%s\\036' \"$r\" >>\"$STUB_LOG\"\n");
+            f.close();
+            f.setPermissions(f.permissions() | QFile::ExeOwner);
+        }
+        for (const char* tool : {"dirname", "cat"}) {
+            const QString real = QStandardPaths::findExecutable(tool);
+            if (real.isEmpty() || !QFile::link(real, bin.filePath(tool))) qFatal("cannot link %s", tool);
+        }
+    }
+
+    /// Runs `script` with /bin/sh in `dir`; the calls recorded, and stderr.
+    std::pair<std::vector<Command>, QString> run(const QString& script, const QString& dir) {
+        QFile::remove(m_log);
+        QProcess p;
+        QProcessEnvironment env;
+        env.insert("PATH", m_dir.filePath("bin"));
+        env.insert("STUB_LOG", m_log);
+        for (const auto& [name, value] : kUserEnv) env.insert(name, value);
+        p.setProcessEnvironment(env);
+        p.setWorkingDirectory(dir);
+        p.start("/bin/sh", {script});
+        if (!p.waitForFinished(30000)) qFatal("the script did not finish");
+        std::vector<Command> calls;
+        QFile log(m_log);
+        if (log.open(QIODevice::ReadOnly)) {
+            for (const QByteArray& rec : log.readAll().split('\x1e')) {
+                if (rec.isEmpty()) continue;
+                Command c;
+                for (const QByteArray& part : rec.split('\x1f')) c.push_back(part.toStdString());
+                calls.push_back(c);
+            }
+        }
+        return {calls, QString::fromUtf8(p.readAllStandardError())};
+    }
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+private:
+    QTemporaryDir m_dir;
+    QString m_log;
+};
+
+/// Files named pwned* anywhere under `dir`.
+QStringList pwned(const QString& dir) {
+    QStringList found;
+    QDir d(dir);
+    for (const QFileInfo& f :
+         d.entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden)) {
+        if (f.fileName().startsWith("pwned")) found << f.filePath();
+        if (f.isDir() && !f.isSymLink()) found << pwned(f.filePath());
+    }
+    return found;
+}
+
+std::string show(const std::vector<Command>& calls) {
+    std::string s;
+    for (const auto& c : calls) {
+        for (const auto& a : c) s += "[" + a + "] ";
+        s += "\n";
+    }
+    return s;
+}
+
+/// What a node's script runs: its commands, recorded by the stubs as program and arguments ("python3 -m x"
+/// is python3's call; "env A=B vllm ..." is env's).
+std::vector<Command> sorted(std::vector<Command> v) {
+    for (Command& c : v) c = expanded(c);
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+/// The hostile scenario: the sample files, with the names replaced and a context cap that puts the model's
+/// name into a note.
+Scenario hostile(const char* model, const char* cluster, const char* workload) {
+    Scenario s = compose(model, cluster, workload);
+    s.model.name = kNamePayload;
+    s.cluster.gpu.name = kGpuPayload;
+    s.name = kNamePayload;
+    const int64_t need = s.workload.inputTokens + s.workload.outputTokens;
+    s.model.maxPositionEmbeddings = need - 1; // the context note names the model
+    return s;
+}
+
+struct Case {
+    ServingEngine engine;
+    std::string version;
+    ServingEngine worker = ServingEngine::Vllm;
+    std::string label() const {
+        return std::string(nameOf(engine)) + " " + version +
+               (engine == ServingEngine::Dynamo ? " (" + std::string(nameOf(worker)) + ")" : "");
+    }
+};
+
+std::vector<Case> everyEngine() {
+    std::vector<Case> out;
+    for (ServingEngine e : servingEngines())
+        for (const EngineVersion& v : engineVersions(e)) {
+            if (e == ServingEngine::Dynamo)
+                for (ServingEngine w : {ServingEngine::Vllm, ServingEngine::Sglang, ServingEngine::Trtllm})
+                    out.push_back({e, v.version, w});
+            else
+                out.push_back({e, v.version});
+        }
+    return out;
+}
+
+} // namespace
+
+class TestInjection : public QObject {
+    Q_OBJECT
+private:
+    /// Runs one launch's stdout text and its --out-dir scripts; fails on anything that ran beside the
+    /// commands the export built.
+    void runLaunch(Sandbox& box, const LaunchCommand& lc, const std::string& what) {
+        // stdout: the text, as a user pipes it to a file and runs it.
+        QTemporaryDir work;
+        const std::string text = lc.text();
+        {
+            QFile f(work.filePath("launch.sh"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(text.data(), qint64(text.size()));
+        }
+        auto [calls, err] = box.run(work.filePath("launch.sh"), work.path());
+        std::vector<Command> expected;
+        if (!lc.nodes.empty())
+            for (const auto& cmd : lc.nodes[0].commands)
+                if (cmd != lc.argv) expected.push_back(cmd);
+        expected.push_back(lc.argv);
+        QVERIFY2(pwned(work.path()).isEmpty() && !err.contains("not found"),
+                 qPrintable(QString::fromStdString(what + ", stdout:\n" + text) + "\nstderr: " + err));
+        QVERIFY2(sorted(calls) == sorted(expected),
+                 (what + ", stdout ran:\n" + show(calls) + "expected:\n" + show(expected)).c_str());
+        for (const auto& [name, content] : lc.files) {
+            QFile f(work.filePath(QString::fromStdString(name)));
+            QVERIFY2(f.open(QIODevice::ReadOnly), name.c_str());
+            QCOMPARE(f.readAll().toStdString(), content);
+        }
+
+        // --out-dir: every node's script.
+        const QString dir = work.filePath("out");
+        auto written = writeLaunchDirectory(dir.toStdString(), lc, "plan: x\n");
+        QVERIFY2(written.ok(), written.ok() ? "" : written.error().str().c_str());
+        for (size_t k = 0; k < lc.nodes.size(); ++k) {
+            const QString script = dir + "/node" + QString::number(k) + ".sh";
+            auto [nodeCalls, nodeErr] = box.run(script, work.path());
+            QVERIFY2(
+                pwned(work.path()).isEmpty() && !nodeErr.contains("not found"),
+                qPrintable(QString::fromStdString(what) + " node" + QString::number(k) + ": " + nodeErr));
+            QVERIFY2(sorted(nodeCalls) == sorted(lc.nodes[k].commands),
+                     (what + ", node" + std::to_string(k) + " ran:\n" + show(nodeCalls) + "expected:\n" +
+                      show(lc.nodes[k].commands))
+                         .c_str());
+        }
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(!QStandardPaths::findExecutable("sh").isEmpty()); }
+
+    // Every engine and version, the Megatron plan of a one-node dense model, a multi-node dense model and
+    // a multi-node MoE, with hostile names and model path.
+    void everyEngineAggregated_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("cluster");
+        QTest::addRow("llama-8b 1x8") << "llama-3.1-8b.yaml"
+                                      << "h100-1x8.yaml";
+        QTest::addRow("llama-70b 4x8") << "llama-3.1-70b.yaml"
+                                       << "h100-4x8.yaml";
+        QTest::addRow("mixtral-8x7b 4x8") << "mixtral-8x7b.yaml"
+                                          << "h100-4x8.yaml";
+    }
+    void everyEngineAggregated() {
+        QFETCH(QString, model);
+        QFETCH(QString, cluster);
+        Sandbox box;
+        const Scenario s =
+            hostile(model.toUtf8().constData(), cluster.toUtf8().constData(), "chat-serving.yaml");
+        const CostModel cost(s);
+        const Plan plan = cost.megatronPlan();
+        int exported = 0;
+        for (const Case& c : everyEngine()) {
+            ExportOptions o;
+            o.engine = c.engine, o.version = c.version, o.dynamoWorker = c.worker, o.modelPath = kPathPayload;
+            auto r = launchCommand(s, plan, o);
+            if (!r) continue; // a layout the version refuses has nothing to run
+            ++exported;
+            // The payloads reach the text (as escaped comments or quoted arguments), so the run tests them.
+            const std::string text = r->text();
+            QVERIFY2(text.find("touch pwned-path-newline") != std::string::npos, text.c_str());
+            QVERIFY2(text.find("touch pwned-newline") != std::string::npos, text.c_str());
+            runLaunch(box, r.value(), c.label() + " " + model.toStdString());
+            if (QTest::currentTestFailed()) return;
+        }
+        QVERIFY2(exported >= 4, "too few exports to test");
+    }
+
+    // The disaggregated exports (SGLang; Dynamo with vLLM and SGLang workers).
+    void disaggregated() {
+        Sandbox box;
+        Scenario s = hostile("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        s.cluster.nodes = 2;
+        Plan one = Plan::megatronChoices(Degrees{1, 8, 1, 1, 1, 1});
+        const DisaggPlan p{{1, one}, {1, one}};
+        for (const Case& c :
+             {Case{ServingEngine::Sglang, ""}, Case{ServingEngine::Dynamo, "", ServingEngine::Vllm},
+              Case{ServingEngine::Dynamo, "", ServingEngine::Sglang}}) {
+            ExportOptions o;
+            o.engine = c.engine, o.dynamoWorker = c.worker, o.modelPath = kPathPayload;
+            auto r = disaggregatedLaunch(s, p, o);
+            QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+            // The whole text, run as one script: both pools' node-0 commands, nothing else.
+            QTemporaryDir work;
+            const std::string text = r->text();
+            {
+                QFile f(work.filePath("launch.sh"));
+                QVERIFY(f.open(QIODevice::WriteOnly));
+                f.write(text.data(), qint64(text.size()));
+            }
+            auto [calls, err] = box.run(work.filePath("launch.sh"), work.path());
+            QVERIFY2(pwned(work.path()).isEmpty() && !err.contains("not found"),
+                     qPrintable(QString::fromStdString(c.label() + ":\n" + text) + "\n" + err));
+            QVERIFY(!calls.empty());
+            for (const Command& call : calls) {
+                const bool known =
+                    std::any_of(r->prefill.nodes[0].commands.begin(), r->prefill.nodes[0].commands.end(),
+                                [&](const Command& x) { return expanded(x) == call; }) ||
+                    std::any_of(r->decode.nodes[0].commands.begin(), r->decode.nodes[0].commands.end(),
+                                [&](const Command& x) { return expanded(x) == call; }) ||
+                    call == expanded(r->prefill.argv) || call == expanded(r->decode.argv);
+                QVERIFY2(known, (c.label() + " ran something it did not build:\n" + show({call})).c_str());
+            }
+            // Each pool's scripts.
+            runLaunch(box, r->prefill, c.label() + " prefill");
+            runLaunch(box, r->decode, c.label() + " decode");
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
+    // The command line, stdout and --out-dir, with a hostile --model (the one text a user types that the
+    // file readers do not check) for every engine.
+    void commandLine() {
+        Sandbox box;
+        const QString scenario = QString::fromStdString(kSampleDir + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
+        for (const Case& c : everyEngine()) {
+            QStringList args{"export",
+                             "--scenario",
+                             scenario,
+                             "--engine",
+                             QString::fromStdString(std::string(nameOf(c.engine))),
+                             "--engine-version",
+                             QString::fromStdString(c.version),
+                             "--model",
+                             QString::fromStdString(kPathPayload)};
+            if (c.engine == ServingEngine::Dynamo)
+                args << "--worker" << QString::fromStdString(std::string(nameOf(c.worker)));
+            const Run out = shardplan(args);
+            QVERIFY2(out.code == 0, qPrintable(QString::fromStdString(c.label()) + ": " + out.err));
+            QTemporaryDir work;
+            {
+                QFile f(work.filePath("launch.sh"));
+                QVERIFY(f.open(QIODevice::WriteOnly));
+                f.write(out.out.toUtf8());
+            }
+            auto [calls, err] = box.run(work.filePath("launch.sh"), work.path());
+            QVERIFY2(pwned(work.path()).isEmpty() && !err.contains("not found") && !calls.empty(),
+                     qPrintable(QString::fromStdString(c.label()) + ":\n" + out.out + "\n" + err));
+            for (const Command& call : calls) {
+                QVERIFY2(call[0] != "touch", (c.label() + ": " + show(calls)).c_str());
+                // The model path reaches the engine whole, as one argument.
+                if (call[0] == "touch") continue;
+            }
+            QVERIFY2(std::any_of(calls.begin(), calls.end(),
+                                 [](const Command& x) {
+                                     return std::find(x.begin(), x.end(), kPathPayload) != x.end();
+                                 }),
+                     (c.label() + ": the model path is not one argument:\n" + show(calls)).c_str());
+
+            args << "--out-dir" << work.filePath("out");
+            const Run dir = shardplan(args);
+            QVERIFY2(dir.code == 0, qPrintable(dir.err));
+            for (const QString& script : QDir(work.filePath("out")).entryList({"node*.sh"})) {
+                auto [nodeCalls, nodeErr] = box.run(work.filePath("out/" + script), work.path());
+                QVERIFY2(pwned(work.path()).isEmpty() && !nodeErr.contains("not found"),
+                         qPrintable(QString::fromStdString(c.label()) + " " + script + ": " + nodeErr));
+                for (const Command& call : nodeCalls) QVERIFY(call[0] != "touch");
+            }
+        }
+    }
+
+    // The readers refuse names with control characters, saying where.
+    void readersRefuseControlCharacters() {
+        QTemporaryDir dir;
+        QFile src(QString::fromStdString(kSampleDir + "/models/llama-3.1-8b.yaml"));
+        QVERIFY(src.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(src.readAll());
+        QVERIFY(text.contains("name: Llama-3.1-8B\n"));
+        text.replace("name: Llama-3.1-8B\n", "name: 'Llama\n\n  touch /tmp/x #'\n");
+        QFile out(dir.filePath("m.yaml"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(text.toUtf8());
+        out.close();
+        const auto m = loadModel(dir.filePath("m.yaml").toStdString());
+        QVERIFY(!m.ok());
+        // The name is on line 9 of the sample (a comment block of 5 lines, then version, kind, name).
+        QVERIFY2(m.error().line == 9 && m.error().field == "name", m.error().str().c_str());
+        QVERIFY2(m.error().message.find("a line break (\\n)") != std::string::npos, m.error().str().c_str());
+        // The message shows the text escaped, on one line.
+        QVERIFY(m.error().str().find('\n') == std::string::npos);
+        const Run v = shardplan({"validate", dir.filePath("m.yaml")});
+        QCOMPARE(v.code, 1);
+        QVERIFY2(v.err.contains("m.yaml:9:7: name: the text has a line break"), qPrintable(v.err));
+    }
+
+    // Comment lines stay comments whatever the note holds: a line break, a carriage return, an escape.
+    void commentLinesEscape() {
+        LaunchCommand lc;
+        lc.argv = {"vllm", "serve", "m"};
+        lc.notes = {"a\nb", "c\rd", "e\x1b[2Jf", std::string(300, 'x') + "\n" + "touch y"};
+        const std::string text = lc.text();
+        size_t lines = 0;
+        for (size_t at = 0; at < text.size();) {
+            const size_t nl = text.find('\n', at);
+            const std::string line = text.substr(at, nl - at);
+            at = nl + 1;
+            ++lines;
+            if (line.rfind("vllm", 0) == 0 || line.rfind("    ", 0) == 0) continue;
+            QVERIFY2(line.rfind("#", 0) == 0, line.c_str());
+            QVERIFY(line.find('\r') == std::string::npos && line.find('\x1b') == std::string::npos);
+        }
+        QVERIFY(text.find("# a\\nb\n") != std::string::npos);
+        QVERIFY(text.find("# e\\x1b[2Jf\n") != std::string::npos);
+        // A file whose text holds a line "EOF" gets another end marker.
+        lc.files = {{"x.yaml", "a: 1\nEOF\ntouch z\n"}};
+        QVERIFY(lc.text().find("<<'EOF_1'\na: 1\nEOF\ntouch z\nEOF_1\n") != std::string::npos);
+    }
+
+    // Re-exporting into a folder removes what the previous export there wrote and this one does not; a
+    // folder that holds something else is refused before anything is written.
+    void outDirOwnsItsFiles() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("launch");
+        LaunchCommand big;
+        big.engine = ServingEngine::Vllm, big.version = "0.12.0";
+        big.nodes.resize(32);
+        for (auto& n : big.nodes) n.commands = {{"vllm", "serve", "old"}};
+        QVERIFY(writeLaunchDirectory(out.toStdString(), big, "old: 1\n").ok());
+        QVERIFY(QFile::exists(out + "/node31.sh"));
+        QFile mine(out + "/my-notes.txt");
+        QVERIFY(mine.open(QIODevice::WriteOnly));
+        mine.write("mine\n");
+        mine.close();
+        LaunchCommand small = big;
+        small.nodes.resize(4);
+        QVERIFY(writeLaunchDirectory(out.toStdString(), small, "new: 1\n").ok());
+        QCOMPARE(QDir(out).entryList({"node*.sh"}).size(), 4);
+        QVERIFY(!QFile::exists(out + "/node4.sh") && !QFile::exists(out + "/node31.sh"));
+        QVERIFY(QFile::exists(out + "/my-notes.txt")); // the user's own file stays
+        // An export written before the manifest (node scripts, NOTES.txt, plan.yaml) counts as one.
+        QVERIFY(QFile::remove(out + "/" + kExportManifest));
+        QFile stale(out + "/node9.sh");
+        QVERIFY(stale.open(QIODevice::WriteOnly));
+        stale.close();
+        QVERIFY(writeLaunchDirectory(out.toStdString(), small, "new: 1\n").ok());
+        QVERIFY(!QFile::exists(out + "/node9.sh"));
+        // A folder of something else: refused, untouched.
+        const QString other = dir.filePath("other");
+        QVERIFY(QDir().mkpath(other));
+        QFile keep(other + "/node0.sh");
+        QVERIFY(keep.open(QIODevice::WriteOnly));
+        keep.write("#!/bin/sh\necho mine\n");
+        keep.close();
+        const auto r = writeLaunchDirectory(other.toStdString(), small, "x: 1\n");
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("holds no previous export") != std::string::npos,
+                 r.error().str().c_str());
+        QVERIFY(keep.open(QIODevice::ReadOnly));
+        QCOMPARE(keep.readAll(), QByteArray("#!/bin/sh\necho mine\n"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestInjection)
+#include "tst_injection.moc"
