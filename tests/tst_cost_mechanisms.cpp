@@ -357,8 +357,8 @@ private slots:
                         const GroupShape h = costimpl::placeCounted(ka, sa, kb, sa * ka, gpn);
                         QVERIFY(same(g, h.size, h.nodes, h.perNode, h.fewest));
                     }
-        // Two groups that share a slot of the table and differ in one figure: the second must not be given the
-        // first's shape. For each figure, the first such pair found by a scan.
+        // Two groups that share a slot of the table and differ in one figure: the second must not be given
+        // the first's shape. For each figure, the first such pair found by a scan.
         const std::array<int, 5> base{4, 2, 8, 8, 8}; // ka sa kb sb gpn: 32 GPUs on four nodes of 8
         auto shape = [](const std::array<int, 5>& k) {
             return std::array<GroupShape, 2>{place(k[0], k[1], k[2], k[3], k[4]),
@@ -510,10 +510,13 @@ private slots:
         QCOMPARE(e.metrics.ttftChunks, 1);
         QVERIFY(std::fabs(e.metrics.chunkMs - chunkStep) < 1e-9 * chunkStep);
         QVERIFY2(std::fabs(chunkStep / one.tpotMs - 1.0) < 0.01,
-                 qPrintable(QString("chunk step %1 ms, steady step at O 10 %2 ms").arg(chunkStep).arg(one.tpotMs)));
+                 qPrintable(
+                     QString("chunk step %1 ms, steady step at O 10 %2 ms").arg(chunkStep).arg(one.tpotMs)));
         const double promptFlopsMs = 2.0 * 6.98e9 * 1000 / (989e12 * s.cluster.efficiency.compute) * 1e3;
-        QVERIFY2(chunkStep >= promptFlopsMs,
-                 qPrintable(QString("chunk step %1 ms, the prompt's FLOPs %2 ms").arg(chunkStep).arg(promptFlopsMs)));
+        QVERIFY2(
+            chunkStep >= promptFlopsMs,
+            qPrintable(
+                QString("chunk step %1 ms, the prompt's FLOPs %2 ms").arg(chunkStep).arg(promptFlopsMs)));
         QCOMPARE(e.metrics.prefillBudget, kDefaultPrefillBudget);
         // A step may not carry more than the budget: at 8,192 tokens, B (1 + 1000/100) <= 8192 gives B <=
         // 744.
@@ -647,10 +650,10 @@ private slots:
         QVERIFY(std::fabs(CostModel(s).evaluate(p).kvCacheGiB - 4.0 * 2048 * 36 * 10500 / gib) < 1e-9);
     }
 
-    // The roofline bound counts what each layer attends to. gpt-oss-120b, decode at 10,000 + 1,000 tokens (mean
-    // context 10,500): its 18 sliding layers read 128 tokens, its 18 full layers 10,500. On 8 H100s the decode
-    // bound is bandwidth over the KV bytes a token reads (2,048 B a token a layer: 8 KV heads of 64, BF16),
-    // so it is 36 x 10,500 / (18 x 10,500 + 18 x 128) = 1.9759x the bound with every layer full.
+    // The roofline bound counts what each layer attends to. gpt-oss-120b, decode at 10,000 + 1,000 tokens
+    // (mean context 10,500): its 18 sliding layers read 128 tokens, its 18 full layers 10,500. On 8 H100s the
+    // decode bound is bandwidth over the KV bytes a token reads (2,048 B a token a layer: 8 KV heads of 64,
+    // BF16), so it is 36 x 10,500 / (18 x 10,500 + 18 x 128) = 1.9759x the bound with every layer full.
     void rooflineFollowsWindows() {
         Scenario s = scenario(kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml");
         s.model = loadModel((kSamples + "/models/gpt-oss-120b.yaml").toStdString()).value();
@@ -756,9 +759,9 @@ private slots:
                  qPrintable(QString::number(bQkv / (bExp * s.cluster.efficiency.groupedGemm))));
     }
 
-    // evaluate() reuses one compiled plan per thread. Plans of dense and MoE models, with and without pipelines
-    // and layer groups, evaluated in turn on one thread must give what explain() gives, which compiles each
-    // into a fresh one.
+    // evaluate() reuses one compiled plan per thread. Plans of dense and MoE models, with and without
+    // pipelines and layer groups, evaluated in turn on one thread must give what explain() gives, which
+    // compiles each into a fresh one.
     void reusedCompiledPlanMatchesAFreshOne() {
         const QStringList paths{kSamples + "/scenarios/deepseek-v3-h100-32x8.yaml",
                                 kSamples + "/scenarios/llama-3.1-70b-h100-4x8.yaml",
@@ -830,7 +833,8 @@ private slots:
                     std::array<double, kMaxSlots> tt{};
                     bool unused = false;
                     for (int k = 0; k < c.nSlots; ++k)
-                        tt[size_t(k)] = impl.blockTime(c, c.body[k][0], c.body[k][1], st, impl.slotMoe[k], unused);
+                        tt[size_t(k)] =
+                            impl.blockTime(c, c.body[k][0], c.body[k][1], st, impl.slotMoe[k], unused);
                     const double te = impl.blockTime(c, c.emb[0], c.emb[1], st, false, unused);
                     const double th = impl.blockTime(c, c.head[0], c.head[1], st, false, unused);
                     const double gather =
@@ -860,7 +864,7 @@ private slots:
                     if (best == 0.0) break;
                 }
                 QCOMPARE(impl.memoryBatchLimit(c), int64_t(best));
-                ++plans, fewerClasses += nc < pp, manyClasses += nc > 3;
+                ++plans, fewerClasses += nc<pp, manyClasses += nc> 3;
             }
         }
         QVERIFY2(plans > 200 && fewerClasses > 50 && manyClasses > 10,

@@ -13,8 +13,8 @@ namespace sp::cli {
 inline std::string ttftText(const sp::Metrics& m) {
     char buf[160];
     if (m.ttftChunks > 0)
-        std::snprintf(buf, sizeof buf, "TTFT %.1f ms (the step in flight %.1f + %d chunk step%s of %.1f)", m.ttftMs,
-                      m.tpotMs, m.ttftChunks, m.ttftChunks == 1 ? "" : "s", m.chunkMs);
+        std::snprintf(buf, sizeof buf, "TTFT %.1f ms (the step in flight %.1f + %d chunk step%s of %.1f)",
+                      m.ttftMs, m.tpotMs, m.ttftChunks, m.ttftChunks == 1 ? "" : "s", m.chunkMs);
     else
         std::snprintf(buf, sizeof buf, "TTFT %.1f ms", m.ttftMs);
     return buf;

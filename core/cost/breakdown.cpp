@@ -82,62 +82,62 @@ Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::s
     // Where the stage mixes layer types of one kind (gpt-oss: sliding and full attention; Qwen3-Next: linear
     // and full), each type's rows are weighed by its share of those layers and summed row by row (every type
     // of a kind walks the same operators and collectives: they follow from the plan's choices).
-    // With layer groups, each group's rows come separately (OpCost::layerGroup), weighed by the group's share of the
-    // stage's layers of the kind, so that the rows of every group together still add up to the stage.
+    // With layer groups, each group's rows come separately (OpCost::layerGroup), weighed by the group's share
+    // of the stage's layers of the kind, so that the rows of every group together still add up to the stage.
     for (int g = 0; g < c.nGroups; ++g)
-    for (int moe = 0; moe < 2; ++moe) {
-        const int total = moe ? st.moe : st.dense;
-        if (total == 0) continue;
-        int inGroup = 0;
-        for (int k = 0; k < nTypes; ++k)
-            if (layerTypeIsMoe(types[k]) == bool(moe)) inGroup += st.n[g * nTypes + k];
-        if (inGroup == 0) continue;
-        const LayerKind kind = moe ? LayerKind::Moe : LayerKind::Dense;
-        Breakdown acc;
-        bool any = false;
-        for (int t = 0; t < nTypes; ++t) {
-            const int k = g * nTypes + t;
-            if (layerTypeIsMoe(types[t]) != bool(moe) || st.n[k] == 0) continue;
-            Breakdown one;
-            add(one, c.body[k][0], c.body[k][1], kind, tbo[k]);
-            if (st.n[k] == total) {
-                acc = std::move(one);
-                any = true;
-                break;
+        for (int moe = 0; moe < 2; ++moe) {
+            const int total = moe ? st.moe : st.dense;
+            if (total == 0) continue;
+            int inGroup = 0;
+            for (int k = 0; k < nTypes; ++k)
+                if (layerTypeIsMoe(types[k]) == bool(moe)) inGroup += st.n[g * nTypes + k];
+            if (inGroup == 0) continue;
+            const LayerKind kind = moe ? LayerKind::Moe : LayerKind::Dense;
+            Breakdown acc;
+            bool any = false;
+            for (int t = 0; t < nTypes; ++t) {
+                const int k = g * nTypes + t;
+                if (layerTypeIsMoe(types[t]) != bool(moe) || st.n[k] == 0) continue;
+                Breakdown one;
+                add(one, c.body[k][0], c.body[k][1], kind, tbo[k]);
+                if (st.n[k] == total) {
+                    acc = std::move(one);
+                    any = true;
+                    break;
+                }
+                const double w = double(st.n[k]) / double(total);
+                for (auto& o : one.ops) o.computeMs *= w, o.memoryMs *= w, o.timeMs *= w, o.weightBytes *= w;
+                for (auto& k2 : one.comms) k2.bytes *= w, k2.timeMs *= w, k2.fullMs *= w;
+                bool same = any && acc.ops.size() == one.ops.size() && acc.comms.size() == one.comms.size();
+                for (size_t i = 0; same && i < one.ops.size(); ++i)
+                    same = acc.ops[i].op == one.ops[i].op && acc.ops[i].choice == one.ops[i].choice;
+                for (size_t i = 0; same && i < one.comms.size(); ++i)
+                    same = acc.comms[i].where == one.comms[i].where && acc.comms[i].kind == one.comms[i].kind;
+                if (!same) {
+                    acc.ops.insert(acc.ops.end(), one.ops.begin(), one.ops.end());
+                    acc.comms.insert(acc.comms.end(), one.comms.begin(), one.comms.end());
+                    any = true;
+                    continue;
+                }
+                for (size_t i = 0; i < one.ops.size(); ++i) {
+                    OpCost& a = acc.ops[i];
+                    a.computeMs += one.ops[i].computeMs, a.memoryMs += one.ops[i].memoryMs;
+                    a.timeMs += one.ops[i].timeMs, a.weightBytes += one.ops[i].weightBytes;
+                    a.memoryBound = a.memoryMs >= a.computeMs;
+                }
+                for (size_t i = 0; i < one.comms.size(); ++i) {
+                    CommCost& a = acc.comms[i];
+                    a.bytes += one.comms[i].bytes, a.timeMs += one.comms[i].timeMs,
+                        a.fullMs += one.comms[i].fullMs;
+                    a.overlapped = a.overlapped || one.comms[i].overlapped;
+                }
             }
-            const double w = double(st.n[k]) / double(total);
-            for (auto& o : one.ops) o.computeMs *= w, o.memoryMs *= w, o.timeMs *= w, o.weightBytes *= w;
-            for (auto& k2 : one.comms) k2.bytes *= w, k2.timeMs *= w, k2.fullMs *= w;
-            bool same = any && acc.ops.size() == one.ops.size() && acc.comms.size() == one.comms.size();
-            for (size_t i = 0; same && i < one.ops.size(); ++i)
-                same = acc.ops[i].op == one.ops[i].op && acc.ops[i].choice == one.ops[i].choice;
-            for (size_t i = 0; same && i < one.comms.size(); ++i)
-                same = acc.comms[i].where == one.comms[i].where && acc.comms[i].kind == one.comms[i].kind;
-            if (!same) {
-                acc.ops.insert(acc.ops.end(), one.ops.begin(), one.ops.end());
-                acc.comms.insert(acc.comms.end(), one.comms.begin(), one.comms.end());
-                any = true;
-                continue;
-            }
-            for (size_t i = 0; i < one.ops.size(); ++i) {
-                OpCost& a = acc.ops[i];
-                a.computeMs += one.ops[i].computeMs, a.memoryMs += one.ops[i].memoryMs;
-                a.timeMs += one.ops[i].timeMs, a.weightBytes += one.ops[i].weightBytes;
-                a.memoryBound = a.memoryMs >= a.computeMs;
-            }
-            for (size_t i = 0; i < one.comms.size(); ++i) {
-                CommCost& a = acc.comms[i];
-                a.bytes += one.comms[i].bytes, a.timeMs += one.comms[i].timeMs,
-                    a.fullMs += one.comms[i].fullMs;
-                a.overlapped = a.overlapped || one.comms[i].overlapped;
-            }
+            const double share = double(inGroup) / double(total);
+            for (auto& o : acc.ops) o.layerGroup = g, o.groupShare = share;
+            for (auto& k2 : acc.comms) k2.layerGroup = g, k2.groupShare = share;
+            out.ops.insert(out.ops.end(), acc.ops.begin(), acc.ops.end());
+            out.comms.insert(out.comms.end(), acc.comms.begin(), acc.comms.end());
         }
-        const double share = double(inGroup) / double(total);
-        for (auto& o : acc.ops) o.layerGroup = g, o.groupShare = share;
-        for (auto& k2 : acc.comms) k2.layerGroup = g, k2.groupShare = share;
-        out.ops.insert(out.ops.end(), acc.ops.begin(), acc.ops.end());
-        out.comms.insert(out.comms.end(), acc.comms.begin(), acc.comms.end());
-    }
     if (st.gathers > 0) {
         // The layer-group boundaries' all-gathers, as one row per stage (not per layer).
         CommCost cc;

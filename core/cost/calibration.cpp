@@ -45,7 +45,8 @@ Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& sam
     Model m = model.value();
     // An unknown precision is an error, never read as the model file's dtypes.
     const int precision = e.oneOfOr("precision", {"bf16", "fp8", "nvfp4"}, 0);
-    if (precision == 1 && m.attention.type != AttentionType::MLA) m.weights = Dtype::FP8, m.kvCache = Dtype::FP8;
+    if (precision == 1 && m.attention.type != AttentionType::MLA)
+        m.weights = Dtype::FP8, m.kvCache = Dtype::FP8;
     // NVIDIA's ModelOpt FP4 checkpoints, which TensorRT-LLM's Blackwell tables run (e.g.
     // nvidia/Llama-3.1-405B-Instruct-FP4, whose card says "only the weights and activations of the linear
     // operators within transformers blocks are quantized"): NVFP4 attention and FFN weights, the head,

@@ -436,9 +436,9 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
     c.groupBegin[0] = 0;
     for (int g = 0; g < c.nGroups; ++g) {
         c.groupChoices[size_t(g)] = p.layerGroups.empty() ? p.choices : p.layerGroups[size_t(g)].choices;
-        c.groupBegin[size_t(g + 1)] = c.groupBegin[size_t(g)] + (p.layerGroups.empty()
-                                                                    ? int(s.model.layers)
-                                                                    : p.layerGroups[size_t(g)].layers);
+        c.groupBegin[size_t(g + 1)] =
+            c.groupBegin[size_t(g)] +
+            (p.layerGroups.empty() ? int(s.model.layers) : p.layerGroups[size_t(g)].layers);
     }
     // Stage spans in one pass: the plan's own split, else the balanced one (the extra layers go to the middle
     // stages, as stageSpan and pipelineStages).

@@ -55,8 +55,9 @@ struct OpCost {
     double timeMs = 0; ///< max(compute, memory) + launch
     bool memoryBound = false;
     double weightBytes = 0; ///< per GPU
-    int layerGroup = 0;      ///< the layer group (Plan::layerGroups) whose layers the row is of; 0 without
-    double groupShare = 1.0; ///< the group's share of the stage's layers of this kind (the row is weighed by it)
+    int layerGroup = 0;     ///< the layer group (Plan::layerGroups) whose layers the row is of; 0 without
+    double groupShare =
+        1.0; ///< the group's share of the stage's layers of this kind (the row is weighed by it)
 };
 
 struct CommCost {
@@ -70,7 +71,8 @@ struct CommCost {
     double fullMs = 0;       ///< per occurrence, whole (equals timeMs without overlap)
     bool overlapped = false; ///< runs under the other half-batch's compute (two-batch overlap)
     int layerGroup = 0;      ///< the layer group (Plan::layerGroups) whose layers the row is of; 0 without
-    double groupShare = 1.0; ///< the group's share of the stage's layers of this kind (the row is weighed by it)
+    double groupShare =
+        1.0; ///< the group's share of the stage's layers of this kind (the row is weighed by it)
 };
 
 struct Breakdown {

@@ -32,8 +32,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 /// leave a few GiB: vLLM's default gpu_memory_utilization 0.9 leaves 8 GB of an 80 GB H100).
 constexpr double kReserveBytes = 2.0 * kGiB;
 constexpr int64_t kMaxBatch = 1 << 20;
-/// A compiled plan's layer blocks: one per layer group and present layer type, slot g * nTypes + k for group g
-/// (Plan::layerGroups; one group without them) and the k-th of Impl::types.
+/// A compiled plan's layer blocks: one per layer group and present layer type, slot g * nTypes + k for group
+/// g (Plan::layerGroups; one group without them) and the k-th of Impl::types.
 constexpr int kMaxSlots = kLayerTypes * kMaxLayerGroups;
 
 enum class Lay : uint8_t { R, T, H, P };
@@ -73,8 +73,8 @@ struct CommTerm {
 /// A layer kind (or the embedding, or the head) in one pass.
 struct Block {
     // Only the first nOps and nComms terms are ever written (add) or read, so the arrays are left
-    // uninitialised, and so are the counts until compile() clears the blocks it fills: evaluate() constructs a
-    // Compiled, with room for kMaxSlots blocks a pass, for every plan and uses a few.
+    // uninitialised, and so are the counts until compile() clears the blocks it fills: evaluate() constructs
+    // a Compiled, with room for kMaxSlots blocks a pass, for every plan and uses a few.
     union {
         OpTerm ops[10];
     };
@@ -113,8 +113,8 @@ struct Stage {
     bool lastMoe = false; ///< the stage ends on a MoE layer (the layout its activations leave in)
     int8_t lastGroup = 0; ///< the layer group of its last layer
     /// Layer-group boundaries in the stage (at its first layer or inside it) where a token-sharded residual
-    /// meets a group that keeps it replicated: an all-gather over the tp group (Compiled::regather). The other
-    /// way a GPU keeps its slice, free.
+    /// meets a group that keeps it replicated: an all-gather over the tp group (Compiled::regather). The
+    /// other way a GPU keeps its slice, free.
     int gathers = 0;
 };
 
@@ -174,9 +174,9 @@ inline GroupShape placeCounted(int ka, int sa, int kb, int sb, int gpn) {
     return g;
 }
 
-/// placeCounted, remembered: a plan's groups take a few shapes among many plans, and counting one takes a pass
-/// per node or per row, with two integer divisions each (a one-GPU-a-node pipeline group of 64 stages, an
-/// expert group of 256 rows of one GPU). A small table per thread keeps the latest shape of each slot.
+/// placeCounted, remembered: a plan's groups take a few shapes among many plans, and counting one takes a
+/// pass per node or per row, with two integer divisions each (a one-GPU-a-node pipeline group of 64 stages,
+/// an expert group of 256 rows of one GPU). A small table per thread keeps the latest shape of each slot.
 constexpr uint32_t kPlaceSlots = 256;
 inline uint32_t placeSlot(int ka, int sa, int kb, int sb, int gpn) {
     const uint32_t h = (uint32_t(ka) * 2654435761u) ^ (uint32_t(sa) * 40503u) ^ (uint32_t(kb) * 2246822519u) ^
@@ -277,18 +277,18 @@ using namespace costimpl;
 struct CostModel::Impl {
     Scenario s;
     Net net;
-    double ctxDecode = 0;   ///< mean context of a decode step: I + O/2
-    double ctxMax = 0;      ///< KV reserved per sequence: I + O (prefill: I)
-    double peakFlops = 0;   ///< achieved FLOP/s of the GEMMs (peak * eta)
-    double attnFlops = 0;   ///< achieved FLOP/s of the attention core (activation precision)
-    double expertFlops = 0; ///< achieved FLOP/s of the routed experts' grouped GEMMs
-    double bw = 0;          ///< achieved HBM bytes/s (weights, activations)
-    double bwKv = 0;        ///< achieved HBM bytes/s of the attention core's KV-cache traffic
-    double unhidden = 0;    ///< share of an operator's shorter roof not hidden (1 - opOverlap)
-    double launch = 0;      ///< seconds per kernel
-    double logMissOne = 0;  ///< log(1 - 1/E): an expert missed by one token copy
+    double ctxDecode = 0;                  ///< mean context of a decode step: I + O/2
+    double ctxMax = 0;                     ///< KV reserved per sequence: I + O (prefill: I)
+    double peakFlops = 0;                  ///< achieved FLOP/s of the GEMMs (peak * eta)
+    double attnFlops = 0;                  ///< achieved FLOP/s of the attention core (activation precision)
+    double expertFlops = 0;                ///< achieved FLOP/s of the routed experts' grouped GEMMs
+    double bw = 0;                         ///< achieved HBM bytes/s (weights, activations)
+    double bwKv = 0;                       ///< achieved HBM bytes/s of the attention core's KV-cache traffic
+    double unhidden = 0;                   ///< share of an operator's shorter roof not hidden (1 - opOverlap)
+    double launch = 0;                     ///< seconds per kernel
+    double logMissOne = 0;                 ///< log(1 - 1/E): an expert missed by one token copy
     std::array<bool, kOpCount> relevant{}; ///< opRelevant for each operator, once per scenario (checkPlan)
-    double capBytes = 0;    ///< usable HBM per GPU
+    double capBytes = 0;                   ///< usable HBM per GPU
     double ab = 2, kb = 2;
     /// Per parameter group (embedding, attention, dense FFN, router, experts, shared experts, LM head,
     /// norms): the bytes a weight takes with its scales, and the achieved FLOP/s of the group's GEMMs. A

@@ -318,9 +318,9 @@ void CostModel::Impl::finishTtft(const Compiled& c, double B, AtBatch& r) const 
 }
 
 /// TTFT under chunked prefill: a new prompt waits for the step in flight (one cycle: at most that; on average
-/// half for random arrivals, the whole kept as a margin for the scheduler and the tail), then its I tokens run
-/// in k = ceil(I / (budget - B)) steps of the spare budget, k chunks of I / k tokens. Those steps are not the
-/// steady one: each carries the B decode tokens and a whole chunk (at least the average prefill; with
+/// half for random arrivals, the whole kept as a margin for the scheduler and the tail), then its I tokens
+/// run in k = ceil(I / (budget - B)) steps of the spare budget, k chunks of I / k tokens. Those steps are not
+/// the steady one: each carries the B decode tokens and a whole chunk (at least the average prefill; with
 /// data-parallel attention the chunk lands on one rank, whose step every rank waits for). A chunk step
 /// occupies its micro-batch's place in the pipeline: its own stages, with the other pp - 1 micro-batches'
 /// steady steps at the slowest stage between two of its chunks, so one chunk takes

@@ -296,7 +296,8 @@ Constraints readConstraints(const MapReader& r) {
     c.stageSplit = static_cast<StageSplit>(r.oneOfOr(
         "stage_layers", std::vector<std::string_view>(kStageSplitNames.begin(), kStageSplitNames.end()), 0));
     // The prefill token budget per pass: the engines' default, or searched (kSearchedPrefillBudgets).
-    c.searchPrefillBudget = r.oneOfOr("prefill_budget", std::vector<std::string_view>{"default", "searched"}, 0) == 1;
+    c.searchPrefillBudget =
+        r.oneOfOr("prefill_budget", std::vector<std::string_view>{"default", "searched"}, 0) == 1;
     // How finely the search chooses the per-layer operators: per type (every layer alike), per stage, or per
     // run of layers (layer_groups of them).
     c.granularity = static_cast<Granularity>(r.oneOfOr(

@@ -15,17 +15,30 @@ enum class Axis : uint8_t { PP, DP, TP, EP, ETP, EDP };
 inline constexpr int kAxisCount = 6;
 inline constexpr std::array<std::string_view, kAxisCount> kAxisNames{"pp", "dp", "tp", "ep", "etp", "edp"};
 
-/// Operator types. The first eleven apply to every layer; the Moe* four override norms/qkv/attention/out_proj in
-/// MoE layers (so attention can be, e.g., head-sharded in dense layers and batch-sharded in MoE layers).
+/// Operator types. The first eleven apply to every layer; the Moe* four override norms/qkv/attention/out_proj
+/// in MoE layers (so attention can be, e.g., head-sharded in dense layers and batch-sharded in MoE layers).
 enum class Op : uint8_t {
-    Embedding, Norms, Qkv, Attention, OutProj, FfnUp, FfnDown, Router, Experts, SharedExperts, LmHead,
-    MoeNorms, MoeQkv, MoeAttention, MoeOutProj
+    Embedding,
+    Norms,
+    Qkv,
+    Attention,
+    OutProj,
+    FfnUp,
+    FfnDown,
+    Router,
+    Experts,
+    SharedExperts,
+    LmHead,
+    MoeNorms,
+    MoeQkv,
+    MoeAttention,
+    MoeOutProj
 };
 inline constexpr int kOpCount = 15;
 inline constexpr int kBaseOpCount = 11;
 inline constexpr std::array<std::string_view, kOpCount> kOpNames{
-    "embedding", "norms", "qkv", "attention", "out_proj", "ffn_up", "ffn_down", "router", "experts",
-    "shared_experts", "lm_head", "norms", "qkv", "attention", "out_proj"};
+    "embedding", "norms",          "qkv",     "attention", "out_proj", "ffn_up",    "ffn_down", "router",
+    "experts",   "shared_experts", "lm_head", "norms",     "qkv",      "attention", "out_proj"};
 
 // Choice indices per operator (see choiceNames()).
 namespace choice {
@@ -45,13 +58,14 @@ enum LmHead : int8_t { HeadVocab, HeadRow, HeadToken };
 /// The names of an operator's choices, in index order.
 const std::vector<std::string_view>& choiceNames(Op op);
 std::optional<int> choiceFromName(Op op, std::string_view name);
-/// The Megatron recipe's choice for an operator (column/row linears, sequence-parallel norms, expert parallelism).
+/// The Megatron recipe's choice for an operator (column/row linears, sequence-parallel norms, expert
+/// parallelism).
 int megatronChoice(Op op);
 /// For the Moe* overrides: the base operator they override (MoeQkv -> Qkv); identity otherwise.
 Op baseOp(Op op);
 
 struct Degrees {
-    int pp = 1, dp = 1, tp = 1; ///< attention and dense layers: pp x dp x tp GPUs
+    int pp = 1, dp = 1, tp = 1;   ///< attention and dense layers: pp x dp x tp GPUs
     int ep = 1, etp = 1, edp = 1; ///< MoE layers regroup the dp*tp GPUs of a stage as ep x etp x edp
     int get(Axis a) const;
     void set(Axis a, int v);
@@ -65,10 +79,10 @@ enum class Overlap : int8_t { Auto, Off, TwoBatch };
 inline constexpr std::array<std::string_view, 3> kOverlapNames{"auto", "off", "two-batch"};
 
 /// How finely a plan chooses its per-layer operators' sharding. Type: one choice per operator type, for every
-/// layer (Plan::choices); Stage: the first pipeline stage, the middle stages and the last stage each choose their
-/// own; LayerGroup: Constraints::layerGroups runs of consecutive layers (the balanced split of the layers) each
-/// choose their own. A stage or a run that holds more memory, or a larger share of the pipeline's time, can
-/// then replicate what another shards.
+/// layer (Plan::choices); Stage: the first pipeline stage, the middle stages and the last stage each choose
+/// their own; LayerGroup: Constraints::layerGroups runs of consecutive layers (the balanced split of the
+/// layers) each choose their own. A stage or a run that holds more memory, or a larger share of the
+/// pipeline's time, can then replicate what another shards.
 enum class Granularity : int8_t { Type, Stage, LayerGroup };
 inline constexpr std::array<std::string_view, 3> kGranularityNames{"type", "stage", "layer-group"};
 /// The most layer groups a plan may carry (the search's Stage granularity makes three).
@@ -92,8 +106,8 @@ struct Plan {
     /// Axes tp, dp, pp from innermost (packed inside a node first) to outermost.
     std::array<Axis, 3> meshOrder{Axis::TP, Axis::DP, Axis::PP};
     std::array<int8_t, kOpCount> choices{}; ///< resolved choice per operator
-    int64_t batch = 0;                       ///< sequences per replica; 0: chosen by the cost model
-    Overlap overlap = Overlap::Auto;         ///< Auto: the cost model takes the faster, per pass
+    int64_t batch = 0;                      ///< sequences per replica; 0: chosen by the cost model
+    Overlap overlap = Overlap::Auto;        ///< Auto: the cost model takes the faster, per pass
     /// Tokens one forward pass of a replica may carry (chunked prefill: vLLM max_num_batched_tokens, SGLang
     /// chunked_prefill_size, TensorRT-LLM max_num_tokens); 0: the engines' default, kDefaultPrefillBudget.
     int64_t prefillBudget = 0;
@@ -102,9 +116,9 @@ struct Plan {
     /// entries, each at least one, summing to the model's layers (CostModel::checkPlan).
     std::vector<int> stageLayers;
     /// Operator choices by runs of consecutive layers, first to last; empty: Plan::choices for every layer.
-    /// When set it has 2 to kMaxLayerGroups groups, each of at least one layer, summing to the model's layers;
-    /// the first group's choices are Plan::choices, and no two neighbours choose alike (normalizeLayerGroups;
-    /// CostModel::checkPlan).
+    /// When set it has 2 to kMaxLayerGroups groups, each of at least one layer, summing to the model's
+    /// layers; the first group's choices are Plan::choices, and no two neighbours choose alike
+    /// (normalizeLayerGroups; CostModel::checkPlan).
     std::vector<LayerGroup> layerGroups;
 
     /// The choices layer `layer` runs with.
@@ -145,12 +159,12 @@ enum class StageSplit : int8_t { Balanced, Tuned };
 inline constexpr std::array<std::string_view, 2> kStageSplitNames{"balanced", "tuned"};
 
 struct Constraints {
-    int gpus = 0; ///< GPUs to use; 0: the whole cluster
+    int gpus = 0;                                     ///< GPUs to use; 0: the whole cluster
     std::array<std::vector<int>, kAxisCount> allowed; ///< empty: any value
     std::array<int8_t, kOpCount> pinned;              ///< -1: free
     double memoryHeadroom = 0.05;                     ///< fraction of HBM kept free
     StageSplit stageSplit = StageSplit::Balanced;     ///< what the search explores; plans may carry any split
-    Granularity granularity = Granularity::Type;      ///< what the search explores; plans may carry any groups
+    Granularity granularity = Granularity::Type; ///< what the search explores; plans may carry any groups
     int layerGroups = 2; ///< Granularity::LayerGroup: runs of layers, 2 to kMaxLayerGroups
     /// Whether the search chooses the plan's prefill token budget (Plan::prefillBudget, among
     /// kSearchedPrefillBudgets) for serving and prefill workloads; otherwise plans keep the engines' default.

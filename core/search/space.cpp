@@ -204,7 +204,8 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
     // Finer granularity: the per-layer operators once more for each further layer group.
     m.granularity = s.constraints.granularity;
     m.sets = 1;
-    if (m.granularity == Granularity::Stage && !pps.empty() && pps.back() > 1) m.sets = pps.back() >= 3 ? 3 : 2;
+    if (m.granularity == Granularity::Stage && !pps.empty() && pps.back() > 1)
+        m.sets = pps.back() >= 3 ? 3 : 2;
     if (m.granularity == Granularity::LayerGroup)
         m.sets = std::clamp(std::min(s.constraints.layerGroups, m.layers), 1, kMaxLayerGroups);
     if (m.sets <= 1) m.granularity = Granularity::Type;
@@ -215,8 +216,9 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
         // Stage granularity with pp at most 2 has no middle group: its groups are the first and the last.
         const int group = m.granularity == Granularity::Stage && m.sets == 2 ? 2 : j;
         m.setGroup.push_back(group);
-        const std::string prefix = m.granularity == Granularity::Stage ? (group == 1 ? "middle." : "last.")
-                                                                        : "g" + std::to_string(group + 1) + ".";
+        const std::string prefix = m.granularity == Granularity::Stage
+                                       ? (group == 1 ? "middle." : "last.")
+                                       : "g" + std::to_string(group + 1) + ".";
         for (int i = m.firstOp; i < m.opEnd; ++i) {
             if (!isLayerOp(m.decisions[size_t(i)].op)) continue;
             Decision dec = m.decisions[size_t(i)];
@@ -257,7 +259,8 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
         m.decisions.push_back(std::move(dec));
     }
     m.moePrefix.assign(size_t(m.layers) + 1, 0);
-    for (int l = 0; l < m.layers; ++l) m.moePrefix[size_t(l + 1)] = m.moePrefix[size_t(l)] + s.model.isMoeLayer(l);
+    for (int l = 0; l < m.layers; ++l)
+        m.moePrefix[size_t(l + 1)] = m.moePrefix[size_t(l)] + s.model.isMoeLayer(l);
     m.fixedSpans = m.granularity == Granularity::LayerGroup || m.firstSplit < 0;
     m.decisionLevel.assign(m.decisions.size(), -1);
     for (int l = 0; l < int(m.levelDecision.size()); ++l) m.decisionLevel[m.levelDecision[l]] = l;

@@ -5,10 +5,9 @@
 // choice, ep and etp (edp is derived: dp*tp / (ep*etp)); then one decision per relevant operator
 // (core/cost/validity.h, opRelevant); under a finer granularity (Constraints::granularity), the per-layer
 // operators again for each further layer group (stage: the middle stages, then the last stage; layer-group:
-// groups 2..G); under a tuned stage split, the first and last stages' layers; under a searched prefill budget,
-// the budget.
-// Irrelevant operators get the Megatron choice (or their pin). An assignment is one index per decision into
-// that decision's `values`.
+// groups 2..G); under a tuned stage split, the first and last stages' layers; under a searched prefill
+// budget, the budget. Irrelevant operators get the Megatron choice (or their pin). An assignment is one index
+// per decision into that decision's `values`.
 //
 // The masks use the same rules as CostModel::checkPlan (checkDegrees, checkChoice) and look ahead: a value is
 // allowed only if the prefix it extends has at least one valid completion, so a searcher that follows the
@@ -47,9 +46,20 @@ class Rng;
 /// FirstStage, LastStage (only under Constraints::stageSplit Tuned): layers the first and the last pipeline
 /// stage hold beyond the balanced split (values are deltas, -3 to 3; the middle stages share the rest
 /// evenly).
-/// PrefillBudget (only under Constraints::searchPrefillBudget, serving and prefill workloads): the plan's prefill
-/// token budget per pass, among kSearchedPrefillBudgets.
-enum class DecisionKind : uint8_t { PP, TP, MeshOrder, Experts, EP, ETP, Operator, FirstStage, LastStage, PrefillBudget };
+/// PrefillBudget (only under Constraints::searchPrefillBudget, serving and prefill workloads): the plan's
+/// prefill token budget per pass, among kSearchedPrefillBudgets.
+enum class DecisionKind : uint8_t {
+    PP,
+    TP,
+    MeshOrder,
+    Experts,
+    EP,
+    ETP,
+    Operator,
+    FirstStage,
+    LastStage,
+    PrefillBudget
+};
 
 struct Decision {
     DecisionKind kind = DecisionKind::Operator;

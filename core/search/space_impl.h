@@ -87,7 +87,8 @@ struct SearchSpace::Impl {
             }
         return f;
     }
-    /// The first layer and the layers of group j of a plan with `stageLayers` (empty: balanced) and pp stages.
+    /// The first layer and the layers of group j of a plan with `stageLayers` (empty: balanced) and pp
+    /// stages.
     std::pair<int, int> groupSpan(int j, int pp, const std::vector<int>& stageLayers) const {
         if (granularity == Granularity::LayerGroup) return stageSpan(layers, sets, j);
         auto stage = [&](int i) {
@@ -103,7 +104,7 @@ struct SearchSpace::Impl {
         return {first.second, last.first - first.second};
     }
     int firstOp = 0;
-    int opEnd = 0;       ///< one past the last operator decision of the first group
+    int opEnd = 0; ///< one past the last operator decision of the first group
     /// Further layer groups' operator decisions: [opEnd, groupEnd), group-major, each group repeating the
     /// per-layer operators of [firstOp, opEnd) (baseOf maps a decision to the first group's).
     int groupEnd = 0;
@@ -112,15 +113,16 @@ struct SearchSpace::Impl {
     /// Per set: its group (Decision::group); the stage granularity's groups are 0 first, 1 middle, 2 last.
     std::vector<int> setGroup{0};
     std::vector<int> baseOf; ///< per decision: the first group's decision it repeats; itself otherwise
-    /// Per layer boundary: MoE layers before it (moePrefix[l] of layers [0, l)), to tell which operators a run
-    /// of layers has (a dense layer's or a MoE layer's).
+    /// Per layer boundary: MoE layers before it (moePrefix[l] of layers [0, l)), to tell which operators a
+    /// run of layers has (a dense layer's or a MoE layer's).
     std::vector<int> moePrefix;
     /// Whether a group's span is known from pp alone (layer groups; stage groups under a balanced split), so
     /// that a further group's decision for an operator none of its layers has can take the first group's
     /// value (one value: the choice changes nothing).
     bool fixedSpans = false;
     int firstSplit = -1; ///< the FirstStage decision (LastStage follows it); -1 under a balanced split
-    int budgetDecision = -1; ///< the PrefillBudget decision (the last one); -1 when the budget is not searched
+    int budgetDecision =
+        -1; ///< the PrefillBudget decision (the last one); -1 when the budget is not searched
     int layers = 0;
     /// Per tp value index: per operator decision, the valid choices (operator validity depends on tp only).
     std::vector<std::vector<std::vector<uint8_t>>> opMasks;

@@ -98,7 +98,8 @@ void SearchSpace::mask(int i, std::span<const int> prefix, std::vector<uint8_t>&
     if (i >= m.opEnd && !m.groupFree(i, m.value(prefix, 0))) {
         // A group this pipeline does not have, or an operator none of the group's layers runs, takes the
         // first group's choice.
-        if (int(prefix.size()) > base && prefix[base] >= 0 && prefix[base] < int(mk.size()) && mk[prefix[base]])
+        if (int(prefix.size()) > base && prefix[base] >= 0 && prefix[base] < int(mk.size()) &&
+            mk[prefix[base]])
             out[size_t(prefix[base])] = 1;
         return;
     }
@@ -124,7 +125,8 @@ bool SearchSpace::valid(std::span<const int> a) const {
         if (!m.splitOk(g.pp, m.value(a, m.firstSplit), m.value(a, m.firstSplit + 1))) return false;
     }
     if (m.budgetDecision >= 0 &&
-        (a[m.budgetDecision] < 0 || a[m.budgetDecision] >= int(m.decisions[size_t(m.budgetDecision)].values.size())))
+        (a[m.budgetDecision] < 0 ||
+         a[m.budgetDecision] >= int(m.decisions[size_t(m.budgetDecision)].values.size())))
         return false;
     return true;
 }
