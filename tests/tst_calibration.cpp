@@ -238,7 +238,8 @@ private slots:
     // The loader's precision and GPU fields: nvfp4 rows on Blackwell load with NVFP4 weights (0.5625 bytes a
     // weight: 4-bit elements plus one FP8 scale per 16, core/model/weights.h) and an explicit FP8 KV cache;
     // an unknown precision is an error naming the field (never read as BF16); a GPU without a sample cluster
-    // is a skipped row, listed with the known ones.
+    // runs on a cluster of the GPU database's entry (mi300x), and one in neither is a skipped row, listed
+    // with the known ones.
     void precisionAndGpuFields() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("m.yaml").toStdString();
@@ -253,10 +254,14 @@ private slots:
         std::ofstream(path) << "version: 1\nmeasurements:\n"
                             << row("b200-fp4", "b200", "nvfp4", "    kv_cache: fp8\n")
                             << row("gb200-fp4", "gb200", "nvfp4", "")
-                            << row("h100-fp8", "h100-sxm", "fp8", "") << row("mi300x", "mi300x", "bf16", "");
+                            << row("h100-fp8", "h100-sxm", "fp8", "") << row("mi300x", "mi300x", "bf16", "")
+                            << row("tpu", "tpu-v5p", "bf16", "");
         auto set = loadCalibrationSet(path, SHARDPLAN_SAMPLES_DIR);
         QVERIFY2(set.ok(), set.error().str().c_str());
-        QCOMPARE(set->cases.size(), size_t(3));
+        QCOMPARE(set->cases.size(), size_t(4));
+        // The database's MI300X: 192 GB at 5.3 TB/s (resources/gpus.yaml, AMD's data sheet).
+        QCOMPARE(set->cases[3].scenario.cluster.gpu.hbmTBs, 5.3);
+        QVERIFY(set->cases[3].scenario.cluster.gpu.name.find("MI300X") != std::string::npos);
         const Model& b = set->cases[0].scenario.model;
         QCOMPARE(b.quant.method, QuantMethod::Nvfp4);
         QCOMPARE(weightBytesPerParam(b, ParamGroup::Attention), 0.5625);
@@ -265,8 +270,9 @@ private slots:
         QCOMPARE(set->cases[1].scenario.model.kvCache, Dtype::BF16); // not stated: the model file's
         QCOMPARE(set->cases[2].scenario.model.weights, Dtype::FP8);
         QCOMPARE(set->skipped.size(), size_t(1));
-        QVERIFY2(QString::fromStdString(set->skipped[0]).contains("mi300x") &&
-                     QString::fromStdString(set->skipped[0]).contains("b200"),
+        QVERIFY2(QString::fromStdString(set->skipped[0]).contains("tpu-v5p") &&
+                     QString::fromStdString(set->skipped[0]).contains("b200") &&
+                     QString::fromStdString(set->skipped[0]).contains("mi325x"),
                  set->skipped[0].c_str());
         std::ofstream(path) << "version: 1\nmeasurements:\n" << row("fp4", "b200", "fp4", "");
         auto bad = loadCalibrationSet(path, SHARDPLAN_SAMPLES_DIR);

@@ -94,6 +94,8 @@ QString kindName(LayerKind k) {
         return QObject::tr("embedding");
     case LayerKind::Head:
         return QObject::tr("head");
+    case LayerKind::Draft:
+        return QObject::tr("draft");
     }
     return {};
 }

@@ -35,6 +35,7 @@ inline std::string degreesText(const Plan& p, bool moe) {
              std::to_string(d.edp) + ")";
     if (!p.stageLayers.empty()) s += ", layers per stage " + stageLayersText(p);
     if (!p.layerGroups.empty()) s += ", layer groups: " + layerGroupsText(p);
+    if (p.spec.on()) s += ", speculative " + specText(p.spec);
     return s;
 }
 

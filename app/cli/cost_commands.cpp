@@ -29,10 +29,16 @@ void printBreakdown(const Breakdown& b) {
     if (b.twoBatchOverlap) std::printf(", MoE layers as two overlapped half-batches");
     std::printf("\n  %-12s %-15s %-11s %10s %10s %10s  %s\n", "layer", "operator", "choice", "compute ms",
                 "memory ms", "time ms", "bound");
-    for (const auto& o : b.ops)
+    for (const auto& o : b.ops) {
+        if (o.layer == LayerKind::Draft) { // the draft passes: one row a step, their own roofs inside
+            std::printf("  %-12s %-15s %-11s %10s %10s %10.4f  %s\n", "draft", "passes", o.choice.c_str(),
+                        "-", "-", o.timeMs, b.draft.c_str());
+            continue;
+        }
         std::printf("  %-12s %-15s %-11s %10.4f %10.4f %10.4f  %s\n", std::string(nameOf(o.layer)).c_str(),
                     o.op.c_str(), o.choice.c_str(), o.computeMs, o.memoryMs, o.timeMs,
                     o.memoryBound ? "memory" : "compute");
+    }
     if (b.comms.empty()) return;
     std::printf("  %-12s %-26s %-15s %-8s %5s %12s %10s\n", "layer", "collective", "kind", "link", "group",
                 "bytes/GPU", "time ms");
@@ -104,6 +110,9 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
                 m.throughputPerGpu, 100.0 * m.rooflineFraction, m.rooflineThroughput);
     std::printf("latency    %s, TPOT %.2f ms, batch %lld per replica\n", ttftText(m).c_str(), m.tpotMs,
                 (long long)m.batch);
+    if (m.spec.on())
+        std::printf("speculate  %s: a step of %.2f ms yields %.3f tokens a sequence, so TPOT = %.2f / %.3f\n",
+                    specText(m.spec).c_str(), m.stepMs, m.tokensPerStep, m.stepMs, m.tokensPerStep);
     std::printf("step       up to %lld tokens per pass%s\n", (long long)m.prefillBudget,
                 m.twoBatchOverlap ? ", MoE layers as two overlapped half-batches" : "");
     std::printf(

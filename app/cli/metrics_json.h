@@ -14,7 +14,8 @@ inline std::string ttftText(const sp::Metrics& m) {
     char buf[160];
     if (m.ttftChunks > 0)
         std::snprintf(buf, sizeof buf, "TTFT %.1f ms (the step in flight %.1f + %d chunk step%s of %.1f)",
-                      m.ttftMs, m.tpotMs, m.ttftChunks, m.ttftChunks == 1 ? "" : "s", m.chunkMs);
+                      m.ttftMs, m.spec.on() ? m.stepMs : m.tpotMs, m.ttftChunks, m.ttftChunks == 1 ? "" : "s",
+                      m.chunkMs);
     else
         std::snprintf(buf, sizeof buf, "TTFT %.1f ms", m.ttftMs);
     return buf;
@@ -30,6 +31,12 @@ inline nlohmann::ordered_json metricsJson(const sp::Metrics& m) {
     j["batch"] = m.batch;
     j["prefill_budget"] = m.prefillBudget;
     j["two_batch_overlap"] = m.twoBatchOverlap;
+    if (m.spec.on())
+        j["speculative"] = {{"method", std::string(nameOf(m.spec.method))},
+                            {"draft_tokens", m.spec.draftTokens},
+                            {"tokens_per_step", m.tokensPerStep},
+                            {"step_ms", m.stepMs},
+                            {"tpot_ms_per_output_token", m.tpotMs}};
     j["memory_per_gpu_gib"] = m.memoryPerGpuGiB;
     j["memory"] = {{"weights_gib", m.weightsGiB},
                    {"kv_cache_gib", m.kvCacheGiB},
@@ -52,6 +59,7 @@ inline nlohmann::ordered_json breakdownJson(const sp::Breakdown& b) {
     j["moe_layers"] = b.moeLayers;
     j["pipeline_transfer_ms"] = b.pipelineTransferMs;
     j["bubble_ms"] = b.bubbleMs;
+    if (!b.draft.empty()) j["draft"] = {{"passes", b.draft}, {"time_ms", b.draftMs}};
     auto& ops = j["operators"] = nlohmann::ordered_json::array();
     for (const auto& o : b.ops)
         ops.push_back({{"layer", std::string(nameOf(o.layer))},
@@ -60,7 +68,9 @@ inline nlohmann::ordered_json breakdownJson(const sp::Breakdown& b) {
                        {"compute_ms", o.computeMs},
                        {"memory_ms", o.memoryMs},
                        {"time_ms", o.timeMs},
-                       {"bound", o.memoryBound ? "memory" : "compute"},
+                       {"bound", o.layer == LayerKind::Draft ? "draft"
+                                 : o.memoryBound             ? "memory"
+                                                             : "compute"},
                        {"weight_bytes", o.weightBytes}});
     auto& cs = j["collectives"] = nlohmann::ordered_json::array();
     for (const auto& c : b.comms)

@@ -39,7 +39,8 @@ int layerOccurrences(const Breakdown& b, LayerKind k) {
         return b.moeLayers;
     case LayerKind::Embedding:
     case LayerKind::Head:
-        return 1; // listed only when the slowest stage holds them
+    case LayerKind::Draft:
+        return 1; // listed only when the slowest stage holds them (the draft: once a step)
     }
     return 0;
 }
@@ -79,7 +80,8 @@ PlanFigures planFigures(const Scenario& s, const Plan& p, const Metrics& m) {
     f.kvCacheGiB = m.kvCacheGiB;
     f.capacityGiB = m.capacityGiB;
     // throughput = inFlight x tokens per sequence per step / cycle.
-    const double perStep = s.workload.phase == Phase::Prefill ? double(s.workload.inputTokens) : 1.0;
+    const double perStep =
+        s.workload.phase == Phase::Prefill ? double(s.workload.inputTokens) : m.tokensPerStep;
     if (m.feasible && m.throughput > 0) f.stepMs = 1e3 * double(f.inFlight) * perStep / m.throughput;
     return f;
 }
@@ -91,7 +93,9 @@ std::string degreesName(const Plan& p, bool moe) {
         {"pp", d.pp}, {"dp", d.dp}, {"tp", d.tp}, {"ep", moe ? d.ep : 1}, {"etp", moe ? d.etp : 1}};
     for (const auto& [name, v] : parts)
         if (v > 1) out += (out.empty() ? "" : " ") + std::string(name) + std::to_string(v);
-    return out.empty() ? "tp1" : out;
+    if (out.empty()) out = "tp1";
+    if (p.spec.on()) out += " " + specText(p.spec);
+    return out;
 }
 
 std::string timesWord(double q) {

@@ -42,7 +42,10 @@ Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::s
                 compute += r.compute, memory += r.memory, time += opTime(r);
             };
             if (o.attention) {
-                if (cr.dec > 0) part(bd.ops[i], cr.dec, cr.dec);
+                if (cr.dec > 0) {
+                    const Roof r = opRoofline(bd.ops[i], cr.dec, cr.decSeqs(), copies, nullptr, cr.q);
+                    compute += r.compute, memory += r.memory, time += opTime(r);
+                }
                 if (cr.pre > 0) part(bp.ops[i], cr.pre, cr.prompts);
                 if (cr.dec > 0 && cr.pre > 0) time -= launch; // one varlen kernel
             } else {
@@ -155,6 +158,27 @@ Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::s
     }
     if (st.first) add(out, c.emb[0], c.emb[1], LayerKind::Embedding, false);
     if (st.last) add(out, c.head[0], c.head[1], LayerKind::Head, false);
+    if (st.last && c.spec.on() && step.dec > 0) {
+        // The draft passes of the step, one row (they follow the verify pass on the last stage).
+        const double b = step.decSeqs(), K = double(c.spec.draftTokens);
+        OpCost oc;
+        oc.layer = LayerKind::Draft;
+        oc.op = "draft";
+        oc.choice = specText(c.spec);
+        oc.timeMs = draftTime(c, step) * 1e3;
+        double weights = 0, kv = 0;
+        draftMemory(c, weights, kv);
+        oc.weightBytes = weights;
+        out.ops.push_back(std::move(oc));
+        out.draftMs = out.ops.back().timeMs;
+        char buf[160];
+        if (c.spec.method == SpecMethod::Ngram)
+            std::snprintf(buf, sizeof buf, "%s: prompt lookup on the CPU", specText(c.spec).c_str());
+        else
+            std::snprintf(buf, sizeof buf, "%s: 1 pass over %.0f tokens + %.0f over %.0f",
+                          specText(c.spec).c_str(), step.dec, K - 1, b);
+        out.draft = buf;
+    }
     return out;
 }
 

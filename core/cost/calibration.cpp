@@ -1,4 +1,5 @@
 #include "core/cost/calibration.h"
+#include "core/io/gpudb.h"
 
 #include "core/cost/costmodel.h"
 #include "core/io/formats.h"
@@ -72,13 +73,20 @@ Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& sam
         if (k.gpu == gpu) clusterFile = k.file;
         names += (names.empty() ? "" : ", ") + std::string(k.gpu);
     }
-    if (clusterFile.empty())
-        return Error{e.file(), 0, 0, row.id, "no cluster for GPU '" + gpu + "' (known: " + names + ")"};
-    auto cluster = loadCluster(clusterFile);
+    // Any other GPU of the database: a cluster of it, with the database's links and factors.
+    const bool fromDatabase = clusterFile.empty() && findGpu(gpu);
+    if (clusterFile.empty() && !fromDatabase)
+        return Error{e.file(), 0, 0, row.id,
+                     "no cluster for GPU '" + gpu + "' (known: " + names +
+                         ", or a GPU database id: " + knownGpuIds() + ")"};
+    auto cluster = fromDatabase ? parseCluster("version: 1\nkind: cluster\nnodes: 1\ngpu: " + gpu + "\n", gpu)
+                                : loadCluster(clusterFile);
     if (!cluster) return cluster.error();
     Cluster c = cluster.value();
     c.nodes = int(e.integer("nodes", 1, 100000));
     c.gpusPerNode = int(e.integer("gpus_per_node", 1, 1024));
+    if (fromDatabase && c.interNode.gbPerS <= 0)
+        c.interNode = {"NIC", findGpu(gpu)->nicGbitPerGpu / 8.0, 6.0};
     if (c.interNode.gbPerS <= 0) c.interNode = {"InfiniBand NDR", 50.0, 6.0}; // 400 Gb/s per GPU
     Workload w;
     w.phase = static_cast<Phase>(e.oneOf("phase", {"prefill", "decode", "serving"}));

@@ -529,6 +529,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         t.alpha = collectiveAlpha(t.kind, t.group, net);
         t.secPerTok = t.bytesPerTok * collectiveSecondsPerByte(t.kind, t.group, net);
     }
+    compileSpeculative(p, c);
     // Each operator's seconds per FLOP, once per plan instead of on every probe of the batch search.
     auto invert = [&](Block& b) {
         for (int i = 0; i < b.nOps; ++i)
@@ -582,6 +583,61 @@ void CostModel::Impl::computeAttentionScales() {
         if (n[k] > 0)
             attnScale[k] = {sum[k].kvHeld / n[k], sum[k].decodeRead / n[k], sum[k].prefillPairs / n[k],
                             sum[k].prefillWrite / n[k]};
+}
+
+} // namespace sp
+
+namespace sp {
+
+void CostModel::Impl::compileSpeculative(const Plan& p, Compiled& c) const {
+    c.spec = p.spec;
+    c.specQ = c.specE = 1.0;
+    c.draft = Compiled::DraftTerms{};
+    c.mtpExtraWeights = 0.0;
+    c.mtpSlot = 0;
+    if (!p.spec.on()) return;
+    const int K = p.spec.draftTokens;
+    c.specQ = double(K + 1);
+    c.specE = tokensPerStep(acceptanceRates(s, p.spec.method), K);
+    const Model& m = s.model;
+    if (p.spec.method == SpecMethod::Mtp) {
+        // The MTP module is a layer like the model's last one, in the last layer group.
+        const int last = int(m.layers) - 1;
+        c.mtpSlot = (c.nGroups - 1) * nTypes + slotOf[size_t(mix.typeOf(last))];
+        const double h = double(m.hidden);
+        c.mtpExtraWeights = 2.0 * h * h * wbOf(ParamGroup::Attention);
+        return;
+    }
+    if (p.spec.method == SpecMethod::Ngram) return;
+    const DraftModule& d = p.spec.method == SpecMethod::Eagle3 ? m.spec.eagle3 : m.spec.draft;
+    // Attention by batch (data-parallel attention) runs the draft whole on each rank's own sequences;
+    // otherwise its linears are sharded over the tp group, two all-reduces a layer.
+    const bool byBatch =
+        c.choiceOf(opRelevant(m, Op::MoeAttention) ? Op::MoeAttention : Op::Attention) == choice::AttnBatch;
+    const double shard = byBatch ? 1.0 : double(c.d.tp);
+    const double h = double(d.hidden), hd = double(d.headDim);
+    const double heads = double(d.heads), kv = double(d.kvHeads);
+    // EAGLE-3's layer projects [the token's embedding, the fused hidden state] (2 hidden wide) into q, k, v.
+    const double qIn = d.fusedStates > 0 ? 2.0 * h : h;
+    const double perLayer = qIn * (heads + 2.0 * kv) * hd + heads * hd * h + 3.0 * h * double(d.ffn);
+    // fc fuses the target's hidden states (fusedStates x the target's hidden) into one.
+    const double fuse = double(d.fusedStates) * double(m.hidden) * h;
+    const double gemm = double(d.layers) * perLayer + double(d.vocab) * h + fuse;
+    const double embed = d.ownEmbedding ? double(d.vocab) * h : 0.0;
+    const double kvShard = shard > 1 ? std::min(shard, kv) : 1.0;
+    Compiled::DraftTerms& t = c.draft;
+    t.flopsPerTok = 2.0 * gemm / shard;
+    t.attnFlops = double(d.layers) * heads * 2.0 * 2.0 * hd / shard;
+    t.weightBytes = gemm * ab / shard;
+    t.weightsResident = (gemm + embed) * ab / shard;
+    t.kvPerToken = double(d.layers) * 2.0 * kv * hd * kb / kvShard;
+    t.kvBytes = t.kvPerToken;
+    t.kernels = double(d.layers) * 6.0 + 2.0 + (d.fusedStates > 0 ? 1.0 : 0.0);
+    if (shard > 1) {
+        t.allReduces = 2.0 * double(d.layers);
+        t.arAlpha = collectiveAlpha(Collective::AllReduce, c.tpG, net);
+        t.arSecPerTok = h * ab * collectiveSecondsPerByte(Collective::AllReduce, c.tpG, net);
+    }
 }
 
 } // namespace sp

@@ -54,6 +54,8 @@ std::string_view nameOf(LayerKind k) {
         return "embedding";
     case LayerKind::Head:
         return "lm head";
+    case LayerKind::Draft:
+        return "draft";
     }
     return "";
 }
@@ -113,6 +115,16 @@ double CostModel::Impl::kvBytesPerToken() const {
 /// The physical bound: peak FLOP/s and HBM bandwidth of every GPU, no efficiency factors, no
 /// communication, weights read once for an unbounded batch; only the FLOPs and the KV reads remain.
 double CostModel::Impl::computeRoofline() const {
+    // Speculative decoding changes the bound: a step verifies q tokens a sequence (their FLOPs) and reads
+    // the cache once for the E it yields. The bound is the best over the options the scenario allows.
+    double best = rooflineAt(1.0, 1.0);
+    for (const Speculative& o : speculativeOptions(s))
+        best = std::max(best, rooflineAt(double(o.draftTokens + 1),
+                                         tokensPerStep(acceptanceRates(s, o.method), o.draftTokens)));
+    return best;
+}
+
+double CostModel::Impl::rooflineAt(double q, double E) const {
     const Cluster& c = s.cluster;
     const double g = double(s.gpus());
     const double flopsAll = g * computePeak() * 1e12, bwAll = g * c.gpu.hbmTBs * 1e12;
@@ -127,8 +139,8 @@ double CostModel::Impl::computeRoofline() const {
     }
     const Workload& w = s.workload;
     const double I = double(w.inputTokens), O = double(w.outputTokens);
-    const double decFlops = 2.0 * pc.active + Ldec * attnPairFlops(true) * ctxDecode;
-    const double decBytes = Ldec * kvBytesPerToken() * ctxDecode;
+    const double decFlops = (2.0 * pc.active + Ldec * attnPairFlops(true) * ctxDecode) * (q / E);
+    const double decBytes = Ldec * kvBytesPerToken() * ctxDecode / E;
     const double preFlops = 2.0 * pc.active + Lpre * attnPairFlops(false) * (I + 1.0) / 2.0;
     switch (w.phase) {
     case Phase::Decode:
@@ -231,7 +243,7 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
         B = largestBatch(c, limit, &known, false);
         if (w.phase == Phase::Serving && w.ttftMs > 0) {
             AtBatch at = known.b == B ? known.r : atBatch(c, double(B), false);
-            finishTtft(c, double(B), at);
+            finishTtft(c, at);
             if (sloRatio(at) <= 1.0 || B <= 1) {
                 known = {B, at};
             } else {
@@ -242,7 +254,7 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
         }
     }
     AtBatch r = known.b == B ? known.r : atBatch(c, double(B));
-    finishTtft(c, double(B), r);
+    finishTtft(c, r);
     m.batch = B;
     m.throughput = r.throughput;
     m.throughputPerGpu = r.throughput / double(s.gpus());
@@ -251,6 +263,9 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
     if (w.phase == Phase::Serving) m.ttftChunks = int(r.chunks), m.chunkMs = r.chunkPeriod * 1e3;
     m.prefillBudget = int64_t(c.budget);
     m.twoBatchOverlap = r.twoBatch;
+    m.spec = c.spec;
+    m.tokensPerStep = c.specE;
+    m.stepMs = r.cycle * 1e3;
     fillMemory(c, double(B), m);
     m.rooflineFraction = roofline > 0 ? m.throughput / roofline : 0.0;
     const double slo = sloRatio(r);
@@ -290,6 +305,7 @@ std::optional<std::string> CostModel::Impl::checkPlan(const Plan& p) const {
         if (!relevant[size_t(i)]) continue;
         if (auto e = checkChoice(s, p.degrees, op, p.choices[i])) return e;
     }
+    if (auto e = checkSpeculative(s, p.spec)) return e;
     if (!p.stageLayers.empty())
         if (auto e = checkStageLayers(s, p)) return e;
     if (!p.layerGroups.empty()) return checkLayerGroups(s, p);
@@ -340,7 +356,9 @@ Evaluation CostModel::explain(const Plan& p) const {
     const Workload& w = d->s.workload;
     const double B = double(e.metrics.batch);
     const double I = double(w.inputTokens);
-    if (w.phase == Phase::Decode) e.decode = d->breakdown(c, {B, 0.0, 0.0}, "decode step");
+    if (w.phase == Phase::Decode)
+        e.decode = d->breakdown(c, d->stepAt(c, B),
+                                c.spec.on() ? "decode step (" + specText(c.spec) + ")" : "decode step");
     if (w.phase == Phase::Prefill) e.prefill = d->breakdown(c, {0.0, B * I, B, B * I}, "prefill pass");
     if (w.phase == Phase::Serving) {
         // The serving step as it runs (decode tokens and the new prompts' prefill tokens in one pass), and

@@ -18,7 +18,8 @@ enum class Collective { AllReduce, ReduceScatter, AllGather, AllToAll, SendRecv,
 std::string_view nameOf(LinkClass l);
 std::string_view nameOf(Collective c);
 
-enum class LayerKind { Dense, Moe, Embedding, Head };
+/// Draft: speculative decoding's draft passes of a step (one row a step, on the last stage).
+enum class LayerKind { Dense, Moe, Embedding, Head, Draft };
 std::string_view nameOf(LayerKind k);
 
 /// Results of one plan. Throughput is the objective: output tokens/s (decode, serving) or prompt tokens/s
@@ -44,6 +45,11 @@ struct Metrics {
     double rooflineFraction = 0;
     int64_t prefillBudget = 0;    ///< tokens per forward pass of a replica that the plan ran with
     bool twoBatchOverlap = false; ///< the MoE layers ran as two overlapped half-batches
+    /// Speculative decoding as the plan ran it; tokensPerStep is E (1 without), a step's time stepMs (decode
+    /// and serving), so tpotMs = stepMs / tokensPerStep.
+    Speculative spec;
+    double tokensPerStep = 1;
+    double stepMs = 0;
 };
 
 struct OpCost {
@@ -85,6 +91,10 @@ struct Breakdown {
     std::string phase;                  ///< "decode step", "prefill pass" or "serving step (...)"
     bool twoBatchOverlap = false;       ///< MoE layers as two half-batches: their layer time is
                                         ///< 2 x (longer + (1 - overlap) x shorter) of a half's parts
+    /// Speculative decoding: the draft passes' time in the step (on the last stage, after the verify pass)
+    /// and what they were ("mtp x3: 1 pass over 768 tokens + 2 over 256"); 0 and empty without.
+    double draftMs = 0;
+    std::string draft;
 };
 
 struct Evaluation {

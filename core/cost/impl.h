@@ -238,6 +238,22 @@ struct Compiled {
     std::vector<int> classOf, classStage;
     mutable std::vector<double> classTime; ///< passTimes' scratch: a class's stage time in the step at hand
     int8_t choiceOf(Op o) const { return choices[int(o)]; }
+    /// Speculative decoding (Plan::spec): K draft tokens, q = K + 1 tokens a sequence verifies per step,
+    /// E tokens it yields per step on average; q = E = 1 without it.
+    Speculative spec;
+    double specQ = 1, specE = 1;
+    /// MTP: the slot whose layer the MTP module is (the last layer's), priced with that layer's terms.
+    int mtpSlot = 0;
+    /// An EAGLE-3 head or draft model on the tp group: per pass over n tokens of b sequences at context
+    /// ctx, compute = flopsPerTok n + attnFlops n ctx, memory = weightBytes + kvBytes b ctx (the roofs),
+    /// `kernels` launches, and `allReduces` all-reduces of n x hidden over the tp group.
+    struct DraftTerms {
+        double flopsPerTok = 0, attnFlops = 0, weightBytes = 0, kvBytes = 0;
+        double kernels = 0, allReduces = 0, arAlpha = 0, arSecPerTok = 0;
+        double weightsResident = 0, kvPerToken = 0; ///< memory per GPU: weights, KV per context token
+    } draft;
+    /// MTP's own weights beside its layer (eh_proj: 2 hidden -> hidden), bytes per GPU.
+    double mtpExtraWeights = 0;
 };
 
 /// One forward pass of a replica's micro-batch: `dec` decode tokens (one per running sequence) and `pre`
@@ -249,10 +265,14 @@ struct Step {
     /// attention): prompts land whole on one rank, and every rank waits for it. pre when ranks are
     /// independent.
     double preCrit = 0;
+    /// Decode tokens per decoding sequence: 1, or K + 1 in a speculative verify pass (the sequence's last
+    /// token and its K draft tokens, each a query over the same cache, which the kernel reads once).
+    double q = 1;
     double tokens() const { return dec + pre; }
     double rows() const { return dec + prompts; } ///< positions whose logits are computed (sampled)
-    Step half() const { return {dec / 2, pre / 2, prompts / 2, preCrit / 2}; }
-    Step critical() const { return {dec, preCrit, pre > 0 ? prompts * preCrit / pre : 0.0, preCrit}; }
+    double decSeqs() const { return dec / q; }    ///< decoding sequences
+    Step half() const { return {dec / 2, pre / 2, prompts / 2, preCrit / 2, q}; }
+    Step critical() const { return {dec, preCrit, pre > 0 ? prompts * preCrit / pre : 0.0, preCrit, q}; }
 };
 
 struct PassTimes {
@@ -267,6 +287,7 @@ struct AtBatch {
     bool twoBatch = false;                     // the MoE layers ran with two-batch overlap
     bool ttftDone = true;                      // ttft is exact, not its lower bound (serving)
     double chunks = 0, chunkPeriod = 0;        // serving: a new prompt's chunk steps and one's time, s
+    double cycle = 0;                          // a step's time through the pipeline, s (tpot x E)
     Step step;                                 // serving: the steady step and its pass, for finishTtft
     PassTimes times;
 };
@@ -373,6 +394,8 @@ struct CostModel::Impl {
     /// The physical bound: peak FLOP/s and HBM bandwidth of every GPU, no efficiency factors, no
     /// communication, weights read once for an unbounded batch; only the FLOPs and the KV reads remain.
     double computeRoofline() const;
+    /// The bound with q tokens verified and E yielded per sequence a decode step (1, 1: no speculation).
+    double rooflineAt(double q, double E) const;
 
     // ------------------------------------------------------------------ compile
 
@@ -496,6 +519,8 @@ struct CostModel::Impl {
     /// The largest batch up to `limit` that meets the SLOs (serving: TTFT exact, or its lower bound).
     int64_t largestBatch(const Compiled& c, int64_t limit, Probe* known, bool exact) const;
     void compile(const Plan& p, Compiled& c) const;
+    /// Compiled's speculative-decoding terms (q, E, the MTP slot or the draft module's roofline terms).
+    void compileSpeculative(const Plan& p, Compiled& c) const;
 
     // ------------------------------------------------------------------ stages, times, memory
 
@@ -513,8 +538,10 @@ struct CostModel::Impl {
     double opTime(const Roof& r) const {
         return std::max(r.compute, r.memory) + unhidden * std::min(r.compute, r.memory) + launch;
     }
-    Roof opRoofline(const OpTerm& t, double M, double B, double copiesPerReplicaGroup,
-                    Roof* half = nullptr) const;
+    /// `fq`: the attention core's queries per sequence (its FLOPs per sequence grow with them, its KV reads
+    /// do not): Step::q for the decode part, 1 elsewhere.
+    Roof opRoofline(const OpTerm& t, double M, double B, double copiesPerReplicaGroup, Roof* half = nullptr,
+                    double fq = 1.0) const;
 
     static double commTime(const CommTerm& k, double M);
 
@@ -542,6 +569,15 @@ struct CostModel::Impl {
 
     double p2pTime(const Compiled& c, const Stage& st, double M) const;
 
+    /// Speculative decoding's draft passes in a step (on the last stage, after the verify pass): the first
+    /// over every token the step verified (the accepted ones' hidden states, padded to K + 1 a sequence
+    /// under CUDA graphs), then K - 1 over one token a sequence. 0 without speculative decoding.
+    double draftTime(const Compiled& c, const Step& st) const;
+    /// One draft pass over n tokens of b sequences.
+    double draftPass(const Compiled& c, double n, double b) const;
+    /// The draft's resident weights and KV per context token per sequence on the last stage (bytes per GPU).
+    void draftMemory(const Compiled& c, double& weights, double& kvPerToken) const;
+
     /// One step of a replica's micro-batch through every stage; `typeTbo`, when given, receives whether each
     /// slot ran with two-batch overlap.
     PassTimes passTimes(const Compiled& c, const Step& st, bool* typeTbo = nullptr) const;
@@ -563,10 +599,10 @@ struct CostModel::Impl {
     ///           TTFT = (1 + ceil(I / (budget - B))) x cycle (it waits for the step in progress).
     AtBatch atBatch(const Compiled& c, double B, bool exact = true) const;
     /// Serving: the exact TTFT where atBatch gave its lower bound.
-    void finishTtft(const Compiled& c, double B, AtBatch& r) const;
+    void finishTtft(const Compiled& c, AtBatch& r) const;
     /// Serving TTFT; `chunks` and `period` get the prompt's chunk steps and one's time.
-    double chunkedTtft(const Compiled& c, double B, const Step& st, const PassTimes& t, double cycle,
-                       bool bound, double* chunks, double* period) const;
+    double chunkedTtft(const Compiled& c, const Step& st, const PassTimes& t, double cycle, bool bound,
+                       double* chunks, double* period) const;
 
     /// The largest B whose step fits the token budget (serving: B (1 + I / O); prefill: B I, where one
     /// prompt longer than the budget runs in chunks; decode: B).

@@ -9,9 +9,12 @@ namespace sp {
 int64_t CostModel::Impl::budgetBatchLimit(const Compiled& c) const {
     const Workload& w = s.workload;
     const double I = double(w.inputTokens), O = double(w.outputTokens);
-    double lim = c.budget;
+    // Speculative decoding: a sequence verifies q = K + 1 tokens a step, and B E / O prompts start a step.
+    double lim = c.budget / c.specQ;
     if (w.phase == Phase::Prefill) lim = c.budget / I;
-    if (w.phase == Phase::Serving) lim = c.budget * O / (I + O);
+    if (w.phase == Phase::Serving)
+        lim = c.specQ == 1.0 && c.specE == 1.0 ? c.budget * O / (I + O)
+                                               : c.budget / (c.specQ + c.specE * I / O);
     return std::max<int64_t>(1, int64_t(std::floor(lim + 1e-9)));
 }
 
@@ -39,8 +42,17 @@ void CostModel::Impl::stageMemory(const Compiled& c, int i, double& fixed, doubl
         if (st.n[k] > 0) body = std::max(body, c.body[k][pass].actBytesPerTok);
     }
     weights = layerWeights + (st.first ? c.emb[0].weights() : 0.0) + (st.last ? c.head[0].weights() : 0.0);
+    // Speculative decoding: the draft (MTP module, EAGLE-3 head or draft model) and its KV sit on the last
+    // stage; every layer keeps K more slots a sequence for the tokens in verification.
+    double draftKv = 0.0;
+    if (st.last && c.spec.on()) {
+        double draftWeights = 0.0;
+        draftMemory(c, draftWeights, draftKv);
+        weights += draftWeights;
+    }
     // Every in-flight sequence (pp micro-batches of B) keeps the KV of this stage's layers.
-    kvPerSeq = double(c.d.pp) * kvContext() * kvLayers;
+    const double held = kvContext() + double(c.spec.on() ? c.spec.draftTokens : 0);
+    kvPerSeq = double(c.d.pp) * held * (kvLayers + draftKv);
     const double logits = st.last ? c.head[pass].actBytesPerTok : 0.0;
     fixed = weights + kReserveBytes;
     perSeq = kvPerSeq + logits;
@@ -49,7 +61,7 @@ void CostModel::Impl::stageMemory(const Compiled& c, int i, double& fixed, doubl
         perSeq += body * double(w.inputTokens);
         break;
     case Phase::Decode:
-        perSeq += body;
+        perSeq += body * c.specQ;
         break;
     case Phase::Serving:
         fixed += body * c.budget;

@@ -87,7 +87,7 @@ static double busiestShare(double x, double div) {
 }
 
 CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, double B,
-                                                  double copiesPerReplicaGroup, Roof* half) const {
+                                                  double copiesPerReplicaGroup, Roof* half, double fq) const {
     const double inv = t.invPeak;
     double fixed = t.bFixed, perTok = 1.0, fixedH = fixed, perTokH = 1.0;
     if (t.experts) {
@@ -114,7 +114,7 @@ CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, dou
         const double tokH = busiestShare(M / 2, t.tokDiv);
         if (seqTerms) {
             const double seqH = busiestShare(B / 2, t.seqDiv);
-            half->compute = (t.fTok * tokH * perTokH + t.fSeq * seqH) * inv;
+            half->compute = (t.fTok * tokH * perTokH + t.fSeq * fq * seqH) * inv;
             half->memory = (fixedH + t.bTok * tokH * perTokH) / bw + t.bSeq * seqH / bwKv;
         } else {
             half->compute = t.fTok * tokH * perTokH * inv;
@@ -123,7 +123,7 @@ CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, dou
     }
     if (!seqTerms) return {t.fTok * tok * perTok * inv, (fixed + t.bTok * tok * perTok) / bw};
     const double seq = busiestShare(B, t.seqDiv);
-    return {(t.fTok * tok * perTok + t.fSeq * seq) * inv,
+    return {(t.fTok * tok * perTok + t.fSeq * fq * seq) * inv,
             (fixed + t.bTok * tok * perTok) / bw + t.bSeq * seq / bwKv};
 }
 
@@ -155,7 +155,7 @@ double CostModel::Impl::copiesOf(const Compiled& c, double M) const {
         if (main.ops[i].attention) {
             const bool both = cr.dec > 0 && cr.pre > 0;
             if (cr.dec > 0) {
-                p.ops += opTime(opRoofline(bd.ops[i], cr.dec, cr.dec, copies, hp));
+                p.ops += opTime(opRoofline(bd.ops[i], cr.dec, cr.decSeqs(), copies, hp, cr.q));
                 if (half) h.ops += opTime(hr);
             }
             if (cr.pre > 0) {
@@ -226,6 +226,7 @@ PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* ty
     const double te = blockTime(c, c.emb[0], c.emb[1], st, false, unused);
     const double th = blockTime(c, c.head[0], c.head[1], st, false, unused);
     const double gather = c.nGroups > 1 ? commTime(c.regather, st.critical().tokens()) : 0.0;
+    const double draft = c.spec.on() && st.dec > 0 ? draftTime(c, st) : 0.0;
     // Each class of alike stages once (compile()'s, see classifyStages), then the stages in order.
     const int nc = int(c.classStage.size());
     double* tc = c.classTime.data();
@@ -234,7 +235,7 @@ PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* ty
         double body = 0.0;
         for (int k = 0; k < slots; ++k) body += sg.n[k] * tt[k];
         if (sg.gathers > 0) body += sg.gathers * gather;
-        tc[q] = body + (sg.first ? te : 0.0) + (sg.last ? th : 0.0) + p2pTime(c, sg, st.tokens());
+        tc[q] = body + (sg.first ? te : 0.0) + (sg.last ? th + draft : 0.0) + p2pTime(c, sg, st.tokens());
     }
     const int pp = c.d.pp;
     const int* cls = c.classOf.data();
@@ -258,18 +259,21 @@ PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* ty
 Step CostModel::Impl::stepAt(const Compiled& c, double B) const {
     const Workload& w = s.workload;
     const double I = double(w.inputTokens), O = double(w.outputTokens);
+    // Speculative decoding: a sequence verifies q = K + 1 tokens a step and yields E of them, so it finishes
+    // in O / E steps and B E / O prompts replace the finished ones each step.
+    const double q = c.specQ, E = c.specE;
     switch (w.phase) {
     case Phase::Prefill:
         return {0.0, B * I, B, B * I};
     case Phase::Decode:
-        return {B, 0.0, 0.0, 0.0};
+        return {B * q, 0.0, 0.0, 0.0, q};
     case Phase::Serving: {
-        Step st{B, B * I / O, B / O, B * I / O};
+        Step st{B * q, B * E * I / O, B * E / O, B * E * I / O, q};
         const double r = c.syncRanks;
         if (r > 1) {
-            const double n = r * B / O, per = n / r;
+            const double n = r * B * E / O, per = n / r;
             const double busiest = std::min(n, per + std::sqrt(2.0 * per * std::log(r)));
-            const double chunk = std::min(I, std::max(1.0, c.budget - B));
+            const double chunk = std::min(I, std::max(1.0, c.budget - B * q));
             st.preCrit = std::max(st.pre, std::min(busiest * I, std::max(chunk, st.pre)));
         }
         return st;
@@ -301,19 +305,21 @@ AtBatch CostModel::Impl::atBatch(const Compiled& c, double B, bool exact) const 
         r.ttft = t.stageSum;
         return r;
     }
-    r.tpot = cycle;
-    r.throughput = dp * pp * B / cycle;
+    // A step yields E tokens a sequence (1 without speculative decoding).
+    r.cycle = cycle;
+    r.tpot = cycle / c.specE;
+    r.throughput = dp * pp * B * c.specE / cycle;
     if (w.phase == Phase::Serving) {
-        r.ttft = chunkedTtft(c, B, st, t, cycle, !exact, &r.chunks, &r.chunkPeriod);
+        r.ttft = chunkedTtft(c, st, t, cycle, !exact, &r.chunks, &r.chunkPeriod);
         r.ttftDone = exact;
         r.step = st, r.times = t;
     }
     return r;
 }
 
-void CostModel::Impl::finishTtft(const Compiled& c, double B, AtBatch& r) const {
+void CostModel::Impl::finishTtft(const Compiled& c, AtBatch& r) const {
     if (r.ttftDone) return;
-    r.ttft = chunkedTtft(c, B, r.step, r.times, r.tpot, false, &r.chunks, &r.chunkPeriod);
+    r.ttft = chunkedTtft(c, r.step, r.times, r.cycle, false, &r.chunks, &r.chunkPeriod);
     r.ttftDone = true;
 }
 
@@ -332,10 +338,10 @@ void CostModel::Impl::finishTtft(const Compiled& c, double B, AtBatch& r) const 
 /// take 240 ms at the peak.)
 /// Each chunk takes at least a steady cycle, so (1 + k) cycle bounds TTFT from below; `bound` returns it
 /// without the chunk step's pass.
-double CostModel::Impl::chunkedTtft(const Compiled& c, double B, const Step& st, const PassTimes& t,
-                                    double cycle, bool bound, double* chunks, double* period) const {
+double CostModel::Impl::chunkedTtft(const Compiled& c, const Step& st, const PassTimes& t, double cycle,
+                                    bool bound, double* chunks, double* period) const {
     const double I = double(s.workload.inputTokens);
-    const double spare = std::max(1.0, c.budget - B);
+    const double spare = std::max(1.0, c.budget - st.dec); // the decode tokens' share: B, or B (K + 1)
     const double k = std::ceil(I / spare);
     *chunks = k, *period = cycle;
     if (bound) return (1.0 + k) * cycle;
@@ -373,6 +379,63 @@ void CostModel::Impl::describeSlo(const AtBatch& r, int64_t B, Metrics& m) const
         std::snprintf(buf, sizeof buf, "TPOT %.1f ms at batch %lld exceeds the SLO of %.3g ms", r.tpot * 1e3,
                       (long long)B, w.tpotMs);
         m.violations.emplace_back(buf);
+    }
+}
+
+} // namespace sp
+
+namespace sp {
+
+// ------------------------------------------------------------------ speculative decoding
+
+double CostModel::Impl::draftPass(const Compiled& c, double n, double b) const {
+    if (n <= 0) return 0.0;
+    if (c.spec.method == SpecMethod::Mtp) {
+        // The MTP module is one more layer of the model's last layer's kind (DeepSeek-V3: an MLA + MoE layer)
+        // over n tokens, under the plan's sharding and collectives, plus its eh_proj (the token's embedding
+        // and the previous hidden state, 2 hidden -> hidden, replicated) and the shared head, whose logits
+        // are taken for one position a sequence.
+        bool tbo = false;
+        const Step st{n, 0.0, 0.0, 0.0, n / b};
+        double t = blockTime(c, c.body[size_t(c.mtpSlot)][0], c.body[size_t(c.mtpSlot)][1], st,
+                             slotMoe[size_t(c.mtpSlot)], tbo);
+        const double h = double(s.model.hidden);
+        t += opTime({2.0 * 2.0 * h * h * n / peakFlops, c.mtpExtraWeights / bw});
+        t += blockTime(c, c.head[0], c.head[1], Step{b, 0.0, 0.0, 0.0, 1.0}, false, tbo);
+        return t;
+    }
+    // An EAGLE-3 head or a draft model: a small dense transformer at the activation precision, sharded over
+    // the tp group (the engines run the draft with the target's tensor parallelism).
+    const Compiled::DraftTerms& d = c.draft;
+    const double ctx = ctxDecode;
+    const Roof r{d.flopsPerTok * n / attnFlops + d.attnFlops * n * ctx / attnFlops,
+                 d.weightBytes / bw + d.kvBytes * b * ctx / bwKv};
+    return std::max(r.compute, r.memory) + unhidden * std::min(r.compute, r.memory) + d.kernels * launch +
+           d.allReduces * (d.arAlpha + d.arSecPerTok * n);
+}
+
+/// The draft passes of a step: the first over every token the step verified (the accepted tokens' hidden
+/// states, padded to K + 1 a sequence: TensorRT-LLM's "MTP Eagle" feeds "all of them along with their
+/// corresponding hidden states" to the first MTP forward, then "the token ID and the hidden state of one
+/// token" to each later one, NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/
+/// blog2_DeepSeek_R1_MTP_Implementation_and_Optimization.md at fbbc05dd1445; vLLM's EAGLE proposer alike),
+/// then K - 1 over one token a sequence. N-gram drafting is a lookup in the prompt on the CPU: free here.
+double CostModel::Impl::draftTime(const Compiled& c, const Step& st) const {
+    if (!c.spec.on() || c.spec.method == SpecMethod::Ngram) return 0.0;
+    const double b = st.decSeqs();
+    return draftPass(c, st.dec, b) + double(c.spec.draftTokens - 1) * draftPass(c, b, b);
+}
+
+void CostModel::Impl::draftMemory(const Compiled& c, double& weights, double& kvPerToken) const {
+    weights = kvPerToken = 0.0;
+    if (!c.spec.on()) return;
+    if (c.spec.method == SpecMethod::Mtp) {
+        const int k = c.mtpSlot;
+        weights = c.body[size_t(k)][0].weights() + c.mtpExtraWeights;
+        kvPerToken = c.kv[size_t(k)] * attnScale[size_t(slotType[size_t(k)])].kvHeld;
+    } else if (c.spec.method != SpecMethod::Ngram) {
+        weights = c.draft.weightsResident;
+        kvPerToken = c.draft.kvPerToken;
     }
 }
 

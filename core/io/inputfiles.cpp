@@ -50,9 +50,26 @@ void checkModel(const Model& m, const MapReader& r) {
 
 Model readModel(const MapReader& r) {
     checkHeader(r, FileKind::Model);
-    r.allowKeys({"version", "kind", "name", "source", "hub_id", "max_position_embeddings", "layers", "hidden",
-                 "vocab", "tied_embeddings", "attention", "ffn", "moe", "mtp_layers", "attention_pattern",
-                 "nope_layers", "vision_params", "dtypes", "quantization"});
+    r.allowKeys({"version",
+                 "kind",
+                 "name",
+                 "source",
+                 "hub_id",
+                 "max_position_embeddings",
+                 "layers",
+                 "hidden",
+                 "vocab",
+                 "tied_embeddings",
+                 "attention",
+                 "ffn",
+                 "moe",
+                 "mtp_layers",
+                 "attention_pattern",
+                 "nope_layers",
+                 "vision_params",
+                 "dtypes",
+                 "quantization",
+                 "speculative"});
     Model m;
     m.name = r.stringOr("name", "");
     m.source = r.stringOr("source", "");
@@ -136,6 +153,11 @@ Model readModel(const MapReader& r) {
         m.kvCache = static_cast<Dtype>(d.oneOfOr("kv_cache", dtypeOptions(), int(Dtype::BF16)));
     }
     if (r.has("quantization")) m.quant = io::readQuantization(r.map("quantization"));
+    if (r.has("speculative")) {
+        m.spec = io::readSpecSupport(r.map("speculative"));
+        if (!m.spec.acceptance[size_t(SpecMethod::Mtp)].empty() && m.mtpLayers <= 0)
+            r.map("speculative").failAt("mtp", "acceptance rates for MTP, but the model has no mtp_layers");
+    }
     checkModel(m, r);
     return m;
 }
@@ -241,7 +263,7 @@ Cluster readCluster(const MapReader& r) {
 Workload readWorkload(const MapReader& r) {
     checkHeader(r, FileKind::Workload);
     r.allowKeys({"version", "kind", "name", "phase", "input_tokens", "output_tokens", "slo", "batch",
-                 "kv_reservation"});
+                 "kv_reservation", "acceptance_rates"});
     Workload w;
     w.name = r.stringOr("name", "");
     w.phase = static_cast<Phase>(r.oneOf("phase", {"prefill", "decode", "serving"}));
@@ -264,13 +286,27 @@ Workload readWorkload(const MapReader& r) {
     }
     w.kvReservation =
         static_cast<Workload::KvReservation>(r.oneOfOr("kv_reservation", {"paged", "worst"}, 0));
+    // Speculative decoding's acceptance on this workload's text: one list for every method, or one per method
+    // ({mtp: [...], eagle3: [...]}).
+    if (r.has("acceptance_rates")) {
+        if (r.node("acceptance_rates").IsMap()) {
+            const MapReader a = r.map("acceptance_rates");
+            a.allowKeys({"mtp", "eagle3", "draft", "ngram"});
+            for (int m = 1; m < kSpecMethodCount; ++m)
+                if (a.has(kSpecMethodNames[size_t(m)]))
+                    w.acceptance[size_t(m)] = io::readAcceptanceRates(a, kSpecMethodNames[size_t(m)]);
+        } else {
+            const auto rates = io::readAcceptanceRates(r, "acceptance_rates");
+            for (int m = 1; m < kSpecMethodCount; ++m) w.acceptance[size_t(m)] = rates;
+        }
+    }
     return w;
 }
 
 Constraints readConstraints(const MapReader& r) {
     checkHeader(r, FileKind::Constraints);
     r.allowKeys({"version", "kind", "gpus", "degrees", "pinned", "memory_headroom", "stage_layers",
-                 "granularity", "layer_groups", "prefill_budget"});
+                 "granularity", "layer_groups", "prefill_budget", "speculative"});
     Constraints c;
     c.gpus = int(r.integerOr("gpus", 0, 0, 10'000'000));
     if (r.has("degrees")) {
@@ -298,6 +334,17 @@ Constraints readConstraints(const MapReader& r) {
     // The prefill token budget per pass: the engines' default, or searched (kSearchedPrefillBudgets).
     c.searchPrefillBudget =
         r.oneOfOr("prefill_budget", std::vector<std::string_view>{"default", "searched"}, 0) == 1;
+    // Speculative decoding: searched (every method the model has, with known acceptance), off, or pinned to
+    // one method and draft count (whether the model and workload can run it is checked with the scenario).
+    if (r.has("speculative")) {
+        if (r.node("speculative").IsMap()) {
+            c.specPin = io::readSpeculative(r.map("speculative"));
+            c.specPolicy = c.specPin.on() ? Constraints::SpecPolicy::Pinned : Constraints::SpecPolicy::Off;
+        } else {
+            c.specPolicy = r.oneOf("speculative", {"search", "off"}) == 0 ? Constraints::SpecPolicy::Search
+                                                                          : Constraints::SpecPolicy::Off;
+        }
+    }
     // How finely the search chooses the per-layer operators: per type (every layer alike), per stage, or per
     // run of layers (layer_groups of them).
     c.granularity = static_cast<Granularity>(r.oneOfOr(
@@ -404,6 +451,10 @@ void emitModel(YAML::Emitter& e, const Model& m) {
     if (m.visionParams > 0) e << YAML::Key << "vision_params" << YAML::Value << m.visionParams;
     emitDtypes(e, m);
     if (m.quant.present()) io::emitQuantization(e, m.quant);
+    if (m.spec != SpecSupport{}) {
+        e << YAML::Key << "speculative" << YAML::Value;
+        io::emitSpecSupport(e, m.spec);
+    }
     e << YAML::EndMap;
 }
 
@@ -466,6 +517,21 @@ void emitWorkload(YAML::Emitter& e, const Workload& w) {
     e << YAML::EndMap;
     if (w.kvReservation == Workload::KvReservation::Worst)
         e << YAML::Key << "kv_reservation" << YAML::Value << "worst";
+    bool anyRates = false, alike = true;
+    for (int m = 1; m < kSpecMethodCount; ++m) {
+        anyRates = anyRates || !w.acceptance[size_t(m)].empty();
+        alike = alike && w.acceptance[size_t(m)] == w.acceptance[1];
+    }
+    if (anyRates && alike) {
+        e << YAML::Key << "acceptance_rates" << YAML::Value << YAML::Flow << w.acceptance[1];
+    } else if (anyRates) {
+        e << YAML::Key << "acceptance_rates" << YAML::Value << YAML::BeginMap;
+        for (int m = 1; m < kSpecMethodCount; ++m)
+            if (!w.acceptance[size_t(m)].empty())
+                e << YAML::Key << std::string(kSpecMethodNames[size_t(m)]) << YAML::Value << YAML::Flow
+                  << w.acceptance[size_t(m)];
+        e << YAML::EndMap;
+    }
     e << YAML::EndMap;
 }
 
@@ -492,6 +558,11 @@ void emitConstraints(YAML::Emitter& e, const Constraints& c) {
     if (c.granularity == Granularity::LayerGroup)
         e << YAML::Key << "layer_groups" << YAML::Value << c.layerGroups;
     if (c.searchPrefillBudget) e << YAML::Key << "prefill_budget" << YAML::Value << "searched";
+    if (c.specPolicy == Constraints::SpecPolicy::Off) e << YAML::Key << "speculative" << YAML::Value << "off";
+    if (c.specPolicy == Constraints::SpecPolicy::Pinned)
+        e << YAML::Key << "speculative" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+          << "method" << YAML::Value << std::string(nameOf(c.specPin.method)) << YAML::Key << "draft_tokens"
+          << YAML::Value << c.specPin.draftTokens << YAML::EndMap;
     e << YAML::EndMap;
 }
 

@@ -112,4 +112,112 @@ void emitQuantization(YAML::Emitter& e, const Quantization& q) {
     e << YAML::EndSeq << YAML::EndMap;
 }
 
+// ---------------------------------------------------------------- speculative decoding
+
+std::vector<double> readAcceptanceRates(const MapReader& r, std::string_view key) {
+    const YAML::Node n = r.node(key);
+    const std::string field = r.field(key);
+    if (!n.IsSequence() || n.size() == 0)
+        fail(r.file(), n, field,
+             "expected a list of acceptance rates (a_i: draft token i accepted given the "
+             "ones before it were), e.g. [0.8, 0.7, 0.6]");
+    if (n.size() > size_t(kMaxDraftTokens))
+        fail(r.file(), n, field,
+             "at most " + std::to_string(kMaxDraftTokens) + " rates (one per draft token)");
+    std::vector<double> out;
+    for (size_t i = 0; i < n.size(); ++i) {
+        const double a = asNumber(r.file(), n[i], field + "[" + std::to_string(i) + "]", 0.0, 1.0);
+        if (a <= 0.0) fail(r.file(), n[i], field + "[" + std::to_string(i) + "]", "must be above 0");
+        out.push_back(a);
+    }
+    return out;
+}
+
+namespace {
+
+DraftModule readDraftModule(const MapReader& r, bool eagle) {
+    DraftModule d;
+    d.hubId = r.stringOr("hub_id", "");
+    d.source = r.stringOr("source", "");
+    d.layers = r.integer("layers", 1, 1000);
+    d.hidden = r.integer("hidden", 1, 1'000'000);
+    d.ffn = r.integer("ffn", 1, 10'000'000);
+    d.heads = r.integer("heads", 1, 100'000);
+    d.kvHeads = r.integerOr("kv_heads", d.heads, 1, 100'000);
+    d.headDim = r.integerOr("head_dim", d.hidden / d.heads, 1, 65'536);
+    d.vocab = r.integer("vocab", 1, 100'000'000);
+    d.fusedStates = eagle ? r.integerOr("fused_states", 3, 1, 64) : 0;
+    d.ownEmbedding = !eagle;
+    return d;
+}
+
+void emitDraftModule(YAML::Emitter& e, const DraftModule& d, bool eagle) {
+    if (!d.hubId.empty()) e << YAML::Key << "hub_id" << YAML::Value << d.hubId;
+    if (!d.source.empty()) e << YAML::Key << "source" << YAML::Value << d.source;
+    e << YAML::Key << "layers" << YAML::Value << d.layers << YAML::Key << "hidden" << YAML::Value << d.hidden;
+    e << YAML::Key << "ffn" << YAML::Value << d.ffn << YAML::Key << "heads" << YAML::Value << d.heads;
+    e << YAML::Key << "kv_heads" << YAML::Value << d.kvHeads << YAML::Key << "head_dim" << YAML::Value
+      << d.headDim;
+    e << YAML::Key << "vocab" << YAML::Value << d.vocab;
+    if (eagle) e << YAML::Key << "fused_states" << YAML::Value << d.fusedStates;
+}
+
+} // namespace
+
+SpecSupport readSpecSupport(const MapReader& r) {
+    r.allowKeys({"mtp", "eagle3", "draft", "ngram"});
+    SpecSupport s;
+    for (int m = 1; m < kSpecMethodCount; ++m) {
+        const std::string_view name = kSpecMethodNames[size_t(m)];
+        if (!r.has(name)) continue;
+        const MapReader x = r.map(name);
+        const bool module = SpecMethod(m) == SpecMethod::Eagle3 || SpecMethod(m) == SpecMethod::Draft;
+        if (module)
+            x.allowKeys({"hub_id", "source", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim",
+                         "vocab", "fused_states", "acceptance_rates", "acceptance_source"});
+        else
+            x.allowKeys({"acceptance_rates", "acceptance_source"});
+        if (SpecMethod(m) == SpecMethod::Eagle3) s.eagle3 = readDraftModule(x, true);
+        if (SpecMethod(m) == SpecMethod::Draft) s.draft = readDraftModule(x, false);
+        if (x.has("acceptance_rates")) {
+            s.acceptance[size_t(m)] = readAcceptanceRates(x, "acceptance_rates");
+            // A default is a claim about text the user has not seen: it must say where it comes from.
+            if (!x.has("acceptance_source"))
+                x.failAt("acceptance_rates", "give acceptance_source: where the default rates were measured");
+            s.acceptanceSource[size_t(m)] = x.string("acceptance_source");
+        }
+    }
+    return s;
+}
+
+void emitSpecSupport(YAML::Emitter& e, const SpecSupport& s) {
+    e << YAML::BeginMap;
+    for (int m = 1; m < kSpecMethodCount; ++m) {
+        const SpecMethod method = SpecMethod(m);
+        const bool module = method == SpecMethod::Eagle3 || method == SpecMethod::Draft;
+        const DraftModule& d = method == SpecMethod::Eagle3 ? s.eagle3 : s.draft;
+        const auto& rates = s.acceptance[size_t(m)];
+        if (!(module && d.present()) && rates.empty()) continue;
+        e << YAML::Key << std::string(kSpecMethodNames[size_t(m)]) << YAML::Value << YAML::BeginMap;
+        if (module && d.present()) emitDraftModule(e, d, method == SpecMethod::Eagle3);
+        if (!rates.empty()) {
+            e << YAML::Key << "acceptance_rates" << YAML::Value << YAML::Flow << rates;
+            e << YAML::Key << "acceptance_source" << YAML::Value << s.acceptanceSource[size_t(m)];
+        }
+        e << YAML::EndMap;
+    }
+    e << YAML::EndMap;
+}
+
+Speculative readSpeculative(const MapReader& r) {
+    r.allowKeys({"method", "draft_tokens"});
+    Speculative s;
+    s.method = SpecMethod(
+        r.oneOf("method", std::vector<std::string_view>(kSpecMethodNames.begin(), kSpecMethodNames.end())));
+    s.draftTokens = s.method == SpecMethod::None ? 0 : int(r.integer("draft_tokens", 1, kMaxDraftTokens));
+    if (s.method == SpecMethod::None && r.has("draft_tokens"))
+        r.failAt("draft_tokens", "not with method: none");
+    return s;
+}
+
 } // namespace sp::io

@@ -21,4 +21,13 @@ void emitAttentionExtras(YAML::Emitter& e, const Attention& a);
 Quantization readQuantization(const MapReader& q);
 void emitQuantization(YAML::Emitter& e, const Quantization& q);
 
+/// A model file's `speculative:` mapping: per method (mtp, eagle3, draft, ngram) its cited default
+/// acceptance_rates, and for eagle3 and draft the module's dimensions.
+SpecSupport readSpecSupport(const MapReader& r);
+void emitSpecSupport(YAML::Emitter& e, const SpecSupport& s);
+/// A plan's or constraints' `speculative: {method: mtp, draft_tokens: 3}`.
+Speculative readSpeculative(const MapReader& r);
+/// Acceptance rates: a list of probabilities in (0, 1], at most kMaxDraftTokens of them.
+std::vector<double> readAcceptanceRates(const MapReader& r, std::string_view key);
+
 } // namespace sp::io

@@ -1,6 +1,7 @@
 // Plan files (YAML or JSON) and disaggregated plans (a prefill and a decode pool): reading and writing.
 
 #include "core/io/formatsimpl.h"
+#include "core/io/modelfields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +22,7 @@ Plan readPlan(const MapReader& r) {
                  "a disaggregated plan (a prefill and a decode pool) where a single plan was "
                  "expected");
     r.allowKeys({"version", "kind", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
-                 "overlap", "prefill_budget", "stage_layers", "layer_groups"});
+                 "overlap", "prefill_budget", "stage_layers", "layer_groups", "speculative"});
     return readPlanFields(r);
 }
 
@@ -38,7 +39,7 @@ DisaggPlan readDisaggPlan(const MapReader& r, const Scenario* s) {
     for (int i = 0; i < 2; ++i) {
         const MapReader& pr = pools[size_t(i)];
         pr.allowKeys({"nodes", "degrees", "mesh_order", "operators", "moe_layer_operators", "batch",
-                      "overlap", "prefill_budget", "stage_layers", "layer_groups"});
+                      "overlap", "prefill_budget", "stage_layers", "layer_groups", "speculative"});
         DisaggPool& pool = i == 0 ? out.prefill : out.decode;
         pool.nodes = int(pr.integer("nodes", 1, 1'000'000));
         pool.plan = readPlanFields(pr);
@@ -160,6 +161,8 @@ Plan readPlanFields(const MapReader& r) {
                                          std::to_string(p.degrees.pp));
     }
     if (r.has("layer_groups")) readLayerGroups(r, p);
+    // Whether the model and workload can run it is checked against the scenario (CostModel::checkPlan).
+    if (r.has("speculative")) p.spec = io::readSpeculative(r.map("speculative"));
     return p;
 }
 
@@ -226,6 +229,9 @@ nlohmann::ordered_json planJson(const Plan& plan, bool dense = false) {
     if (p.prefillBudget > 0) j["prefill_budget"] = p.prefillBudget;
     if (!p.stageLayers.empty()) j["stage_layers"] = p.stageLayers;
     if (!p.layerGroups.empty()) j["layer_groups"] = layerGroupsJson(p, dense);
+    if (p.spec.on())
+        j["speculative"] = {{"method", std::string(nameOf(p.spec.method))},
+                            {"draft_tokens", p.spec.draftTokens}};
     return j;
 }
 

@@ -92,6 +92,8 @@ Scenario readScenario(const MapReader& r) {
     if (s.cluster.gpu.tflops[int(s.model.activations)] <= 0)
         r.failAt("cluster", "the GPU has no TFLOP/s figure for the model's activation dtype '" +
                                 std::string(nameOf(s.model.activations)) + "'");
+    if (s.constraints.specPolicy == Constraints::SpecPolicy::Pinned)
+        if (auto why = checkSpeculative(s, s.constraints.specPin)) r.failAt("constraints", *why);
     if (s.constraints.gpus > s.cluster.gpus())
         r.failAt("constraints", "gpus (" + std::to_string(s.constraints.gpus) + ") exceeds the cluster's " +
                                     std::to_string(s.cluster.gpus()));

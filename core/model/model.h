@@ -4,6 +4,7 @@
 
 #include "core/model/dtype.h"
 #include "core/model/quant.h"
+#include "core/model/speculative.h"
 
 #include <array>
 #include <cstdint>
@@ -110,6 +111,8 @@ struct Model {
     int64_t ffn = 0; ///< dense gated FFN intermediate size
     Moe moe;
     int64_t mtpLayers = 0;
+    /// Speculative decoding: an EAGLE-3 head or draft model, and cited default acceptance rates.
+    SpecSupport spec;
     /// How the layers attend: the list repeats over the layers (gpt-oss: sliding, full). Empty: all Full.
     std::vector<LayerAttention> attentionPattern;
     std::vector<int64_t> nopeLayers; ///< layers without rotary position embedding (Llama 4's global layers)

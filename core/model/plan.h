@@ -2,6 +2,8 @@
 // A plan: parallelism degrees, mesh order, one sharding choice per operator type (or per run of layers), and
 // the batch.
 
+#include "core/model/speculative.h"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -120,6 +122,8 @@ struct Plan {
     /// layers; the first group's choices are Plan::choices, and no two neighbours choose alike
     /// (normalizeLayerGroups; CostModel::checkPlan).
     std::vector<LayerGroup> layerGroups;
+    /// Speculative decoding (core/model/speculative.h): none by default.
+    Speculative spec;
 
     /// The choices layer `layer` runs with.
     const std::array<int8_t, kOpCount>& choicesAt(int layer) const;
@@ -169,6 +173,10 @@ struct Constraints {
     /// Whether the search chooses the plan's prefill token budget (Plan::prefillBudget, among
     /// kSearchedPrefillBudgets) for serving and prefill workloads; otherwise plans keep the engines' default.
     bool searchPrefillBudget = false;
+    /// Speculative decoding: Search weighs every method the model has with the acceptance rates at hand (and
+    /// none); Off keeps it off; Pinned runs `specPin` in every plan.
+    enum class SpecPolicy : int8_t { Search, Off, Pinned } specPolicy = SpecPolicy::Search;
+    Speculative specPin;
     Constraints() { pinned.fill(-1); }
     bool allows(Axis a, int v) const;
     bool operator==(const Constraints&) const = default;

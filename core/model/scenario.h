@@ -4,6 +4,10 @@
 #include "core/model/plan.h"
 #include "core/model/workload.h"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace sp {
 
 /// The problem: a model on a cluster under a workload and constraints.
@@ -17,5 +21,18 @@ struct Scenario {
     /// GPUs the plan must use: the constraint's count, or the whole cluster.
     int gpus() const { return constraints.gpus > 0 ? constraints.gpus : cluster.gpus(); }
 };
+
+/// Whether the model has what `method` drafts with: MTP modules, an EAGLE-3 head, a draft model; n-gram
+/// needs nothing.
+bool specMethodAvailable(const Model& m, SpecMethod method);
+/// The acceptance rates `method` runs with: the workload's, else the model's default; empty: none known.
+const std::vector<double>& acceptanceRates(const Scenario& s, SpecMethod method);
+/// Why `spec` cannot run on the scenario (a method the model lacks, no acceptance rates, more draft tokens
+/// than rates, a prefill workload), or nullopt; off is always fine.
+std::optional<std::string> checkSpeculative(const Scenario& s, const Speculative& spec);
+/// The (method, draft tokens) a search weighs: every available method with known rates, K from 1 to the
+/// rates given (at most kMaxDraftTokens), after the constraints' policy; empty when there is none or the
+/// workload is prefill only.
+std::vector<Speculative> speculativeOptions(const Scenario& s);
 
 } // namespace sp

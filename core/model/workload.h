@@ -1,4 +1,7 @@
 #pragma once
+#include "core/model/speculative.h"
+
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -19,6 +22,9 @@ struct Workload {
     /// average under continuous batching, as vLLM's and SGLang's paged caches do); Worst reserves input +
     /// output for every sequence.
     enum class KvReservation { Paged, Worst } kvReservation = KvReservation::Paged;
+    /// Speculative decoding's acceptance rates on this workload's text, per method (a_i: draft token i
+    /// accepted given the ones before it were); empty: the model's defaults.
+    std::array<std::vector<double>, kSpecMethodCount> acceptance;
     bool operator==(const Workload&) const = default;
 };
 

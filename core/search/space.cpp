@@ -258,6 +258,23 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
         }
         m.decisions.push_back(std::move(dec));
     }
+    // Speculative decoding: none, or each method the model has with each draft count the acceptance rates
+    // cover (or the constraints' pin alone), every plan alike.
+    if (const auto options = speculativeOptions(s); !options.empty()) {
+        m.specDecision = int(m.decisions.size());
+        Decision dec;
+        dec.kind = DecisionKind::Speculative;
+        dec.name = "speculative";
+        if (s.constraints.specPolicy != Constraints::SpecPolicy::Pinned) {
+            dec.values.push_back(0);
+            dec.labels.push_back("none");
+        }
+        for (const Speculative& o : options) {
+            dec.values.push_back(specValue(o));
+            dec.labels.push_back(specText(o));
+        }
+        m.decisions.push_back(std::move(dec));
+    }
     m.moePrefix.assign(size_t(m.layers) + 1, 0);
     for (int l = 0; l < m.layers; ++l)
         m.moePrefix[size_t(l + 1)] = m.moePrefix[size_t(l)] + s.model.isMoeLayer(l);
@@ -300,8 +317,8 @@ SearchSpace::SearchSpace(const Scenario& scenario) : d(std::make_unique<Impl>())
             }
             node = m.nodes[node].child[k];
         }
-        m.nodes[node].completions = m.opProduct[indexOf(1, t.tp)] * m.groupFactor(t.pp, indexOf(1, t.tp)) *
-                                    (m.budgetDecision >= 0 ? double(kSearchedPrefillBudgets.size()) : 1.0);
+        m.nodes[node].completions =
+            m.opProduct[indexOf(1, t.tp)] * m.groupFactor(t.pp, indexOf(1, t.tp)) * m.trailingFactor();
     }
     // Completions bottom-up; the (pp, tp) nodes multiply by their number of distinct mesh orders.
     std::function<double(int, int, int, int)> finish = [&](int node, int level, int pp, int tp) -> double {

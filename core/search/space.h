@@ -6,8 +6,9 @@
 // (core/cost/validity.h, opRelevant); under a finer granularity (Constraints::granularity), the per-layer
 // operators again for each further layer group (stage: the middle stages, then the last stage; layer-group:
 // groups 2..G); under a tuned stage split, the first and last stages' layers; under a searched prefill
-// budget, the budget. Irrelevant operators get the Megatron choice (or their pin). An assignment is one index
-// per decision into that decision's `values`.
+// budget, the budget; where the scenario offers speculative decoding, its method and draft tokens. Irrelevant
+// operators get the Megatron choice (or their pin). An assignment is one index per decision into that
+// decision's `values`.
 //
 // The masks use the same rules as CostModel::checkPlan (checkDegrees, checkChoice) and look ahead: a value is
 // allowed only if the prefix it extends has at least one valid completion, so a searcher that follows the
@@ -47,7 +48,9 @@ class Rng;
 /// stage hold beyond the balanced split (values are deltas, -3 to 3; the middle stages share the rest
 /// evenly).
 /// PrefillBudget (only under Constraints::searchPrefillBudget, serving and prefill workloads): the plan's
-/// prefill token budget per pass, among kSearchedPrefillBudgets.
+/// prefill token budget per pass, among kSearchedPrefillBudgets. Speculative (only where the scenario offers
+/// speculative decoding, speculativeOptions): none, or a method and its draft tokens, each value
+/// specValue(method, K); the last decision.
 enum class DecisionKind : uint8_t {
     PP,
     TP,
@@ -58,8 +61,17 @@ enum class DecisionKind : uint8_t {
     Operator,
     FirstStage,
     LastStage,
-    PrefillBudget
+    PrefillBudget,
+    Speculative
 };
+
+/// A Speculative decision's value: method x 16 + draft tokens (0: none).
+inline int specValue(const Speculative& s) {
+    return s.on() ? int(s.method) * 16 + s.draftTokens : 0;
+}
+inline Speculative specOfValue(int v) {
+    return v <= 0 ? Speculative{} : Speculative{SpecMethod(v / 16), v % 16};
+}
 
 struct Decision {
     DecisionKind kind = DecisionKind::Operator;

@@ -120,9 +120,14 @@ struct SearchSpace::Impl {
     /// that a further group's decision for an operator none of its layers has can take the first group's
     /// value (one value: the choice changes nothing).
     bool fixedSpans = false;
-    int firstSplit = -1; ///< the FirstStage decision (LastStage follows it); -1 under a balanced split
-    int budgetDecision =
-        -1; ///< the PrefillBudget decision (the last one); -1 when the budget is not searched
+    int firstSplit = -1;     ///< the FirstStage decision (LastStage follows it); -1 under a balanced split
+    int budgetDecision = -1; ///< the PrefillBudget decision; -1 when the budget is not searched
+    int specDecision = -1;   ///< the Speculative decision (the last one); -1 when there is none
+    /// Values of the trailing decisions that every prefix takes alike (the budget, speculative decoding).
+    double trailingFactor() const {
+        return (budgetDecision >= 0 ? double(decisions[size_t(budgetDecision)].values.size()) : 1.0) *
+               (specDecision >= 0 ? double(decisions[size_t(specDecision)].values.size()) : 1.0);
+    }
     int layers = 0;
     /// Per tp value index: per operator decision, the valid choices (operator validity depends on tp only).
     std::vector<std::vector<std::vector<uint8_t>>> opMasks;

@@ -61,7 +61,7 @@ void SearchSpace::mask(int i, std::span<const int> prefix, std::vector<uint8_t>&
         for (size_t k = 0; k < ch.size(); ++k) out[k] = ch[k] >= 0;
         return;
     }
-    if (i == m.budgetDecision) {
+    if (i == m.budgetDecision || i == m.specDecision) {
         if (m.walk(prefix, int(m.levelDecision.size())) < 0) return;
         std::fill(out.begin(), out.end(), 1);
         return;
@@ -124,10 +124,8 @@ bool SearchSpace::valid(std::span<const int> a) const {
             if (a[i] < 0 || a[i] >= int(m.decisions[size_t(i)].values.size())) return false;
         if (!m.splitOk(g.pp, m.value(a, m.firstSplit), m.value(a, m.firstSplit + 1))) return false;
     }
-    if (m.budgetDecision >= 0 &&
-        (a[m.budgetDecision] < 0 ||
-         a[m.budgetDecision] >= int(m.decisions[size_t(m.budgetDecision)].values.size())))
-        return false;
+    for (int i : {m.budgetDecision, m.specDecision})
+        if (i >= 0 && (a[i] < 0 || a[i] >= int(m.decisions[size_t(i)].values.size()))) return false;
     return true;
 }
 
@@ -170,6 +168,7 @@ Plan SearchSpace::toPlan(std::span<const int> a) const {
         const int64_t v = m.value(a, m.budgetDecision);
         p.prefillBudget = v == kDefaultPrefillBudget ? 0 : v; // the default written as such
     }
+    if (m.specDecision >= 0) p.spec = specOfValue(m.value(a, m.specDecision));
     p.batch = 0;
     return p;
 }
@@ -219,6 +218,8 @@ std::optional<std::vector<int>> SearchSpace::fromPlan(const Plan& p) const {
     if (m.budgetDecision >= 0 &&
         !find(m.budgetDecision, int(p.prefillBudget > 0 ? p.prefillBudget : kDefaultPrefillBudget)))
         return std::nullopt; // a budget the search does not weigh
+    if (m.specDecision >= 0 ? !find(m.specDecision, specValue(p.spec)) : p.spec.on())
+        return std::nullopt; // speculative decoding the search does not weigh
     for (int i = m.firstOp; i < m.opEnd; ++i) {
         const auto& mk = m.opMasks[a[1]][i - m.firstOp];
         if (g.tp == 1) {
@@ -405,6 +406,9 @@ std::optional<std::vector<int>> SearchSpace::megatronLike() const {
         case DecisionKind::PrefillBudget:
             for (int k : ks)
                 if (dec.values[k] == int(kDefaultPrefillBudget)) pick = k;
+            break;
+        case DecisionKind::Speculative:
+            pick = ks.front(); // none where it may be (the recipe runs no speculation), else the pin
             break;
         case DecisionKind::FirstStage:
         case DecisionKind::LastStage:
