@@ -481,17 +481,17 @@ private slots:
               dpa.throughput, (long long)dpa.batch, tp.throughput, (long long)tp.batch, own, tp16.throughput,
               vanilla);
         QVERIFY(dpa.throughput > tp.throughput && tp.throughput > tp16.throughput);
-        // Vanilla TP16 keeps the MLA latent cache whole on each of its 16 GPUs, so 28.4 GiB holds 217
-        // sequences of 2,000 tokens, and every step streams 40.2 GiB of weights and the whole cache: at 90%
-        // and 74% of 3.35 TB/s that is 14.3 + 12.3 = 26.6 ms, a bound of 217 / 26.6 ms = 8,160 tok/s a
-        // replica (510 a GPU) with free communication and kernels, where DP attention at SGLang's measured
-        // 22,282 tok/s a node (2,785 a GPU; the model is 6% over it) is already 5.5x.
+        // Vanilla TP16 keeps the MLA latent cache whole on each of its 16 GPUs, so the ~29 GiB its weights
+        // leave of vLLM's 0.9 of the 79.6 GiB hold about 220 sequences of 2,000 tokens, and every step
+        // streams 40.2 GiB of weights and the whole cache: at 90% and 74% of 3.35 TB/s that is 14.3 + 12.5
+        // = 26.8 ms, a bound of about 8,200 tok/s a replica (515 a GPU) with free communication and kernels,
+        // where DP attention at SGLang's measured 22,282 tok/s a node (2,785 a GPU) is already 5.4x.
         QVERIFY(vanilla > 5.2);
         // The comparison SGLang measured, with the two things its runs fixed taken from sources, not fitted:
         //  - the batches: 256 sequences a GPU with EP (the blog's decode table, "SGLang (Default)"), and the
         //    blog's "4x larger batch sizes enabled by EP" for TP16, so 64 (the model's own memory account
-        //    holds 98 at 95% of the GPU; SGLang's --mem-fraction-static of 0.79 at tp >= 16, server_args.py,
-        //    leaves room for about 51);
+        //    holds 104 at vLLM's 0.9 of the 81,559 MiB; SGLang's --mem-fraction-static of 0.79 at tp >= 16,
+        //    server_args.py, leaves room for about 51);
         //  - the experts' kernel: TP16 without DeepEP runs the Triton fused-MoE kernel, which vLLM's
         //    benchmark (vllm-project/vllm pull request #13932, H100, DeepSeek-V3 FP8, E 256, K 7,168, top-8)
         //    times at 1,810 and 1,893 us for the 1.41 GB of TP8 shards at 512 and 1,024 tokens: 0.232 and
@@ -513,9 +513,9 @@ private slots:
               dpaRan.throughput, dpaRan.throughput / 96.0, tpRan.throughput, tpRan.throughput / 96.0, ratio);
         QVERIFY2(ratio > 3.0 && ratio < 8.0, qPrintable(QString::number(ratio)));
         // Either alone is not enough: at 64 a GPU with the default kernel factors 1.9x, at the model's own
-        // 98 with the Triton kernel's stream 2.8x. At the model's batches with the default factors (today's
-        // fused-MoE kernels, at the Hopper fit's 0.9) the ratio is 1.6x: what a planner asked about today's
-        // engines with tuned kernels should answer, and no fact of the 2025 runs.
+        // 104 with the Triton kernel's stream under 3x. At the model's batches with the default factors
+        // (today's fused-MoE kernels, at the Hopper fit's 0.9) the ratio is 1.6x: what a planner asked about
+        // today's engines with tuned kernels should answer, and no fact of the 2025 runs.
         Scenario kernelOnly = s;
         kernelOnly.cluster.efficiency.fusedMoeMemory = 0.23;
         ran.cluster.efficiency.fusedMoeMemory = 0;

@@ -863,8 +863,8 @@ private slots:
                 for (int k = 0; k < pp; ++k) {
                     double fixed, perSeq, w, kv;
                     impl.stageMemory(c, k, fixed, perSeq, w, kv);
-                    const double room = impl.capBytes - fixed;
-                    best = room < perSeq ? 0.0 : std::min(best, std::floor(room / perSeq));
+                    const double b = impl.stageBatchLimit(c, fixed, perSeq, w, kv);
+                    best = b < 1.0 ? 0.0 : std::min(best, b);
                     if (best == 0.0) break;
                 }
                 QCOMPARE(impl.memoryBatchLimit(c), int64_t(best));

@@ -187,13 +187,13 @@ private slots:
         QCOMPARE(list(exportOk(s, p, ServingEngine::Vllm).argv),
                  QStringList({"vllm", "serve", "meta-llama/Llama-3.1-70B", "--tensor-parallel-size", "8",
                               "--max-num-seqs", "64", "--max-model-len", "2000", "--gpu-memory-utilization",
-                              "0.95"}));
+                              "0.9"}));
         // SGLang (docs.sglang.io server arguments): --tp-size, --max-running-requests, --context-length,
         // --mem-fraction-static.
         QCOMPARE(list(exportOk(s, p, ServingEngine::Sglang).argv),
                  QStringList({"python3", "-m", "sglang.launch_server", "--model-path",
                               "meta-llama/Llama-3.1-70B", "--tp-size", "8", "--max-running-requests", "64",
-                              "--context-length", "2000", "--mem-fraction-static", "0.95"}));
+                              "--context-length", "2000", "--mem-fraction-static", "0.818"}));
         // TensorRT-LLM (trtllm-serve reference, tensorrt_llm/commands/serve.py): --max_num_tokens keeps its
         // default 8192 (a 1000-token prompt fits); --max_seq_len 2000.
         const LaunchCommand t = exportOk(s, p, ServingEngine::Trtllm);
@@ -206,12 +206,16 @@ private slots:
                                     "--tp_size", "8", "--pp_size", "1", "--max_batch_size", "64",
                                     "--max_num_tokens", "8192", "--max_seq_len", "2000",
                                     "--extra_llm_api_options", "extra-llm-api-options.yaml"}));
-        // The KV fraction of the memory left after weights, activations and reserve: by hand from the cost
-        // model's figures, (usable - used) / (HBM - used) with HBM = usable / (1 - headroom).
-        const Metrics m = CostModel(s).evaluate(p);
-        const double used = m.weightsGiB + m.activationsGiB + m.reserveGiB, hbm = m.capacityGiB / 0.95;
-        QVERIFY2(std::abs(fraction - (m.capacityGiB - used) / (hbm - used)) < 0.001,
-                 qPrintable(argv.join(' ')));
+        // The KV fraction of the memory left after weights, activations and reserve: TensorRT-LLM's default
+        // 0.9, the rule the cost model sized the pool with when the plan is served by TensorRT-LLM: its pool
+        // is 0.9 x (81,559 MiB - weights - activations - reserve), by hand from its figures.
+        QCOMPARE(fraction, 0.9);
+        Scenario trt = s;
+        trt.constraints.memoryRule = MemoryRule::Trtllm;
+        const Metrics m = CostModel(trt).evaluate(p);
+        const double used = m.weightsGiB + m.activationsGiB + m.reserveGiB;
+        QVERIFY2(std::abs(m.kvPoolGiB - 0.9 * (81559.0 / 1024.0 - used)) < 1e-9, qPrintable(argv.join(' ')));
+        QVERIFY(m.kvCacheGiB <= m.kvPoolGiB);
         QCOMPARE(QString::fromStdString(t.files.at(0).second),
                  QString("# TensorRT-LLM LLM API options for this plan (tensorrt_llm/llmapi/llm_args.py)\n"
                          "enable_attention_dp: false\n"
@@ -228,7 +232,7 @@ private slots:
         QCOMPARE(list(d.argv),
                  QStringList({"python3", "-m", "dynamo.vllm", "--model", "meta-llama/Llama-3.1-70B",
                               "--tensor-parallel-size", "8", "--max-num-seqs", "64", "--max-model-len",
-                              "2000", "--gpu-memory-utilization", "0.95"}));
+                              "2000", "--gpu-memory-utilization", "0.9"}));
     }
 
     // MoE with attention DP + EP: Qwen3-235B-A22B (128 experts, 64 heads) on 8 x H200, every attention-side
@@ -241,7 +245,7 @@ private slots:
         QCOMPARE(list(exportOk(s, p, ServingEngine::Vllm).argv),
                  QStringList({"vllm", "serve", "Qwen/Qwen3-235B-A22B", "--tensor-parallel-size", "1",
                               "--data-parallel-size", "8", "--enable-expert-parallel", "--max-num-seqs", "4",
-                              "--max-model-len", "2000", "--gpu-memory-utilization", "0.95"}));
+                              "--max-model-len", "2000", "--gpu-memory-utilization", "0.9"}));
         // SGLang (docs.sglang.io expert parallelism, server arguments): DP attention over tp-size 8
         // (attention TP = 8 / 8 = 1), EP 8 with DeepEP all-to-all (--moe-a2a-backend deepep sets ep = tp);
         // the LM head data-parallel. 0.4.9 spells DeepEP --enable-deepep-moe.
@@ -265,7 +269,7 @@ private slots:
                                     "--context-length",
                                     "2000",
                                     "--mem-fraction-static",
-                                    "0.95"};
+                                    "0.769"};
         QCOMPARE(list(exportOk(s, p, ServingEngine::Sglang).argv), sglang);
         QStringList old = sglang;
         old.replace(old.indexOf("--moe-a2a-backend"), "--enable-deepep-moe");
@@ -300,8 +304,8 @@ private slots:
                                     "8",
                                     "--pipeline-parallel-size",
                                     "2"};
-        const QStringList tail = {"--max-num-seqs",           "64",  "--max-model-len", "2000",
-                                  "--gpu-memory-utilization", "0.95"};
+        const QStringList tail = {"--max-num-seqs",           "64", "--max-model-len", "2000",
+                                  "--gpu-memory-utilization", "0.9"};
         // vLLM 0.12 (docs/serving/parallelism_scaling.md): multiprocessing over nodes with --nnodes,
         // --node-rank, --master-addr; --headless on the other nodes.
         const LaunchCommand v = exportOk(s, p, ServingEngine::Vllm);
@@ -340,7 +344,7 @@ private slots:
                                                                                 "--context-length",
                                                                                 "2000",
                                                                                 "--mem-fraction-static",
-                                                                                "0.95"}));
+                                                                                "0.89"}));
         // TensorRT-LLM (deployment guides: mpirun ... trtllm-llmapi-launch trtllm-serve): 16 ranks from node
         // 0.
         const LaunchCommand t = exportOk(s, p, ServingEngine::Trtllm);

@@ -8,6 +8,7 @@
 #include "core/search/rng.h"
 #include "core/search/searcher.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include <QTest>
@@ -598,8 +599,10 @@ private slots:
         const CostModel cm(s.value());
         const CostModelObjective obj(cm);
         const SearchSpace space(s.value());
-        auto meanBest = [&](const char* name) {
-            double sum = 0;
+        // The median of the seeds' bests: one lucky seed of five must not decide (rl reaches the best known
+        // in most runs, rl:no-policy in none, README; their means can cross on a single seed).
+        auto medianBest = [&](const char* name) {
+            std::vector<double> best;
             for (uint64_t seed = 1; seed <= 5; ++seed) {
                 Engine engine(obj);
                 SearchOptions o;
@@ -607,14 +610,16 @@ private slots:
                 o.seed = seed;
                 o.threads = 1;
                 const auto searcher = makeSearcher(name);
-                sum += searcher->run(space, engine, o, nullptr, {}).best.metrics.throughput;
+                best.push_back(searcher->run(space, engine, o, nullptr, {}).best.metrics.throughput);
             }
-            return sum / 5;
+            std::sort(best.begin(), best.end());
+            return best[2];
         };
-        const double with = meanBest("rl"), without = meanBest("rl:no-local"),
-                     noPolicy = meanBest("rl:no-policy");
-        qInfo("mean best of 5 seeds at 2,000 evaluations: rl %.0f, rl:no-local %.0f, rl:no-policy %.0f tok/s",
-              with, without, noPolicy);
+        const double with = medianBest("rl"), without = medianBest("rl:no-local"),
+                     noPolicy = medianBest("rl:no-policy");
+        qInfo(
+            "median best of 5 seeds at 2,000 evaluations: rl %.0f, rl:no-local %.0f, rl:no-policy %.0f tok/s",
+            with, without, noPolicy);
         QVERIFY(without > 0 && noPolicy > 0);
         QVERIFY(with > without);
         // ... and the policy pays beside it: the same neighbours with uniform plans in the policy's places

@@ -403,7 +403,8 @@ void ScenarioEditor::refreshFields() {
     m_dtypes[0]->setCurrentIndex(int(m_scenario.model.weights));
     m_dtypes[1]->setCurrentIndex(int(m_scenario.model.activations));
     m_dtypes[2]->setCurrentIndex(int(m_scenario.model.kvCache));
-    m_headroom->setValue(m_scenario.constraints.memoryHeadroom * 100);
+    m_memoryRule->setCurrentIndex(int(m_scenario.constraints.memoryRule));
+    m_headroom->setValue(m_scenario.constraints.memoryFraction);
     m_gpus->setValue(m_scenario.constraints.gpus);
     m_stageSplit->setCurrentIndex(int(m_scenario.constraints.stageSplit));
     m_granularity->setCurrentIndex(int(m_scenario.constraints.granularity));

@@ -120,7 +120,8 @@ private:
     QToolButton* m_pinToggle = nullptr; ///< shows or folds m_pinPanel, naming the pinned operators
     QWidget* m_pinPanel = nullptr;
     QFormLayout* m_constraintForm = nullptr;
-    QDoubleSpinBox* m_headroom = nullptr;
+    QComboBox* m_memoryRule = nullptr;
+    QDoubleSpinBox* m_headroom = nullptr; ///< the memory fraction (0: the engine's default)
     QComboBox* m_stageSplit = nullptr;
     QComboBox* m_granularity = nullptr;
     QSpinBox* m_layerGroups = nullptr;

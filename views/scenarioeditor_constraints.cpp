@@ -40,23 +40,37 @@ void ScenarioEditor::buildConstraints(QFormLayout* kf) {
         rebuildConstraints();
         constraintsEdited();
     });
-    m_headroom = new QDoubleSpinBox(this);
-    m_headroom->setRange(0, 90);
-    m_headroom->setDecimals(1);
-    m_headroom->setSingleStep(1);
-    m_headroom->setSuffix(QStringLiteral(" %"));
-    m_headroom->setToolTip(tr("Share of HBM kept free (fragmentation, CUDA graphs, runtime)"));
-    connect(m_headroom, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-        if (m_loading) return;
-        m_scenario.constraints.memoryHeadroom = v / 100.0;
+    // The engine whose memory rule sizes the KV pool, and its memory fraction (the engine's default at 0).
+    m_memoryRule = new QComboBox(this);
+    m_memoryRule->addItems({tr("vLLM"), tr("SGLang"), tr("TensorRT-LLM")});
+    m_memoryRule->setToolTip(
+        tr("Whose memory rule sizes the KV pool: vLLM's gpu_memory_utilization, SGLang's "
+           "mem_fraction_static or TensorRT-LLM's free_gpu_memory_fraction"));
+    connect(m_memoryRule, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (m_loading || i < 0) return;
+        m_scenario.constraints.memoryRule = MemoryRule(i);
         changed();
     });
-    // One row for both: "GPUs to use [all]  headroom [10 %]".
+    m_headroom = new QDoubleSpinBox(this);
+    m_headroom->setRange(0, 1);
+    m_headroom->setDecimals(3);
+    m_headroom->setSingleStep(0.01);
+    m_headroom->setSpecialValueText(tr("default"));
+    m_headroom->setToolTip(
+        tr("The engine's memory fraction; \"default\" is the engine's own choice for the plan "
+           "(vLLM and TensorRT-LLM 0.9, SGLang's formula)"));
+    connect(m_headroom, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        if (m_loading) return;
+        m_scenario.constraints.memoryFraction = v < 0.05 ? 0.0 : v;
+        changed();
+    });
+    // One row: "GPUs to use [all]  Memory [vLLM] [default]".
     auto* sizes = new QWidget(this);
     auto* sh = new QHBoxLayout(sizes);
     sh->setContentsMargins(0, 0, 0, 0);
     sh->addWidget(m_gpus, 1);
-    sh->addWidget(new QLabel(tr("Headroom"), sizes));
+    sh->addWidget(new QLabel(tr("Memory"), sizes));
+    sh->addWidget(m_memoryRule, 1);
     sh->addWidget(m_headroom, 1);
     kf->addRow(tr("GPUs to use"), sizes);
 

@@ -118,6 +118,11 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     std::printf(
         "memory     %.1f of %.1f GiB per GPU: weights %.1f, KV cache %.1f, activations %.1f, reserve %.1f\n",
         m.memoryPerGpuGiB, m.capacityGiB, m.weightsGiB, m.kvCacheGiB, m.activationsGiB, m.reserveGiB);
+    static const char* const kFlag[] = {"gpu_memory_utilization", "mem_fraction_static",
+                                        "free_gpu_memory_fraction"};
+    std::printf("           %s's rule: %s %.3g of the %.1f GiB the driver reports; KV pool %.1f GiB\n",
+                std::string(kMemoryRuleNames[size_t(m.memoryRule)]).c_str(), kFlag[size_t(m.memoryRule)],
+                m.memoryFraction, m.gpuMemoryGiB, m.kvPoolGiB);
     if (!e.decode.ops.empty()) printBreakdown(e.decode);
     if (!e.prefill.ops.empty()) printBreakdown(e.prefill);
     return kOk;

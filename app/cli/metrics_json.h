@@ -42,7 +42,11 @@ inline nlohmann::ordered_json metricsJson(const sp::Metrics& m) {
                    {"kv_cache_gib", m.kvCacheGiB},
                    {"activations_gib", m.activationsGiB},
                    {"reserve_gib", m.reserveGiB},
-                   {"capacity_gib", m.capacityGiB}};
+                   {"capacity_gib", m.capacityGiB},
+                   {"kv_pool_gib", m.kvPoolGiB},
+                   {"gpu_memory_gib", m.gpuMemoryGiB},
+                   {"engine_rule", std::string(kMemoryRuleNames[size_t(m.memoryRule)])},
+                   {"memory_fraction", m.memoryFraction}};
     j["valid"] = m.valid;
     j["feasible"] = m.feasible;
     j["violations"] = m.violations;

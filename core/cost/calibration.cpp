@@ -94,8 +94,9 @@ Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& sam
     // blocks for its whole input + output (TensorRT-LLM docs, "KV cache reuse"/scheduler policy:
     // CapacitySchedulerPolicy.GUARANTEED_NO_EVICT is the default); vLLM and SGLang page optimistically.
     const std::string src = e.stringOr("source", "");
-    if (src.find("TensorRT-LLM") != std::string::npos || src.find("mlcommons") != std::string::npos)
-        w.kvReservation = Workload::KvReservation::Worst;
+    const bool trtllm =
+        src.find("TensorRT-LLM") != std::string::npos || src.find("mlcommons") != std::string::npos;
+    if (trtllm) w.kvReservation = Workload::KvReservation::Worst;
     if (!e.has("input_tokens")) return Error{e.file(), 0, 0, row.id, "input length not stated"};
     w.inputTokens = e.integer("input_tokens", 1, 10'000'000);
     w.outputTokens = e.has("output_tokens") ? e.integer("output_tokens", 1, 10'000'000) : 1;
@@ -111,6 +112,13 @@ Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& sam
     s.model = m;
     s.cluster = c;
     s.workload = w;
+    // The KV pool by the rule of the engine that ran it: `engine` where the row says, else TensorRT-LLM for
+    // its own documents and NVIDIA's MLPerf harness, SGLang for its blog's runs, vLLM otherwise.
+    const bool sglang = src.find("lmsys.org") != std::string::npos || src.find("sglang") != std::string::npos;
+    s.constraints.memoryRule = trtllm ? MemoryRule::Trtllm : sglang ? MemoryRule::Sglang : MemoryRule::Vllm;
+    if (e.has("engine"))
+        s.constraints.memoryRule = MemoryRule(e.oneOf(
+            "engine", std::vector<std::string_view>(kMemoryRuleNames.begin(), kMemoryRuleNames.end())));
     const int G = c.gpus();
     const io::MapReader p = e.map("plan");
     Degrees d;

@@ -530,6 +530,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         t.secPerTok = t.bytesPerTok * collectiveSecondsPerByte(t.kind, t.group, net);
     }
     compileSpeculative(p, c);
+    c.memFraction = memoryFraction(s, p, s.constraints.memoryRule).value;
     // Each operator's seconds per FLOP, once per plan instead of on every probe of the batch search.
     auto invert = [&](Block& b) {
         for (int i = 0; i < b.nOps; ++i)

@@ -271,11 +271,33 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
     const double slo = sloRatio(r);
     double shortfall = 1.0;
     if (!memOk) {
-        char buf[200];
-        std::snprintf(buf, sizeof buf, "memory: %.1f GiB per GPU needed at batch %lld, %.1f GiB usable",
-                      m.memoryPerGpuGiB, (long long)B, m.capacityGiB);
+        // Said in the terms of the engine's rule: the KV pool it leaves, or (SGLang) the room outside its
+        // static fraction for the activations.
+        static const char* const kFlag[] = {"gpu_memory_utilization", "mem_fraction_static",
+                                            "free_gpu_memory_fraction"};
+        const std::string rule =
+            std::string(kMemoryRuleNames[size_t(m.memoryRule)]) + " " + kFlag[size_t(m.memoryRule)];
+        char buf[240];
+        const double outside = (1.0 - m.memoryFraction) * m.gpuMemoryGiB,
+                     dynamic = m.activationsGiB + m.reserveGiB;
+        if (m.memoryRule == MemoryRule::Sglang && m.kvCacheGiB <= m.kvPoolGiB && dynamic > outside) {
+            std::snprintf(
+                buf, sizeof buf,
+                "memory: activations and reserve %.1f GiB per GPU at batch %lld, more than the %.1f GiB "
+                "of %.1f that %s %.3g leaves for them",
+                dynamic, (long long)B, outside, m.gpuMemoryGiB, rule.c_str(), m.memoryFraction);
+            shortfall = std::max(shortfall, dynamic / std::max(1e-9, outside));
+        } else {
+            std::snprintf(
+                buf, sizeof buf,
+                "memory: %.1f GiB per GPU needed at batch %lld, %.1f GiB usable (KV cache %.1f GiB, "
+                "pool %.1f GiB by %s %.3g of %.1f)",
+                m.memoryPerGpuGiB, (long long)B, m.capacityGiB, m.kvCacheGiB, m.kvPoolGiB, rule.c_str(),
+                m.memoryFraction, m.gpuMemoryGiB);
+            shortfall = std::max(shortfall, std::max(m.memoryPerGpuGiB / m.capacityGiB,
+                                                     m.kvCacheGiB / std::max(1e-9, m.kvPoolGiB)));
+        }
         m.violations.emplace_back(buf);
-        shortfall = std::max(shortfall, m.memoryPerGpuGiB / m.capacityGiB);
     }
     if (r.overTokenBudget && w.phase != Phase::Prefill) {
         const double need = stepAt(c, double(B)).tokens();

@@ -40,7 +40,15 @@ struct Metrics {
     int64_t batch = 0;          ///< sequences per replica per micro-batch
     double memoryPerGpuGiB = 0; ///< peak over stages
     double weightsGiB = 0, kvCacheGiB = 0, activationsGiB = 0, reserveGiB = 0;
-    double capacityGiB = 0;        ///< usable HBM per GPU (after headroom)
+    /// What the engine's memory rule lets the plan's weights, activations, KV and reserve take per GPU (the
+    /// figure memoryPerGpuGiB is held to): vLLM gpu_memory_utilization x the GPU's memory; TensorRT-LLM the
+    /// weights, activations and reserve plus free_gpu_memory_fraction of the rest; SGLang all of it, split
+    /// at mem_fraction_static (weights and KV below, activations and the reserve above).
+    double capacityGiB = 0;
+    MemoryRule memoryRule = MemoryRule::Vllm;
+    double memoryFraction = 0;     ///< the engine's flag the plan assumes (see memoryFraction())
+    double gpuMemoryGiB = 0;       ///< what the driver reports (Gpu::memoryBytes)
+    double kvPoolGiB = 0;          ///< the KV pool the rule leaves at the plan's batch
     double rooflineThroughput = 0; ///< physical bound of the workload on this cluster (same units)
     double rooflineFraction = 0;
     int64_t prefillBudget = 0;    ///< tokens per forward pass of a replica that the plan ran with
@@ -130,6 +138,35 @@ std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, const 
 /// the batch). Secant: a guess from the SLO ratios at the bracket's ends, a few probes. Bisection: the plain
 /// search, kept as the reference for tests and benchmarks.
 enum class BatchSearch { Secant, Bisection };
+
+/// The memory fraction the planner assumes for `plan` under `rule`: the scenario's memory_fraction where its
+/// rule is `rule` and it sets one, else the engine's own default for the plan (engineDefault true):
+///  - vLLM: gpu_memory_utilization 0.9 (vllm/config/cache.py CacheConfig, as core/export/vllm.cpp reads it);
+///  - TensorRT-LLM: free_gpu_memory_fraction 0.9 (tensorrt_llm/llmapi KvCacheConfig, core/export/trtllm.cpp);
+///  - SGLang: mem_fraction_static = round((M - reserved) / M, 3) for the GPU's M MiB, reserved from the
+///    chunked-prefill size, the CUDA-graph batch, tp x pp and DP attention
+///    (ServerArgs._handle_gpu_memory_settings, see core/cost/memory.cpp).
+struct MemoryFraction {
+    double value = 0;
+    bool engineDefault = true;
+    /// The engine's own default where it cannot start the plan and `value` stands in for it: SGLang's formula
+    /// reserves cuda_graph_max_bs x dp x 4.5 MiB for DP attention, more than the GPU at a few dozen ranks;
+    /// `value` is then its reserve without that term. Equal to `value` otherwise.
+    double engineOwn = 0;
+};
+MemoryFraction memoryFraction(const Scenario& s, const Plan& plan, MemoryRule rule);
+/// SGLang's default mem_fraction_static for a launch, as ServerArgs._handle_gpu_memory_settings computes it
+/// (sgl-project/sglang python/sglang/srt/server_args.py, the 0.5.6 row's commit 001067fffe33 that
+/// core/export/sglang.cpp reads): with M the GPU's memory in MiB,
+///   chunked_prefill_size: 2048 below 35 GiB, 4096 below 60, 8192 below 160, else 16384 (or the launch's);
+///   cuda_graph_max_bs: 8 below 20 GiB; below 35, 24 (tp < 4) or 80; below 60, 32 or 160; below 160, 256
+///     (tp < 4) or 512; else 512;
+///   reserved = 512 + max(chunked_prefill_size, 2048) x 1.5 + cuda_graph_max_bs x 2 + tp x pp / 8 x 1024,
+///     with DP attention (dpAttention ranks) + cuda_graph_max_bs x dp x 3 (x 1.5 more above 300), at least
+///     10,240 above 60 GiB, + 2,048 for EAGLE/MTP drafts and 6,144 for a draft model;
+///   mem_fraction_static = round((M - reserved) / M, 3).
+double sglangMemFractionStatic(double memoryMiB, int tpSize, int ppSize, int dpAttention,
+                               int64_t chunkedPrefill, SpecMethod spec);
 
 class CostModel {
 public:

@@ -254,6 +254,8 @@ struct Compiled {
     } draft;
     /// MTP's own weights beside its layer (eh_proj: 2 hidden -> hidden), bytes per GPU.
     double mtpExtraWeights = 0;
+    /// The memory fraction of the scenario's engine rule for this plan (memoryFraction()).
+    double memFraction = 0.9;
 };
 
 /// One forward pass of a replica's micro-batch: `dec` decode tokens (one per running sequence) and `pre`
@@ -309,7 +311,7 @@ struct CostModel::Impl {
     double launch = 0;                     ///< seconds per kernel
     double logMissOne = 0;                 ///< log(1 - 1/E): an expert missed by one token copy
     std::array<bool, kOpCount> relevant{}; ///< opRelevant for each operator, once per scenario (checkPlan)
-    double capBytes = 0;                   ///< usable HBM per GPU
+    double totalBytes = 0;                 ///< the GPU's memory as the driver reports it (Gpu::memoryBytes)
     double ab = 2, kb = 2;
     /// Per parameter group (embedding, attention, dense FFN, router, experts, shared experts, LM head,
     /// norms): the bytes a weight takes with its scales, and the achieved FLOP/s of the group's GEMMs. A
@@ -360,7 +362,7 @@ struct CostModel::Impl {
         bwKv = c.gpu.hbmTBs * 1e12 * c.efficiency.kvRead;
         unhidden = 1.0 - c.efficiency.opOverlap;
         launch = c.efficiency.launchUs * 1e-6;
-        capBytes = c.gpu.hbmGB * 1e9 * (1.0 - s.constraints.memoryHeadroom);
+        totalBytes = c.gpu.memoryBytes();
         ab = bytesOf(s.model.activations);
         kb = bytesOf(s.model.kvCache);
         mix = LayerMix(s.model);
@@ -619,6 +621,14 @@ struct CostModel::Impl {
                      double& kvPerSeq) const;
 
     int64_t memoryBatchLimit(const Compiled& c) const;
+    /// The largest batch stage i's memory allows under the scenario's engine rule (fixed + perSeq B the
+    /// stage's bytes, of which weights and kvPerSeq B; the rest activations and the reserve); -1 when even
+    /// one sequence does not fit.
+    double stageBatchLimit(const Compiled& c, double fixed, double perSeq, double weights,
+                           double kvPerSeq) const;
+    /// The bytes the rule lets stage i use in all (Metrics::capacityGiB) and its KV pool at batch B.
+    void stageCapacity(const Compiled& c, double fixed, double perSeq, double weights, double kvPerSeq,
+                       double B, double& capacity, double& pool) const;
 
     void fillMemory(const Compiled& c, double B, Metrics& m) const;
 

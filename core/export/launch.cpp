@@ -543,10 +543,21 @@ Result<LaunchCommand> launchCommand(const Scenario& scenario, const Plan& plan,
         if (!version) return version.error();
         if (options.engine == ServingEngine::Dynamo && (options.dynamoWorker == ServingEngine::Dynamo))
             return Error{"", 0, 0, "", "Dynamo's workers run vllm, sglang or trtllm"};
-        const CostModel cost(scenario);
+        // The plan is evaluated under the memory rule of the engine that serves it, so that the batch caps
+        // and the memory flag written are what the cost model assumed; a memory fraction the scenario gives
+        // for another engine's rule does not carry over (that engine's default applies).
+        const ServingEngine serving =
+            options.engine == ServingEngine::Dynamo ? options.dynamoWorker : options.engine;
+        const MemoryRule rule = serving == ServingEngine::Sglang   ? MemoryRule::Sglang
+                                : serving == ServingEngine::Trtllm ? MemoryRule::Trtllm
+                                                                   : MemoryRule::Vllm;
+        Scenario forEngine = scenario;
+        if (forEngine.constraints.memoryRule != rule)
+            forEngine.constraints.memoryRule = rule, forEngine.constraints.memoryFraction = 0;
+        const CostModel cost(forEngine);
         if (auto why = cost.checkPlan(plan))
             return Error{"", 0, 0, "", "plan does not fit the scenario: " + *why};
-        return exportPlan(scenario, plan, options, cost, version.value(), 0);
+        return exportPlan(forEngine, plan, options, cost, version.value(), 0);
     } catch (const InputError& e) {
         return e.error();
     }

@@ -314,7 +314,19 @@ EngineResult sglangCommand(const Ctx& c) {
     }
     dtypeFlags(c, "SGLang", lc);
     if (c.m.kvCache == Dtype::FP8) add(lc.argv, "--kv-cache-dtype", "fp8_e4m3");
-    add(lc.argv, "--mem-fraction-static", fraction(1.0 - c.s.constraints.memoryHeadroom));
+    // The fraction the cost model sized the KV pool with: SGLang's own default for this launch unless the
+    // scenario sets one (core/cost memoryFraction).
+    const MemoryFraction mem = memoryFraction(c.s, c.p, MemoryRule::Sglang);
+    if (mem.engineOwn != mem.value)
+        n.push_back(
+            "Memory: SGLang's own --mem-fraction-static for this launch would be " + fraction(mem.engineOwn) +
+            " (ServerArgs._handle_gpu_memory_settings reserves cuda_graph_max_bs x dp x 4.5 MiB for DP "
+            "attention), which cannot start; --mem-fraction-static " +
+            fraction(mem.value) +
+            " is its reserve without that term, the fraction the cost model sized the KV pool with. "
+            "Lower it (constraints: engine: sglang, memory_fraction) if capturing CUDA graphs runs out "
+            "of memory.");
+    add(lc.argv, "--mem-fraction-static", fraction(mem.value));
     if (c.metrics.valid && c.metrics.activationsGiB + c.metrics.reserveGiB > 0)
         n.push_back(
             "Memory: SGLang's --mem-fraction-static covers the weights and the KV pool only; the plan "

@@ -188,16 +188,9 @@ EngineResult trtllmCommand(const Ctx& c) {
     add(serve, "--max_seq_len", c.contextLength);
     if (!c.contextNote.empty()) n.push_back(c.contextNote);
 
-    // Memory: TensorRT-LLM gives the KV cache a fraction of the memory left after weights and buffers; the
-    // plan keeps `headroom` of the HBM free, so the fraction is what the plan's KV budget is of that rest.
-    double kvFraction = c.version.defaultMemoryFraction;
-    if (c.metrics.valid && c.metrics.capacityGiB > 0) {
-        const double headroom = c.s.constraints.memoryHeadroom;
-        const double hbm = c.metrics.capacityGiB / std::max(0.01, 1.0 - headroom);
-        const double used = c.metrics.weightsGiB + c.metrics.activationsGiB + c.metrics.reserveGiB;
-        const double free = hbm - used;
-        if (free > 0) kvFraction = std::clamp((c.metrics.capacityGiB - used) / free, 0.05, 0.95);
-    }
+    // Memory: TensorRT-LLM gives the KV cache a fraction of the memory left after weights and buffers, the
+    // rule the cost model sized the pool with (core/cost memoryFraction: the scenario's, else the default).
+    const double kvFraction = memoryFraction(c.s, c.p, MemoryRule::Trtllm).value;
     add(serve, "--kv_cache_free_gpu_memory_fraction", fraction(kvFraction));
     add(serve, "--extra_llm_api_options", options);
 

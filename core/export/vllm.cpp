@@ -369,7 +369,8 @@ EngineResult vllmCommand(const Ctx& c) {
     if (!c.contextNote.empty()) n.push_back(c.contextNote);
     dtypeFlags(c, "vLLM", lc);
     if (c.m.kvCache == Dtype::FP8) add(lc.argv, "--kv-cache-dtype", "fp8");
-    add(lc.argv, "--gpu-memory-utilization", fraction(1.0 - c.s.constraints.memoryHeadroom));
+    // The fraction the cost model sized the KV pool with (vLLM's rule, launch.cpp's scenario for the engine).
+    add(lc.argv, "--gpu-memory-utilization", fraction(memoryFraction(c.s, c.p, MemoryRule::Vllm).value));
 
     const auto diffs = operatorDifferences(c, "vLLM", [tp](Op) { return tp; });
     if (!diffs.empty())

@@ -60,7 +60,8 @@ std::optional<FileKind> kindOfDocument(const YAML::Node& n) {
     if (n["nodes"] || n["gpu"]) return FileKind::Cluster;
     if (n["phase"]) return FileKind::Workload;
     if (n["model"] && n["cluster"]) return FileKind::Scenario;
-    if (n["pinned"] || n["degrees"] || n["memory_headroom"]) return FileKind::Constraints;
+    if (n["pinned"] || n["degrees"] || n["memory_headroom"] || n["memory_fraction"] || n["engine"])
+        return FileKind::Constraints;
     return std::nullopt;
 }
 
@@ -207,9 +208,13 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
         finish(loadConstraints(path), [](const Constraints& c) {
             int pins = 0;
             for (int i = 0; i < kBaseOpCount; ++i) pins += c.pinned[i] >= 0;
-            return std::to_string(pins) + " pinned operators, memory headroom " +
-                   std::to_string(int(std::lround(c.memoryHeadroom * 100))) + "%, layers per stage " +
-                   std::string(kStageSplitNames[int(c.stageSplit)]) + ", operator choices " +
+            char fraction[32];
+            std::snprintf(fraction, sizeof fraction, " %.3g", c.memoryFraction);
+            return std::to_string(pins) + " pinned operators, memory by " +
+                   std::string(kMemoryRuleNames[int(c.memoryRule)]) + "'s rule" +
+                   (c.memoryFraction > 0 ? std::string(" at") + fraction : std::string(" at its default")) +
+                   ", layers per stage " + std::string(kStageSplitNames[int(c.stageSplit)]) +
+                   ", operator choices " +
                    (c.granularity == Granularity::Type ? std::string("per type")
                     : c.granularity == Granularity::Stage
                         ? std::string("per stage")

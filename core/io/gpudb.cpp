@@ -20,14 +20,15 @@ std::vector<GpuSpec> parseDatabase() {
         const YAML::Node list = root.node("gpus");
         for (size_t i = 0; i < list.size(); ++i) {
             const io::MapReader g(file, list[i], "gpus[" + std::to_string(i) + "]");
-            g.allowKeys(
-                {"id", "name", "tflops", "hbm_gb", "hbm_tb_s", "scale_up", "nic_gbit_s_per_gpu", "source"});
+            g.allowKeys({"id", "name", "tflops", "hbm_gb", "memory_mib", "hbm_tb_s", "scale_up",
+                         "nic_gbit_s_per_gpu", "source"});
             GpuSpec s;
             s.id = g.string("id");
             s.gpu.name = g.string("name");
             const io::MapReader t = g.map("tflops");
             for (int d = 0; d < kDtypeCount; ++d) s.gpu.tflops[d] = t.numberOr(kDtypeNames[d], 0.0, 0.0, 1e7);
             s.gpu.hbmGB = g.number("hbm_gb", 1, 1e6);
+            s.gpu.memoryMiB = g.numberOr("memory_mib", 0.0, 1, 1e9);
             s.gpu.hbmTBs = g.number("hbm_tb_s", 0.01, 1e3);
             const io::MapReader u = g.map("scale_up");
             u.allowKeys({"name", "gb_s_per_gpu", "domain"});

@@ -205,7 +205,7 @@ Cluster readCluster(const MapReader& r) {
         c.gpu = spec->gpu;
     } else {
         const MapReader g = r.map("gpu");
-        g.allowKeys({"name", "tflops", "hbm_gb", "hbm_tb_s"});
+        g.allowKeys({"name", "tflops", "hbm_gb", "memory_mib", "hbm_tb_s"});
         c.gpu.name = g.stringOr("name", "");
         const MapReader t = g.map("tflops");
         t.allowKeys({"fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"});
@@ -216,6 +216,8 @@ Cluster readCluster(const MapReader& r) {
         }
         if (!any) g.failAt("tflops", "give the dense TFLOP/s of at least one dtype");
         c.gpu.hbmGB = g.number("hbm_gb", 1e-3, 1e7);
+        // What the driver reports, MiB (nvidia-smi, rocm-smi); without it the datasheet's 10^9 bytes.
+        c.gpu.memoryMiB = g.numberOr("memory_mib", 0.0, 1e-3, 1e10);
         c.gpu.hbmTBs = g.number("hbm_tb_s", 1e-3, 1e4);
     }
     if (spec && !r.has("intra_node")) {
@@ -305,8 +307,9 @@ Workload readWorkload(const MapReader& r) {
 
 Constraints readConstraints(const MapReader& r) {
     checkHeader(r, FileKind::Constraints);
-    r.allowKeys({"version", "kind", "gpus", "degrees", "pinned", "memory_headroom", "stage_layers",
-                 "granularity", "layer_groups", "prefill_budget", "speculative"});
+    r.allowKeys({"version", "kind", "gpus", "degrees", "pinned", "engine", "memory_fraction",
+                 "memory_headroom", "stage_layers", "granularity", "layer_groups", "prefill_budget",
+                 "speculative"});
     Constraints c;
     c.gpus = int(r.integerOr("gpus", 0, 0, 10'000'000));
     if (r.has("degrees")) {
@@ -328,7 +331,18 @@ Constraints readConstraints(const MapReader& r) {
         for (Op moeOp : {Op::MoeNorms, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
             c.pinned[int(moeOp)] = c.pinned[int(baseOp(moeOp))];
     }
-    c.memoryHeadroom = r.numberOr("memory_headroom", 0.05, 0.0, 0.9);
+    // The engine whose memory rule sizes the KV pool, and its memory fraction (gpu_memory_utilization,
+    // mem_fraction_static, free_gpu_memory_fraction); unset: that engine's own default for the plan.
+    c.memoryRule = MemoryRule(r.oneOfOr(
+        "engine", std::vector<std::string_view>(kMemoryRuleNames.begin(), kMemoryRuleNames.end()), 0));
+    c.memoryFraction = r.numberOr("memory_fraction", 0.0, 0.05, 1.0);
+    // The older spelling: the share of memory kept free, i.e. a memory fraction of 1 - headroom.
+    if (r.has("memory_headroom")) {
+        if (r.has("memory_fraction"))
+            r.failAt("memory_headroom",
+                     "give memory_fraction or memory_headroom (its older spelling), not both");
+        c.memoryFraction = 1.0 - r.number("memory_headroom", 0.0, 0.9);
+    }
     c.stageSplit = static_cast<StageSplit>(r.oneOfOr(
         "stage_layers", std::vector<std::string_view>(kStageSplitNames.begin(), kStageSplitNames.end()), 0));
     // The prefill token budget per pass: the engines' default, or searched (kSearchedPrefillBudgets).
@@ -472,8 +486,9 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
         if (c.gpu.tflops[i] > 0)
             e << YAML::Key << std::string(kDtypeNames[i]) << YAML::Value << c.gpu.tflops[i];
     e << YAML::EndMap;
-    e << YAML::Key << "hbm_gb" << YAML::Value << c.gpu.hbmGB << YAML::Key << "hbm_tb_s" << YAML::Value
-      << c.gpu.hbmTBs;
+    e << YAML::Key << "hbm_gb" << YAML::Value << c.gpu.hbmGB;
+    if (c.gpu.memoryMiB > 0) e << YAML::Key << "memory_mib" << YAML::Value << c.gpu.memoryMiB;
+    e << YAML::Key << "hbm_tb_s" << YAML::Value << c.gpu.hbmTBs;
     e << YAML::EndMap;
     e << YAML::Key << "intra_node" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
       << c.intraNode.name;
@@ -550,7 +565,9 @@ void emitConstraints(YAML::Emitter& e, const Constraints& c) {
             e << YAML::Key << std::string(kOpNames[i]) << YAML::Value
               << std::string(choiceNames(Op(i))[c.pinned[i]]);
     e << YAML::EndMap;
-    e << YAML::Key << "memory_headroom" << YAML::Value << c.memoryHeadroom;
+    if (c.memoryRule != MemoryRule::Vllm)
+        e << YAML::Key << "engine" << YAML::Value << std::string(kMemoryRuleNames[int(c.memoryRule)]);
+    if (c.memoryFraction > 0) e << YAML::Key << "memory_fraction" << YAML::Value << c.memoryFraction;
     if (c.stageSplit != StageSplit::Balanced)
         e << YAML::Key << "stage_layers" << YAML::Value << std::string(kStageSplitNames[int(c.stageSplit)]);
     if (c.granularity != Granularity::Type)

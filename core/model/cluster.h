@@ -15,8 +15,13 @@ namespace sp {
 struct Gpu {
     std::string name;
     std::array<double, kDtypeCount> tflops{}; ///< dense tensor TFLOP/s per compute dtype; 0 = unsupported
-    double hbmGB = 0;                         ///< 10^9 bytes
+    double hbmGB = 0;                         ///< 10^9 bytes (the datasheet's figure)
     double hbmTBs = 0;                        ///< 10^12 bytes/s
+    /// The memory the driver reports (nvidia-smi's or rocm-smi's total), MiB; 0: unknown (the datasheet's
+    /// hbmGB x 10^9 bytes then stand for it). An H100 SXM has 81,559 MiB (79.6 GiB), not 80 x 10^9 bytes
+    /// (74.5 GiB): memoryBytes().
+    double memoryMiB = 0;
+    double memoryBytes() const { return memoryMiB > 0 ? memoryMiB * 1048576.0 : hbmGB * 1e9; }
     bool operator==(const Gpu&) const = default;
 };
 

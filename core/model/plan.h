@@ -156,6 +156,14 @@ void normalizeLayerGroups(Plan& p);
 /// in `ops` are named (all when empty).
 std::string layerGroupsText(const Plan& p, const std::vector<Op>& ops = {});
 
+/// The serving engine whose memory rule sizes the KV pool (core/cost memoryFraction says each):
+///  - vLLM: gpu_memory_utilization x the GPU's memory holds everything (weights, activations, KV, the rest);
+///  - SGLang: mem_fraction_static x the memory holds the weights and the KV pool, the rest activations and
+///    CUDA graphs;
+///  - TensorRT-LLM: free_gpu_memory_fraction x what the weights and activations leave is the KV pool.
+enum class MemoryRule : int8_t { Vllm, Sglang, Trtllm };
+inline constexpr std::array<std::string_view, 3> kMemoryRuleNames{"vllm", "sglang", "trtllm"};
+
 /// How the search splits the layers over pipeline stages. Balanced: the engines' even split (pipelineStages);
 /// Tuned: the first and last stage may hold a few layers more or fewer than the balanced split (the middle
 /// stages share the rest evenly), so the search can weigh the embedding, the head and the memory of the ends.
@@ -166,7 +174,11 @@ struct Constraints {
     int gpus = 0;                                     ///< GPUs to use; 0: the whole cluster
     std::array<std::vector<int>, kAxisCount> allowed; ///< empty: any value
     std::array<int8_t, kOpCount> pinned;              ///< -1: free
-    double memoryHeadroom = 0.05;                     ///< fraction of HBM kept free
+    /// Whose rule sizes the KV pool (the engine that serves the plan) and its memory fraction: vLLM's
+    /// gpu_memory_utilization, SGLang's mem_fraction_static, TensorRT-LLM's free_gpu_memory_fraction; 0:
+    /// the engine's own default for the plan (core/cost memoryFraction).
+    MemoryRule memoryRule = MemoryRule::Vllm;
+    double memoryFraction = 0;
     StageSplit stageSplit = StageSplit::Balanced;     ///< what the search explores; plans may carry any split
     Granularity granularity = Granularity::Type; ///< what the search explores; plans may carry any groups
     int layerGroups = 2; ///< Granularity::LayerGroup: runs of layers, 2 to kMaxLayerGroups
