@@ -424,6 +424,57 @@ private slots:
                           "SGLang: moe_dp_size > 1 without attn_cp_size == moe_dp_size") != v.end());
     }
 
+    // SGLang 0.5.6's FusedMoE asserts (experts - fused shared) % moe_ep_size == 0 (python/sglang/srt/layers/
+    // moe/fused_moe_triton/layer.py at commit 7ae368efde14). DeepSeek-V3's 256 experts over ep 72 (one GB200
+    // NVL72 rack, DP attention) used to export --ep-size 72 alone; now 32 redundant slots make 288 = 4 x 72
+    // (ceil(256 / 72) = 4 per GPU, what the cost model prices), or, for a model whose SGLang code takes no
+    // redundant experts, the nearest ep that divides the experts.
+    void sglangExpertsDivide() {
+        const Scenario s = compose("deepseek-v3.yaml", "gb200-nvl72-x2.yaml", "chat-serving.yaml", 72);
+        const Plan p = attentionDpPlan(72, 72, 64);
+        QVERIFY(!CostModel(s).checkPlan(p));
+        const EngineVersion v = findEngineVersion(ServingEngine::Sglang, "0.5.6").value();
+        for (ServingEngine e : {ServingEngine::Sglang, ServingEngine::Dynamo}) {
+            const LaunchCommand c = exportOk(s, p, e, {}, ServingEngine::Sglang);
+            QVERIFY(!c.adapted);
+            QCOMPARE(*flagAfter(c, "--ep-size"), std::string("72"));
+            QCOMPARE(*flagAfter(c, "--ep-num-redundant-experts"), std::string("32"));
+            QVERIFY2(hasNote(c, "288 expert slots, 4 per GPU"), qPrintable(notes(c)));
+            QVERIFY(checkLaunch(c, s, findEngineVersion(e, "").value(), ServingEngine::Sglang).empty());
+            // The old command, without the slots, breaks FusedMoE's assert.
+            LaunchCommand old = c;
+            for (NodeLaunch& node : old.nodes)
+                for (auto& cmd : node.commands) {
+                    auto at = std::find(cmd.begin(), cmd.end(), "--ep-num-redundant-experts");
+                    if (at != cmd.end()) cmd.erase(at, at + 2);
+                }
+            const auto violations =
+                checkLaunch(old, s, findEngineVersion(e, "").value(), ServingEngine::Sglang);
+            QVERIFY2(
+                std::find(violations.begin(), violations.end(),
+                          "SGLang 0.5.6: FusedMoE asserts (experts + redundant) % ep_size == 0, and 256 + 0 "
+                          "experts do not divide by 72") != violations.end(),
+                violations.empty() ? "none" : violations[0].c_str());
+        }
+        // A model of unknown architecture: no redundant slots; ep 72 -> 8, the largest divisor of 256 that
+        // divides 72, evaluated and noted, or refused under --strict.
+        Scenario unknown = s;
+        unknown.model.architecture.clear();
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang, o.adapt = false;
+        const auto refused = launchCommand(unknown, p, o);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("FusedMoE divides the 256 experts evenly over ep-size 72") !=
+                     std::string::npos,
+                 refused.error().message.c_str());
+        const LaunchCommand a = exportOk(unknown, p, ServingEngine::Sglang);
+        QVERIFY(a.adapted);
+        QCOMPARE(a.plan.degrees.ep, 8);
+        QVERIFY(!hasArg(a, "--ep-num-redundant-experts"));
+        QVERIFY2(hasNote(a, "ep 72 -> 8"), qPrintable(notes(a)));
+        QVERIFY(checkLaunch(a, unknown, v).empty());
+    }
+
     // No engine shards different layers differently, so a plan with layer groups is refused by every engine
     // (and Dynamo, and each pool of a disaggregated launch) with the groups in the reason; adapting exports
     // the first group's choices for every layer, with a note saying so.

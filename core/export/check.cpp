@@ -241,6 +241,25 @@ struct Checker {
                 fail("SGLang " + ver.version + ": the experts do not divide by the expert-parallel tp_size " +
                      str(tp));
         }
+        // FusedMoE.__init__ (layers/moe/fused_moe_triton/layer.py at 0.5.6, commit 7ae368efde14): `assert
+        // (num_experts - num_fused_shared_experts) % self.moe_ep_size == 0`, num_experts counting the
+        // --ep-num-redundant-experts slots (eplb/expert_location.py _init_common asserts the same), which
+        // only the models listed in the row add (their model files at that commit).
+        const int64_t redundant = c.integer("--ep-num-redundant-experts", 0);
+        if (ver.evenExperts && s.model.moe.present()) {
+            const int64_t moeEp = deepep ? tp : ep;
+            if (moeEp > 1 && (s.model.moe.experts + redundant) % moeEp != 0)
+                fail("SGLang " + ver.version +
+                     ": FusedMoE asserts (experts + redundant) % ep_size == 0, and " +
+                     str(s.model.moe.experts) + " + " + str(redundant) + " experts do not divide by " +
+                     str(moeEp));
+            const auto& archs = ver.redundantExpertArchitectures;
+            if (redundant > 0 && std::find(archs.begin(), archs.end(), s.model.architecture) == archs.end())
+                fail("SGLang " + ver.version + ": --ep-num-redundant-experts for " +
+                     (s.model.architecture.empty() ? std::string("a model of unknown architecture")
+                                                   : s.model.architecture) +
+                     ", whose model code does not add the slots");
+        }
         // ServerArgs._handle_context_parallelism (server_args.py at commit 001067fffe33).
         if (cp > 1) {
             if (tp % cp != 0) fail("SGLang: tp_size must be divisible by attn_cp_size");

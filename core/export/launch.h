@@ -54,6 +54,10 @@ struct EngineVersion {
     /// With SGLANG_PP_LAYER_PARTITION unset, the layers % pp extra layers go one each on the last stages
     /// (else all on the last stage); see engineDefaultStages in core/export/common.cpp.
     bool ppExtraOnLastStages = false;
+    /// The MoE layers divide the experts evenly over the expert-parallel size (FusedMoE's assert); the
+    /// architectures whose model code adds --ep-num-redundant-experts slots to fill the gap (empty: none).
+    bool evenExperts = false;
+    std::vector<std::string> redundantExpertArchitectures;
     // vLLM and SGLang
     std::vector<std::string> kvCacheDtypes; ///< the --kv-cache-dtype choices (empty: not checked)
     // all engines

@@ -19,6 +19,7 @@
 // chunked-prefill table and KV dtypes), the row's fields steer the flags and notes.
 #include "core/export/common.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace sp::exporting {
@@ -108,9 +109,28 @@ const std::vector<EngineVersion>& sglangVersions() {
         // DISAGG_TRANSFER_BACKEND_CHOICES at the same commit.
         now.flags.push_back("--disaggregation-mode");
         now.flags.push_back("--disaggregation-transfer-backend");
+        // The experts over the expert-parallel size, read at 0.5.6 (commit 7ae368efde14):
+        //  - python/sglang/srt/layers/moe/fused_moe_triton/layer.py, FusedMoE.__init__: `assert
+        //    (num_experts - num_fused_shared_experts) % self.moe_ep_size == 0` (DeepEPMoE in
+        //    layers/moe/ep_moe/layer.py is a FusedMoE, so DeepEP's ep_size = tp_size too);
+        //  - server_args.py: --ep-num-redundant-experts (ep_num_redundant_experts, default 0), and
+        //    python/sglang/srt/eplb/expert_location.py _init_common: num_physical_experts = logical experts +
+        //    ep_num_redundant_experts, `assert num_physical_experts % ep_size == 0` (init_trivial maps
+        //    physical expert i to logical i % experts, so the extra slots copy the first experts);
+        //  - the model files that add ep_num_redundant_experts to the experts FusedMoE gets: models/
+        //    deepseek_v2.py (DeepseekV3ForCausalLM, DeepseekV32ForCausalLM), qwen3_moe.py, qwen2_moe.py (its
+        //    Qwen2MoeSparseMoeBlock, which models/qwen3_next.py uses), gpt_oss.py, glm4_moe.py,
+        //    minimax_m2.py; mixtral.py does not (its FusedMoE gets config.num_local_experts).
+        now.evenExperts = true;
+        now.redundantExpertArchitectures = {
+            "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "Qwen3MoeForCausalLM", "Qwen2MoeForCausalLM",
+            "Qwen3NextForCausalLM",  "GptOssForCausalLM",      "Glm4MoeForCausalLM",  "MiniMaxM2ForCausalLM"};
+        now.flags.push_back("--ep-num-redundant-experts");
         now.constraints = {
             old.constraints[0], old.constraints[1],
             "--ep-size divides --tp-size; --moe-a2a-backend deepep sets ep_size = tp_size",
+            "FusedMoE: (experts + --ep-num-redundant-experts) % ep_size == 0; the redundant slots only for "
+            "models whose code reads them",
             old.constraints[3], old.constraints[5],
             // Read first-hand: ServerArgs._handle_context_parallelism, python/sglang/srt/server_args.py at
             // commit 001067fffe33427bee0ed2f007fb7551a1d76b44 (the index's stored version of the file).
@@ -228,7 +248,50 @@ EngineResult sglangCommand(const Ctx& c) {
                                     b});
             return r;
         }
+        // FusedMoE divides the experts evenly over ep_size (the rows' citations above): fill the gap with
+        // redundant expert slots where the model's code takes them, which is what the cost model prices
+        // (ceil(experts / ep) on the busiest GPU), else move to the nearest ep that divides them.
+        int64_t redundant = 0;
+        if (c.version.evenExperts && d.ep > 1 && c.m.moe.experts % d.ep != 0) {
+            const auto& archs = c.version.redundantExpertArchitectures;
+            if (std::find(archs.begin(), archs.end(), c.m.architecture) != archs.end()) {
+                redundant = ceilDiv(c.m.moe.experts, d.ep) * d.ep - c.m.moe.experts;
+            } else {
+                Refusal r;
+                r.reason = "SGLang " + c.version.version + "'s FusedMoE divides the " + str(c.m.moe.experts) +
+                           " experts evenly over ep-size " + str(d.ep) + ", and they do not divide" +
+                           (c.m.architecture.empty()
+                                ? std::string(" (the model names no architecture, so no redundant experts)")
+                                : " (" + c.m.architecture + "'s SGLang model takes no redundant experts)");
+                // The nearest expert-parallel sizes below and above that divide the experts (and the stage),
+                // expert TP kept, the replicas taking the rest.
+                auto fits = [&](int e) {
+                    return e >= 1 && c.m.moe.experts % e == 0 && stage % (e * d.etp) == 0;
+                };
+                for (int step : {-1, 1}) {
+                    for (int e = d.ep + step; e >= 1 && e <= stage; e += step) {
+                        if (!fits(e)) continue;
+                        Plan b = c.p;
+                        b.degrees.ep = e, b.degrees.edp = stage / (e * d.etp);
+                        r.candidates.push_back({"ep " + str(d.ep) + " -> " + str(e) + ", edp " + str(d.edp) +
+                                                    " -> " + str(b.degrees.edp),
+                                                b});
+                        break;
+                    }
+                }
+                return r;
+            }
+        }
         if (d.ep > 1) add(lc.argv, "--ep-size", d.ep);
+        if (redundant > 0) {
+            add(lc.argv, "--ep-num-redundant-experts", redundant);
+            n.push_back("Experts: " + str(c.m.moe.experts) + " experts do not divide over ep-size " +
+                        str(d.ep) + ", so --ep-num-redundant-experts " + str(redundant) + " makes " +
+                        str(c.m.moe.experts + redundant) + " expert slots, " +
+                        str((c.m.moe.experts + redundant) / d.ep) +
+                        " per GPU as the cost model prices them (SGLang's FusedMoE asserts an even split); "
+                        "the extra slots copy the first experts, --enable-eplb rebalances them by load.");
+        }
         if (d.ep > 1 && d.ep == unit) {
             // --moe-a2a-backend deepep sets ep_size = tp_size; releases before it spelled it
             // --enable-deepep-moe.
