@@ -121,11 +121,23 @@ private slots:
         const std::string model = s.model.hubId.empty() ? "/models/synthetic" : "";
         int exported = 0, refused = 0, adapted = 0;
         for (const Target& t : targets()) {
+            // A release that cannot load the model, or an engine that does not run on the cluster's GPUs,
+            // refuses every plan with that reason, the Megatron plan too (issue 37).
+            std::string whole;
             for (const auto& [what, plan] : plans) {
                 ExportOptions o;
                 o.engine = t.engine, o.version = t.version.version, o.dynamoWorker = t.worker,
                 o.modelPath = model;
                 const auto r = launchCommand(s, plan, o);
+                if (&plan == &plans[0].second && !r &&
+                    (r.error().message.find(" cannot load ") != std::string::npos ||
+                     r.error().message.find(" runs on NVIDIA GPUs only") != std::string::npos))
+                    whole = r.error().message;
+                if (!whole.empty()) {
+                    QVERIFY2(!r && r.error().message == whole, (t.label() + ", " + what).c_str());
+                    ++refused;
+                    continue;
+                }
                 if (!r) {
                     // The Megatron plan is always exported (adapted where needed); any other plan, the
                     // search's best included, may be refused with the engine's reason (issue 12: "refused
@@ -473,6 +485,50 @@ private slots:
         QVERIFY(!hasArg(a, "--ep-num-redundant-experts"));
         QVERIFY2(hasNote(a, "ep 72 -> 8"), qPrintable(notes(a)));
         QVERIFY(checkLaunch(a, unknown, v).empty());
+    }
+
+    // gpt-oss and Qwen3-Next were exported for SGLang 0.4.9, whose model registry has neither: no gpt_oss.py
+    // or qwen3_next.py among python/sglang/srt/models at commit ec5f9c6269c1 (0.5.6, commit 7ae368efde14,
+    // has both). Refused with the reason whatever --strict says (no layout helps); vLLM 0.10.2 has both
+    // (vllm/model_executor/models/registry.py at e017120ed146).
+    void modelRegistry() {
+        const std::pair<const char*, const char*> models[] = {
+            {"gpt-oss-120b.yaml", "GptOssForCausalLM"}, {"qwen3-next-80b-a3b.yaml", "Qwen3NextForCausalLM"}};
+        for (const auto& [file, arch] : models) {
+            const Scenario s = compose(file, "h200-1x8.yaml", "chat-serving.yaml");
+            const Plan p = CostModel(s).megatronPlan();
+            const auto r = launchCommand(s, p, [] {
+                ExportOptions o;
+                o.engine = ServingEngine::Sglang, o.version = "0.4.9";
+                return o;
+            }());
+            QVERIFY(!r.ok());
+            QVERIFY2(r.error().message.find(
+                         std::string("sglang 0.4.9 cannot load ") + s.model.name + ": " + arch +
+                         " is not in its model registry (python/sglang/srt/models/*.py "
+                         "EntryClass at commit ec5f9c6269c1); support came in 0.5.6") != std::string::npos,
+                     r.error().message.c_str());
+            const LaunchCommand now = exportOk(s, p, ServingEngine::Sglang, "0.5.6");
+            QVERIFY(checkLaunch(now, s, findEngineVersion(ServingEngine::Sglang, "0.5.6").value()).empty());
+            QVERIFY(!hasNote(now, "Model support"));
+            QVERIFY(exportOk(s, p, ServingEngine::Vllm, "0.10.2").argv.size() > 3);
+            // The checker refuses a 0.4.9 launch of it.
+            const auto v = checkLaunch(now, s, findEngineVersion(ServingEngine::Sglang, "0.4.9").value());
+            const std::string want =
+                std::string("node0.sh: sglang 0.4.9 has no ") + arch +
+                " in its model registry (python/sglang/srt/models/*.py EntryClass at commit "
+                "ec5f9c6269c1)";
+            QVERIFY2(std::find(v.begin(), v.end(), want) != v.end(), v.empty() ? "none" : v[0].c_str());
+        }
+        // An architecture shardplan does not import is exported with a note; TensorRT-LLM's registry was not
+        // read, which its note says.
+        Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        s.model.architecture = "Phi3ForCausalLM";
+        QVERIFY(hasNote(exportOk(s, megatron(1, 1, 8, 8), ServingEngine::Sglang, "0.4.9"),
+                        "Phi3ForCausalLM is not among the architectures checked against sglang 0.4.9"));
+        s.model.architecture = "LlamaForCausalLM";
+        QVERIFY(hasNote(exportOk(s, megatron(1, 1, 8, 8), ServingEngine::Trtllm),
+                        "trtllm 1.2's model registry was not read"));
     }
 
     // No engine shards different layers differently, so a plan with layer groups is refused by every engine

@@ -3,6 +3,7 @@
 #include "core/export/check.h"
 
 #include "core/export/common.h"
+#include "core/io/formats.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -516,6 +517,15 @@ std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario
                                              ? (dyn ? "dynamo.sglang" : "sglang.launch_server")
                                              : (dyn ? "dynamo.trtllm" : "trtllm-serve");
             if (c->program != expected) k.fail(name + " runs " + c->program + ", not " + expected);
+            // The model registry of the release (EngineVersion::architectures, read where the row's
+            // architecturesSource says): an architecture shardplan imports that it lacks does not load.
+            const auto& known = supportedHfArchitectures();
+            const std::string& arch = scenario.model.architecture;
+            if (!ver.architectures.empty() && std::find(known.begin(), known.end(), arch) != known.end() &&
+                std::find(ver.architectures.begin(), ver.architectures.end(), arch) ==
+                    ver.architectures.end())
+                k.fail(name + ": " + std::string(nameOf(e)) + " " + ver.version + " has no " + arch +
+                       " in its model registry (" + ver.architecturesSource + ")");
             for (const auto& [var, value] : launch.nodes[n].env) {
                 const bool vllmVar = var == "VLLM_PP_LAYER_PARTITION",
                            sglangVar = var == "SGLANG_PP_LAYER_PARTITION";

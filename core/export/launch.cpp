@@ -432,6 +432,44 @@ Refusal layerGroupsRefusal(const Ctx& c, ServingEngine e) {
     return r;
 }
 
+/// The release that loads the model: the engine's, or for Dynamo its worker's newest.
+const EngineVersion& loadingVersion(const EngineVersion& version, const ExportOptions& o) {
+    return o.engine == ServingEngine::Dynamo ? engineVersions(o.dynamoWorker).back() : version;
+}
+
+/// Why `v` cannot load the model (its architecture is one shardplan imports, and not in the release's
+/// registry as read, EngineVersion::architectures); nullopt when it can or when that is not known.
+std::optional<std::string> architectureRefusal(const Model& m, const EngineVersion& v) {
+    if (m.architecture.empty() || v.architectures.empty()) return std::nullopt;
+    const auto& known = supportedHfArchitectures();
+    const auto& has = v.architectures;
+    if (std::find(known.begin(), known.end(), m.architecture) == known.end() ||
+        std::find(has.begin(), has.end(), m.architecture) != has.end())
+        return std::nullopt;
+    std::vector<std::string> later;
+    for (const EngineVersion& row : engineVersions(v.engine))
+        if (std::find(row.architectures.begin(), row.architectures.end(), m.architecture) !=
+            row.architectures.end())
+            later.push_back(row.version);
+    return std::string(nameOf(v.engine)) + " " + v.version + " cannot load " + m.name + ": " +
+           m.architecture + " is not in its model registry (" + v.architecturesSource + ")" +
+           (later.empty() ? std::string() : "; support came in " + joined(later, ", "));
+}
+
+/// A note when the model's architecture was not checked against the release's registry.
+void architectureNote(const Model& m, const EngineVersion& v, LaunchCommand& lc) {
+    if (m.architecture.empty()) return;
+    const std::string who = std::string(nameOf(v.engine)) + " " + v.version;
+    const auto& known = supportedHfArchitectures();
+    if (v.architectures.empty())
+        lc.notes.push_back("Model support: " + who + "'s model registry was not read, so whether it loads " +
+                           m.architecture + " is not checked.");
+    else if (std::find(known.begin(), known.end(), m.architecture) == known.end())
+        lc.notes.push_back("Model support: " + m.architecture +
+                           " is not among the architectures checked against " + who + "'s model registry (" +
+                           v.architecturesSource + "); check that it loads it.");
+}
+
 EngineResult run(const Ctx& c, const ExportOptions& o) {
     switch (o.engine) {
     case ServingEngine::Sglang:
@@ -474,6 +512,9 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
                   Op::SharedExperts, Op::LmHead, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
         if (opApplies(c.m, op) && splitsOverTp(op, plan.choice(op))) c.tpIsData = false;
 
+    // A model the release cannot load: no layout helps, so it is refused whatever `adapt` says.
+    if (auto why = architectureRefusal(c.m, loadingVersion(version, o)))
+        return Error{"", 0, 0, "", "cannot export: " + *why};
     EngineResult r = plan.layerGroups.empty() ? run(c, o) : layerGroupsRefusal(c, o.engine);
     if (auto* lc = std::get_if<LaunchCommand>(&r)) {
         // Launches that do not pack into the cluster's hosts (e.g. 3-GPU ranks on 8-GPU hosts) cannot run.
@@ -485,6 +526,7 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
         lc->engine = o.engine;
         lc->version = version.version;
         lc->plan = plan;
+        architectureNote(c.m, loadingVersion(version, o), *lc);
         return std::move(*lc);
     }
     const Refusal& refusal = std::get<Refusal>(r);

@@ -61,6 +61,10 @@ struct EngineVersion {
     // vLLM and SGLang
     std::vector<std::string> kvCacheDtypes; ///< the --kv-cache-dtype choices (empty: not checked)
     // all engines
+    /// Of the architectures shardplan imports (supportedHfArchitectures()), those the release's model
+    /// registry has, read where `architecturesSource` says; empty: not checked.
+    std::vector<std::string> architectures;
+    std::string architecturesSource;
     int64_t defaultPrefillTokens = 0; ///< the engine's default prefill token budget per step (0: derived)
     double defaultMemoryFraction = 0; ///< the engine's default memory fraction
 };

@@ -60,6 +60,16 @@ const std::vector<EngineVersion>& sglangVersions() {
         old.defaultMemoryFraction = 0; // derived from the GPU's memory and the parallel sizes
         old.chunkedPrefill = {{35, 2048}, {160, 8192}, {0, 16384}};
         old.kvCacheDtypes = {"auto", "fp8_e5m2", "fp8_e4m3"};
+        // python/sglang/srt/models/registry.py import_model_classes: every module of sglang.srt.models with
+        // an EntryClass; at ec5f9c6269c1 no gpt_oss.py, qwen3_next.py, glm4_moe.py or minimax_m2.py, and
+        // deepseek_v2.py's EntryClass has no DeepseekV32ForCausalLM. The Transformers fallback
+        // (model_loader/utils.py resolve_transformers_arch) needs the class in transformers, pinned at 4.53.0
+        // in python/pyproject.toml, which has none of them either.
+        old.architectures = {
+            "LlamaForCausalLM",    "MistralForCausalLM",    "Qwen2ForCausalLM",
+            "Qwen3ForCausalLM",    "MixtralForCausalLM",    "Qwen2MoeForCausalLM",
+            "Qwen3MoeForCausalLM", "DeepseekV3ForCausalLM", "Llama4ForConditionalGeneration"};
+        old.architecturesSource = "python/sglang/srt/models/*.py EntryClass at commit ec5f9c6269c1";
         old.flags = {"--model-path",
                      "--tp-size",
                      "--dp-size",
@@ -103,6 +113,16 @@ const std::vector<EngineVersion>& sglangVersions() {
         // server_args.py _handle_gpu_memory_settings at commit 001067fffe33.
         now.chunkedPrefill = {{35, 2048}, {60, 4096}, {160, 8192}, {0, 16384}};
         now.kvCacheDtypes.clear();
+        // The EntryClass of python/sglang/srt/models/*.py at 0.5.6 (commit 7ae368efde14): every architecture
+        // shardplan imports (deepseek_v2.py adds DeepseekV32ForCausalLM; gpt_oss.py, qwen3_next.py,
+        // glm4_moe.py and minimax_m2.py are there).
+        now.architectures = {
+            "LlamaForCausalLM",       "MistralForCausalLM",    "Qwen2ForCausalLM",
+            "Qwen3ForCausalLM",       "MixtralForCausalLM",    "Qwen2MoeForCausalLM",
+            "Qwen3MoeForCausalLM",    "DeepseekV3ForCausalLM", "Llama4ForConditionalGeneration",
+            "DeepseekV32ForCausalLM", "GptOssForCausalLM",     "Glm4MoeForCausalLM",
+            "MiniMaxM2ForCausalLM",   "Qwen3NextForCausalLM"};
+        now.architecturesSource = "python/sglang/srt/models/*.py EntryClass at commit 7ae368efde14";
         now.flags.back() = "--moe-a2a-backend";
         now.flags.push_back("--moe-dp-size");
         // Disaggregated serving (core/export/disagg_launch.cpp): ServerArgs._handle_load_balance_method and

@@ -37,6 +37,8 @@ const std::vector<EngineVersion>& trtllmVersions() {
             "tensorrt_llm/commands/serve.py read at commit 00209af149e7 (main) and llmapi/llm_args.py: "
             "MoeConfig.backend adds AUTO (the default)";
         v1.defaultPrefillTokens = 8192; // BuildConfig.max_num_tokens
+        // No architectures: tensorrt_llm/_torch/models (register_auto_model) could not be read at this row's
+        // commit, so the exports check none against its registry (and say so in a note).
         v1.defaultMemoryFraction = 0.9;
         v1.flags = {"--backend",
                     "--tp_size",

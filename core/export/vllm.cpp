@@ -75,6 +75,15 @@ const std::vector<EngineVersion>& vllmVersions() {
         v10.rayDpPackStrategy = false;
         v10.defaultMemoryFraction = 0.9;
         v10.kvCacheDtypes = {"auto", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"};
+        // vllm/model_executor/models/registry.py at v0.10.2 (_TEXT_GENERATION_MODELS, _MULTIMODAL_MODELS for
+        // Llama4ForConditionalGeneration): every architecture shardplan imports but DeepseekV32ForCausalLM
+        // and MiniMaxM2ForCausalLM (gpt-oss and Qwen3-Next are there).
+        v10.architectures = {"LlamaForCausalLM",    "MistralForCausalLM",    "Qwen2ForCausalLM",
+                             "Qwen3ForCausalLM",    "MixtralForCausalLM",    "Qwen2MoeForCausalLM",
+                             "Qwen3MoeForCausalLM", "DeepseekV3ForCausalLM", "Llama4ForConditionalGeneration",
+                             "GptOssForCausalLM",   "Glm4MoeForCausalLM",    "Qwen3NextForCausalLM"};
+        v10.architecturesSource =
+            "vllm/model_executor/models/registry.py at tag v0.10.2 (commit e017120ed146)";
         v10.flags = {"--model",
                      "--tensor-parallel-size",
                      "--pipeline-parallel-size",
@@ -113,6 +122,15 @@ const std::vector<EngineVersion>& vllmVersions() {
         v12.all2allFlag = true;
         v12.rayDpPackStrategy = true;
         v12.kvCacheDtypes = {"auto", "fp8", "fp8_e4m3", "fp8_e5m2"};
+        // The registry adds DeepseekV32ForCausalLM ("DeepseekV32ForCausalLM": ("deepseek_v2",
+        // "DeepseekV3ForCausalLM") in vllm/model_executor/models/registry.py of the fork tandriamil/vllm at
+        // commit 4ebc9108a70e, v0.11.0rc1 + 482, before 0.12.0). MiniMaxM2ForCausalLM is in the registry read
+        // at commit 0002bff0b6cb (main, after 0.12.0) but was not confirmed at 0.12.0 itself, so it is left
+        // out.
+        v12.architectures.push_back("DeepseekV32ForCausalLM");
+        v12.architecturesSource =
+            "vllm/model_executor/models/registry.py at v0.10.2 (commit e017120ed146) and "
+            "at commit 4ebc9108a70e (before 0.12.0)";
         v12.flags.insert(v12.flags.end(), {"--nnodes", "--node-rank", "--master-addr"});
         v12.constraints[1] =
             "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs needs "
