@@ -531,6 +531,89 @@ private slots:
                         "trtllm 1.2's model registry was not read"));
     }
 
+    // AMD GPUs: TensorRT-LLM (and Dynamo's TensorRT-LLM worker) is a CUDA build (NVIDIA/TensorRT-LLM
+    // docs/source/installation/linux.md at 004da3c27360) and used to be exported for the MI300X sample;
+    // refused now. vLLM and SGLang export their ROCm builds: the images and variables their ROCm docs and
+    // Dockerfiles give (vLLM v0.10.2 rocm.inc.md, VLLM_ROCM_USE_AITER; SGLang 0.5.6 docker/rocm.Dockerfile,
+    // SGLANG_USE_AITER=1), no DeepEP (Hopper only, deepseek-ai/DeepEP README), KV blocks of 1 for vLLM's
+    // AITER MLA (vllm/platforms/rocm.py at v0.10.2).
+    void amdGpus() {
+        for (const char* cluster : {"mi300x-1x8.yaml"}) {
+            auto c = loadCluster(kSamples + "/clusters/" + cluster);
+            QVERIFY(c.ok() && amdGpu(c->gpu));
+        }
+        for (const char* name : {"Instinct MI325X 256GB", "Instinct MI355X 288GB", "AMD MI300X", "mi300x"})
+            QVERIFY2(amdGpu(Gpu{name, {}, 0, 0}), name);
+        for (const char* name : {"H100 SXM5 80GB", "GB200", "B200", "L40S 48GB", "H20 96GB"})
+            QVERIFY2(!amdGpu(Gpu{name, {}, 0, 0}), name);
+
+        auto loaded = loadScenario(kSamples + "/scenarios/llama-3.1-70b-mi300x-1x8.yaml");
+        QVERIFY(loaded.ok());
+        const Scenario s = loaded.value();
+        const Plan p = CostModel(s).megatronPlan();
+        for (ServingEngine w : {ServingEngine::Trtllm, ServingEngine::Vllm}) {
+            for (ServingEngine e : {ServingEngine::Trtllm, ServingEngine::Dynamo}) {
+                if (e == ServingEngine::Trtllm && w != ServingEngine::Trtllm) continue;
+                ExportOptions o;
+                o.engine = e, o.dynamoWorker = w;
+                const auto r = launchCommand(s, p, o);
+                if (w != ServingEngine::Trtllm) {
+                    QVERIFY(r.ok());
+                    continue;
+                }
+                QVERIFY(!r.ok());
+                QVERIFY2(r.error().message.find("runs on NVIDIA GPUs only") != std::string::npos &&
+                             r.error().message.find("Instinct MI300X 192GB") != std::string::npos,
+                         r.error().message.c_str());
+            }
+        }
+        // What the old export wrote: TensorRT-LLM's launch, which the checker refuses on this cluster.
+        Scenario nvidia = s;
+        nvidia.cluster.gpu.name = "H100 SXM5 80GB";
+        const LaunchCommand old = exportOk(nvidia, p, ServingEngine::Trtllm);
+        const auto v = checkLaunch(old, s, findEngineVersion(ServingEngine::Trtllm, "").value());
+        QVERIFY(std::find(v.begin(), v.end(),
+                          "node0.sh: TensorRT-LLM on Instinct MI300X 192GB, which it cannot run on") !=
+                v.end());
+
+        const LaunchCommand vllm = exportOk(s, p, ServingEngine::Vllm);
+        QVERIFY(std::find(vllm.nodes[0].env.begin(), vllm.nodes[0].env.end(),
+                          std::pair<std::string, std::string>("VLLM_ROCM_USE_AITER", "1")) !=
+                vllm.nodes[0].env.end());
+        QVERIFY2(hasNote(vllm, "the image rocm/vllm") && hasNote(vllm, "AITER's flash attention"),
+                 qPrintable(notes(vllm)));
+        QVERIFY(vllm.text().find("export VLLM_ROCM_USE_AITER=1\n") != std::string::npos);
+        const LaunchCommand sglang = exportOk(s, p, ServingEngine::Sglang);
+        for (const char* var : {"SGLANG_USE_AITER", "HSA_NO_SCRATCH_RECLAIM"})
+            QVERIFY(std::find(sglang.nodes[0].env.begin(), sglang.nodes[0].env.end(),
+                              std::pair<std::string, std::string>(var, "1")) != sglang.nodes[0].env.end());
+        QVERIFY2(hasNote(sglang, "lmsysorg/sglang:v0.5.6-rocm700-mi30x"), qPrintable(notes(sglang)));
+        QVERIFY(!hasNote(exportOk(nvidia, p, ServingEngine::Sglang), "ROCm"));
+
+        // MoE on MI300X: SGLang without DeepEP (0.4.9: EPMoE with --enable-ep-moe); DeepSeek-V3's MLA on vLLM
+        // with KV blocks of one token.
+        const Scenario q = compose("qwen3-235b-a22b.yaml", "mi300x-1x8.yaml", "chat-serving.yaml");
+        const LaunchCommand moe = exportOk(q, attentionDpPlan(8, 8, 32), ServingEngine::Sglang);
+        QVERIFY(!hasArg(moe, "--moe-a2a-backend") && *flagAfter(moe, "--ep-size") == "8");
+        QVERIFY2(hasNote(moe, "DeepEP's all-to-all needs NVIDIA Hopper GPUs"), qPrintable(notes(moe)));
+        QVERIFY(checkLaunch(moe, q, findEngineVersion(ServingEngine::Sglang, "").value()).empty());
+        const LaunchCommand moe49 = exportOk(q, attentionDpPlan(8, 8, 32), ServingEngine::Sglang, "0.4.9");
+        QVERIFY(hasArg(moe49, "--enable-ep-moe") && !hasArg(moe49, "--enable-deepep-moe"));
+        QVERIFY(checkLaunch(moe49, q, findEngineVersion(ServingEngine::Sglang, "0.4.9").value()).empty());
+        const Scenario ds = compose("deepseek-v3.yaml", "mi300x-1x8.yaml", "chat-serving.yaml");
+        const LaunchCommand mla = exportOk(ds, megatron(1, 1, 8, 16, 8), ServingEngine::Vllm);
+        QCOMPARE(*flagAfter(mla, "--block-size"), std::string("1"));
+        LaunchCommand noBlock = mla;
+        for (auto& cmd : noBlock.nodes[0].commands) {
+            auto at = std::find(cmd.begin(), cmd.end(), "--block-size");
+            if (at != cmd.end()) cmd.erase(at, at + 2);
+        }
+        const auto vb = checkLaunch(noBlock, ds, findEngineVersion(ServingEngine::Vllm, "").value());
+        QVERIFY(std::find(vb.begin(), vb.end(),
+                          "node0.sh: vLLM's AITER MLA backend with a KV block size other than 1") !=
+                vb.end());
+    }
+
     // No engine shards different layers differently, so a plan with layer groups is refused by every engine
     // (and Dynamo, and each pool of a disaggregated launch) with the groups in the reason; adapting exports
     // the first group's choices for every layer, with a note saying so.

@@ -537,6 +537,26 @@ std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario
                     k.layerPartition(var, value,
                                      c->integer(vllmVar ? "--pipeline-parallel-size" : "--pp-size", 1), name);
             }
+            // AMD GPUs (amdGpu, core/export/common.h): no TensorRT-LLM (CUDA only: docs/source/installation/
+            // linux.md at 004da3c27360), no DeepEP (Hopper only: deepseek-ai/DeepEP README at 0297fc801788),
+            // and vLLM's AITER MLA takes KV blocks of one token only (vllm/platforms/rocm.py
+            // get_attn_backend_cls at v0.10.2).
+            if (amdGpu(scenario.cluster.gpu)) {
+                if (e == ServingEngine::Trtllm)
+                    k.fail(name + ": TensorRT-LLM on " + scenario.cluster.gpu.name +
+                           ", which it cannot run on");
+                if (c->has("--enable-deepep-moe") ||
+                    (c->has("--moe-a2a-backend") && c->options.at("--moe-a2a-backend") == "deepep"))
+                    k.fail(name + ": DeepEP on " + scenario.cluster.gpu.name + ", which it cannot run on");
+                bool aiter = false;
+                for (const auto& [var, value] : launch.nodes[n].env)
+                    if (var == "VLLM_ROCM_USE_AITER" && (value == "1" || lower(value) == "true"))
+                        aiter = true;
+                if (e == ServingEngine::Vllm && aiter &&
+                    scenario.model.attention.type == AttentionType::MLA &&
+                    c->integer("--block-size", 16) != 1)
+                    k.fail(name + ": vLLM's AITER MLA backend with a KV block size other than 1");
+            }
             if (e == ServingEngine::Vllm) k.vllm(*c, ver);
             if (e == ServingEngine::Sglang) k.sglang(*c, ver);
             if (e == ServingEngine::Trtllm) k.trtllm(*c, ver, dyn);

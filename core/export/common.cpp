@@ -326,6 +326,19 @@ bool fp8Checkpoint(const Ctx& c) {
            all.find("deepseek-v3") != std::string::npos || all.find("deepseek-r1") != std::string::npos;
 }
 
+void rocmSetup(const Ctx& c, const char* engine, const std::string& attention, LaunchCommand& lc) {
+    if (!amdGpu(c.s.cluster.gpu)) return;
+    for (auto& node : lc.nodes)
+        if (!node.commands.empty())
+            for (const auto& kv : c.version.rocmEnv) node.env.push_back(kv);
+    std::vector<std::string> env;
+    for (const auto& [name, value] : c.version.rocmEnv) env.push_back(name + "=" + value);
+    lc.notes.push_back(std::string("ROCm: ") + c.s.cluster.gpu.name + " is an AMD GPU, so run " + engine +
+                       " " + c.version.version + "'s ROCm build, the image " + c.version.rocmImage +
+                       (env.empty() ? std::string() : "; every node sets " + joined(env, ", ")) + ". " +
+                       attention + " (" + c.version.rocmSource + ").");
+}
+
 void dtypeFlags(const Ctx& c, const char* engine, LaunchCommand& lc) {
     auto& a = lc.argv;
     const Model& m = c.m;

@@ -101,6 +101,10 @@ void dtypeFlags(const Ctx& c, const char* engine, LaunchCommand& lc);
 /// Whether the checkpoint is taken to be FP8 already (DeepSeek-V3/R1, names with FP8).
 bool fp8Checkpoint(const Ctx& c);
 
+/// The ROCm image, environment and notes of the version row (EngineVersion::rocmImage) on every node that
+/// starts something, when the cluster's GPU is AMD (call after placeNodes).
+void rocmSetup(const Ctx& c, const char* engine, const std::string& attention, LaunchCommand& lc);
+
 /// Flags appended as "--name value".
 void add(std::vector<std::string>& argv, const char* name, const std::string& value);
 void add(std::vector<std::string>& argv, const char* name, int64_t value);

@@ -53,6 +53,18 @@ std::string hereDocEnd(const std::string& content) {
 
 } // namespace
 
+bool amdGpu(const Gpu& gpu) {
+    const std::string n = lower(gpu.name);
+    if (n.find("instinct") != std::string::npos || n.find("amd") != std::string::npos) return true;
+    for (size_t i = n.find("mi"); i != std::string::npos; i = n.find("mi", i + 1)) {
+        const bool start = i == 0 || !(n[i - 1] >= 'a' && n[i - 1] <= 'z');
+        const bool digits = i + 5 <= n.size() && std::all_of(n.begin() + long(i) + 2, n.begin() + long(i) + 5,
+                                                             [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (start && digits) return true;
+    }
+    return false;
+}
+
 std::string shellQuote(const std::string& arg) {
     if (arg.empty()) return "''";
     if (std::all_of(arg.begin(), arg.end(), isSafeShellChar)) return arg;
@@ -512,6 +524,18 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
                   Op::SharedExperts, Op::LmHead, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
         if (opApplies(c.m, op) && splitsOverTp(op, plan.choice(op))) c.tpIsData = false;
 
+    // TensorRT-LLM (and Dynamo's TensorRT-LLM worker) on AMD GPUs: it is built on the CUDA toolkit only
+    // (NVIDIA/TensorRT-LLM docs/source/installation/linux.md at 004da3c27360: install the CUDA Toolkit; the
+    // wheels and NGC images are CUDA 12.9/13.0 builds) and has no ROCm build. No layout helps.
+    const ServingEngine loader = o.engine == ServingEngine::Dynamo ? o.dynamoWorker : o.engine;
+    if (loader == ServingEngine::Trtllm && amdGpu(scenario.cluster.gpu))
+        return Error{"", 0, 0, "",
+                     "cannot export: " +
+                         std::string(o.engine == ServingEngine::Dynamo ? "Dynamo's TensorRT-LLM worker"
+                                                                       : "TensorRT-LLM") +
+                         " runs on NVIDIA GPUs only (it is built on CUDA and has no ROCm build), and the "
+                         "cluster's GPU is " +
+                         scenario.cluster.gpu.name + ": export to vllm or sglang, which have ROCm builds"};
     // A model the release cannot load: no layout helps, so it is refused whatever `adapt` says.
     if (auto why = architectureRefusal(c.m, loadingVersion(version, o)))
         return Error{"", 0, 0, "", "cannot export: " + *why};

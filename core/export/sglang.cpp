@@ -89,6 +89,15 @@ const std::vector<EngineVersion>& sglangVersions() {
                      "--dist-init-addr",
                      "--port",
                      "--enable-deepep-moe"};
+        // ROCm at 0.4.9 (ec5f9c6269c1): docs/references/amd.md (Docker recommended, built from
+        // docker/Dockerfile.rocm, whose build line tags it v0.4.9-rocm630; it builds AITER for gfx942 only
+        // and sets HSA_NO_SCRATCH_RECLAIM=1); python/sglang/srt/model_executor/model_runner.py picks the
+        // attention backend on HIP: aiter for MHA models, for MLA aiter when the KV heads per GPU are 16 or
+        // 128, else triton. --enable-ep-moe (EPMoE over the whole tp-size) replaces DeepEP there.
+        old.rocmImage = "lmsysorg/sglang:v0.4.9-rocm630 (built for gfx942: MI300X, MI325X)";
+        old.rocmEnv = {{"HSA_NO_SCRATCH_RECLAIM", "1"}};
+        old.rocmSource = "docker/Dockerfile.rocm, docs/references/amd.md and model_runner.py at ec5f9c6269c1";
+        old.flags.insert(old.flags.end() - 1, "--enable-ep-moe");
         old.constraints = {
             "check_server_args: tp x pp divides by --nnodes; multi-node data parallel only with DP attention",
             "DP attention: --dp-size > 1 and --tp-size divides by it (attention TP = tp / dp divides the "
@@ -124,6 +133,16 @@ const std::vector<EngineVersion>& sglangVersions() {
             "MiniMaxM2ForCausalLM",   "Qwen3NextForCausalLM"};
         now.architecturesSource = "python/sglang/srt/models/*.py EntryClass at commit 7ae368efde14";
         now.flags.back() = "--moe-a2a-backend";
+        std::erase(now.flags, "--enable-ep-moe"); // not in 0.5.6's parser
+        // ROCm at 0.5.6 (7ae368efde14): docs/platforms/amd_gpu.md (Docker images lmsysorg/sglang built from
+        // docker/rocm.Dockerfile, whose build lines tag v0.5.6-rocm700-mi30x for gfx942 and
+        // v0.5.6-rocm700-mi35x for gfx950; it sets SGLANG_USE_AITER=1 and HSA_NO_SCRATCH_RECLAIM=1);
+        // server_args.py picks the attention backend on HIP as 0.4.9's model_runner.py did.
+        now.rocmImage =
+            "lmsysorg/sglang:v0.5.6-rocm700-mi30x (MI300X, MI325X) or v0.5.6-rocm700-mi35x (MI355X)";
+        now.rocmEnv = {{"HSA_NO_SCRATCH_RECLAIM", "1"}, {"SGLANG_USE_AITER", "1"}};
+        now.rocmSource =
+            "docker/rocm.Dockerfile, docs/platforms/amd_gpu.md and server_args.py at 7ae368efde14";
         now.flags.push_back("--moe-dp-size");
         // Disaggregated serving (core/export/disagg_launch.cpp): ServerArgs._handle_load_balance_method and
         // DISAGG_TRANSFER_BACKEND_CHOICES at the same commit.
@@ -168,6 +187,7 @@ EngineResult sglangCommand(const Ctx& c) {
     lc.engine = ServingEngine::Sglang;
     lc.argv = {"python3", "-m", "sglang.launch_server", "--model-path", c.model};
     auto& n = lc.notes;
+    const bool rocm = amdGpu(c.s.cluster.gpu); // the ROCm build (rocmSetup, at the end)
     const Degrees& d = c.d;
     const int stage = d.dp * d.tp;
     // Attention's tensor-parallel group: 1 when attention runs by batch (or nothing splits over tp).
@@ -312,7 +332,16 @@ EngineResult sglangCommand(const Ctx& c) {
                         " per GPU as the cost model prices them (SGLang's FusedMoE asserts an even split); "
                         "the extra slots copy the first experts, --enable-eplb rebalances them by load.");
         }
-        if (d.ep > 1 && d.ep == unit) {
+        if (d.ep > 1 && d.ep == unit && rocm) {
+            // DeepEP needs NVIDIA Hopper GPUs (deepseek-ai/DeepEP README at 0297fc801788, "Requirements"):
+            // on ROCm, 0.5.6's FusedMoE takes --ep-size itself; 0.4.9 runs EPMoE with --enable-ep-moe.
+            if (!c.version.moeA2aBackend) lc.argv.push_back("--enable-ep-moe");
+            n.push_back(
+                std::string("Experts: DeepEP's all-to-all needs NVIDIA Hopper GPUs, so on ROCm ") +
+                (c.version.moeA2aBackend ? "the experts run expert-parallel over --ep-size"
+                                         : "--enable-ep-moe runs the experts expert-parallel") +
+                " with SGLang's default gather dispatch instead of the all-to-all the cost model prices.");
+        } else if (d.ep > 1 && d.ep == unit) {
             // --moe-a2a-backend deepep sets ep_size = tp_size; releases before it spelled it
             // --enable-deepep-moe.
             if (c.version.moeA2aBackend)
@@ -435,6 +464,10 @@ EngineResult sglangCommand(const Ctx& c) {
     placeNodes(lc, combined ? 1 : servers, serverGpus, c.gpn,
                [&lc](int) { return std::vector<std::vector<std::string>>{lc.argv}; });
     setLayerPartition(c, "SGLANG_PP_LAYER_PARTITION", lc);
+    rocmSetup(c, "SGLang",
+              "SGLang picks its attention backend on ROCm: aiter for MHA models; for MLA, aiter when the KV "
+              "heads per GPU are 16 or 128, else triton",
+              lc);
     return lc;
 }
 

@@ -103,6 +103,17 @@ const std::vector<EngineVersion>& vllmVersions() {
                      "--quantization",
                      "--dtype",
                      "--port"};
+        // ROCm, read at v0.10.2: docs/getting_started/installation/gpu/rocm.inc.md (Docker is the recommended
+        // way; "The AMD Infinity hub for vLLM" image rocm/vllm, validated on MI300X); vllm/envs.py
+        // VLLM_ROCM_USE_AITER (False by default; VLLM_ROCM_USE_AITER_MHA and _MLA True by default);
+        // vllm/platforms/rocm.py get_attn_backend_cls: on V1 with VLLM_ROCM_USE_AITER and _MHA on gfx9 the
+        // AITER flash-attention backend, else TritonAttentionBackend; MLA with AITER on takes ROCM_AITER_MLA,
+        // which raises unless the KV block size is 1 (check_and_update_config leaves the default 16).
+        v10.rocmImage = "rocm/vllm (AMD Infinity Hub; a tag with vLLM " + v10.version + ")";
+        v10.rocmEnv = {{"VLLM_ROCM_USE_AITER", "1"}};
+        v10.rocmSource = "docs/getting_started/installation/gpu/rocm.inc.md, vllm/envs.py and "
+                         "vllm/platforms/rocm.py at v0.10.2";
+        v10.flags.push_back("--block-size");
         v10.constraints = {
             "ModelConfig.verify_with_parallel_config: the attention heads divide by --tensor-parallel-size",
             "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs runs on the Ray "
@@ -117,6 +128,8 @@ const std::vector<EngineVersion>& vllmVersions() {
         v12.source =
             "vllm/engine/arg_utils.py and vllm/config/parallel.py (ParallelConfig.__post_init__) read "
             "at commit 840e7972c6ab (main after 0.12.0): adds --nnodes, --node-rank, --master-addr";
+        v12.rocmImage = "rocm/vllm (AMD Infinity Hub; a tag with vLLM " + v12.version + ")";
+        v12.rocmSource = v10.rocmSource + " (not read at 0.12.0: taken to be the same)";
         v12.nnodes = true;
         v12.rayByDefault = false;
         v12.all2allFlag = true;
@@ -153,6 +166,7 @@ EngineResult vllmCommand(const Ctx& c) {
     lc.engine = ServingEngine::Vllm;
     lc.argv = {"vllm", "serve", c.model};
     auto& n = lc.notes;
+    const bool rocm = amdGpu(c.s.cluster.gpu); // the ROCm build (rocmSetup, at the end)
     const Degrees& d = c.d;
     const int stage = d.dp * d.tp;
     // vLLM has no data-parallel attention inside a tensor-parallel group: a tp axis that splits nothing is
@@ -335,7 +349,11 @@ EngineResult vllmCommand(const Ctx& c) {
                 n.push_back(ep + ": the plan's expert groups (ep " + str(d.ep) + " x etp " + str(d.etp) +
                             ") are not expressible, vLLM will make one expert-parallel group of " +
                             str(unit) + " GPUs without expert TP or replicas.");
-            if (c.version.all2allFlag)
+            if (rocm)
+                n.push_back("The cost model prices expert dispatch and combine as all-to-alls; vLLM's DeepEP "
+                            "backends need NVIDIA Hopper GPUs (deepseek-ai/DeepEP README), so on ROCm the "
+                            "default all-gather dispatch stays.");
+            else if (c.version.all2allFlag)
                 n.push_back(
                     "The cost model prices expert dispatch and combine as all-to-alls; vLLM's default "
                     "--all2all-backend (allgather_reducescatter) moves more data. deepep_low_latency "
@@ -393,6 +411,9 @@ EngineResult vllmCommand(const Ctx& c) {
     if (!diffs.empty())
         n.push_back("Operator choices vLLM's fixed scheme does not take (tp " + str(tp) +
                     "): " + joined(diffs, "; ") + ".");
+    // AMD GPUs: AITER (VLLM_ROCM_USE_AITER=1); its MLA attention needs KV blocks of 1 token
+    // (vllm/platforms/rocm.py get_attn_backend_cls at v0.10.2, cited at the rows).
+    if (rocm && c.m.attention.type == AttentionType::MLA) add(lc.argv, "--block-size", 1);
     meshNote(c, "vLLM", {Axis::TP, Axis::PP, Axis::DP}, c.tpIsData, deploymentGpus, lc);
     addCommonNotes(c, "vLLM", lc, "--max-num-seqs", "VLLM_PP_LAYER_PARTITION");
     if (perNode)
@@ -402,6 +423,14 @@ EngineResult vllmCommand(const Ctx& c) {
                    [&lc](int) { return std::vector<std::vector<std::string>>{lc.argv}; });
     // Every node's environment: vLLM's Ray workers are started by `ray start` on each node and inherit it.
     setLayerPartition(c, "VLLM_PP_LAYER_PARTITION", lc);
+    rocmSetup(
+        c, "vLLM",
+        c.m.attention.type == AttentionType::MLA
+            ? "With AITER on, vLLM's V1 engine attends with AITER's MLA kernels, which take KV blocks of "
+              "one token only, hence --block-size 1"
+            : "With AITER on, vLLM's V1 engine attends with AITER's flash attention on these gfx9 GPUs "
+              "(its Triton attention backend without it)",
+        lc);
     return lc;
 }
 
