@@ -614,6 +614,45 @@ private slots:
                 vb.end());
     }
 
+    // gpt-oss on Hopper: TensorRT-LLM's gpt-oss guide (examples/models/core/gpt_oss/README.md, read at
+    // 0ee4114cc7fe) gives the TRITON MoE backend there ("use the TRITON backend on Hopper"), which has expert
+    // parallelism but no expert TP. The export used to write CUTLASS; Blackwell keeps it.
+    void trtllmGptOssHopper() {
+        auto loaded = loadScenario(kSamples + "/scenarios/gpt-oss-120b-h100-1x8.yaml");
+        QVERIFY(loaded.ok());
+        const Scenario s = loaded.value();
+        const EngineVersion v = findEngineVersion(ServingEngine::Trtllm, "").value();
+        const LaunchCommand ep8 = exportOk(s, megatron(1, 1, 8, 16, 8), ServingEngine::Trtllm);
+        const std::string yaml = ep8.files.at(0).second;
+        QVERIFY2(yaml.find("moe_config:\n  backend: TRITON\n") != std::string::npos, yaml.c_str());
+        QVERIFY2(hasNote(ep8, "moe_config backend TRITON"), qPrintable(notes(ep8)));
+        QVERIFY(checkLaunch(ep8, s, v).empty());
+        LaunchCommand old = ep8;
+        old.files[0].second.replace(old.files[0].second.find("TRITON"), 6, "CUTLASS");
+        const auto violations = checkLaunch(old, s, v);
+        QVERIFY(std::find(
+                    violations.begin(), violations.end(),
+                    "TensorRT-LLM: gpt-oss on H100 SXM5 80GB with moe_config backend CUTLASS, not TRITON as "
+                    "its gpt-oss guide gives for Hopper") != violations.end());
+        // Expert TP 2 (ep 4 x etp 2): TRITON has none, so ep 4 -> 8, etp 2 -> 1, or refused under --strict.
+        const Plan etp2 = megatron(1, 1, 8, 16, 4, 2);
+        ExportOptions o;
+        o.engine = ServingEngine::Trtllm, o.adapt = false;
+        const auto refused = launchCommand(s, etp2, o);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("TRITON MoE backend") != std::string::npos,
+                 refused.error().message.c_str());
+        const LaunchCommand a = exportOk(s, etp2, ServingEngine::Trtllm);
+        QVERIFY(a.adapted && a.plan.degrees.ep == 8 && a.plan.degrees.etp == 1);
+        QVERIFY2(hasNote(a, "ep 4 -> 8, etp 2 -> 1"), qPrintable(notes(a)));
+        QVERIFY(checkLaunch(a, s, v).empty());
+        // Blackwell: CUTLASS, as before.
+        const Scenario b = compose("gpt-oss-120b.yaml", "b200-1x8.yaml", "chat-serving.yaml");
+        QVERIFY(
+            exportOk(b, megatron(1, 1, 8, 16, 8), ServingEngine::Trtllm).files.at(0).second.find("CUTLASS") !=
+            std::string::npos);
+    }
+
     // No engine shards different layers differently, so a plan with layer groups is refused by every engine
     // (and Dynamo, and each pool of a disaggregated launch) with the groups in the reason; adapting exports
     // the first group's choices for every layer, with a note saying so.

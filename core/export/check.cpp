@@ -389,12 +389,25 @@ struct Checker {
                 fail("TensorRT-LLM: --ep_size and the YAML disagree");
             if (s.model.moe.experts % ep != 0) fail("TensorRT-LLM: the experts do not divide by the EP size");
         }
-        if (y["moe_config"] && y["moe_config"]["backend"]) {
-            const std::string b = y["moe_config"]["backend"].as<std::string>();
-            static const std::set<std::string> known = {"CUTLASS", "CUTEDSL",  "WIDEEP",
-                                                        "TRTLLM",  "DEEPGEMM", "VANILLA"};
-            if (!known.count(b)) fail("TensorRT-LLM: moe_config backend " + b);
+        const std::string backend = y["moe_config"] && y["moe_config"]["backend"]
+                                        ? y["moe_config"]["backend"].as<std::string>()
+                                        : std::string("CUTLASS");
+        {
+            // MoeConfig.backend's Literal in llmapi/llm_args.py; TRITON from examples/models/core/gpt_oss/
+            // README.md (read at commit 0ee4114cc7fe), which sets it through this key.
+            static const std::set<std::string> known = {"CUTLASS",  "CUTEDSL", "WIDEEP", "TRTLLM",
+                                                        "DEEPGEMM", "VANILLA", "TRITON"};
+            if (!known.count(backend)) fail("TensorRT-LLM: moe_config backend " + backend);
         }
+        // The gpt-oss guide (examples/models/core/gpt_oss/README.md at 0ee4114cc7fe): TRITON on Hopper, and
+        // TRITON has no expert tensor parallelism.
+        if (s.model.moe.present() && s.model.architecture == "GptOssForCausalLM" &&
+            hopperGpu(s.cluster.gpu) && backend != "TRITON")
+            fail("TensorRT-LLM: gpt-oss on " + s.cluster.gpu.name + " with moe_config backend " + backend +
+                 ", not TRITON as its gpt-oss guide gives for Hopper");
+        if (backend == "TRITON" && y["moe_tensor_parallel_size"] &&
+            y["moe_tensor_parallel_size"].as<int64_t>() > 1)
+            fail("TensorRT-LLM: the TRITON MoE backend with moe_tensor_parallel_size > 1");
         const bool adp = y["enable_attention_dp"] && y["enable_attention_dp"].as<bool>();
         if (!adp && s.model.attention.heads % tp != 0)
             fail("TensorRT-LLM: the attention heads do not divide by tp_size");

@@ -326,6 +326,19 @@ bool fp8Checkpoint(const Ctx& c) {
            all.find("deepseek-v3") != std::string::npos || all.find("deepseek-r1") != std::string::npos;
 }
 
+bool hopperGpu(const Gpu& gpu) {
+    const std::string n = lower(gpu.name);
+    for (const char* part : {"h100", "h200", "h800", "gh200"})
+        if (n.find(part) != std::string::npos) return true;
+    // H20 alone (not H200): "h20" followed by no digit.
+    for (size_t i = n.find("h20"); i != std::string::npos; i = n.find("h20", i + 1)) {
+        const bool start = i == 0 || !(n[i - 1] >= 'a' && n[i - 1] <= 'z');
+        const bool end = i + 3 == n.size() || !(n[i + 3] >= '0' && n[i + 3] <= '9');
+        if (start && end) return true;
+    }
+    return false;
+}
+
 void rocmSetup(const Ctx& c, const char* engine, const std::string& attention, LaunchCommand& lc) {
     if (!amdGpu(c.s.cluster.gpu)) return;
     for (auto& node : lc.nodes)

@@ -101,6 +101,8 @@ void dtypeFlags(const Ctx& c, const char* engine, LaunchCommand& lc);
 /// Whether the checkpoint is taken to be FP8 already (DeepSeek-V3/R1, names with FP8).
 bool fp8Checkpoint(const Ctx& c);
 
+/// Whether the cluster's GPU is an NVIDIA Hopper (H100, H200, H20, H800, GH200), by its name.
+bool hopperGpu(const Gpu& gpu);
 /// The ROCm image, environment and notes of the version row (EngineVersion::rocmImage) on every node that
 /// starts something, when the cluster's GPU is AMD (call after placeNodes).
 void rocmSetup(const Ctx& c, const char* engine, const std::string& attention, LaunchCommand& lc);
