@@ -4,6 +4,7 @@
 // unknown versions, the SGLang --moe-dp-size asserts (tst_launch.cpp has the older versions' rules), the
 // context capped by max_position_embeddings, the model path.
 #include "core/cost/costmodel.h"
+#include "core/cost/disagg.h"
 #include "core/export/check.h"
 #include "core/export/disagg_launch.h"
 #include "core/export/launch.h"
@@ -651,6 +652,70 @@ private slots:
         QVERIFY(
             exportOk(b, megatron(1, 1, 8, 16, 8), ServingEngine::Trtllm).files.at(0).second.find("CUTLASS") !=
             std::string::npos);
+    }
+
+    // Disaggregated SGLang had no router: the notes named one. Now router.sh starts sglang_router in PD mode
+    // (sgl-router/bindings/python/sglang_router/router_args.py at 7ae368efde14: --pd-disaggregation,
+    // --prefill URL [BOOTSTRAP_PORT], --decode URL) naming every server that serves an API; the servers
+    // listen on 0.0.0.0 (their default host is 127.0.0.1) and prefill servers sharing a node get a bootstrap
+    // port each (default 8998).
+    void disaggRouter() {
+        const Scenario s = compose("llama-3.1-8b.yaml", "h100-4x8.yaml", "chat-serving.yaml");
+        DisaggPlan d;
+        // 16 servers of 1 GPU over 2 nodes (ports 8000..8007 on each: SGLang's --dp-size spans no nodes);
+        // 2 decode servers of 8 GPUs, one per node.
+        d.prefill = {2, megatron(1, 16, 1, 8)};
+        d.decode = {2, megatron(1, 2, 8, 32)};
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang;
+        auto l = disaggregatedLaunch(s, d, o);
+        QVERIFY2(l.ok(), l.ok() ? "" : l.error().str().c_str());
+        const auto& r = l->router.commands.at(0);
+        QCOMPARE(list(r).mid(0, 10),
+                 QStringList({"python3", "-m", "sglang_router.launch_router", "--pd-disaggregation",
+                              "--prefill", "http://${PREFILL_NODE0_IP}:8000", "8998", "--prefill",
+                              "http://${PREFILL_NODE0_IP}:8001", "8999"}));
+        QCOMPARE(std::count(r.begin(), r.end(), "--prefill"), 16);
+        QVERIFY(std::find(r.begin(), r.end(), "http://${PREFILL_NODE1_IP}:8007") != r.end());
+        QCOMPARE(list(r).mid(int(r.size()) - 8),
+                 QStringList({"--decode", "http://${DECODE_NODE0_IP}:30000", "--decode",
+                              "http://${DECODE_NODE1_IP}:30000", "--host", "0.0.0.0", "--port", "8080"}));
+        QCOMPARE(l->router.env.size(), size_t(4)); // PREFILL_NODE0..1_IP, DECODE_NODE0..1_IP, set by the user
+        const EngineVersion v = findEngineVersion(ServingEngine::Sglang, "").value();
+        QVERIFY(checkDisaggLaunch(l.value(), s, d, v).empty());
+        const auto files = l->files("", "");
+        const auto router = std::find_if(files.begin(), files.end(),
+                                         [](const ExportFile& f) { return f.name == "router.sh"; });
+        QVERIFY(router != files.end() && router->executable);
+        QVERIFY(router->content.find(": \"${DECODE_NODE1_IP:?set DECODE_NODE1_IP") != std::string::npos);
+        QVERIFY(l->text().find("# router\n") != std::string::npos);
+        QVERIFY2(std::any_of(l->notes.begin(), l->notes.end(),
+                             [](const std::string& n) {
+                                 return n.find("router.sh starts SGLang's PD router") == 0 ||
+                                        n.find("router.sh starts") != std::string::npos;
+                             }),
+                 l->notes.front().c_str());
+        // What the export wrote before: no router, servers on 127.0.0.1 sharing bootstrap port 8998.
+        DisaggLaunch old = l.value();
+        old.router = {};
+        for (LaunchCommand* lc : {&old.prefill, &old.decode})
+            for (NodeLaunch& node : lc->nodes)
+                for (auto& cmd : node.commands) {
+                    for (const char* flag : {"--host", "--disaggregation-bootstrap-port"}) {
+                        auto at = std::find(cmd.begin(), cmd.end(), flag);
+                        if (at != cmd.end()) cmd.erase(at, at + 2);
+                    }
+                }
+        const auto violations = checkDisaggLaunch(old, s, d, v);
+        for (const char* want :
+             {"no router in front of the pools", "PREFILL node 0: two servers on bootstrap port 8998",
+              "DECODE node 1: a server on host 127.0.0.1, which the router on another host cannot "
+              "reach"})
+            QVERIFY2(std::find(violations.begin(), violations.end(), want) != violations.end(), want);
+        // Dynamo's frontend routes: no router.
+        o.engine = ServingEngine::Dynamo, o.dynamoWorker = ServingEngine::Sglang;
+        auto dyn = disaggregatedLaunch(s, d, o);
+        QVERIFY(dyn.ok() && dyn->router.commands.empty());
     }
 
     // No engine shards different layers differently, so a plan with layer groups is refused by every engine

@@ -39,4 +39,16 @@ std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario
                                      const EngineVersion& version,
                                      ServingEngine worker = ServingEngine::Vllm);
 
+struct DisaggLaunch;
+struct DisaggPlan;
+
+/// A disaggregated launch (core/export/disagg_launch.h) read back: each pool checked as checkLaunch does on
+/// its own nodes, then SGLang's router against the servers it fronts (one --prefill URL with the server's
+/// bootstrap port per prefill server, one --decode URL per decode server, each on the address of the node
+/// that serves that server's API, which router.sh requires) and the servers reachable from it (--host
+/// 0.0.0.0; prefill servers sharing a node on ports and bootstrap ports of their own).
+std::vector<std::string> checkDisaggLaunch(const DisaggLaunch& launch, const Scenario& scenario,
+                                           const DisaggPlan& plan, const EngineVersion& version,
+                                           ServingEngine worker = ServingEngine::Vllm);
+
 } // namespace sp

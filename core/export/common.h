@@ -26,6 +26,13 @@ int64_t ceilDiv(int64_t a, int64_t b);
 /// (core/common/text.h), so no text, whatever it holds, ends a comment: every line is a comment.
 std::string commentLines(const std::string& text, size_t width = 110);
 
+/// One command as shell text: the program and its positional arguments on the first line, then one option
+/// (with its values) a line, every argument shell-quoted.
+std::string commandText(const std::vector<std::string>& argv);
+/// A POSIX shell script for one node: `header` as a comment, the node's environment (an empty value is one
+/// the user must set: the script stops without it), its comment or commands.
+std::string nodeScript(const std::string& header, const NodeLaunch& node);
+
 /// Whether a choice divides the operator's weights, heads or sequences among the tp group, as opposed to
 /// running it whole on each GPU's own tokens (token, replicated, batch).
 bool splitsOverTp(Op op, int c);

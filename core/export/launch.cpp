@@ -92,10 +92,8 @@ std::string shellQuote(const std::string& arg) {
     return out + "'";
 }
 
-namespace {
+namespace exporting {
 
-/// One command, the program and its positional arguments on the first line, then one option (with its
-/// values) a line.
 std::string commandText(const std::vector<std::string>& argv) {
     std::string out;
     size_t i = 0;
@@ -109,7 +107,31 @@ std::string commandText(const std::vector<std::string>& argv) {
     return out + "\n";
 }
 
-} // namespace
+std::string nodeScript(const std::string& header, const NodeLaunch& node) {
+    std::string t = "#!/bin/sh\n" + commentLines(header) + "set -e\ncd \"$(dirname \"$0\")\"\n";
+    for (const auto& [name, value] : node.env) {
+        if (value.empty())
+            t += ": \"${" + shellName(name) + ":?set " + shellName(name) + " (see NOTES.txt)}\"\n";
+        else
+            t += "export " + shellName(name) + "=" + shellQuote(value) + "\n";
+    }
+    if (!node.comment.empty())
+        t += commentLines(node.comment);
+    else if (node.commands.empty())
+        t += "# nothing to start here: see NOTES.txt\n";
+    for (size_t i = 0; i < node.commands.size(); ++i) {
+        std::string cmd = commandText(node.commands[i]);
+        cmd.pop_back();
+        if (i < node.background)
+            t += cmd + " &\n";
+        else
+            t += (i + 1 == node.commands.size() && node.background == 0 ? "exec " : "") + cmd + "\n";
+    }
+    if (node.background > 0) t += "wait\n";
+    return t;
+}
+
+} // namespace exporting
 
 std::string LaunchCommand::text() const {
     std::string out;
@@ -149,32 +171,12 @@ std::string LaunchCommand::notesText() const {
 
 std::vector<std::pair<std::string, std::string>> LaunchCommand::scripts() const {
     std::vector<std::pair<std::string, std::string>> out;
-    for (size_t k = 0; k < nodes.size(); ++k) {
-        const NodeLaunch& node = nodes[k];
-        std::string t = "#!/bin/sh\n# " + std::string(nameOf(engine)) + " " + version + ": node " +
-                        str(int64_t(k)) + " of " + str(int64_t(nodes.size())) +
-                        " (see NOTES.txt)\nset -e\ncd \"$(dirname \"$0\")\"\n";
-        for (const auto& [name, value] : node.env) {
-            if (value.empty())
-                t += ": \"${" + shellName(name) + ":?set " + shellName(name) + " (see NOTES.txt)}\"\n";
-            else
-                t += "export " + shellName(name) + "=" + shellQuote(value) + "\n";
-        }
-        if (!node.comment.empty())
-            t += commentLines(node.comment);
-        else if (node.commands.empty())
-            t += "# nothing to start here: see NOTES.txt\n";
-        for (size_t i = 0; i < node.commands.size(); ++i) {
-            std::string cmd = commandText(node.commands[i]);
-            cmd.pop_back();
-            if (i < node.background)
-                t += cmd + " &\n";
-            else
-                t += (i + 1 == node.commands.size() && node.background == 0 ? "exec " : "") + cmd + "\n";
-        }
-        if (node.background > 0) t += "wait\n";
-        out.emplace_back("node" + str(int64_t(k)) + ".sh", t);
-    }
+    for (size_t k = 0; k < nodes.size(); ++k)
+        out.emplace_back("node" + str(int64_t(k)) + ".sh",
+                         nodeScript(std::string(nameOf(engine)) + " " + version + ": node " +
+                                        str(int64_t(k)) + " of " + str(int64_t(nodes.size())) +
+                                        " (see NOTES.txt)",
+                                    nodes[k]));
     return out;
 }
 

@@ -148,6 +148,9 @@ const std::vector<EngineVersion>& sglangVersions() {
         // DISAGG_TRANSFER_BACKEND_CHOICES at the same commit.
         now.flags.push_back("--disaggregation-mode");
         now.flags.push_back("--disaggregation-transfer-backend");
+        now.flags.push_back(
+            "--disaggregation-bootstrap-port"); // disaggregation_bootstrap_port, at 7ae368efde14
+        now.flags.push_back("--host");          // host (default 127.0.0.1), at 7ae368efde14
         // The experts over the expert-parallel size, read at 0.5.6 (commit 7ae368efde14):
         //  - python/sglang/srt/layers/moe/fused_moe_triton/layer.py, FusedMoE.__init__: `assert
         //    (num_experts - num_fused_shared_experts) % self.moe_ep_size == 0` (DeepEPMoE in
