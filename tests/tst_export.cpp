@@ -718,6 +718,47 @@ private slots:
         QVERIFY(dyn.ok() && dyn->router.commands.empty());
     }
 
+    // search --disaggregated found splits the SGLang export refused: DeepSeek-V3 with long prompts on 32 x 8
+    // H100 (the README's example), 18 prefill nodes of pp9 x dp16 x tp1 (etp 2): SGLang's servers are the
+    // expert group's 2 GPUs x pp 9 = 18, three hosts each, "launches need 24 hosts, the cluster has 18". Now
+    // the pool moves to the nearest pipeline depth whose servers pack (pp 8: 16-GPU servers), both the pool
+    // and the whole split evaluated in the notes; --strict still refuses with the reason.
+    void disaggPacking() {
+        auto loaded = loadScenario(kSamples + "/scenarios/deepseek-v3-h100-32x8-long-prompts.yaml");
+        QVERIFY(loaded.ok());
+        const Scenario s = loaded.value();
+        DisaggPlan d;
+        d.prefill = {18, megatron(9, 16, 1, 1, 1, 2)};
+        d.decode = {14, attentionDpPlan(2, 2, 112)};
+        d.decode.plan.degrees = Degrees{1, 56, 2, 112, 1, 1};
+        QVERIFY(!DisaggModel(s).checkSplit(18, 14));
+        QVERIFY(DisaggModel(s).evaluate(d).valid);
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang, o.adapt = false;
+        auto strict = disaggregatedLaunch(s, d, o);
+        QVERIFY(!strict.ok());
+        QVERIFY2(strict.error().message.find(
+                     "prefill pool: cannot export to sglang 0.5.6: its launches need 24 hosts "
+                     "of 8 GPUs, the cluster has 18") != std::string::npos,
+                 strict.error().message.c_str());
+        o.adapt = true;
+        auto l = disaggregatedLaunch(s, d, o);
+        QVERIFY2(l.ok(), l.ok() ? "" : l.error().str().c_str());
+        QVERIFY(l->prefill.adapted && !l->decode.adapted);
+        QCOMPARE(l->prefill.plan.degrees.pp, 8);
+        QVERIFY2(hasNote(l->prefill, "pp 9 -> 8, dp 16 -> 18, edp 8 -> 9"), qPrintable(notes(l->prefill)));
+        QVERIFY(int(l->prefill.nodes.size()) <= 18);
+        QVERIFY2(std::any_of(l->notes.begin(), l->notes.end(),
+                             [](const std::string& n) {
+                                 return n.find("Layout changed in the prefill pool") == 0 &&
+                                        n.find("output tokens/s per GPU for the plan and") !=
+                                            std::string::npos;
+                             }),
+                 l->notes.back().c_str());
+        QVERIFY(
+            checkDisaggLaunch(l.value(), s, d, findEngineVersion(ServingEngine::Sglang, "").value()).empty());
+    }
+
     // No engine shards different layers differently, so a plan with layer groups is refused by every engine
     // (and Dynamo, and each pool of a disaggregated launch) with the groups in the reason; adapting exports
     // the first group's choices for every layer, with a note saying so.

@@ -223,6 +223,30 @@ Result<DisaggLaunch> disaggregatedLaunch(const Scenario& s, const DisaggPlan& p,
     };
     if (Error e = pool("prefill", Phase::Prefill, p.prefill, out.prefill); !e.message.empty()) return e;
     if (Error e = pool("decode", Phase::Decode, p.decode, out.decode); !e.message.empty()) return e;
+    if (out.prefill.adapted || out.decode.adapted) {
+        // A pool moved to a layout its engine launches (its own note says which and what it costs that
+        // pool): the split with the layouts exported, evaluated beside the plan's as a whole.
+        DisaggPlan exported = p;
+        exported.prefill.plan = out.prefill.plan, exported.decode.plan = out.decode.plan;
+        const DisaggMetrics was = dm.evaluate(p), now = dm.evaluate(exported);
+        std::string pct;
+        if (was.throughputPerGpu > 0)
+            pct = " (" + std::string(now.throughputPerGpu >= was.throughputPerGpu ? "+" : "") +
+                  exporting::fraction(100.0 * (now.throughputPerGpu - was.throughputPerGpu) /
+                                      was.throughputPerGpu) +
+                  "%)";
+        out.notes.push_back(
+            "Layout changed in the " +
+            std::string(out.prefill.adapted && out.decode.adapted ? "prefill and decode pools"
+                        : out.prefill.adapted                     ? "prefill pool"
+                                                                  : "decode pool") +
+            " (see its notes), on the same " + std::to_string(p.prefill.nodes) + " + " +
+            std::to_string(p.decode.nodes) + " nodes: the cost model gives " +
+            std::to_string(int64_t(was.throughputPerGpu + 0.5)) +
+            " output tokens/s per GPU for the plan and " +
+            std::to_string(int64_t(now.throughputPerGpu + 0.5)) + " for the layouts exported" + pct +
+            (now.feasible ? std::string(".") : "; these layouts are infeasible: " + now.violation + "."));
+    }
     const std::string split = "Disaggregated: " + std::to_string(p.prefill.nodes) + " prefill node(s) and " +
                               std::to_string(p.decode.nodes) +
                               " decode node(s); the decode pool's node numbers start again at 0. ";

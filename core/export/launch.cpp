@@ -484,6 +484,43 @@ void architectureNote(const Model& m, const EngineVersion& v, LaunchCommand& lc)
                            v.architecturesSource + "); check that it loads it.");
 }
 
+/// Launches that need more hosts than the cluster has (servers that end mid-host start on a host of their
+/// own): refused, with the plan at the nearest pipeline depths over the same GPUs (dp, and the expert
+/// replicas, taking the rest), which the engine may pack; the cost model ranks them.
+Refusal packingRefusal(const Ctx& c, int needed, int hosts) {
+    Refusal r;
+    r.reason = "its launches need " + str(needed) + " hosts of " + str(c.gpn) + " GPUs, the cluster has " +
+               str(hosts);
+    const Degrees& d = c.d;
+    const int64_t total = int64_t(d.pp) * d.dp * d.tp;
+    std::vector<int> depths;
+    for (int pp = 1; pp <= std::min<int64_t>(c.m.layers, total); ++pp)
+        if (pp != d.pp && total % pp == 0) depths.push_back(pp);
+    // Nearest first (by ratio), at most four.
+    std::stable_sort(depths.begin(), depths.end(), [&](int a, int b) {
+        const auto far = [&](int x) { return std::max(double(x) / d.pp, double(d.pp) / x); };
+        return far(a) < far(b);
+    });
+    for (int pp : depths) {
+        const int64_t stage = total / pp;
+        if (stage % d.tp != 0) continue;
+        Plan a = c.p;
+        a.degrees.pp = pp, a.degrees.dp = int(stage / d.tp);
+        a.stageLayers.clear();
+        std::string what =
+            "pp " + str(d.pp) + " -> " + str(pp) + ", dp " + str(d.dp) + " -> " + str(a.degrees.dp);
+        if (c.moe) {
+            if (stage % (int64_t(d.ep) * d.etp) != 0) continue;
+            a.degrees.edp = int(stage / (int64_t(d.ep) * d.etp));
+            if (a.degrees.edp != d.edp) what += ", edp " + str(d.edp) + " -> " + str(a.degrees.edp);
+        }
+        if (c.cost.checkPlan(a)) continue;
+        r.candidates.push_back({what, a});
+        if (r.candidates.size() == 4) break;
+    }
+    return r;
+}
+
 EngineResult run(const Ctx& c, const ExportOptions& o) {
     switch (o.engine) {
     case ServingEngine::Sglang:
@@ -542,13 +579,11 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
     if (auto why = architectureRefusal(c.m, loadingVersion(version, o)))
         return Error{"", 0, 0, "", "cannot export: " + *why};
     EngineResult r = plan.layerGroups.empty() ? run(c, o) : layerGroupsRefusal(c, o.engine);
+    // Launches that do not pack into the cluster's hosts (a disaggregated prefill pool's pp9 servers of 18
+    // GPUs on 8-GPU hosts need 3 hosts each): the nearest pipeline depths, whose servers may pack.
+    if (auto* lc = std::get_if<LaunchCommand>(&r); lc && int(lc->nodes.size()) > scenario.cluster.hosts())
+        r = packingRefusal(c, int(lc->nodes.size()), scenario.cluster.hosts());
     if (auto* lc = std::get_if<LaunchCommand>(&r)) {
-        // Launches that do not pack into the cluster's hosts (e.g. 3-GPU ranks on 8-GPU hosts) cannot run.
-        if (int(lc->nodes.size()) > scenario.cluster.hosts())
-            return Error{"", 0, 0, "",
-                         "cannot export: its launches need " + std::to_string(lc->nodes.size()) +
-                             " hosts of " + std::to_string(c.gpn) + " GPUs, the cluster has " +
-                             std::to_string(scenario.cluster.hosts())};
         lc->engine = o.engine;
         lc->version = version.version;
         lc->plan = plan;
