@@ -759,6 +759,57 @@ private slots:
             checkDisaggLaunch(l.value(), s, d, findEngineVersion(ServingEngine::Sglang, "").value()).empty());
     }
 
+    // What the scripts need and could not say: trust-remote-code for a config that names custom code
+    // (DeepSeek-V3's auto_map, tests/data/hf/deepseek-v3.config.json), HF_TOKEN for a gated repository
+    // (meta-llama), DeepEP's NVSHMEM/IBGDA settings across nodes (deep_ep/buffer.py at dcfd954851157;
+    // SGLang's lws_pd_deploy.md at 7ae368efde14), NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME across nodes
+    // (SGLang's deploy_on_k8s.md at 7ae368efde14).
+    void environmentNotes() {
+        auto loaded = loadScenario(kSamples + "/scenarios/deepseek-v3-h200-16x8.yaml");
+        QVERIFY(loaded.ok());
+        const Scenario s = loaded.value();
+        const Plan p = CostModel(s).megatronPlan();
+        for (ServingEngine e : {ServingEngine::Vllm, ServingEngine::Sglang}) {
+            const LaunchCommand c = exportOk(s, p, e);
+            QVERIFY(hasArg(c, "--trust-remote-code"));
+            QVERIFY2(hasNote(c, "Custom code: DeepseekV3ForCausalLM") && hasNote(c, "Network interfaces") &&
+                         hasNote(c, "NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME"),
+                     qPrintable(notes(c)));
+            const EngineVersion v = findEngineVersion(e, "").value();
+            QVERIFY(checkLaunch(c, s, v).empty());
+            LaunchCommand old = c;
+            for (NodeLaunch& node : old.nodes)
+                for (auto& cmd : node.commands) std::erase(cmd, std::string("--trust-remote-code"));
+            const auto violations = checkLaunch(old, s, v);
+            QVERIFY2(std::find(violations.begin(), violations.end(),
+                               "node0.sh: DeepseekV3ForCausalLM's config names custom code (auto_map), and "
+                               "--trust-remote-code is not given") != violations.end(),
+                     violations.empty() ? "none" : violations[0].c_str());
+        }
+        Scenario two = s; // two nodes: one server of 16 GPUs, DeepEP over both
+        two.constraints.gpus = 16;
+        const LaunchCommand sglang = exportOk(two, attentionDpPlan(16, 16, 64), ServingEngine::Sglang);
+        QVERIFY2(hasArg(sglang, "--moe-a2a-backend") && hasNote(sglang, "DeepEP across nodes") &&
+                     hasNote(sglang, "NVSHMEM_IB_GID_INDEX"),
+                 qPrintable(notes(sglang)));
+        const LaunchCommand t = exportOk(s, p, ServingEngine::Trtllm);
+        QVERIFY(t.files.at(0).second.find("trust_remote_code: true\n") != std::string::npos);
+        QVERIFY(checkLaunch(t, s, findEngineVersion(ServingEngine::Trtllm, "").value()).empty());
+        QVERIFY(exportOk(s, p, ServingEngine::Dynamo, {}, ServingEngine::Trtllm)
+                    .files.at(0)
+                    .second.find("trust_remote_code: true\n") != std::string::npos);
+        // Llama: no custom code, a gated repository; one node: no network note.
+        const Scenario l = compose("llama-3.1-70b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const LaunchCommand llama = exportOk(l, megatron(1, 1, 8, 64), ServingEngine::Vllm);
+        QVERIFY(!hasArg(llama, "--trust-remote-code"));
+        QVERIFY2(hasNote(llama, "meta-llama/Llama-3.1-70B is a gated repository") &&
+                     hasNote(llama, "HF_TOKEN") && !hasNote(llama, "Network interfaces") &&
+                     !hasNote(llama, "DeepEP"),
+                 qPrintable(notes(llama)));
+        QVERIFY(!hasNote(
+            launchCommand(l, megatron(1, 1, 8, 64), ServingEngine::Vllm, "/models/llama").value(), "gated"));
+    }
+
     // No engine shards different layers differently, so a plan with layer groups is refused by every engine
     // (and Dynamo, and each pool of a disaggregated launch) with the groups in the reason; adapting exports
     // the first group's choices for every layer, with a note saying so.

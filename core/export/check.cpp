@@ -364,6 +364,7 @@ struct Checker {
         }
         static const std::map<std::string, std::set<std::string>> keys = {
             {"enable_attention_dp", {}},
+            {"trust_remote_code", {}},
             {"moe_expert_parallel_size", {}},
             {"moe_tensor_parallel_size", {}},
             {"moe_config", {"backend"}},
@@ -381,6 +382,9 @@ struct Checker {
                     if (!it->second.count(sub.first.as<std::string>()))
                         fail("TensorRT-LLM: unknown option " + k + "." + sub.first.as<std::string>());
         }
+        if (configNamesCustomCode(s.model) && !(y["trust_remote_code"] && y["trust_remote_code"].as<bool>()))
+            fail("TensorRT-LLM: " + s.model.architecture +
+                 "'s config names custom code (auto_map), and trust_remote_code is not set");
         if (y["moe_expert_parallel_size"]) {
             const int64_t ep = y["moe_expert_parallel_size"].as<int64_t>();
             const int64_t mtp =
@@ -572,6 +576,12 @@ std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario
                     c->integer("--block-size", 16) != 1)
                     k.fail(name + ": vLLM's AITER MLA backend with a KV block size other than 1");
             }
+            // A config that names custom code (auto_map) loads only with trust-remote-code (vLLM's
+            // ModelConfig and SGLang's get_config pass trust_remote_code to transformers' AutoConfig).
+            if (configNamesCustomCode(scenario.model) && e != ServingEngine::Trtllm &&
+                !c->has("--trust-remote-code"))
+                k.fail(name + ": " + scenario.model.architecture +
+                       "'s config names custom code (auto_map), and --trust-remote-code is not given");
             if (e == ServingEngine::Vllm) k.vllm(*c, ver);
             if (e == ServingEngine::Sglang) k.sglang(*c, ver);
             if (e == ServingEngine::Trtllm) k.trtllm(*c, ver, dyn);

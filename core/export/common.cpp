@@ -326,6 +326,14 @@ bool fp8Checkpoint(const Ctx& c) {
            all.find("deepseek-v3") != std::string::npos || all.find("deepseek-r1") != std::string::npos;
 }
 
+bool configNamesCustomCode(const Model& m) {
+    // deepseek-ai/DeepSeek-V3's config.json (tests/data/hf/deepseek-v3.config.json, a copy of the Hub file):
+    // "auto_map": {"AutoConfig": "configuration_deepseek.DeepseekV3Config", "AutoModelForCausalLM":
+    // "modeling_deepseek.DeepseekV3ForCausalLM", ...}. The other configs there (Llama, Mixtral, Qwen,
+    // gpt-oss, Qwen3-Next, GLM-4.5, MiniMax-M2, DeepSeek-V3.2-Exp as copied) name none.
+    return m.architecture == "DeepseekV3ForCausalLM";
+}
+
 bool hopperGpu(const Gpu& gpu) {
     const std::string n = lower(gpu.name);
     for (const char* part : {"h100", "h200", "h800", "gh200"})

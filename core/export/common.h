@@ -108,6 +108,11 @@ void dtypeFlags(const Ctx& c, const char* engine, LaunchCommand& lc);
 /// Whether the checkpoint is taken to be FP8 already (DeepSeek-V3/R1, names with FP8).
 bool fp8Checkpoint(const Ctx& c);
 
+/// Whether the checkpoint's config.json names custom code (an `auto_map` of configuration_*.py and
+/// modeling_*.py in its repository), which the engines load only with trust-remote-code: known by
+/// architecture, for the published configs we hold (tests/data/hf/SOURCES.md).
+bool configNamesCustomCode(const Model& m);
+
 /// Whether the cluster's GPU is an NVIDIA Hopper (H100, H200, H20, H800, GH200), by its name.
 bool hopperGpu(const Gpu& gpu);
 /// The ROCm image, environment and notes of the version row (EngineVersion::rocmImage) on every node that

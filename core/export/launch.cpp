@@ -521,6 +521,56 @@ Refusal packingRefusal(const Ctx& c, int needed, int hosts) {
     return r;
 }
 
+/// What the scripts cannot know and the user must set, as notes: a gated repository's token, DeepEP's
+/// network settings across nodes, the NICs NCCL and Gloo use.
+void environmentNotes(const Ctx& c, LaunchCommand& lc) {
+    // Gated repositories: meta-llama's on the Hugging Face Hub ask each user to accept the license; the
+    // engines download through huggingface_hub, which reads HF_TOKEN (SGLang's docs/platforms/amd_gpu.md at
+    // 7ae368efde14 passes --env HF_TOKEN; Dynamo's deploy examples at 416ff06e7feabb an hf-token-secret).
+    if (c.model == c.m.hubId && c.model.rfind("meta-llama/", 0) == 0)
+        lc.notes.push_back(
+            "Access: " + c.model +
+            " is a gated repository on the Hugging Face Hub: accept its license there and set "
+            "HF_TOKEN (a token of that account) on every node before the download, or give --model "
+            "a local copy.");
+    bool spans = false, deepepAcross = false;
+    for (const NodeLaunch& node : lc.nodes) {
+        for (const auto& [name, value] : node.env)
+            if (name == "NODE_RANK" || name == "HOSTFILE") spans = true;
+        for (const auto& cmd : node.commands) {
+            const auto has = [&cmd](const char* w) {
+                return std::find(cmd.begin(), cmd.end(), w) != cmd.end();
+            };
+            if (has("ray") || has("--data-parallel-address") || has("--dist-init-addr") || has("mpirun"))
+                spans = true;
+            const auto a2a = flagValue(cmd, "--moe-a2a-backend");
+            const auto nn = flagValue(cmd, "--nnodes");
+            if ((has("--enable-deepep-moe") || (a2a && *a2a == "deepep")) && nn && *nn != "1")
+                deepepAcross = true;
+        }
+    }
+    // DeepEP's internode kernels: deep_ep/buffer.py (deepseek-ai/DeepEP at dcfd954851157) sets
+    // NVSHMEM_IB_ENABLE_IBGDA=1 itself when its group spans nodes ("ranks with the same GPU index should be
+    // visible via RDMA"); what it cannot know, SGLang's LWS example sets by hand
+    // (docs/references/multi_node_deployment/lws_pd/lws_pd_deploy.md at 7ae368efde14).
+    if (deepepAcross)
+        lc.notes.push_back(
+            "DeepEP across nodes: its all-to-all runs over NVSHMEM with IBGDA (GPU-initiated RDMA), "
+            "which DeepEP turns on itself (NVSHMEM_IB_ENABLE_IBGDA=1) but which needs the NVIDIA "
+            "driver set up for it (DeepEP's NVSHMEM install guide) and the same GPU index on every "
+            "node reachable over RDMA. On RoCE set NVSHMEM_IB_GID_INDEX (SGLang's LWS example: 3); "
+            "with one NIC per GPU, NVSHMEM_ENABLE_NIC_PE_MAPPING=1 or an explicit "
+            "NVSHMEM_HCA_PE_MAPPING. These depend on the cluster's network and are not set here.");
+    // NCCL and Gloo pick a network interface themselves; SGLang's docs/references/multi_node_deployment/
+    // deploy_on_k8s.md ("Keys to success", at 7ae368efde14) names NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME;
+    // Dynamo's sglang disagg-multinode.yaml (416ff06e7feabb) sets GLOO_SOCKET_IFNAME.
+    if (spans)
+        lc.notes.push_back(
+            "Network interfaces: across nodes NCCL and Gloo choose an interface themselves; on "
+            "hosts with several, set NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME on every node to the "
+            "one that reaches the other nodes (its name is the host's, not known here).");
+}
+
 EngineResult run(const Ctx& c, const ExportOptions& o) {
     switch (o.engine) {
     case ServingEngine::Sglang:
@@ -588,6 +638,12 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
         lc->version = version.version;
         lc->plan = plan;
         architectureNote(c.m, loadingVersion(version, o), *lc);
+        environmentNotes(c, *lc);
+        if (configNamesCustomCode(c.m))
+            lc->notes.push_back(
+                "Custom code: " + c.m.architecture +
+                "'s config.json names code of its repository (auto_map), so the engine is given "
+                "trust-remote-code, which runs that code: review it, or pin a revision.");
         return std::move(*lc);
     }
     const Refusal& refusal = std::get<Refusal>(r);

@@ -98,6 +98,8 @@ const std::vector<EngineVersion>& sglangVersions() {
         old.rocmEnv = {{"HSA_NO_SCRATCH_RECLAIM", "1"}};
         old.rocmSource = "docker/Dockerfile.rocm, docs/references/amd.md and model_runner.py at ec5f9c6269c1";
         old.flags.insert(old.flags.end() - 1, "--enable-ep-moe");
+        // --trust-remote-code: server_args.py add_cli_args at ec5f9c6269c1 and at 7ae368efde14.
+        old.flags.insert(old.flags.end() - 1, "--trust-remote-code");
         old.constraints = {
             "check_server_args: tp x pp divides by --nnodes; multi-node data parallel only with DP attention",
             "DP attention: --dp-size > 1 and --tp-size divides by it (attention TP = tp / dp divides the "
@@ -211,6 +213,7 @@ EngineResult sglangCommand(const Ctx& c) {
     const bool combined = !dpAttn && servers > 1 && c.gpus <= c.gpn;
     const int serverGpus = unit * d.pp * (combined ? servers : 1);
 
+    if (configNamesCustomCode(c.m)) lc.argv.push_back("--trust-remote-code");
     add(lc.argv, "--tp-size", unit);
     if (dpSize > 1 && (dpAttn || combined)) add(lc.argv, "--dp-size", dpSize);
     if (d.pp > 1) add(lc.argv, "--pp-size", d.pp);

@@ -229,6 +229,10 @@ EngineResult trtllmCommand(const Ctx& c) {
     std::string yaml;
     yaml += "# TensorRT-LLM LLM API options for this plan (tensorrt_llm/llmapi/llm_args.py)\n";
     yaml += std::string("enable_attention_dp: ") + (attentionDp ? "true" : "false") + "\n";
+    // The LLM API's trust_remote_code, in the YAML so that trtllm-serve and dynamo.trtllm both read it
+    // (Dynamo's components/backends/trtllm/deploy/agg-with-config.yaml at 416ff06e7feabb puts it in the
+    // engine YAML).
+    if (configNamesCustomCode(c.m)) yaml += "trust_remote_code: true\n";
     if (c.moe) {
         yaml += "moe_expert_parallel_size: " + str(d.ep) + "\n";
         yaml += "moe_tensor_parallel_size: " + str(tpSize / d.ep) + "\n";

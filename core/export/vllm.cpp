@@ -114,6 +114,8 @@ const std::vector<EngineVersion>& vllmVersions() {
         v10.rocmSource = "docs/getting_started/installation/gpu/rocm.inc.md, vllm/envs.py and "
                          "vllm/platforms/rocm.py at v0.10.2";
         v10.flags.push_back("--block-size");
+        // vllm/engine/arg_utils.py at v0.10.2: --trust-remote-code (ModelConfig.trust_remote_code, False).
+        v10.flags.push_back("--trust-remote-code");
         v10.constraints = {
             "ModelConfig.verify_with_parallel_config: the attention heads divide by --tensor-parallel-size",
             "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs runs on the Ray "
@@ -232,6 +234,7 @@ EngineResult vllmCommand(const Ctx& c) {
             if (packs(e)) offer(e);
         return r;
     }
+    if (configNamesCustomCode(c.m)) lc.argv.push_back("--trust-remote-code");
     add(lc.argv, "--tensor-parallel-size", tp);
     if (d.pp > 1) add(lc.argv, "--pipeline-parallel-size", d.pp);
     if (dp > 1) add(lc.argv, "--data-parallel-size", dp);
