@@ -1018,6 +1018,24 @@ private slots:
         QVERIFY2(out.contains("sglang.launch_server"), qPrintable(out + err));
     }
 
+    // export --searcher with a model that has no Hub id and no --model used to search its whole budget, then
+    // fail for want of a path; now it fails before searching (a budget of 10^8 would run for minutes).
+    void cliModelPathBeforeSearch() {
+        QProcess p;
+        p.start(SHARDPLAN_CLI, {"export", "--scenario",
+                                QString::fromStdString(kSamples + "/scenarios/moe-1.6t-h100-128x8.yaml"),
+                                "--searcher", "sa", "--budget", "100000000", "--engine", "sglang"});
+        QVERIFY(p.waitForStarted());
+        const bool finished = p.waitForFinished(20000);
+        if (!finished) p.kill(), p.waitForFinished(5000);
+        QVERIFY2(finished, "export searched before checking the model path");
+        QCOMPARE(p.exitCode(), 1);
+        const QString err = p.readAllStandardError();
+        QVERIFY2(err.contains("has no Hugging Face id (hub_id)") && err.contains("--model") &&
+                     !err.contains("evaluations"),
+                 qPrintable(err));
+    }
+
 private:
     static std::string degreesTextForTest(const Plan& p) {
         const Degrees& d = p.degrees;

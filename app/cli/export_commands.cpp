@@ -106,6 +106,13 @@ int cmdExport(const std::vector<std::string>& argv) {
             return exportDisaggregated(scenario.value(), *planPath, planFile ? format : std::nullopt, options,
                                        a.option("out"), a.option("out-dir"));
     }
+    // An engine export needs the path the engine loads: say so before a search, not after it.
+    if (engine && options.modelPath.empty() && defaultModelPath(scenario->model).empty()) {
+        std::cerr << *scenarioPath << ": the model '" << scenario->model.name
+                  << "' has no Hugging Face id (hub_id) and no huggingface.co source: give the path or "
+                     "repository id the engine should load with --model\n";
+        return kBadInput;
+    }
     const CostModel model(scenario.value());
     Plan plan;
     if (planPath) {
