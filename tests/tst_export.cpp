@@ -18,6 +18,7 @@
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <yaml-cpp/yaml.h>
 
 #include <QTest>
 
@@ -120,7 +121,7 @@ private slots:
         }
         // The synthetic model has no checkpoint: its exports name one.
         const std::string model = s.model.hubId.empty() ? "/models/synthetic" : "";
-        int exported = 0, refused = 0, adapted = 0;
+        int exported = 0, refused = 0, adapted = 0, graphs = 0;
         for (const Target& t : targets()) {
             // A release that cannot load the model, or an engine that does not run on the cluster's GPUs,
             // refuses every plan with that reason, the Megatron plan too (issue 37).
@@ -164,6 +165,17 @@ private slots:
                            r->text())
                               .c_str());
                 }
+                // Dynamo's Kubernetes graph, where it writes one: the same checks on its workers, and its
+                // replicas x nodes x GPUs per pod equal to the plan's GPUs.
+                for (const auto& [file, yaml] : r->deployFiles) {
+                    QCOMPARE(file, std::string("dynamo-graph.yaml"));
+                    ++graphs;
+                    const auto gv = checkDynamoGraph(yaml, s, s.gpus(), t.worker);
+                    if (!gv.empty())
+                        QFAIL((t.label() + ", " + what + " " + degreesTextForTest(plan) +
+                               ": dynamo-graph.yaml: " + gv[0] + "\n" + yaml)
+                                  .c_str());
+                }
                 // A plan exported with its own layers per stage: every node that starts something sets the
                 // engine's variable to exactly those numbers (TensorRT-LLM has none: it exports the
                 // balanced split instead, adapted).
@@ -184,8 +196,8 @@ private slots:
                 }
             }
         }
-        qInfo("%s: %d exported (%d with the nearest runnable layout), %d refused", qPrintable(scenario),
-              exported, adapted, refused);
+        qInfo("%s: %d exported (%d with the nearest runnable layout), %d refused; %d Dynamo graphs",
+              qPrintable(scenario), exported, adapted, refused, graphs);
         QVERIFY(exported >= 2 * int(targets().size()));
     }
 
@@ -808,6 +820,93 @@ private slots:
                  qPrintable(notes(llama)));
         QVERIFY(!hasNote(
             launchCommand(l, megatron(1, 1, 8, 64), ServingEngine::Vllm, "/models/llama").value(), "gated"));
+    }
+
+    // Kubernetes: --engine dynamo writes dynamo-graph.yaml beside the scripts, a DynamoGraphDeployment as
+    // Dynamo's own examples write one (components/backends/*/deploy/{agg,disagg,disagg-multinode,
+    // agg-with-config}.yaml at ai-dynamo/dynamo 416ff06e7feabb). Parsed back: the kinds, one frontend,
+    // replicas x nodes x GPUs per pod = the plan's GPUs, the workers' arguments through the same checks as
+    // the scripts.
+    void dynamoGraph() {
+        // SGLang worker over 16 nodes: one multinode worker (nodeCount 16, 8 GPUs a pod); the operator gives
+        // the ranks, so the args carry no --nnodes, --node-rank or --dist-init-addr.
+        auto loaded = loadScenario(kSamples + "/scenarios/deepseek-v3-h200-16x8.yaml");
+        QVERIFY(loaded.ok());
+        const Scenario s = loaded.value();
+        const LaunchCommand c =
+            exportOk(s, CostModel(s).megatronPlan(), ServingEngine::Dynamo, {}, ServingEngine::Sglang);
+        QCOMPARE(c.deployFiles.size(), size_t(1));
+        const std::string yaml = c.deployFiles[0].second;
+        const auto docs = YAML::LoadAll(yaml);
+        QCOMPARE(docs.size(), size_t(1));
+        const YAML::Node g = docs[0];
+        QCOMPARE(g["kind"].as<std::string>(), std::string("DynamoGraphDeployment"));
+        QCOMPARE(g["apiVersion"].as<std::string>(), std::string("nvidia.com/v1alpha1"));
+        const YAML::Node w = g["spec"]["services"]["Worker"];
+        QCOMPARE(g["spec"]["services"]["Frontend"]["componentType"].as<std::string>(),
+                 std::string("frontend"));
+        QCOMPARE(w["replicas"].as<int>() * w["multinode"]["nodeCount"].as<int>() *
+                     std::stoi(w["resources"]["limits"]["gpu"].as<std::string>()),
+                 128);
+        QCOMPARE(w["multinode"]["nodeCount"].as<int>(), 16);
+        std::vector<std::string> args;
+        for (const auto& a : w["extraPodSpec"]["mainContainer"]["args"]) args.push_back(a.as<std::string>());
+        QVERIFY(std::find(args.begin(), args.end(), "--nnodes") == args.end() &&
+                std::find(args.begin(), args.end(), "--trust-remote-code") != args.end());
+        QVERIFY(checkDynamoGraph(yaml, s, 128, ServingEngine::Sglang).empty());
+        // A graph whose GPUs do not add up, or whose worker breaks an engine rule, is refused.
+        std::string wrong = yaml;
+        wrong.replace(wrong.find("gpu: \"8\""), 8, "gpu: \"4\"");
+        const auto v = checkDynamoGraph(wrong, s, 128, ServingEngine::Sglang);
+        QVERIFY(std::find(v.begin(), v.end(),
+                          "the workers' replicas x nodes x GPUs add up to 64, the plan's GPUs are 128") !=
+                v.end());
+        std::string noTrust = yaml;
+        noTrust.erase(noTrust.find("            - \"--trust-remote-code\"\n"), 35);
+        QVERIFY(!checkDynamoGraph(noTrust, s, 128, ServingEngine::Sglang).empty());
+
+        // vLLM workers, several to a node: replicas of one pod each; TensorRT-LLM's options in a ConfigMap.
+        const Scenario l = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const LaunchCommand v2 = exportOk(l, megatron(1, 4, 2, 8), ServingEngine::Dynamo);
+        const YAML::Node vw = YAML::LoadAll(v2.deployFiles.at(0).second).at(0)["spec"]["services"]["Worker"];
+        QCOMPARE(vw["replicas"].as<int>() * std::stoi(vw["resources"]["limits"]["gpu"].as<std::string>()), 8);
+        QVERIFY(checkDynamoGraph(v2.deployFiles.at(0).second, l, 8, ServingEngine::Vllm).empty());
+        const LaunchCommand t =
+            exportOk(l, megatron(1, 1, 8, 8), ServingEngine::Dynamo, {}, ServingEngine::Trtllm);
+        const auto tdocs = YAML::LoadAll(t.deployFiles.at(0).second);
+        QCOMPARE(tdocs.size(), size_t(2));
+        QCOMPARE(tdocs[0]["kind"].as<std::string>(), std::string("ConfigMap"));
+        QVERIFY(tdocs[0]["data"]["extra-llm-api-options.yaml"].as<std::string>() == t.files.at(0).second);
+        QVERIFY(checkDynamoGraph(t.deployFiles.at(0).second, l, 8, ServingEngine::Trtllm).empty());
+
+        // --out-dir writes it, listed in the manifest; the engines other than Dynamo write none.
+        QTemporaryDir dir;
+        auto written = writeLaunchDirectory(dir.path().toStdString(), c, "plan: {}\n");
+        QVERIFY(written.ok());
+        QVERIFY(QFile::exists(dir.filePath("dynamo-graph.yaml")));
+        QFile manifest(dir.filePath(".shardplan-export"));
+        QVERIFY(manifest.open(QIODevice::ReadOnly) && manifest.readAll().contains("dynamo-graph.yaml\n"));
+        QVERIFY(exportOk(s, CostModel(s).megatronPlan(), ServingEngine::Sglang).deployFiles.empty());
+
+        // Disaggregated: one graph, a frontend and prefill and decode workers.
+        const Scenario ds = compose("llama-3.1-70b.yaml", "h100-4x8.yaml", "chat-serving.yaml");
+        DisaggPlan d;
+        d.prefill = {1, megatron(1, 1, 8, 8)};
+        d.decode = {3, megatron(1, 3, 8, 32)};
+        ExportOptions o;
+        o.engine = ServingEngine::Dynamo, o.dynamoWorker = ServingEngine::Vllm;
+        auto dl = disaggregatedLaunch(ds, d, o);
+        QVERIFY2(dl.ok(), dl.ok() ? "" : dl.error().str().c_str());
+        QVERIFY(dl->prefill.deployFiles.empty() && dl->decode.deployFiles.empty());
+        QCOMPARE(dl->deployFiles.size(), size_t(1));
+        const YAML::Node dg = YAML::LoadAll(dl->deployFiles[0].second).at(0)["spec"]["services"];
+        QCOMPARE(dg["prefill"]["subComponentType"].as<std::string>(), std::string("prefill"));
+        QCOMPARE(dg["decode"]["subComponentType"].as<std::string>(), std::string("decode"));
+        const auto dv = checkDynamoGraph(dl->deployFiles[0].second, ds, 32, ServingEngine::Vllm);
+        QVERIFY2(dv.empty(), dv.empty() ? "" : dv[0].c_str());
+        const auto files = dl->files("", "");
+        QVERIFY(std::any_of(files.begin(), files.end(),
+                            [](const ExportFile& f) { return f.name == "dynamo-graph.yaml"; }));
     }
 
     // No engine shards different layers differently, so a plan with layer groups is refused by every engine

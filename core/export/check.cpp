@@ -420,6 +420,76 @@ struct Checker {
     }
 };
 
+/// The checks of one engine command of a node (its environment `nodeEnv`): the model, the program, the
+/// release's model registry, the layer-partition variables, AMD GPUs, custom code, then the engine's own.
+void checkCommand(Checker& k, const std::string& name, const ParsedCommand& c,
+                  const std::vector<std::pair<std::string, std::string>>& nodeEnv,
+                  const EngineVersion& version, ServingEngine worker) {
+    k.model(c);
+    const ServingEngine e = version.engine == ServingEngine::Dynamo ? worker : version.engine;
+    const EngineVersion ver =
+        version.engine == ServingEngine::Dynamo ? engineVersions(worker).back() : version;
+    const bool dyn = version.engine == ServingEngine::Dynamo;
+    const std::string expected = e == ServingEngine::Vllm ? (dyn ? "dynamo.vllm" : "vllm serve")
+                                 : e == ServingEngine::Sglang
+                                     ? (dyn ? "dynamo.sglang" : "sglang.launch_server")
+                                     : (dyn ? "dynamo.trtllm" : "trtllm-serve");
+    if (c.program != expected) k.fail(name + " runs " + c.program + ", not " + expected);
+    // The model registry of the release (EngineVersion::architectures, read where the row's
+    // architecturesSource says): an architecture shardplan imports that it lacks does not load.
+    const auto& known = supportedHfArchitectures();
+    const std::string& arch = k.s.model.architecture;
+    if (!ver.architectures.empty() && std::find(known.begin(), known.end(), arch) != known.end() &&
+        std::find(ver.architectures.begin(), ver.architectures.end(), arch) == ver.architectures.end())
+        k.fail(name + ": " + std::string(nameOf(e)) + " " + ver.version + " has no " + arch +
+               " in its model registry (" + ver.architecturesSource + ")");
+    for (const auto& [var, value] : nodeEnv) {
+        const bool vllmVar = var == "VLLM_PP_LAYER_PARTITION", sglangVar = var == "SGLANG_PP_LAYER_PARTITION";
+        if (!vllmVar && !sglangVar) continue;
+        if ((vllmVar && e != ServingEngine::Vllm) || (sglangVar && e != ServingEngine::Sglang))
+            k.fail(name + " sets " + var + " for " + std::string(nameOf(e)) + ", which does not read it");
+        else
+            k.layerPartition(var, value, c.integer(vllmVar ? "--pipeline-parallel-size" : "--pp-size", 1),
+                             name);
+    }
+    // AMD GPUs (amdGpu, core/export/common.h): no TensorRT-LLM (CUDA only: docs/source/installation/
+    // linux.md at 004da3c27360), no DeepEP (Hopper only: deepseek-ai/DeepEP README at 0297fc801788),
+    // and vLLM's AITER MLA takes KV blocks of one token only (vllm/platforms/rocm.py
+    // get_attn_backend_cls at v0.10.2).
+    if (amdGpu(k.s.cluster.gpu)) {
+        if (e == ServingEngine::Trtllm)
+            k.fail(name + ": TensorRT-LLM on " + k.s.cluster.gpu.name + ", which it cannot run on");
+        if (c.has("--enable-deepep-moe") ||
+            (c.has("--moe-a2a-backend") && c.options.at("--moe-a2a-backend") == "deepep"))
+            k.fail(name + ": DeepEP on " + k.s.cluster.gpu.name + ", which it cannot run on");
+        bool aiter = false;
+        for (const auto& [var, value] : nodeEnv)
+            if (var == "VLLM_ROCM_USE_AITER" && (value == "1" || lower(value) == "true")) aiter = true;
+        if (e == ServingEngine::Vllm && aiter && k.s.model.attention.type == AttentionType::MLA &&
+            c.integer("--block-size", 16) != 1)
+            k.fail(name + ": vLLM's AITER MLA backend with a KV block size other than 1");
+    }
+    // A config that names custom code (auto_map) loads only with trust-remote-code (vLLM's
+    // ModelConfig and SGLang's get_config pass trust_remote_code to transformers' AutoConfig).
+    if (configNamesCustomCode(k.s.model) && e != ServingEngine::Trtllm && !c.has("--trust-remote-code"))
+        k.fail(name + ": " + k.s.model.architecture +
+               "'s config names custom code (auto_map), and --trust-remote-code is not given");
+    if (e == ServingEngine::Vllm && dyn && c.has("--disaggregation-mode")) {
+        // dynamo.vllm's own flag (components/src/dynamo/vllm/backend_args.py at d195d280e13e: agg,
+        // prefill, decode); the rest go to vLLM's parser.
+        static const std::set<std::string> modes = {"agg", "prefill", "decode"};
+        if (!modes.count(c.options.at("--disaggregation-mode")))
+            k.fail(name + ": dynamo.vllm --disaggregation-mode " + c.options.at("--disaggregation-mode"));
+        ParsedCommand vllmArgs = c;
+        vllmArgs.options.erase("--disaggregation-mode");
+        k.vllm(vllmArgs, ver);
+    } else if (e == ServingEngine::Vllm) {
+        k.vllm(c, ver);
+    }
+    if (e == ServingEngine::Sglang) k.sglang(c, ver);
+    if (e == ServingEngine::Trtllm) k.trtllm(c, ver, dyn);
+}
+
 } // namespace
 
 std::vector<std::vector<std::string>> parseScript(const std::string& script) {
@@ -524,70 +594,108 @@ std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario
             if (words.size() >= 3 && words[2] == "dynamo.frontend") frontend = true;
             const auto c = parseEngineCommand(words);
             if (!c) continue;
-            k.model(*c);
-            const ServingEngine e = version.engine == ServingEngine::Dynamo ? worker : version.engine;
-            const EngineVersion ver =
-                version.engine == ServingEngine::Dynamo ? engineVersions(worker).back() : version;
-            const bool dyn = version.engine == ServingEngine::Dynamo;
-            if (dyn && !(env.count("ETCD_ENDPOINTS") && env.count("NATS_SERVER")))
+            if (version.engine == ServingEngine::Dynamo &&
+                !(env.count("ETCD_ENDPOINTS") && env.count("NATS_SERVER")))
                 k.fail(name + ": a Dynamo worker without ETCD_ENDPOINTS and NATS_SERVER");
-            const std::string expected = e == ServingEngine::Vllm ? (dyn ? "dynamo.vllm" : "vllm serve")
-                                         : e == ServingEngine::Sglang
-                                             ? (dyn ? "dynamo.sglang" : "sglang.launch_server")
-                                             : (dyn ? "dynamo.trtllm" : "trtllm-serve");
-            if (c->program != expected) k.fail(name + " runs " + c->program + ", not " + expected);
-            // The model registry of the release (EngineVersion::architectures, read where the row's
-            // architecturesSource says): an architecture shardplan imports that it lacks does not load.
-            const auto& known = supportedHfArchitectures();
-            const std::string& arch = scenario.model.architecture;
-            if (!ver.architectures.empty() && std::find(known.begin(), known.end(), arch) != known.end() &&
-                std::find(ver.architectures.begin(), ver.architectures.end(), arch) ==
-                    ver.architectures.end())
-                k.fail(name + ": " + std::string(nameOf(e)) + " " + ver.version + " has no " + arch +
-                       " in its model registry (" + ver.architecturesSource + ")");
-            for (const auto& [var, value] : launch.nodes[n].env) {
-                const bool vllmVar = var == "VLLM_PP_LAYER_PARTITION",
-                           sglangVar = var == "SGLANG_PP_LAYER_PARTITION";
-                if (!vllmVar && !sglangVar) continue;
-                if ((vllmVar && e != ServingEngine::Vllm) || (sglangVar && e != ServingEngine::Sglang))
-                    k.fail(name + " sets " + var + " for " + std::string(nameOf(e)) +
-                           ", which does not read it");
-                else
-                    k.layerPartition(var, value,
-                                     c->integer(vllmVar ? "--pipeline-parallel-size" : "--pp-size", 1), name);
-            }
-            // AMD GPUs (amdGpu, core/export/common.h): no TensorRT-LLM (CUDA only: docs/source/installation/
-            // linux.md at 004da3c27360), no DeepEP (Hopper only: deepseek-ai/DeepEP README at 0297fc801788),
-            // and vLLM's AITER MLA takes KV blocks of one token only (vllm/platforms/rocm.py
-            // get_attn_backend_cls at v0.10.2).
-            if (amdGpu(scenario.cluster.gpu)) {
-                if (e == ServingEngine::Trtllm)
-                    k.fail(name + ": TensorRT-LLM on " + scenario.cluster.gpu.name +
-                           ", which it cannot run on");
-                if (c->has("--enable-deepep-moe") ||
-                    (c->has("--moe-a2a-backend") && c->options.at("--moe-a2a-backend") == "deepep"))
-                    k.fail(name + ": DeepEP on " + scenario.cluster.gpu.name + ", which it cannot run on");
-                bool aiter = false;
-                for (const auto& [var, value] : launch.nodes[n].env)
-                    if (var == "VLLM_ROCM_USE_AITER" && (value == "1" || lower(value) == "true"))
-                        aiter = true;
-                if (e == ServingEngine::Vllm && aiter &&
-                    scenario.model.attention.type == AttentionType::MLA &&
-                    c->integer("--block-size", 16) != 1)
-                    k.fail(name + ": vLLM's AITER MLA backend with a KV block size other than 1");
-            }
-            // A config that names custom code (auto_map) loads only with trust-remote-code (vLLM's
-            // ModelConfig and SGLang's get_config pass trust_remote_code to transformers' AutoConfig).
-            if (configNamesCustomCode(scenario.model) && e != ServingEngine::Trtllm &&
-                !c->has("--trust-remote-code"))
-                k.fail(name + ": " + scenario.model.architecture +
-                       "'s config names custom code (auto_map), and --trust-remote-code is not given");
-            if (e == ServingEngine::Vllm) k.vllm(*c, ver);
-            if (e == ServingEngine::Sglang) k.sglang(*c, ver);
-            if (e == ServingEngine::Trtllm) k.trtllm(*c, ver, dyn);
+            checkCommand(k, name, *c, launch.nodes[n].env, version, worker);
         }
     }
     if (version.engine == ServingEngine::Dynamo && !frontend) k.fail("Dynamo without a frontend");
+    return k.v;
+}
+
+std::vector<std::string> checkDynamoGraph(const std::string& yaml, const Scenario& s, int64_t gpus,
+                                          ServingEngine worker) {
+    LaunchCommand files; // the ConfigMaps' files, which the workers' arguments name under /config
+    Checker k{files, s, {}};
+    std::vector<YAML::Node> docs;
+    try {
+        docs = YAML::LoadAll(yaml);
+    } catch (const YAML::Exception& e) {
+        k.fail(std::string("dynamo-graph.yaml is not YAML: ") + e.what());
+        return k.v;
+    }
+    const YAML::Node* graph = nullptr;
+    for (const YAML::Node& d : docs) {
+        if (!d.IsMap() || !d["kind"]) continue;
+        const std::string kind = d["kind"].as<std::string>();
+        if (kind == "ConfigMap" && d["data"])
+            for (const auto& kv : d["data"])
+                files.files.push_back({kv.first.as<std::string>(), kv.second.as<std::string>()});
+        if (kind == "DynamoGraphDeployment") {
+            if (graph) k.fail("two DynamoGraphDeployments");
+            graph = &d;
+        }
+    }
+    if (!graph) {
+        k.fail("no DynamoGraphDeployment");
+        return k.v;
+    }
+    const YAML::Node& g = *graph;
+    if (!g["apiVersion"] || g["apiVersion"].as<std::string>() != "nvidia.com/v1alpha1")
+        k.fail("the DynamoGraphDeployment is not apiVersion nvidia.com/v1alpha1");
+    const YAML::Node services = g["spec"]["services"];
+    if (!services || !services.IsMap()) {
+        k.fail("no spec.services");
+        return k.v;
+    }
+    int frontends = 0;
+    int64_t total = 0;
+    const std::string program = "dynamo." + std::string(nameOf(worker));
+    for (const auto& kv : services) {
+        const std::string name = kv.first.as<std::string>();
+        const YAML::Node sv = kv.second;
+        const std::string type = sv["componentType"] ? sv["componentType"].as<std::string>() : "";
+        if (type == "frontend") {
+            ++frontends;
+            continue;
+        }
+        if (type != "worker") {
+            k.fail(name + ": componentType " + type);
+            continue;
+        }
+        const int64_t replicas = sv["replicas"] ? sv["replicas"].as<int64_t>() : 1;
+        const int64_t nodeCount =
+            sv["multinode"] && sv["multinode"]["nodeCount"] ? sv["multinode"]["nodeCount"].as<int64_t>() : 1;
+        const int64_t perPod = sv["resources"]["limits"]["gpu"]
+                                   ? std::stoll(sv["resources"]["limits"]["gpu"].as<std::string>())
+                                   : 0;
+        if (perPod < 1 || perPod > std::max(1, s.cluster.hostGpus()))
+            k.fail(name + ": " + str(perPod) + " GPUs per pod on hosts of " + str(s.cluster.hostGpus()));
+        total += replicas * nodeCount * perPod;
+        const YAML::Node main = sv["extraPodSpec"]["mainContainer"];
+        std::vector<std::string> words;
+        for (const auto& w : main["command"]) words.push_back(w.as<std::string>());
+        if (words != std::vector<std::string>{"python3", "-m", program}) {
+            k.fail(name + ": the command is not python3 -m " + program);
+            continue;
+        }
+        for (const auto& w : main["args"]) {
+            std::string a = w.as<std::string>();
+            if (a.rfind("/config/", 0) == 0) a = a.substr(8); // the ConfigMap's mount
+            words.push_back(a);
+        }
+        // The Dynamo operator starts a multinode worker's nodes with their rank and leader.
+        if (nodeCount > 1) {
+            const bool sglang = worker == ServingEngine::Sglang;
+            words.insert(words.end(), {"--nnodes", str(nodeCount), "--node-rank", "${NODE_RANK}",
+                                       sglang ? "--dist-init-addr" : "--master-addr", "${LEADER}"});
+        }
+        auto c = parseEngineCommand(words);
+        if (!c) {
+            k.fail(name + ": not an engine command");
+            continue;
+        }
+        c->visibleGpus = int(perPod);
+        std::vector<std::pair<std::string, std::string>> env;
+        for (const auto& e : main["env"])
+            env.push_back({e["name"].as<std::string>(), e["value"].as<std::string>()});
+        checkCommand(k, name, *c, env, engineVersions(ServingEngine::Dynamo).back(), worker);
+    }
+    if (frontends != 1) k.fail(str(frontends) + " frontends");
+    if (total != gpus)
+        k.fail("the workers' replicas x nodes x GPUs add up to " + str(total) + ", the plan's GPUs are " +
+               str(gpus));
     return k.v;
 }
 

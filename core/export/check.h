@@ -39,6 +39,13 @@ std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario
                                      const EngineVersion& version,
                                      ServingEngine worker = ServingEngine::Vllm);
 
+/// A Dynamo Kubernetes graph (dynamo-graph.yaml) read back: its documents parsed, one
+/// DynamoGraphDeployment (nvidia.com/v1alpha1) with one frontend, its workers' replicas x nodes x GPUs per
+/// pod adding up to `gpus`, and each worker's command and arguments checked as checkLaunch checks a node's
+/// (with the multinode rank and leader the Dynamo operator gives, and the files of its ConfigMap).
+std::vector<std::string> checkDynamoGraph(const std::string& yaml, const Scenario& scenario, int64_t gpus,
+                                          ServingEngine worker);
+
 struct DisaggLaunch;
 struct DisaggPlan;
 

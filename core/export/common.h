@@ -139,6 +139,23 @@ EngineResult sglangCommand(const Ctx& c);
 EngineResult trtllmCommand(const Ctx& c);
 EngineResult dynamoCommand(const Ctx& c, ServingEngine worker);
 
+/// One role of a Dynamo deployment on Kubernetes: its service name, subComponentType ("" for aggregated
+/// serving, "prefill", "decode"), the Dynamo launch of that role and the GPUs it runs on.
+struct GraphRole {
+    std::string service;
+    std::string subComponentType;
+    const LaunchCommand* launch = nullptr;
+    int64_t gpus = 0;
+    /// The model's replicas are independent (a dense model): vLLM data-parallel ranks over nodes become
+    /// worker replicas of their own.
+    bool independentReplicas = false;
+};
+/// The NVIDIA Dynamo DynamoGraphDeployment (apiVersion nvidia.com/v1alpha1) of the roles, a frontend and
+/// each role's workers (replicas, multinode nodeCount, GPU limit per pod, the worker's arguments and
+/// environment), preceded by a ConfigMap for files the workers read; or why there is none (`why`).
+std::optional<std::string> dynamoGraph(const std::string& name, ServingEngine worker,
+                                       const std::vector<GraphRole>& roles, int gpn, std::string& why);
+
 const std::vector<EngineVersion>& vllmVersions();
 const std::vector<EngineVersion>& sglangVersions();
 const std::vector<EngineVersion>& trtllmVersions();

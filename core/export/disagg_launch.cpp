@@ -173,6 +173,7 @@ std::vector<ExportFile> DisaggLaunch::files(const std::string& prefillYaml,
                                             const std::string& decodeYaml) const {
     std::vector<ExportFile> out = launchFiles(prefill, prefillYaml, "prefill/");
     for (ExportFile& f : launchFiles(decode, decodeYaml, "decode/")) out.push_back(std::move(f));
+    for (const auto& [name, content] : deployFiles) out.push_back({name, content, false});
     if (!router.commands.empty())
         out.push_back({"router.sh",
                        exporting::nodeScript(std::string(nameOf(prefill.engine)) + " " + prefill.version +
@@ -250,6 +251,29 @@ Result<DisaggLaunch> disaggregatedLaunch(const Scenario& s, const DisaggPlan& p,
     const std::string split = "Disaggregated: " + std::to_string(p.prefill.nodes) + " prefill node(s) and " +
                               std::to_string(p.decode.nodes) +
                               " decode node(s); the decode pool's node numbers start again at 0. ";
+    if (dynamo) {
+        // One graph for both pools (each pool's own, made by its export, would have a frontend each).
+        for (LaunchCommand* lc : {&out.prefill, &out.decode}) {
+            lc->deployFiles.clear();
+            std::erase_if(lc->notes, [](const std::string& n) { return n.rfind("Kubernetes:", 0) == 0; });
+        }
+        std::string why;
+        const int gpn = std::max(1, s.cluster.hostGpus());
+        if (const auto graph = exporting::dynamoGraph(
+                "shardplan-" + s.model.name + "-disagg", o.dynamoWorker,
+                {{"prefill", "prefill", &out.prefill, poolScenario(s, Phase::Prefill, p.prefill.nodes).gpus(),
+                  !s.model.moe.present()},
+                 {"decode", "decode", &out.decode, poolScenario(s, Phase::Decode, p.decode.nodes).gpus(),
+                  !s.model.moe.present()}},
+                gpn, why)) {
+            out.deployFiles.push_back({"dynamo-graph.yaml", *graph});
+            out.notes.push_back("Kubernetes: dynamo-graph.yaml is the same deployment as one "
+                                "DynamoGraphDeployment, a frontend and the prefill and decode workers "
+                                "(subComponentType prefill, decode), for the Dynamo operator.");
+        } else {
+            out.notes.push_back("Kubernetes: no dynamo-graph.yaml, because " + why + ".");
+        }
+    }
     if (dynamo)
         out.notes.push_back(split +
                             "The frontend on the prefill pool's node 0 routes to both pools' workers (they "

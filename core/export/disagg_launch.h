@@ -16,6 +16,9 @@ struct DisaggLaunch {
     /// addresses of the nodes that serve each server's API, which the user sets) and its command. Empty for
     /// Dynamo, whose frontend routes.
     NodeLaunch router;
+    /// Dynamo only: both pools as one DynamoGraphDeployment (dynamo-graph.yaml: a frontend, prefill and
+    /// decode workers), written at the top of the export folder.
+    std::vector<std::pair<std::string, std::string>> deployFiles;
     /// What the two pools need beside their commands (the router in front of them), one sentence each.
     std::vector<std::string> notes;
     /// Both pools' commands as text, each under a heading, the router's, then the notes as `# ` comments.

@@ -207,6 +207,7 @@ std::vector<ExportFile> launchFiles(const LaunchCommand& launch, const std::stri
     const auto scripts = launch.scripts();
     for (const auto& [name, text] : scripts) files.push_back({prefix + name, text, true});
     for (const auto& [name, text] : launch.files) files.push_back({prefix + name, text, false});
+    for (const auto& [name, text] : launch.deployFiles) files.push_back({prefix + name, text, false});
     files.push_back({prefix + "plan.yaml", planYaml, false});
     const size_t n = scripts.size();
     files.push_back(

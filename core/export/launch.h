@@ -116,6 +116,9 @@ struct LaunchCommand {
     std::vector<NodeLaunch> nodes;
     /// Files the commands read, written beside the scripts: (file name, content).
     std::vector<std::pair<std::string, std::string>> files;
+    /// Files for another way to deploy the same launch, written beside the scripts but read by none of them
+    /// (Dynamo's Kubernetes DynamoGraphDeployment, dynamo-graph.yaml): (file name, content).
+    std::vector<std::pair<std::string, std::string>> deployFiles;
     /// The plan exported: the plan given, or the nearest layout the version can run (adapted).
     Plan plan;
     bool adapted = false;

@@ -116,6 +116,9 @@ const std::vector<EngineVersion>& vllmVersions() {
         v10.flags.push_back("--block-size");
         // vllm/engine/arg_utils.py at v0.10.2: --trust-remote-code (ModelConfig.trust_remote_code, False).
         v10.flags.push_back("--trust-remote-code");
+        // --kv-transfer-config (KVTransferConfig, arg_utils.py at v0.10.2), for Dynamo's disaggregated
+        // workers.
+        v10.flags.push_back("--kv-transfer-config");
         v10.constraints = {
             "ModelConfig.verify_with_parallel_config: the attention heads divide by --tensor-parallel-size",
             "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs runs on the Ray "
