@@ -4,6 +4,7 @@
 // unknown versions, the SGLang --moe-dp-size asserts (tst_launch.cpp has the older versions' rules), the
 // context capped by max_position_embeddings, the model path.
 #include "core/cost/costmodel.h"
+#include "core/cost/disagg.h"
 #include "core/export/check.h"
 #include "core/export/disagg_launch.h"
 #include "core/export/launch.h"
@@ -17,6 +18,7 @@
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <yaml-cpp/yaml.h>
 
 #include <QTest>
 
@@ -119,13 +121,25 @@ private slots:
         }
         // The synthetic model has no checkpoint: its exports name one.
         const std::string model = s.model.hubId.empty() ? "/models/synthetic" : "";
-        int exported = 0, refused = 0, adapted = 0;
+        int exported = 0, refused = 0, adapted = 0, graphs = 0;
         for (const Target& t : targets()) {
+            // A release that cannot load the model, or an engine that does not run on the cluster's GPUs,
+            // refuses every plan with that reason, the Megatron plan too (issue 37).
+            std::string whole;
             for (const auto& [what, plan] : plans) {
                 ExportOptions o;
                 o.engine = t.engine, o.version = t.version.version, o.dynamoWorker = t.worker,
                 o.modelPath = model;
                 const auto r = launchCommand(s, plan, o);
+                if (&plan == &plans[0].second && !r &&
+                    (r.error().message.find(" cannot load ") != std::string::npos ||
+                     r.error().message.find(" runs on NVIDIA GPUs only") != std::string::npos))
+                    whole = r.error().message;
+                if (!whole.empty()) {
+                    QVERIFY2(!r && r.error().message == whole, (t.label() + ", " + what).c_str());
+                    ++refused;
+                    continue;
+                }
                 if (!r) {
                     // The Megatron plan is always exported (adapted where needed); any other plan, the
                     // search's best included, may be refused with the engine's reason (issue 12: "refused
@@ -151,6 +165,17 @@ private slots:
                            r->text())
                               .c_str());
                 }
+                // Dynamo's Kubernetes graph, where it writes one: the same checks on its workers, and its
+                // replicas x nodes x GPUs per pod equal to the plan's GPUs.
+                for (const auto& [file, yaml] : r->deployFiles) {
+                    QCOMPARE(file, std::string("dynamo-graph.yaml"));
+                    ++graphs;
+                    const auto gv = checkDynamoGraph(yaml, s, s.gpus(), t.worker);
+                    if (!gv.empty())
+                        QFAIL((t.label() + ", " + what + " " + degreesTextForTest(plan) +
+                               ": dynamo-graph.yaml: " + gv[0] + "\n" + yaml)
+                                  .c_str());
+                }
                 // A plan exported with its own layers per stage: every node that starts something sets the
                 // engine's variable to exactly those numbers (TensorRT-LLM has none: it exports the
                 // balanced split instead, adapted).
@@ -171,8 +196,8 @@ private slots:
                 }
             }
         }
-        qInfo("%s: %d exported (%d with the nearest runnable layout), %d refused", qPrintable(scenario),
-              exported, adapted, refused);
+        qInfo("%s: %d exported (%d with the nearest runnable layout), %d refused; %d Dynamo graphs",
+              qPrintable(scenario), exported, adapted, refused, graphs);
         QVERIFY(exported >= 2 * int(targets().size()));
     }
 
@@ -428,6 +453,466 @@ private slots:
                           "SGLang: moe_dp_size > 1 without attn_cp_size == moe_dp_size") != v.end());
     }
 
+    // SGLang 0.5.6's FusedMoE asserts (experts - fused shared) % moe_ep_size == 0 (python/sglang/srt/layers/
+    // moe/fused_moe_triton/layer.py at commit 7ae368efde14). DeepSeek-V3's 256 experts over ep 72 (one GB200
+    // NVL72 rack, DP attention) used to export --ep-size 72 alone; now 32 redundant slots make 288 = 4 x 72
+    // (ceil(256 / 72) = 4 per GPU, what the cost model prices), or, for a model whose SGLang code takes no
+    // redundant experts, the nearest ep that divides the experts.
+    void sglangExpertsDivide() {
+        const Scenario s = compose("deepseek-v3.yaml", "gb200-nvl72-x2.yaml", "chat-serving.yaml", 72);
+        const Plan p = attentionDpPlan(72, 72, 64);
+        QVERIFY(!CostModel(s).checkPlan(p));
+        const EngineVersion v = findEngineVersion(ServingEngine::Sglang, "0.5.6").value();
+        for (ServingEngine e : {ServingEngine::Sglang, ServingEngine::Dynamo}) {
+            const LaunchCommand c = exportOk(s, p, e, {}, ServingEngine::Sglang);
+            QVERIFY(!c.adapted);
+            QCOMPARE(*flagAfter(c, "--ep-size"), std::string("72"));
+            QCOMPARE(*flagAfter(c, "--ep-num-redundant-experts"), std::string("32"));
+            QVERIFY2(hasNote(c, "288 expert slots, 4 per GPU"), qPrintable(notes(c)));
+            QVERIFY(checkLaunch(c, s, findEngineVersion(e, "").value(), ServingEngine::Sglang).empty());
+            // The old command, without the slots, breaks FusedMoE's assert.
+            LaunchCommand old = c;
+            for (NodeLaunch& node : old.nodes)
+                for (auto& cmd : node.commands) {
+                    auto at = std::find(cmd.begin(), cmd.end(), "--ep-num-redundant-experts");
+                    if (at != cmd.end()) cmd.erase(at, at + 2);
+                }
+            const auto violations =
+                checkLaunch(old, s, findEngineVersion(e, "").value(), ServingEngine::Sglang);
+            QVERIFY2(
+                std::find(violations.begin(), violations.end(),
+                          "SGLang 0.5.6: FusedMoE asserts (experts + redundant) % ep_size == 0, and 256 + 0 "
+                          "experts do not divide by 72") != violations.end(),
+                violations.empty() ? "none" : violations[0].c_str());
+        }
+        // A model of unknown architecture: no redundant slots; ep 72 -> 8, the largest divisor of 256 that
+        // divides 72, evaluated and noted, or refused under --strict.
+        Scenario unknown = s;
+        unknown.model.architecture.clear();
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang, o.adapt = false;
+        const auto refused = launchCommand(unknown, p, o);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("FusedMoE divides the 256 experts evenly over ep-size 72") !=
+                     std::string::npos,
+                 refused.error().message.c_str());
+        const LaunchCommand a = exportOk(unknown, p, ServingEngine::Sglang);
+        QVERIFY(a.adapted);
+        QCOMPARE(a.plan.degrees.ep, 8);
+        QVERIFY(!hasArg(a, "--ep-num-redundant-experts"));
+        QVERIFY2(hasNote(a, "ep 72 -> 8"), qPrintable(notes(a)));
+        QVERIFY(checkLaunch(a, unknown, v).empty());
+    }
+
+    // gpt-oss and Qwen3-Next were exported for SGLang 0.4.9, whose model registry has neither: no gpt_oss.py
+    // or qwen3_next.py among python/sglang/srt/models at commit ec5f9c6269c1 (0.5.6, commit 7ae368efde14,
+    // has both). Refused with the reason whatever --strict says (no layout helps); vLLM 0.10.2 has both
+    // (vllm/model_executor/models/registry.py at e017120ed146).
+    void modelRegistry() {
+        const std::pair<const char*, const char*> models[] = {
+            {"gpt-oss-120b.yaml", "GptOssForCausalLM"}, {"qwen3-next-80b-a3b.yaml", "Qwen3NextForCausalLM"}};
+        for (const auto& [file, arch] : models) {
+            const Scenario s = compose(file, "h200-1x8.yaml", "chat-serving.yaml");
+            const Plan p = CostModel(s).megatronPlan();
+            const auto r = launchCommand(s, p, [] {
+                ExportOptions o;
+                o.engine = ServingEngine::Sglang, o.version = "0.4.9";
+                return o;
+            }());
+            QVERIFY(!r.ok());
+            QVERIFY2(r.error().message.find(
+                         std::string("sglang 0.4.9 cannot load ") + s.model.name + ": " + arch +
+                         " is not in its model registry (python/sglang/srt/models/*.py "
+                         "EntryClass at commit ec5f9c6269c1); support came in 0.5.6") != std::string::npos,
+                     r.error().message.c_str());
+            const LaunchCommand now = exportOk(s, p, ServingEngine::Sglang, "0.5.6");
+            QVERIFY(checkLaunch(now, s, findEngineVersion(ServingEngine::Sglang, "0.5.6").value()).empty());
+            QVERIFY(!hasNote(now, "Model support"));
+            QVERIFY(exportOk(s, p, ServingEngine::Vllm, "0.10.2").argv.size() > 3);
+            // The checker refuses a 0.4.9 launch of it.
+            const auto v = checkLaunch(now, s, findEngineVersion(ServingEngine::Sglang, "0.4.9").value());
+            const std::string want =
+                std::string("node0.sh: sglang 0.4.9 has no ") + arch +
+                " in its model registry (python/sglang/srt/models/*.py EntryClass at commit "
+                "ec5f9c6269c1)";
+            QVERIFY2(std::find(v.begin(), v.end(), want) != v.end(), v.empty() ? "none" : v[0].c_str());
+        }
+        // An architecture shardplan does not import is exported with a note; TensorRT-LLM's registry was not
+        // read, which its note says.
+        Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        s.model.architecture = "Phi3ForCausalLM";
+        QVERIFY(hasNote(exportOk(s, megatron(1, 1, 8, 8), ServingEngine::Sglang, "0.4.9"),
+                        "Phi3ForCausalLM is not among the architectures checked against sglang 0.4.9"));
+        s.model.architecture = "LlamaForCausalLM";
+        QVERIFY(hasNote(exportOk(s, megatron(1, 1, 8, 8), ServingEngine::Trtllm),
+                        "trtllm 1.2's model registry was not read"));
+    }
+
+    // AMD GPUs: TensorRT-LLM (and Dynamo's TensorRT-LLM worker) is a CUDA build (NVIDIA/TensorRT-LLM
+    // docs/source/installation/linux.md at 004da3c27360) and used to be exported for the MI300X sample;
+    // refused now. vLLM and SGLang export their ROCm builds: the images and variables their ROCm docs and
+    // Dockerfiles give (vLLM v0.10.2 rocm.inc.md, VLLM_ROCM_USE_AITER; SGLang 0.5.6 docker/rocm.Dockerfile,
+    // SGLANG_USE_AITER=1), no DeepEP (Hopper only, deepseek-ai/DeepEP README), KV blocks of 1 for vLLM's
+    // AITER MLA (vllm/platforms/rocm.py at v0.10.2).
+    void amdGpus() {
+        for (const char* cluster : {"mi300x-1x8.yaml"}) {
+            auto c = loadCluster(kSamples + "/clusters/" + cluster);
+            QVERIFY(c.ok() && amdGpu(c->gpu));
+        }
+        for (const char* name : {"Instinct MI325X 256GB", "Instinct MI355X 288GB", "AMD MI300X", "mi300x"})
+            QVERIFY2(amdGpu(Gpu{name, {}, 0, 0}), name);
+        for (const char* name : {"H100 SXM5 80GB", "GB200", "B200", "L40S 48GB", "H20 96GB"})
+            QVERIFY2(!amdGpu(Gpu{name, {}, 0, 0}), name);
+
+        auto loaded = loadScenario(kSamples + "/scenarios/llama-3.1-70b-mi300x-1x8.yaml");
+        QVERIFY(loaded.ok());
+        const Scenario s = loaded.value();
+        const Plan p = CostModel(s).megatronPlan();
+        for (ServingEngine w : {ServingEngine::Trtllm, ServingEngine::Vllm}) {
+            for (ServingEngine e : {ServingEngine::Trtllm, ServingEngine::Dynamo}) {
+                if (e == ServingEngine::Trtllm && w != ServingEngine::Trtllm) continue;
+                ExportOptions o;
+                o.engine = e, o.dynamoWorker = w;
+                const auto r = launchCommand(s, p, o);
+                if (w != ServingEngine::Trtllm) {
+                    QVERIFY(r.ok());
+                    continue;
+                }
+                QVERIFY(!r.ok());
+                QVERIFY2(r.error().message.find("runs on NVIDIA GPUs only") != std::string::npos &&
+                             r.error().message.find("Instinct MI300X 192GB") != std::string::npos,
+                         r.error().message.c_str());
+            }
+        }
+        // What the old export wrote: TensorRT-LLM's launch, which the checker refuses on this cluster.
+        Scenario nvidia = s;
+        nvidia.cluster.gpu.name = "H100 SXM5 80GB";
+        const LaunchCommand old = exportOk(nvidia, p, ServingEngine::Trtllm);
+        const auto v = checkLaunch(old, s, findEngineVersion(ServingEngine::Trtllm, "").value());
+        QVERIFY(std::find(v.begin(), v.end(),
+                          "node0.sh: TensorRT-LLM on Instinct MI300X 192GB, which it cannot run on") !=
+                v.end());
+
+        const LaunchCommand vllm = exportOk(s, p, ServingEngine::Vllm);
+        QVERIFY(std::find(vllm.nodes[0].env.begin(), vllm.nodes[0].env.end(),
+                          std::pair<std::string, std::string>("VLLM_ROCM_USE_AITER", "1")) !=
+                vllm.nodes[0].env.end());
+        QVERIFY2(hasNote(vllm, "the image rocm/vllm") && hasNote(vllm, "AITER's flash attention"),
+                 qPrintable(notes(vllm)));
+        QVERIFY(vllm.text().find("export VLLM_ROCM_USE_AITER=1\n") != std::string::npos);
+        const LaunchCommand sglang = exportOk(s, p, ServingEngine::Sglang);
+        for (const char* var : {"SGLANG_USE_AITER", "HSA_NO_SCRATCH_RECLAIM"})
+            QVERIFY(std::find(sglang.nodes[0].env.begin(), sglang.nodes[0].env.end(),
+                              std::pair<std::string, std::string>(var, "1")) != sglang.nodes[0].env.end());
+        QVERIFY2(hasNote(sglang, "lmsysorg/sglang:v0.5.6-rocm700-mi30x"), qPrintable(notes(sglang)));
+        QVERIFY(!hasNote(exportOk(nvidia, p, ServingEngine::Sglang), "ROCm"));
+
+        // MoE on MI300X: SGLang without DeepEP (0.4.9: EPMoE with --enable-ep-moe); DeepSeek-V3's MLA on vLLM
+        // with KV blocks of one token.
+        const Scenario q = compose("qwen3-235b-a22b.yaml", "mi300x-1x8.yaml", "chat-serving.yaml");
+        const LaunchCommand moe = exportOk(q, attentionDpPlan(8, 8, 32), ServingEngine::Sglang);
+        QVERIFY(!hasArg(moe, "--moe-a2a-backend") && *flagAfter(moe, "--ep-size") == "8");
+        QVERIFY2(hasNote(moe, "DeepEP's all-to-all needs NVIDIA Hopper GPUs"), qPrintable(notes(moe)));
+        QVERIFY(checkLaunch(moe, q, findEngineVersion(ServingEngine::Sglang, "").value()).empty());
+        const LaunchCommand moe49 = exportOk(q, attentionDpPlan(8, 8, 32), ServingEngine::Sglang, "0.4.9");
+        QVERIFY(hasArg(moe49, "--enable-ep-moe") && !hasArg(moe49, "--enable-deepep-moe"));
+        QVERIFY(checkLaunch(moe49, q, findEngineVersion(ServingEngine::Sglang, "0.4.9").value()).empty());
+        const Scenario ds = compose("deepseek-v3.yaml", "mi300x-1x8.yaml", "chat-serving.yaml");
+        const LaunchCommand mla = exportOk(ds, megatron(1, 1, 8, 16, 8), ServingEngine::Vllm);
+        QCOMPARE(*flagAfter(mla, "--block-size"), std::string("1"));
+        LaunchCommand noBlock = mla;
+        for (auto& cmd : noBlock.nodes[0].commands) {
+            auto at = std::find(cmd.begin(), cmd.end(), "--block-size");
+            if (at != cmd.end()) cmd.erase(at, at + 2);
+        }
+        const auto vb = checkLaunch(noBlock, ds, findEngineVersion(ServingEngine::Vllm, "").value());
+        QVERIFY(std::find(vb.begin(), vb.end(),
+                          "node0.sh: vLLM's AITER MLA backend with a KV block size other than 1") !=
+                vb.end());
+    }
+
+    // gpt-oss on Hopper: TensorRT-LLM's gpt-oss guide (examples/models/core/gpt_oss/README.md, read at
+    // 0ee4114cc7fe) gives the TRITON MoE backend there ("use the TRITON backend on Hopper"), which has expert
+    // parallelism but no expert TP. The export used to write CUTLASS; Blackwell keeps it.
+    void trtllmGptOssHopper() {
+        auto loaded = loadScenario(kSamples + "/scenarios/gpt-oss-120b-h100-1x8.yaml");
+        QVERIFY(loaded.ok());
+        const Scenario s = loaded.value();
+        const EngineVersion v = findEngineVersion(ServingEngine::Trtllm, "").value();
+        const LaunchCommand ep8 = exportOk(s, megatron(1, 1, 8, 16, 8), ServingEngine::Trtllm);
+        const std::string yaml = ep8.files.at(0).second;
+        QVERIFY2(yaml.find("moe_config:\n  backend: TRITON\n") != std::string::npos, yaml.c_str());
+        QVERIFY2(hasNote(ep8, "moe_config backend TRITON"), qPrintable(notes(ep8)));
+        QVERIFY(checkLaunch(ep8, s, v).empty());
+        LaunchCommand old = ep8;
+        old.files[0].second.replace(old.files[0].second.find("TRITON"), 6, "CUTLASS");
+        const auto violations = checkLaunch(old, s, v);
+        QVERIFY(std::find(
+                    violations.begin(), violations.end(),
+                    "TensorRT-LLM: gpt-oss on H100 SXM5 80GB with moe_config backend CUTLASS, not TRITON as "
+                    "its gpt-oss guide gives for Hopper") != violations.end());
+        // Expert TP 2 (ep 4 x etp 2): TRITON has none, so ep 4 -> 8, etp 2 -> 1, or refused under --strict.
+        const Plan etp2 = megatron(1, 1, 8, 16, 4, 2);
+        ExportOptions o;
+        o.engine = ServingEngine::Trtllm, o.adapt = false;
+        const auto refused = launchCommand(s, etp2, o);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("TRITON MoE backend") != std::string::npos,
+                 refused.error().message.c_str());
+        const LaunchCommand a = exportOk(s, etp2, ServingEngine::Trtllm);
+        QVERIFY(a.adapted && a.plan.degrees.ep == 8 && a.plan.degrees.etp == 1);
+        QVERIFY2(hasNote(a, "ep 4 -> 8, etp 2 -> 1"), qPrintable(notes(a)));
+        QVERIFY(checkLaunch(a, s, v).empty());
+        // Blackwell: CUTLASS, as before.
+        const Scenario b = compose("gpt-oss-120b.yaml", "b200-1x8.yaml", "chat-serving.yaml");
+        QVERIFY(
+            exportOk(b, megatron(1, 1, 8, 16, 8), ServingEngine::Trtllm).files.at(0).second.find("CUTLASS") !=
+            std::string::npos);
+    }
+
+    // Disaggregated SGLang had no router: the notes named one. Now router.sh starts sglang_router in PD mode
+    // (sgl-router/bindings/python/sglang_router/router_args.py at 7ae368efde14: --pd-disaggregation,
+    // --prefill URL [BOOTSTRAP_PORT], --decode URL) naming every server that serves an API; the servers
+    // listen on 0.0.0.0 (their default host is 127.0.0.1) and prefill servers sharing a node get a bootstrap
+    // port each (default 8998).
+    void disaggRouter() {
+        const Scenario s = compose("llama-3.1-8b.yaml", "h100-4x8.yaml", "chat-serving.yaml");
+        DisaggPlan d;
+        // 16 servers of 1 GPU over 2 nodes (ports 8000..8007 on each: SGLang's --dp-size spans no nodes);
+        // 2 decode servers of 8 GPUs, one per node.
+        d.prefill = {2, megatron(1, 16, 1, 8)};
+        d.decode = {2, megatron(1, 2, 8, 32)};
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang;
+        auto l = disaggregatedLaunch(s, d, o);
+        QVERIFY2(l.ok(), l.ok() ? "" : l.error().str().c_str());
+        const auto& r = l->router.commands.at(0);
+        QCOMPARE(list(r).mid(0, 10),
+                 QStringList({"python3", "-m", "sglang_router.launch_router", "--pd-disaggregation",
+                              "--prefill", "http://${PREFILL_NODE0_IP}:8000", "8998", "--prefill",
+                              "http://${PREFILL_NODE0_IP}:8001", "8999"}));
+        QCOMPARE(std::count(r.begin(), r.end(), "--prefill"), 16);
+        QVERIFY(std::find(r.begin(), r.end(), "http://${PREFILL_NODE1_IP}:8007") != r.end());
+        QCOMPARE(list(r).mid(int(r.size()) - 8),
+                 QStringList({"--decode", "http://${DECODE_NODE0_IP}:30000", "--decode",
+                              "http://${DECODE_NODE1_IP}:30000", "--host", "0.0.0.0", "--port", "8080"}));
+        QCOMPARE(l->router.env.size(), size_t(4)); // PREFILL_NODE0..1_IP, DECODE_NODE0..1_IP, set by the user
+        const EngineVersion v = findEngineVersion(ServingEngine::Sglang, "").value();
+        QVERIFY(checkDisaggLaunch(l.value(), s, d, v).empty());
+        const auto files = l->files("", "");
+        const auto router = std::find_if(files.begin(), files.end(),
+                                         [](const ExportFile& f) { return f.name == "router.sh"; });
+        QVERIFY(router != files.end() && router->executable);
+        QVERIFY(router->content.find(": \"${DECODE_NODE1_IP:?set DECODE_NODE1_IP") != std::string::npos);
+        QVERIFY(l->text().find("# router\n") != std::string::npos);
+        QVERIFY2(std::any_of(l->notes.begin(), l->notes.end(),
+                             [](const std::string& n) {
+                                 return n.find("router.sh starts SGLang's PD router") == 0 ||
+                                        n.find("router.sh starts") != std::string::npos;
+                             }),
+                 l->notes.front().c_str());
+        // What the export wrote before: no router, servers on 127.0.0.1 sharing bootstrap port 8998.
+        DisaggLaunch old = l.value();
+        old.router = {};
+        for (LaunchCommand* lc : {&old.prefill, &old.decode})
+            for (NodeLaunch& node : lc->nodes)
+                for (auto& cmd : node.commands) {
+                    for (const char* flag : {"--host", "--disaggregation-bootstrap-port"}) {
+                        auto at = std::find(cmd.begin(), cmd.end(), flag);
+                        if (at != cmd.end()) cmd.erase(at, at + 2);
+                    }
+                }
+        const auto violations = checkDisaggLaunch(old, s, d, v);
+        for (const char* want :
+             {"no router in front of the pools", "PREFILL node 0: two servers on bootstrap port 8998",
+              "DECODE node 1: a server on host 127.0.0.1, which the router on another host cannot "
+              "reach"})
+            QVERIFY2(std::find(violations.begin(), violations.end(), want) != violations.end(), want);
+        // Dynamo's frontend routes: no router.
+        o.engine = ServingEngine::Dynamo, o.dynamoWorker = ServingEngine::Sglang;
+        auto dyn = disaggregatedLaunch(s, d, o);
+        QVERIFY(dyn.ok() && dyn->router.commands.empty());
+    }
+
+    // search --disaggregated found splits the SGLang export refused: DeepSeek-V3 with long prompts on 32 x 8
+    // H100 (the README's example), 18 prefill nodes of pp9 x dp16 x tp1 (etp 2): SGLang's servers are the
+    // expert group's 2 GPUs x pp 9 = 18, three hosts each, "launches need 24 hosts, the cluster has 18". Now
+    // the pool moves to the nearest pipeline depth whose servers pack (pp 8: 16-GPU servers), both the pool
+    // and the whole split evaluated in the notes; --strict still refuses with the reason.
+    void disaggPacking() {
+        auto loaded = loadScenario(kSamples + "/scenarios/deepseek-v3-h100-32x8-long-prompts.yaml");
+        QVERIFY(loaded.ok());
+        const Scenario s = loaded.value();
+        DisaggPlan d;
+        d.prefill = {18, megatron(9, 16, 1, 1, 1, 2)};
+        d.decode = {14, attentionDpPlan(2, 2, 112)};
+        d.decode.plan.degrees = Degrees{1, 56, 2, 112, 1, 1};
+        QVERIFY(!DisaggModel(s).checkSplit(18, 14));
+        QVERIFY(DisaggModel(s).evaluate(d).valid);
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang, o.adapt = false;
+        auto strict = disaggregatedLaunch(s, d, o);
+        QVERIFY(!strict.ok());
+        QVERIFY2(strict.error().message.find(
+                     "prefill pool: cannot export to sglang 0.5.6: its launches need 24 hosts "
+                     "of 8 GPUs, the cluster has 18") != std::string::npos,
+                 strict.error().message.c_str());
+        o.adapt = true;
+        auto l = disaggregatedLaunch(s, d, o);
+        QVERIFY2(l.ok(), l.ok() ? "" : l.error().str().c_str());
+        QVERIFY(l->prefill.adapted && !l->decode.adapted);
+        QCOMPARE(l->prefill.plan.degrees.pp, 8);
+        QVERIFY2(hasNote(l->prefill, "pp 9 -> 8, dp 16 -> 18, edp 8 -> 9"), qPrintable(notes(l->prefill)));
+        QVERIFY(int(l->prefill.nodes.size()) <= 18);
+        QVERIFY2(std::any_of(l->notes.begin(), l->notes.end(),
+                             [](const std::string& n) {
+                                 return n.find("Layout changed in the prefill pool") == 0 &&
+                                        n.find("output tokens/s per GPU for the plan and") !=
+                                            std::string::npos;
+                             }),
+                 l->notes.back().c_str());
+        QVERIFY(
+            checkDisaggLaunch(l.value(), s, d, findEngineVersion(ServingEngine::Sglang, "").value()).empty());
+    }
+
+    // What the scripts need and could not say: trust-remote-code for a config that names custom code
+    // (DeepSeek-V3's auto_map, tests/data/hf/deepseek-v3.config.json), HF_TOKEN for a gated repository
+    // (meta-llama), DeepEP's NVSHMEM/IBGDA settings across nodes (deep_ep/buffer.py at dcfd954851157;
+    // SGLang's lws_pd_deploy.md at 7ae368efde14), NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME across nodes
+    // (SGLang's deploy_on_k8s.md at 7ae368efde14).
+    void environmentNotes() {
+        auto loaded = loadScenario(kSamples + "/scenarios/deepseek-v3-h200-16x8.yaml");
+        QVERIFY(loaded.ok());
+        const Scenario s = loaded.value();
+        const Plan p = CostModel(s).megatronPlan();
+        for (ServingEngine e : {ServingEngine::Vllm, ServingEngine::Sglang}) {
+            const LaunchCommand c = exportOk(s, p, e);
+            QVERIFY(hasArg(c, "--trust-remote-code"));
+            QVERIFY2(hasNote(c, "Custom code: DeepseekV3ForCausalLM") && hasNote(c, "Network interfaces") &&
+                         hasNote(c, "NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME"),
+                     qPrintable(notes(c)));
+            const EngineVersion v = findEngineVersion(e, "").value();
+            QVERIFY(checkLaunch(c, s, v).empty());
+            LaunchCommand old = c;
+            for (NodeLaunch& node : old.nodes)
+                for (auto& cmd : node.commands) std::erase(cmd, std::string("--trust-remote-code"));
+            const auto violations = checkLaunch(old, s, v);
+            QVERIFY2(std::find(violations.begin(), violations.end(),
+                               "node0.sh: DeepseekV3ForCausalLM's config names custom code (auto_map), and "
+                               "--trust-remote-code is not given") != violations.end(),
+                     violations.empty() ? "none" : violations[0].c_str());
+        }
+        Scenario two = s; // two nodes: one server of 16 GPUs, DeepEP over both
+        two.constraints.gpus = 16;
+        const LaunchCommand sglang = exportOk(two, attentionDpPlan(16, 16, 64), ServingEngine::Sglang);
+        QVERIFY2(hasArg(sglang, "--moe-a2a-backend") && hasNote(sglang, "DeepEP across nodes") &&
+                     hasNote(sglang, "NVSHMEM_IB_GID_INDEX"),
+                 qPrintable(notes(sglang)));
+        const LaunchCommand t = exportOk(s, p, ServingEngine::Trtllm);
+        QVERIFY(t.files.at(0).second.find("trust_remote_code: true\n") != std::string::npos);
+        QVERIFY(checkLaunch(t, s, findEngineVersion(ServingEngine::Trtllm, "").value()).empty());
+        QVERIFY(exportOk(s, p, ServingEngine::Dynamo, {}, ServingEngine::Trtllm)
+                    .files.at(0)
+                    .second.find("trust_remote_code: true\n") != std::string::npos);
+        // Llama: no custom code, a gated repository; one node: no network note.
+        const Scenario l = compose("llama-3.1-70b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const LaunchCommand llama = exportOk(l, megatron(1, 1, 8, 64), ServingEngine::Vllm);
+        QVERIFY(!hasArg(llama, "--trust-remote-code"));
+        QVERIFY2(hasNote(llama, "meta-llama/Llama-3.1-70B is a gated repository") &&
+                     hasNote(llama, "HF_TOKEN") && !hasNote(llama, "Network interfaces") &&
+                     !hasNote(llama, "DeepEP"),
+                 qPrintable(notes(llama)));
+        QVERIFY(!hasNote(
+            launchCommand(l, megatron(1, 1, 8, 64), ServingEngine::Vllm, "/models/llama").value(), "gated"));
+    }
+
+    // Kubernetes: --engine dynamo writes dynamo-graph.yaml beside the scripts, a DynamoGraphDeployment as
+    // Dynamo's own examples write one (components/backends/*/deploy/{agg,disagg,disagg-multinode,
+    // agg-with-config}.yaml at ai-dynamo/dynamo 416ff06e7feabb). Parsed back: the kinds, one frontend,
+    // replicas x nodes x GPUs per pod = the plan's GPUs, the workers' arguments through the same checks as
+    // the scripts.
+    void dynamoGraph() {
+        // SGLang worker over 16 nodes: one multinode worker (nodeCount 16, 8 GPUs a pod); the operator gives
+        // the ranks, so the args carry no --nnodes, --node-rank or --dist-init-addr.
+        auto loaded = loadScenario(kSamples + "/scenarios/deepseek-v3-h200-16x8.yaml");
+        QVERIFY(loaded.ok());
+        const Scenario s = loaded.value();
+        const LaunchCommand c =
+            exportOk(s, CostModel(s).megatronPlan(), ServingEngine::Dynamo, {}, ServingEngine::Sglang);
+        QCOMPARE(c.deployFiles.size(), size_t(1));
+        const std::string yaml = c.deployFiles[0].second;
+        const auto docs = YAML::LoadAll(yaml);
+        QCOMPARE(docs.size(), size_t(1));
+        const YAML::Node g = docs[0];
+        QCOMPARE(g["kind"].as<std::string>(), std::string("DynamoGraphDeployment"));
+        QCOMPARE(g["apiVersion"].as<std::string>(), std::string("nvidia.com/v1alpha1"));
+        const YAML::Node w = g["spec"]["services"]["Worker"];
+        QCOMPARE(g["spec"]["services"]["Frontend"]["componentType"].as<std::string>(),
+                 std::string("frontend"));
+        QCOMPARE(w["replicas"].as<int>() * w["multinode"]["nodeCount"].as<int>() *
+                     std::stoi(w["resources"]["limits"]["gpu"].as<std::string>()),
+                 128);
+        QCOMPARE(w["multinode"]["nodeCount"].as<int>(), 16);
+        std::vector<std::string> args;
+        for (const auto& a : w["extraPodSpec"]["mainContainer"]["args"]) args.push_back(a.as<std::string>());
+        QVERIFY(std::find(args.begin(), args.end(), "--nnodes") == args.end() &&
+                std::find(args.begin(), args.end(), "--trust-remote-code") != args.end());
+        QVERIFY(checkDynamoGraph(yaml, s, 128, ServingEngine::Sglang).empty());
+        // A graph whose GPUs do not add up, or whose worker breaks an engine rule, is refused.
+        std::string wrong = yaml;
+        wrong.replace(wrong.find("gpu: \"8\""), 8, "gpu: \"4\"");
+        const auto v = checkDynamoGraph(wrong, s, 128, ServingEngine::Sglang);
+        QVERIFY(std::find(v.begin(), v.end(),
+                          "the workers' replicas x nodes x GPUs add up to 64, the plan's GPUs are 128") !=
+                v.end());
+        std::string noTrust = yaml;
+        noTrust.erase(noTrust.find("            - \"--trust-remote-code\"\n"), 35);
+        QVERIFY(!checkDynamoGraph(noTrust, s, 128, ServingEngine::Sglang).empty());
+
+        // vLLM workers, several to a node: replicas of one pod each; TensorRT-LLM's options in a ConfigMap.
+        const Scenario l = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        const LaunchCommand v2 = exportOk(l, megatron(1, 4, 2, 8), ServingEngine::Dynamo);
+        const YAML::Node vw = YAML::LoadAll(v2.deployFiles.at(0).second).at(0)["spec"]["services"]["Worker"];
+        QCOMPARE(vw["replicas"].as<int>() * std::stoi(vw["resources"]["limits"]["gpu"].as<std::string>()), 8);
+        QVERIFY(checkDynamoGraph(v2.deployFiles.at(0).second, l, 8, ServingEngine::Vllm).empty());
+        const LaunchCommand t =
+            exportOk(l, megatron(1, 1, 8, 8), ServingEngine::Dynamo, {}, ServingEngine::Trtllm);
+        const auto tdocs = YAML::LoadAll(t.deployFiles.at(0).second);
+        QCOMPARE(tdocs.size(), size_t(2));
+        QCOMPARE(tdocs[0]["kind"].as<std::string>(), std::string("ConfigMap"));
+        QVERIFY(tdocs[0]["data"]["extra-llm-api-options.yaml"].as<std::string>() == t.files.at(0).second);
+        QVERIFY(checkDynamoGraph(t.deployFiles.at(0).second, l, 8, ServingEngine::Trtllm).empty());
+
+        // --out-dir writes it, listed in the manifest; the engines other than Dynamo write none.
+        QTemporaryDir dir;
+        auto written = writeLaunchDirectory(dir.path().toStdString(), c, "plan: {}\n");
+        QVERIFY(written.ok());
+        QVERIFY(QFile::exists(dir.filePath("dynamo-graph.yaml")));
+        QFile manifest(dir.filePath(".shardplan-export"));
+        QVERIFY(manifest.open(QIODevice::ReadOnly) && manifest.readAll().contains("dynamo-graph.yaml\n"));
+        QVERIFY(exportOk(s, CostModel(s).megatronPlan(), ServingEngine::Sglang).deployFiles.empty());
+
+        // Disaggregated: one graph, a frontend and prefill and decode workers.
+        const Scenario ds = compose("llama-3.1-70b.yaml", "h100-4x8.yaml", "chat-serving.yaml");
+        DisaggPlan d;
+        d.prefill = {1, megatron(1, 1, 8, 8)};
+        d.decode = {3, megatron(1, 3, 8, 32)};
+        ExportOptions o;
+        o.engine = ServingEngine::Dynamo, o.dynamoWorker = ServingEngine::Vllm;
+        auto dl = disaggregatedLaunch(ds, d, o);
+        QVERIFY2(dl.ok(), dl.ok() ? "" : dl.error().str().c_str());
+        QVERIFY(dl->prefill.deployFiles.empty() && dl->decode.deployFiles.empty());
+        QCOMPARE(dl->deployFiles.size(), size_t(1));
+        const YAML::Node dg = YAML::LoadAll(dl->deployFiles[0].second).at(0)["spec"]["services"];
+        QCOMPARE(dg["prefill"]["subComponentType"].as<std::string>(), std::string("prefill"));
+        QCOMPARE(dg["decode"]["subComponentType"].as<std::string>(), std::string("decode"));
+        const auto dv = checkDynamoGraph(dl->deployFiles[0].second, ds, 32, ServingEngine::Vllm);
+        QVERIFY2(dv.empty(), dv.empty() ? "" : dv[0].c_str());
+        const auto files = dl->files("", "");
+        QVERIFY(std::any_of(files.begin(), files.end(),
+                            [](const ExportFile& f) { return f.name == "dynamo-graph.yaml"; }));
+    }
+
     // No engine shards different layers differently, so a plan with layer groups is refused by every engine
     // (and Dynamo, and each pool of a disaggregated launch) with the groups in the reason; adapting exports
     // the first group's choices for every layer, with a note saying so.
@@ -634,6 +1119,24 @@ private slots:
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QVERIFY2(err.contains("(stopped)"), qPrintable(err));
         QVERIFY2(out.contains("sglang.launch_server"), qPrintable(out + err));
+    }
+
+    // export --searcher with a model that has no Hub id and no --model used to search its whole budget, then
+    // fail for want of a path; now it fails before searching (a budget of 10^8 would run for minutes).
+    void cliModelPathBeforeSearch() {
+        QProcess p;
+        p.start(SHARDPLAN_CLI, {"export", "--scenario",
+                                QString::fromStdString(kSamples + "/scenarios/moe-1.6t-h100-128x8.yaml"),
+                                "--searcher", "sa", "--budget", "100000000", "--engine", "sglang"});
+        QVERIFY(p.waitForStarted());
+        const bool finished = p.waitForFinished(20000);
+        if (!finished) p.kill(), p.waitForFinished(5000);
+        QVERIFY2(finished, "export searched before checking the model path");
+        QCOMPARE(p.exitCode(), 1);
+        const QString err = p.readAllStandardError();
+        QVERIFY2(err.contains("has no Hugging Face id (hub_id)") && err.contains("--model") &&
+                     !err.contains("evaluations"),
+                 qPrintable(err));
     }
 
 private:

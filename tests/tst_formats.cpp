@@ -444,6 +444,26 @@ private slots:
         QVERIFY(QString::fromStdString(gpt2.error().str()).contains("DeepseekV3ForCausalLM"));
     }
 
+    // The architecture: config.json's architectures[0] on import; a model file's `architecture:` key, which
+    // each sample sets to the value of the config.json it cites (the copies in tests/data/hf).
+    void architecture() {
+        const std::pair<const char*, const char*> pairs[] = {
+            {"llama-3.1-70b", "LlamaForCausalLM"},        {"mixtral-8x22b", "MixtralForCausalLM"},
+            {"qwen3-235b-a22b", "Qwen3MoeForCausalLM"},   {"deepseek-v3", "DeepseekV3ForCausalLM"},
+            {"gpt-oss-120b", "GptOssForCausalLM"},        {"qwen3-next-80b-a3b", "Qwen3NextForCausalLM"}};
+        for (const auto& [file, arch] : pairs) {
+            auto hf = loadModel((kHf + file + ".config.json").toStdString());
+            QVERIFY2(hf.ok(), hf.error().str().c_str());
+            QCOMPARE(QString::fromStdString(hf->architecture), QString(arch));
+            auto sample = loadModel(std::string(SHARDPLAN_SAMPLES_DIR) + "/models/" + file + ".yaml");
+            QVERIFY2(sample.ok(), sample.error().str().c_str());
+            QCOMPARE(QString::fromStdString(sample->architecture), QString(arch));
+        }
+        // A model file without the key has none (the exports then check nothing against the registries).
+        auto synthetic = loadModel(std::string(SHARDPLAN_SAMPLES_DIR) + "/models/moe-1.6t-synthetic.yaml");
+        QVERIFY(synthetic.ok() && synthetic->architecture.empty());
+    }
+
     void atomicWriteLeavesNoHalfFile() {
         const std::string dir = QDir::tempPath().toStdString() + "/sp-no-such-dir-xyz/plan.json";
         auto r = writeFileAtomic(dir, "{}");

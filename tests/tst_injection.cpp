@@ -41,7 +41,9 @@ using Command = std::vector<std::string>;
 /// What the scripts leave to the user (HEAD_NODE_IP, Dynamo's etcd and NATS), as the user sets it.
 const std::vector<std::pair<QString, QString>> kUserEnv = {{"HEAD_NODE_IP", "127.0.0.1"},
                                                            {"ETCD_ENDPOINTS", "http://127.0.0.1:2379"},
-                                                           {"NATS_SERVER", "nats://127.0.0.1:4222"}};
+                                                           {"NATS_SERVER", "nats://127.0.0.1:4222"},
+                                                           {"PREFILL_NODE0_IP", "127.0.0.1"},
+                                                           {"DECODE_NODE0_IP", "127.0.0.2"}};
 
 /// A command as the shell passes it on: ${NAME} placeholders of kUserEnv replaced by their values.
 Command expanded(Command c) {
@@ -293,12 +295,24 @@ private slots:
                                 [&](const Command& x) { return expanded(x) == call; }) ||
                     std::any_of(r->decode.nodes[0].commands.begin(), r->decode.nodes[0].commands.end(),
                                 [&](const Command& x) { return expanded(x) == call; }) ||
-                    call == expanded(r->prefill.argv) || call == expanded(r->decode.argv);
+                    call == expanded(r->prefill.argv) || call == expanded(r->decode.argv) ||
+                    (!r->router.commands.empty() && call == expanded(r->router.commands[0]));
                 QVERIFY2(known, (c.label() + " ran something it did not build:\n" + show({call})).c_str());
             }
-            // Each pool's scripts.
+            // Each pool's scripts, and SGLang's router.sh: its one command, whole.
             runLaunch(box, r->prefill, c.label() + " prefill");
             runLaunch(box, r->decode, c.label() + " decode");
+            for (const ExportFile& f : r->files("", "")) {
+                if (f.name != "router.sh") continue;
+                QFile script(work.filePath("router.sh"));
+                QVERIFY(script.open(QIODevice::WriteOnly));
+                script.write(f.content.data(), qint64(f.content.size()));
+                script.close();
+                auto [routerCalls, routerErr] = box.run(work.filePath("router.sh"), work.path());
+                QVERIFY2(routerCalls.size() == 1 && routerCalls[0] == expanded(r->router.commands[0]) &&
+                             pwned(work.path()).isEmpty(),
+                         qPrintable(QString::fromStdString(show(routerCalls)) + routerErr));
+            }
             if (QTest::currentTestFailed()) return;
         }
     }

@@ -98,10 +98,13 @@ private slots:
         Plan p = loaded.value();
         p.batch = 64;
         const LaunchCommand v = command(s, p, ServingEngine::Vllm);
-        // --max-num-seqs: 64 sequences per tp-8 replica spread over its 8 GPUs = 8 per DP rank.
+        // --max-num-seqs: 64 sequences per tp-8 replica spread over its 8 GPUs = 8 per DP rank;
+        // --trust-remote-code: the config.json's auto_map names custom code
+        // (tests/data/hf/deepseek-v3.config.json).
         QCOMPARE(list(v.argv), QStringList({"vllm",
                                             "serve",
                                             "deepseek-ai/DeepSeek-V3",
+                                            "--trust-remote-code",
                                             "--tensor-parallel-size",
                                             "1",
                                             "--data-parallel-size",
@@ -140,6 +143,7 @@ private slots:
                                             "sglang.launch_server",
                                             "--model-path",
                                             "deepseek-ai/DeepSeek-V3",
+                                            "--trust-remote-code",
                                             "--tp-size",
                                             "256",
                                             "--dp-size",

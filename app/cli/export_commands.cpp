@@ -13,6 +13,7 @@
 
 #include <iostream>
 #include <optional>
+#include <set>
 
 namespace sp::cli {
 
@@ -22,16 +23,49 @@ constexpr int64_t kDefaultBudget = 2000;
 
 } // namespace
 
+const std::vector<OptionSpec>& exportOptions() {
+    static const std::vector<OptionSpec> table = {
+        {"scenario", "S", "the scenario file"},
+        {"plan", "P", "the plan (default: Megatron's); a disaggregated plan: both pools"},
+        {"searcher", "NAME", "search first (sa, ga, rl, ...); Ctrl-C exports the best so far"},
+        {"budget", "N", "the search's evaluations (default 2000)"},
+        {"seed", "K", "the search's seed (default 1)"},
+        {"format", "F", "json|yaml: a plan file; vllm|sglang: as --engine"},
+        {"engine", "E", "vllm|sglang|trtllm|dynamo: the engine's launch"},
+        {"engine-version", "V", "a row of the engine's version table (default: newest)"},
+        {"worker", "W", "Dynamo's worker: vllm (default), sglang or trtllm"},
+        {"strict", "", "refuse a plan the version cannot run (default: adapt it)"},
+        {"model", "PATH", "the path the engine loads (default: the model's Hub id)"},
+        {"out", "F", "write the text to F"},
+        {"out-dir", "DIR", "write the node scripts, plan.yaml and NOTES.txt into DIR"},
+    };
+    return table;
+}
+
+std::string exportUsage() {
+    std::string out =
+        "  export --scenario S (--plan P | --searcher NAME [--budget N] [--seed K])\n"
+        "         (--format json|yaml | --engine E [--engine-version V] [--worker W] [--strict]\n"
+        "          [--model PATH]) [--out F | --out-dir DIR]\n"
+        "                                            a plan file, or the plan as an engine's launch\n";
+    for (const OptionSpec& o : exportOptions()) {
+        std::string left = std::string("         --") + o.name + (*o.value ? std::string(" ") + o.value : "");
+        if (left.size() < 44)
+            left.resize(44, ' ');
+        else
+            left += " ";
+        out += left + o.help + "\n";
+    }
+    return out;
+}
+
 int cmdExport(const std::vector<std::string>& argv) {
-    const char* usage =
-        "shardplan export --scenario S (--plan P | --searcher NAME [--budget N] [--seed K])\n"
-        "                        (--format json|yaml | --engine vllm|sglang|trtllm|dynamo [--engine-version "
-        "V]\n"
-        "                         [--worker vllm|sglang|trtllm] [--strict] [--model PATH] [--out-dir DIR])\n"
-        "                        [--out F]      (--format vllm|sglang: --engine with the newest version)";
-    Args a(argv, {"strict"},
-           {"scenario", "plan", "searcher", "budget", "seed", "format", "model", "out", "engine",
-            "engine-version", "worker", "out-dir"});
+    // The usage line after "usage: ": export's entry with the program's name.
+    const std::string usageText = "\n  shardplan " + exportUsage().substr(2);
+    const char* usage = usageText.c_str();
+    std::set<std::string> flags, values;
+    for (const OptionSpec& o : exportOptions()) (*o.value ? values : flags).insert(o.name);
+    Args a(argv, flags, values);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -105,6 +139,13 @@ int cmdExport(const std::vector<std::string>& argv) {
         if (dis.value())
             return exportDisaggregated(scenario.value(), *planPath, planFile ? format : std::nullopt, options,
                                        a.option("out"), a.option("out-dir"));
+    }
+    // An engine export needs the path the engine loads: say so before a search, not after it.
+    if (engine && options.modelPath.empty() && defaultModelPath(scenario->model).empty()) {
+        std::cerr << *scenarioPath << ": the model '" << scenario->model.name
+                  << "' has no Hugging Face id (hub_id) and no huggingface.co source: give the path or "
+                     "repository id the engine should load with --model\n";
+        return kBadInput;
     }
     const CostModel model(scenario.value());
     Plan plan;

@@ -44,10 +44,7 @@ commands:
                                             plan searched (default sa, budget 1000 per pool size)
   compare --scenario S A B [--json]         two plans' metrics side by side (ratios B/A) and what differs;
                                             either may be a disaggregated plan
-  export --scenario S (--plan P | --searcher NAME [--budget N] [--seed K])
-         --format json|yaml|vllm|sglang [--model PATH] [--out F]
-                                            a plan file, or the plan as a vLLM or SGLang launch command
-                                            (default plan: the Megatron plan)
+@EXPORT@
   bench --scenario S... [--searchers LIST] [--budget N] [--seeds K] [--threads T] [--json] [--csv F]
                                             searchers over seeds 1..K: best throughput, vs Megatron, evals to 99%
   bench --rl-speed --scenario S... [--searchers NAME] [--budget N] [--seeds K]
@@ -70,12 +67,21 @@ commands:
 exit status: 0 ok, 1 bad input, 2 usage error
 )";
 
+/// The usage text, with export's entry generated from the option table its parser uses
+/// (sp::cli::exportUsage), so the help cannot drift from what the verb accepts.
+std::string usageText() {
+    std::string text = kUsageText;
+    const std::string marker = "@EXPORT@\n";
+    text.replace(text.find(marker), marker.size(), sp::cli::exportUsage());
+    return text;
+}
+
 /// The lines of the usage text that describe one command ("bench" has two entries); empty when unknown.
 std::string commandUsage(const std::string& cmd) {
     std::string out;
     bool inside = false;
     size_t pos = 0;
-    const std::string text = kUsageText;
+    const std::string text = usageText();
     while (pos < text.size()) {
         const size_t end = text.find('\n', pos);
         const std::string line = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
@@ -110,7 +116,7 @@ int printCommandUsage(const std::string& cmd) {
 
 int usage(const std::string& why) {
     if (!why.empty()) std::cerr << "shardplan: " << why << "\n\n";
-    std::cerr << kUsageText;
+    std::cerr << usageText();
     return kUsage;
 }
 
@@ -161,7 +167,7 @@ int main(int argc, char** argv) {
     const std::string cmd = argv[1];
     const std::vector<std::string> rest(argv + 2, argv + argc);
     if (cmd == "-h" || cmd == "--help" || (cmd == "help" && rest.empty())) {
-        std::cout << kUsageText;
+        std::cout << usageText();
         return kOk;
     }
     if (cmd == "--version" || cmd == "-V") {

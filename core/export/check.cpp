@@ -2,7 +2,10 @@
 // code it comes from (the same files and commits as the exporters' version tables).
 #include "core/export/check.h"
 
+#include "core/cost/disagg.h"
 #include "core/export/common.h"
+#include "core/export/disagg_launch.h"
+#include "core/io/formats.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -241,6 +244,25 @@ struct Checker {
                 fail("SGLang " + ver.version + ": the experts do not divide by the expert-parallel tp_size " +
                      str(tp));
         }
+        // FusedMoE.__init__ (layers/moe/fused_moe_triton/layer.py at 0.5.6, commit 7ae368efde14): `assert
+        // (num_experts - num_fused_shared_experts) % self.moe_ep_size == 0`, num_experts counting the
+        // --ep-num-redundant-experts slots (eplb/expert_location.py _init_common asserts the same), which
+        // only the models listed in the row add (their model files at that commit).
+        const int64_t redundant = c.integer("--ep-num-redundant-experts", 0);
+        if (ver.evenExperts && s.model.moe.present()) {
+            const int64_t moeEp = deepep ? tp : ep;
+            if (moeEp > 1 && (s.model.moe.experts + redundant) % moeEp != 0)
+                fail("SGLang " + ver.version +
+                     ": FusedMoE asserts (experts + redundant) % ep_size == 0, and " +
+                     str(s.model.moe.experts) + " + " + str(redundant) + " experts do not divide by " +
+                     str(moeEp));
+            const auto& archs = ver.redundantExpertArchitectures;
+            if (redundant > 0 && std::find(archs.begin(), archs.end(), s.model.architecture) == archs.end())
+                fail("SGLang " + ver.version + ": --ep-num-redundant-experts for " +
+                     (s.model.architecture.empty() ? std::string("a model of unknown architecture")
+                                                   : s.model.architecture) +
+                     ", whose model code does not add the slots");
+        }
         // ServerArgs._handle_context_parallelism (server_args.py at commit 001067fffe33).
         if (cp > 1) {
             if (tp % cp != 0) fail("SGLang: tp_size must be divisible by attn_cp_size");
@@ -342,6 +364,7 @@ struct Checker {
         }
         static const std::map<std::string, std::set<std::string>> keys = {
             {"enable_attention_dp", {}},
+            {"trust_remote_code", {}},
             {"moe_expert_parallel_size", {}},
             {"moe_tensor_parallel_size", {}},
             {"moe_config", {"backend"}},
@@ -359,6 +382,9 @@ struct Checker {
                     if (!it->second.count(sub.first.as<std::string>()))
                         fail("TensorRT-LLM: unknown option " + k + "." + sub.first.as<std::string>());
         }
+        if (configNamesCustomCode(s.model) && !(y["trust_remote_code"] && y["trust_remote_code"].as<bool>()))
+            fail("TensorRT-LLM: " + s.model.architecture +
+                 "'s config names custom code (auto_map), and trust_remote_code is not set");
         if (y["moe_expert_parallel_size"]) {
             const int64_t ep = y["moe_expert_parallel_size"].as<int64_t>();
             const int64_t mtp =
@@ -369,17 +395,100 @@ struct Checker {
                 fail("TensorRT-LLM: --ep_size and the YAML disagree");
             if (s.model.moe.experts % ep != 0) fail("TensorRT-LLM: the experts do not divide by the EP size");
         }
-        if (y["moe_config"] && y["moe_config"]["backend"]) {
-            const std::string b = y["moe_config"]["backend"].as<std::string>();
-            static const std::set<std::string> known = {"CUTLASS", "CUTEDSL",  "WIDEEP",
-                                                        "TRTLLM",  "DEEPGEMM", "VANILLA"};
-            if (!known.count(b)) fail("TensorRT-LLM: moe_config backend " + b);
+        const std::string backend = y["moe_config"] && y["moe_config"]["backend"]
+                                        ? y["moe_config"]["backend"].as<std::string>()
+                                        : std::string("CUTLASS");
+        {
+            // MoeConfig.backend's Literal in llmapi/llm_args.py; TRITON from examples/models/core/gpt_oss/
+            // README.md (read at commit 0ee4114cc7fe), which sets it through this key.
+            static const std::set<std::string> known = {"CUTLASS",  "CUTEDSL", "WIDEEP", "TRTLLM",
+                                                        "DEEPGEMM", "VANILLA", "TRITON"};
+            if (!known.count(backend)) fail("TensorRT-LLM: moe_config backend " + backend);
         }
+        // The gpt-oss guide (examples/models/core/gpt_oss/README.md at 0ee4114cc7fe): TRITON on Hopper, and
+        // TRITON has no expert tensor parallelism.
+        if (s.model.moe.present() && s.model.architecture == "GptOssForCausalLM" &&
+            hopperGpu(s.cluster.gpu) && backend != "TRITON")
+            fail("TensorRT-LLM: gpt-oss on " + s.cluster.gpu.name + " with moe_config backend " + backend +
+                 ", not TRITON as its gpt-oss guide gives for Hopper");
+        if (backend == "TRITON" && y["moe_tensor_parallel_size"] &&
+            y["moe_tensor_parallel_size"].as<int64_t>() > 1)
+            fail("TensorRT-LLM: the TRITON MoE backend with moe_tensor_parallel_size > 1");
         const bool adp = y["enable_attention_dp"] && y["enable_attention_dp"].as<bool>();
         if (!adp && s.model.attention.heads % tp != 0)
             fail("TensorRT-LLM: the attention heads do not divide by tp_size");
     }
 };
+
+/// The checks of one engine command of a node (its environment `nodeEnv`): the model, the program, the
+/// release's model registry, the layer-partition variables, AMD GPUs, custom code, then the engine's own.
+void checkCommand(Checker& k, const std::string& name, const ParsedCommand& c,
+                  const std::vector<std::pair<std::string, std::string>>& nodeEnv,
+                  const EngineVersion& version, ServingEngine worker) {
+    k.model(c);
+    const ServingEngine e = version.engine == ServingEngine::Dynamo ? worker : version.engine;
+    const EngineVersion ver =
+        version.engine == ServingEngine::Dynamo ? engineVersions(worker).back() : version;
+    const bool dyn = version.engine == ServingEngine::Dynamo;
+    const std::string expected = e == ServingEngine::Vllm ? (dyn ? "dynamo.vllm" : "vllm serve")
+                                 : e == ServingEngine::Sglang
+                                     ? (dyn ? "dynamo.sglang" : "sglang.launch_server")
+                                     : (dyn ? "dynamo.trtllm" : "trtllm-serve");
+    if (c.program != expected) k.fail(name + " runs " + c.program + ", not " + expected);
+    // The model registry of the release (EngineVersion::architectures, read where the row's
+    // architecturesSource says): an architecture shardplan imports that it lacks does not load.
+    const auto& known = supportedHfArchitectures();
+    const std::string& arch = k.s.model.architecture;
+    if (!ver.architectures.empty() && std::find(known.begin(), known.end(), arch) != known.end() &&
+        std::find(ver.architectures.begin(), ver.architectures.end(), arch) == ver.architectures.end())
+        k.fail(name + ": " + std::string(nameOf(e)) + " " + ver.version + " has no " + arch +
+               " in its model registry (" + ver.architecturesSource + ")");
+    for (const auto& [var, value] : nodeEnv) {
+        const bool vllmVar = var == "VLLM_PP_LAYER_PARTITION", sglangVar = var == "SGLANG_PP_LAYER_PARTITION";
+        if (!vllmVar && !sglangVar) continue;
+        if ((vllmVar && e != ServingEngine::Vllm) || (sglangVar && e != ServingEngine::Sglang))
+            k.fail(name + " sets " + var + " for " + std::string(nameOf(e)) + ", which does not read it");
+        else
+            k.layerPartition(var, value, c.integer(vllmVar ? "--pipeline-parallel-size" : "--pp-size", 1),
+                             name);
+    }
+    // AMD GPUs (amdGpu, core/export/common.h): no TensorRT-LLM (CUDA only: docs/source/installation/
+    // linux.md at 004da3c27360), no DeepEP (Hopper only: deepseek-ai/DeepEP README at 0297fc801788),
+    // and vLLM's AITER MLA takes KV blocks of one token only (vllm/platforms/rocm.py
+    // get_attn_backend_cls at v0.10.2).
+    if (amdGpu(k.s.cluster.gpu)) {
+        if (e == ServingEngine::Trtllm)
+            k.fail(name + ": TensorRT-LLM on " + k.s.cluster.gpu.name + ", which it cannot run on");
+        if (c.has("--enable-deepep-moe") ||
+            (c.has("--moe-a2a-backend") && c.options.at("--moe-a2a-backend") == "deepep"))
+            k.fail(name + ": DeepEP on " + k.s.cluster.gpu.name + ", which it cannot run on");
+        bool aiter = false;
+        for (const auto& [var, value] : nodeEnv)
+            if (var == "VLLM_ROCM_USE_AITER" && (value == "1" || lower(value) == "true")) aiter = true;
+        if (e == ServingEngine::Vllm && aiter && k.s.model.attention.type == AttentionType::MLA &&
+            c.integer("--block-size", 16) != 1)
+            k.fail(name + ": vLLM's AITER MLA backend with a KV block size other than 1");
+    }
+    // A config that names custom code (auto_map) loads only with trust-remote-code (vLLM's
+    // ModelConfig and SGLang's get_config pass trust_remote_code to transformers' AutoConfig).
+    if (configNamesCustomCode(k.s.model) && e != ServingEngine::Trtllm && !c.has("--trust-remote-code"))
+        k.fail(name + ": " + k.s.model.architecture +
+               "'s config names custom code (auto_map), and --trust-remote-code is not given");
+    if (e == ServingEngine::Vllm && dyn && c.has("--disaggregation-mode")) {
+        // dynamo.vllm's own flag (components/src/dynamo/vllm/backend_args.py at d195d280e13e: agg,
+        // prefill, decode); the rest go to vLLM's parser.
+        static const std::set<std::string> modes = {"agg", "prefill", "decode"};
+        if (!modes.count(c.options.at("--disaggregation-mode")))
+            k.fail(name + ": dynamo.vllm --disaggregation-mode " + c.options.at("--disaggregation-mode"));
+        ParsedCommand vllmArgs = c;
+        vllmArgs.options.erase("--disaggregation-mode");
+        k.vllm(vllmArgs, ver);
+    } else if (e == ServingEngine::Vllm) {
+        k.vllm(c, ver);
+    }
+    if (e == ServingEngine::Sglang) k.sglang(c, ver);
+    if (e == ServingEngine::Trtllm) k.trtllm(c, ver, dyn);
+}
 
 } // namespace
 
@@ -485,36 +594,218 @@ std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario
             if (words.size() >= 3 && words[2] == "dynamo.frontend") frontend = true;
             const auto c = parseEngineCommand(words);
             if (!c) continue;
-            k.model(*c);
-            const ServingEngine e = version.engine == ServingEngine::Dynamo ? worker : version.engine;
-            const EngineVersion ver =
-                version.engine == ServingEngine::Dynamo ? engineVersions(worker).back() : version;
-            const bool dyn = version.engine == ServingEngine::Dynamo;
-            if (dyn && !(env.count("ETCD_ENDPOINTS") && env.count("NATS_SERVER")))
+            if (version.engine == ServingEngine::Dynamo &&
+                !(env.count("ETCD_ENDPOINTS") && env.count("NATS_SERVER")))
                 k.fail(name + ": a Dynamo worker without ETCD_ENDPOINTS and NATS_SERVER");
-            const std::string expected = e == ServingEngine::Vllm ? (dyn ? "dynamo.vllm" : "vllm serve")
-                                         : e == ServingEngine::Sglang
-                                             ? (dyn ? "dynamo.sglang" : "sglang.launch_server")
-                                             : (dyn ? "dynamo.trtllm" : "trtllm-serve");
-            if (c->program != expected) k.fail(name + " runs " + c->program + ", not " + expected);
-            for (const auto& [var, value] : launch.nodes[n].env) {
-                const bool vllmVar = var == "VLLM_PP_LAYER_PARTITION",
-                           sglangVar = var == "SGLANG_PP_LAYER_PARTITION";
-                if (!vllmVar && !sglangVar) continue;
-                if ((vllmVar && e != ServingEngine::Vllm) || (sglangVar && e != ServingEngine::Sglang))
-                    k.fail(name + " sets " + var + " for " + std::string(nameOf(e)) +
-                           ", which does not read it");
-                else
-                    k.layerPartition(var, value,
-                                     c->integer(vllmVar ? "--pipeline-parallel-size" : "--pp-size", 1), name);
-            }
-            if (e == ServingEngine::Vllm) k.vllm(*c, ver);
-            if (e == ServingEngine::Sglang) k.sglang(*c, ver);
-            if (e == ServingEngine::Trtllm) k.trtllm(*c, ver, dyn);
+            checkCommand(k, name, *c, launch.nodes[n].env, version, worker);
         }
     }
     if (version.engine == ServingEngine::Dynamo && !frontend) k.fail("Dynamo without a frontend");
     return k.v;
+}
+
+std::vector<std::string> checkDynamoGraph(const std::string& yaml, const Scenario& s, int64_t gpus,
+                                          ServingEngine worker) {
+    LaunchCommand files; // the ConfigMaps' files, which the workers' arguments name under /config
+    Checker k{files, s, {}};
+    std::vector<YAML::Node> docs;
+    try {
+        docs = YAML::LoadAll(yaml);
+    } catch (const YAML::Exception& e) {
+        k.fail(std::string("dynamo-graph.yaml is not YAML: ") + e.what());
+        return k.v;
+    }
+    const YAML::Node* graph = nullptr;
+    for (const YAML::Node& d : docs) {
+        if (!d.IsMap() || !d["kind"]) continue;
+        const std::string kind = d["kind"].as<std::string>();
+        if (kind == "ConfigMap" && d["data"])
+            for (const auto& kv : d["data"])
+                files.files.push_back({kv.first.as<std::string>(), kv.second.as<std::string>()});
+        if (kind == "DynamoGraphDeployment") {
+            if (graph) k.fail("two DynamoGraphDeployments");
+            graph = &d;
+        }
+    }
+    if (!graph) {
+        k.fail("no DynamoGraphDeployment");
+        return k.v;
+    }
+    const YAML::Node& g = *graph;
+    if (!g["apiVersion"] || g["apiVersion"].as<std::string>() != "nvidia.com/v1alpha1")
+        k.fail("the DynamoGraphDeployment is not apiVersion nvidia.com/v1alpha1");
+    const YAML::Node services = g["spec"]["services"];
+    if (!services || !services.IsMap()) {
+        k.fail("no spec.services");
+        return k.v;
+    }
+    int frontends = 0;
+    int64_t total = 0;
+    const std::string program = "dynamo." + std::string(nameOf(worker));
+    for (const auto& kv : services) {
+        const std::string name = kv.first.as<std::string>();
+        const YAML::Node sv = kv.second;
+        const std::string type = sv["componentType"] ? sv["componentType"].as<std::string>() : "";
+        if (type == "frontend") {
+            ++frontends;
+            continue;
+        }
+        if (type != "worker") {
+            k.fail(name + ": componentType " + type);
+            continue;
+        }
+        const int64_t replicas = sv["replicas"] ? sv["replicas"].as<int64_t>() : 1;
+        const int64_t nodeCount =
+            sv["multinode"] && sv["multinode"]["nodeCount"] ? sv["multinode"]["nodeCount"].as<int64_t>() : 1;
+        const int64_t perPod = sv["resources"]["limits"]["gpu"]
+                                   ? std::stoll(sv["resources"]["limits"]["gpu"].as<std::string>())
+                                   : 0;
+        if (perPod < 1 || perPod > std::max(1, s.cluster.hostGpus()))
+            k.fail(name + ": " + str(perPod) + " GPUs per pod on hosts of " + str(s.cluster.hostGpus()));
+        total += replicas * nodeCount * perPod;
+        const YAML::Node main = sv["extraPodSpec"]["mainContainer"];
+        std::vector<std::string> words;
+        for (const auto& w : main["command"]) words.push_back(w.as<std::string>());
+        if (words != std::vector<std::string>{"python3", "-m", program}) {
+            k.fail(name + ": the command is not python3 -m " + program);
+            continue;
+        }
+        for (const auto& w : main["args"]) {
+            std::string a = w.as<std::string>();
+            if (a.rfind("/config/", 0) == 0) a = a.substr(8); // the ConfigMap's mount
+            words.push_back(a);
+        }
+        // The Dynamo operator starts a multinode worker's nodes with their rank and leader.
+        if (nodeCount > 1) {
+            const bool sglang = worker == ServingEngine::Sglang;
+            words.insert(words.end(), {"--nnodes", str(nodeCount), "--node-rank", "${NODE_RANK}",
+                                       sglang ? "--dist-init-addr" : "--master-addr", "${LEADER}"});
+        }
+        auto c = parseEngineCommand(words);
+        if (!c) {
+            k.fail(name + ": not an engine command");
+            continue;
+        }
+        c->visibleGpus = int(perPod);
+        std::vector<std::pair<std::string, std::string>> env;
+        for (const auto& e : main["env"])
+            env.push_back({e["name"].as<std::string>(), e["value"].as<std::string>()});
+        checkCommand(k, name, *c, env, engineVersions(ServingEngine::Dynamo).back(), worker);
+    }
+    if (frontends != 1) k.fail(str(frontends) + " frontends");
+    if (total != gpus)
+        k.fail("the workers' replicas x nodes x GPUs add up to " + str(total) + ", the plan's GPUs are " +
+               str(gpus));
+    return k.v;
+}
+
+namespace {
+
+/// The value of an option in a command's words (the engine's own, after any `env NAME=VALUE` prefix).
+std::optional<std::string> wordAfter(const std::vector<std::string>& w, const std::string& flag) {
+    for (size_t i = 0; i + 1 < w.size(); ++i)
+        if (w[i] == flag) return w[i + 1];
+    return std::nullopt;
+}
+
+} // namespace
+
+std::vector<std::string> checkDisaggLaunch(const DisaggLaunch& l, const Scenario& s, const DisaggPlan& p,
+                                           const EngineVersion& version, ServingEngine worker) {
+    std::vector<std::string> v;
+    const auto add = [&v](const std::string& what) {
+        if (std::find(v.begin(), v.end(), what) == v.end()) v.push_back(what);
+    };
+    for (const auto& [name, lc, phase, nodes] :
+         {std::tuple{"prefill", &l.prefill, Phase::Prefill, p.prefill.nodes},
+          std::tuple{"decode", &l.decode, Phase::Decode, p.decode.nodes}})
+        for (const auto& x : checkLaunch(*lc, poolScenario(s, phase, nodes), version, worker))
+            add(std::string(name) + " pool: " + x);
+    if (version.engine != ServingEngine::Sglang) return v;
+
+    // The servers that serve an API (a multi-node server's node 0), as the router must name them:
+    // SGLang's defaults port 30000, disaggregation_bootstrap_port 8998, host 127.0.0.1 (server_args.py at
+    // 7ae368efde14).
+    struct Server {
+        std::string pool;
+        size_t node;
+        std::string port, bootstrap;
+    };
+    std::vector<Server> servers;
+    for (const auto& [pool, lc] : {std::pair{"PREFILL", &l.prefill}, std::pair{"DECODE", &l.decode}}) {
+        const auto scripts = lc->scripts();
+        for (size_t k = 0; k < scripts.size(); ++k) {
+            std::set<std::string> ports, bootstraps;
+            for (const auto& words : parseScript(scripts[k].second)) {
+                const auto c = parseEngineCommand(words);
+                if (!c || c->program != "sglang.launch_server") continue;
+                const std::string port = wordAfter(words, "--port").value_or("30000");
+                const std::string boot = wordAfter(words, "--disaggregation-bootstrap-port").value_or("8998");
+                if (wordAfter(words, "--host").value_or("127.0.0.1") != "0.0.0.0")
+                    add(std::string(pool) + " node " + str(int64_t(k)) +
+                        ": a server on host 127.0.0.1, which the router on another host cannot reach");
+                if (!ports.insert(port).second)
+                    add(std::string(pool) + " node " + str(int64_t(k)) + ": two servers on port " + port);
+                if (std::string(pool) == "PREFILL" && !bootstraps.insert(boot).second)
+                    add(std::string(pool) + " node " + str(int64_t(k)) + ": two servers on bootstrap port " +
+                        boot);
+                const std::string rank = wordAfter(words, "--node-rank").value_or("0");
+                bool head = rank == "0";
+                if (rank == "${NODE_RANK}") {
+                    head = false;
+                    for (const auto& [var, value] : lc->nodes[k].env)
+                        if (var == "NODE_RANK") head = value == "0";
+                }
+                if (head) servers.push_back({pool, k, port, boot});
+            }
+        }
+    }
+    // The router, from router/bindings/python/sglang_router/router_args.py at 7ae368efde14:
+    // --pd-disaggregation, --prefill URL [BOOTSTRAP_PORT] (append), --decode URL (append).
+    if (l.router.commands.empty()) {
+        add("no router in front of the pools");
+        return v;
+    }
+    const std::string script = exporting::nodeScript("router", l.router);
+    const auto cmds = parseScript(script);
+    if (cmds.size() != 1 || cmds[0].size() < 4 || cmds[0][0] != "python3" ||
+        cmds[0][2] != "sglang_router.launch_router") {
+        add("router.sh does not run python3 -m sglang_router.launch_router");
+        return v;
+    }
+    const auto& w = cmds[0];
+    std::set<std::string> env;
+    for (const auto& [var, value] : l.router.env) env.insert(var);
+    if (std::find(w.begin(), w.end(), "--pd-disaggregation") == w.end())
+        add("the router is not in PD mode (--pd-disaggregation)");
+    std::vector<std::tuple<std::string, std::string, std::string>> named; // pool, URL, bootstrap
+    for (size_t i = 0; i < w.size(); ++i) {
+        if ((w[i] == "--prefill" || w[i] == "--decode") && i + 1 < w.size()) {
+            const bool prefill = w[i] == "--prefill";
+            std::string boot = "none";
+            if (prefill && i + 2 < w.size() && w[i + 2].rfind("--", 0) != 0) boot = w[i + 2];
+            named.emplace_back(prefill ? "PREFILL" : "DECODE", w[i + 1], boot);
+            for (const auto& ph : placeholders(w[i + 1]))
+                if (!env.count(ph)) add("router.sh uses ${" + ph + "} without requiring it");
+        }
+    }
+    for (const Server& sv : servers) {
+        const std::string url = "http://${" + sv.pool + "_NODE" + str(int64_t(sv.node)) + "_IP}:" + sv.port;
+        const auto it = std::find_if(named.begin(), named.end(), [&](const auto& t) {
+            return std::get<0>(t) == sv.pool && std::get<1>(t) == url;
+        });
+        if (it == named.end()) {
+            add("the router does not name the " + lower(sv.pool) + " server at " + url);
+            continue;
+        }
+        if (sv.pool == "PREFILL" && std::get<2>(*it) != sv.bootstrap)
+            add("the router gives " + url + " bootstrap port " + std::get<2>(*it) +
+                ", the server listens on " + sv.bootstrap);
+    }
+    if (named.size() != servers.size())
+        add("the router names " + str(int64_t(named.size())) + " servers, the pools run " +
+            str(int64_t(servers.size())));
+    return v;
 }
 
 } // namespace sp

@@ -39,4 +39,23 @@ std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario
                                      const EngineVersion& version,
                                      ServingEngine worker = ServingEngine::Vllm);
 
+/// A Dynamo Kubernetes graph (dynamo-graph.yaml) read back: its documents parsed, one
+/// DynamoGraphDeployment (nvidia.com/v1alpha1) with one frontend, its workers' replicas x nodes x GPUs per
+/// pod adding up to `gpus`, and each worker's command and arguments checked as checkLaunch checks a node's
+/// (with the multinode rank and leader the Dynamo operator gives, and the files of its ConfigMap).
+std::vector<std::string> checkDynamoGraph(const std::string& yaml, const Scenario& scenario, int64_t gpus,
+                                          ServingEngine worker);
+
+struct DisaggLaunch;
+struct DisaggPlan;
+
+/// A disaggregated launch (core/export/disagg_launch.h) read back: each pool checked as checkLaunch does on
+/// its own nodes, then SGLang's router against the servers it fronts (one --prefill URL with the server's
+/// bootstrap port per prefill server, one --decode URL per decode server, each on the address of the node
+/// that serves that server's API, which router.sh requires) and the servers reachable from it (--host
+/// 0.0.0.0; prefill servers sharing a node on ports and bootstrap ports of their own).
+std::vector<std::string> checkDisaggLaunch(const DisaggLaunch& launch, const Scenario& scenario,
+                                           const DisaggPlan& plan, const EngineVersion& version,
+                                           ServingEngine worker = ServingEngine::Vllm);
+
 } // namespace sp

@@ -326,6 +326,40 @@ bool fp8Checkpoint(const Ctx& c) {
            all.find("deepseek-v3") != std::string::npos || all.find("deepseek-r1") != std::string::npos;
 }
 
+bool configNamesCustomCode(const Model& m) {
+    // deepseek-ai/DeepSeek-V3's config.json (tests/data/hf/deepseek-v3.config.json, a copy of the Hub file):
+    // "auto_map": {"AutoConfig": "configuration_deepseek.DeepseekV3Config", "AutoModelForCausalLM":
+    // "modeling_deepseek.DeepseekV3ForCausalLM", ...}. The other configs there (Llama, Mixtral, Qwen,
+    // gpt-oss, Qwen3-Next, GLM-4.5, MiniMax-M2, DeepSeek-V3.2-Exp as copied) name none.
+    return m.architecture == "DeepseekV3ForCausalLM";
+}
+
+bool hopperGpu(const Gpu& gpu) {
+    const std::string n = lower(gpu.name);
+    for (const char* part : {"h100", "h200", "h800", "gh200"})
+        if (n.find(part) != std::string::npos) return true;
+    // H20 alone (not H200): "h20" followed by no digit.
+    for (size_t i = n.find("h20"); i != std::string::npos; i = n.find("h20", i + 1)) {
+        const bool start = i == 0 || !(n[i - 1] >= 'a' && n[i - 1] <= 'z');
+        const bool end = i + 3 == n.size() || !(n[i + 3] >= '0' && n[i + 3] <= '9');
+        if (start && end) return true;
+    }
+    return false;
+}
+
+void rocmSetup(const Ctx& c, const char* engine, const std::string& attention, LaunchCommand& lc) {
+    if (!amdGpu(c.s.cluster.gpu)) return;
+    for (auto& node : lc.nodes)
+        if (!node.commands.empty())
+            for (const auto& kv : c.version.rocmEnv) node.env.push_back(kv);
+    std::vector<std::string> env;
+    for (const auto& [name, value] : c.version.rocmEnv) env.push_back(name + "=" + value);
+    lc.notes.push_back(std::string("ROCm: ") + c.s.cluster.gpu.name + " is an AMD GPU, so run " + engine +
+                       " " + c.version.version + "'s ROCm build, the image " + c.version.rocmImage +
+                       (env.empty() ? std::string() : "; every node sets " + joined(env, ", ")) + ". " +
+                       attention + " (" + c.version.rocmSource + ").");
+}
+
 void dtypeFlags(const Ctx& c, const char* engine, LaunchCommand& lc) {
     auto& a = lc.argv;
     const Model& m = c.m;

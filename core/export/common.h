@@ -26,6 +26,13 @@ int64_t ceilDiv(int64_t a, int64_t b);
 /// (core/common/text.h), so no text, whatever it holds, ends a comment: every line is a comment.
 std::string commentLines(const std::string& text, size_t width = 110);
 
+/// One command as shell text: the program and its positional arguments on the first line, then one option
+/// (with its values) a line, every argument shell-quoted.
+std::string commandText(const std::vector<std::string>& argv);
+/// A POSIX shell script for one node: `header` as a comment, the node's environment (an empty value is one
+/// the user must set: the script stops without it), its comment or commands.
+std::string nodeScript(const std::string& header, const NodeLaunch& node);
+
 /// Whether a choice divides the operator's weights, heads or sequences among the tp group, as opposed to
 /// running it whole on each GPU's own tokens (token, replicated, batch).
 bool splitsOverTp(Op op, int c);
@@ -101,6 +108,17 @@ void dtypeFlags(const Ctx& c, const char* engine, LaunchCommand& lc);
 /// Whether the checkpoint is taken to be FP8 already (DeepSeek-V3/R1, names with FP8).
 bool fp8Checkpoint(const Ctx& c);
 
+/// Whether the checkpoint's config.json names custom code (an `auto_map` of configuration_*.py and
+/// modeling_*.py in its repository), which the engines load only with trust-remote-code: known by
+/// architecture, for the published configs we hold (tests/data/hf/SOURCES.md).
+bool configNamesCustomCode(const Model& m);
+
+/// Whether the cluster's GPU is an NVIDIA Hopper (H100, H200, H20, H800, GH200), by its name.
+bool hopperGpu(const Gpu& gpu);
+/// The ROCm image, environment and notes of the version row (EngineVersion::rocmImage) on every node that
+/// starts something, when the cluster's GPU is AMD (call after placeNodes).
+void rocmSetup(const Ctx& c, const char* engine, const std::string& attention, LaunchCommand& lc);
+
 /// Flags appended as "--name value".
 void add(std::vector<std::string>& argv, const char* name, const std::string& value);
 void add(std::vector<std::string>& argv, const char* name, int64_t value);
@@ -120,6 +138,23 @@ EngineResult vllmCommand(const Ctx& c);
 EngineResult sglangCommand(const Ctx& c);
 EngineResult trtllmCommand(const Ctx& c);
 EngineResult dynamoCommand(const Ctx& c, ServingEngine worker);
+
+/// One role of a Dynamo deployment on Kubernetes: its service name, subComponentType ("" for aggregated
+/// serving, "prefill", "decode"), the Dynamo launch of that role and the GPUs it runs on.
+struct GraphRole {
+    std::string service;
+    std::string subComponentType;
+    const LaunchCommand* launch = nullptr;
+    int64_t gpus = 0;
+    /// The model's replicas are independent (a dense model): vLLM data-parallel ranks over nodes become
+    /// worker replicas of their own.
+    bool independentReplicas = false;
+};
+/// The NVIDIA Dynamo DynamoGraphDeployment (apiVersion nvidia.com/v1alpha1) of the roles, a frontend and
+/// each role's workers (replicas, multinode nodeCount, GPU limit per pod, the worker's arguments and
+/// environment), preceded by a ConfigMap for files the workers read; or why there is none (`why`).
+std::optional<std::string> dynamoGraph(const std::string& name, ServingEngine worker,
+                                       const std::vector<GraphRole>& roles, int gpn, std::string& why);
 
 const std::vector<EngineVersion>& vllmVersions();
 const std::vector<EngineVersion>& sglangVersions();

@@ -30,12 +30,31 @@ namespace sp {
 
 namespace {
 
+/// The SGLang server in `argv` (after an `env NAME=VALUE` prefix), if it is one.
+bool sglangServer(const std::vector<std::string>& argv) {
+    size_t i = 0;
+    if (!argv.empty() && argv[0] == "env")
+        for (i = 1; i < argv.size() && argv[i].find('=') != std::string::npos; ++i) {
+        }
+    return argv.size() >= i + 3 && argv[i] == "python3" && argv[i + 2] == "sglang.launch_server";
+}
+
+/// SGLang's defaults (python/sglang/srt/server_args.py at 7ae368efde14): the HTTP port 30000 and
+/// disaggregation_bootstrap_port 8998, on host 127.0.0.1, which only the server's own node reaches.
+constexpr int kSglangPort = 30000, kBootstrapPort = 8998;
+
+/// The pool's servers as SGLang's PD servers: --disaggregation-mode, Mooncake, --host 0.0.0.0 so the router
+/// on another host reaches them, and for prefill servers sharing a node a bootstrap port each (8998 + k,
+/// beside the export's --port 8000 + k).
 void markServers(LaunchCommand& lc, const char* mode) {
-    const auto mark = [mode](std::vector<std::string>& argv) {
-        const bool sglang = argv.size() >= 3 && argv[2] == "sglang.launch_server";
-        if (!sglang) return;
-        argv.insert(argv.end(),
-                    {"--disaggregation-mode", mode, "--disaggregation-transfer-backend", "mooncake"});
+    const bool prefill = std::string(mode) == "prefill";
+    const auto mark = [mode, prefill](std::vector<std::string>& argv) {
+        if (!sglangServer(argv)) return;
+        argv.insert(argv.end(), {"--disaggregation-mode", mode, "--disaggregation-transfer-backend",
+                                 "mooncake", "--host", "0.0.0.0"});
+        if (const auto port = exporting::flagValue(argv, "--port"); prefill && port)
+            exporting::add(argv, "--disaggregation-bootstrap-port",
+                           int64_t(kBootstrapPort + std::stoi(*port) - 8000));
     };
     mark(lc.argv);
     // The single-pool export's remark that a prefill-only or decode-only workload would need these flags.
@@ -80,10 +99,69 @@ void markDynamoWorkers(LaunchCommand& lc, const char* mode, bool keepFrontend) {
     }
 }
 
+/// The pool's servers that serve an API (a multi-node server's node 0), as (node index, port, bootstrap).
+struct ServerAddress {
+    int node = 0;
+    int port = kSglangPort;
+    int bootstrap = kBootstrapPort;
+};
+std::vector<ServerAddress> apiServers(const LaunchCommand& lc) {
+    std::vector<ServerAddress> out;
+    for (size_t k = 0; k < lc.nodes.size(); ++k) {
+        const NodeLaunch& node = lc.nodes[k];
+        for (const auto& cmd : node.commands) {
+            if (!sglangServer(cmd)) continue;
+            bool head = true;
+            for (const auto& [name, value] : node.env)
+                if (name == "NODE_RANK" && value != "0") head = false;
+            if (!head) continue;
+            ServerAddress a;
+            a.node = int(k);
+            if (const auto p = exporting::flagValue(cmd, "--port")) a.port = std::stoi(*p);
+            if (const auto b = exporting::flagValue(cmd, "--disaggregation-bootstrap-port"))
+                a.bootstrap = std::stoi(*b);
+            out.push_back(a);
+        }
+    }
+    return out;
+}
+
+/// SGLang's router in PD mode, from sgl-router/bindings/python/sglang_router/router_args.py at 7ae368efde14
+/// (SGLang 0.5.6): `--pd-disaggregation`, `--prefill URL [BOOTSTRAP_PORT]` (nargs="+", action="append"),
+/// `--decode URL` (action="append"), `--host` (default 0.0.0.0) and `--port` (default 30000, taken by the
+/// servers' own default: the router gets 8080); launch_router.py's usage runs it as `python -m
+/// sglang_router.launch_router`. Each URL names the node that serves that server's API, whose address the
+/// user sets (PREFILL_NODE<k>_IP, DECODE_NODE<k>_IP).
+NodeLaunch routerLaunch(const LaunchCommand& prefill, const LaunchCommand& decode) {
+    NodeLaunch r;
+    std::vector<std::string> argv = {"python3", "-m", "sglang_router.launch_router", "--pd-disaggregation"};
+    std::vector<std::string> vars;
+    const auto url = [&](const char* pool, const ServerAddress& a) {
+        const std::string var = std::string(pool) + "_NODE" + std::to_string(a.node) + "_IP";
+        if (std::find(vars.begin(), vars.end(), var) == vars.end()) vars.push_back(var);
+        return "http://${" + var + "}:" + std::to_string(a.port);
+    };
+    for (const ServerAddress& a : apiServers(prefill))
+        argv.insert(argv.end(), {"--prefill", url("PREFILL", a), std::to_string(a.bootstrap)});
+    for (const ServerAddress& a : apiServers(decode)) argv.insert(argv.end(), {"--decode", url("DECODE", a)});
+    argv.insert(argv.end(), {"--host", "0.0.0.0", "--port", "8080"});
+    for (const auto& v : vars) r.env.emplace_back(v, "");
+    r.commands = {argv};
+    return r;
+}
+
 } // namespace
 
 std::string DisaggLaunch::text() const {
     std::string out = "# prefill pool\n" + prefill.text() + "\n# decode pool\n" + decode.text();
+    if (!router.commands.empty()) {
+        std::vector<std::string> vars;
+        for (const auto& [name, value] : router.env) vars.push_back(name);
+        out += "\n# router\n" +
+               exporting::commentLines("Set " + exporting::joined(vars, ", ") +
+                                       " to the addresses of the nodes that serve the pools' APIs.") +
+               exporting::commandText(router.commands[0]);
+    }
     if (!notes.empty()) {
         out += "\n";
         for (const auto& n : notes) out += exporting::commentLines(n);
@@ -95,6 +173,13 @@ std::vector<ExportFile> DisaggLaunch::files(const std::string& prefillYaml,
                                             const std::string& decodeYaml) const {
     std::vector<ExportFile> out = launchFiles(prefill, prefillYaml, "prefill/");
     for (ExportFile& f : launchFiles(decode, decodeYaml, "decode/")) out.push_back(std::move(f));
+    for (const auto& [name, content] : deployFiles) out.push_back({name, content, false});
+    if (!router.commands.empty())
+        out.push_back({"router.sh",
+                       exporting::nodeScript(std::string(nameOf(prefill.engine)) + " " + prefill.version +
+                                                 ": the PD router in front of both pools (see NOTES.txt)",
+                                             router),
+                       true});
     std::string text =
         std::string(nameOf(prefill.engine)) + " " + prefill.version +
         ", disaggregated: prefill/ and decode/ hold each pool's node scripts, plan and notes.\n\n";
@@ -139,19 +224,76 @@ Result<DisaggLaunch> disaggregatedLaunch(const Scenario& s, const DisaggPlan& p,
     };
     if (Error e = pool("prefill", Phase::Prefill, p.prefill, out.prefill); !e.message.empty()) return e;
     if (Error e = pool("decode", Phase::Decode, p.decode, out.decode); !e.message.empty()) return e;
+    if (out.prefill.adapted || out.decode.adapted) {
+        // A pool moved to a layout its engine launches (its own note says which and what it costs that
+        // pool): the split with the layouts exported, evaluated beside the plan's as a whole.
+        DisaggPlan exported = p;
+        exported.prefill.plan = out.prefill.plan, exported.decode.plan = out.decode.plan;
+        const DisaggMetrics was = dm.evaluate(p), now = dm.evaluate(exported);
+        std::string pct;
+        if (was.throughputPerGpu > 0)
+            pct = " (" + std::string(now.throughputPerGpu >= was.throughputPerGpu ? "+" : "") +
+                  exporting::fraction(100.0 * (now.throughputPerGpu - was.throughputPerGpu) /
+                                      was.throughputPerGpu) +
+                  "%)";
+        out.notes.push_back(
+            "Layout changed in the " +
+            std::string(out.prefill.adapted && out.decode.adapted ? "prefill and decode pools"
+                        : out.prefill.adapted                     ? "prefill pool"
+                                                                  : "decode pool") +
+            " (see its notes), on the same " + std::to_string(p.prefill.nodes) + " + " +
+            std::to_string(p.decode.nodes) + " nodes: the cost model gives " +
+            std::to_string(int64_t(was.throughputPerGpu + 0.5)) +
+            " output tokens/s per GPU for the plan and " +
+            std::to_string(int64_t(now.throughputPerGpu + 0.5)) + " for the layouts exported" + pct +
+            (now.feasible ? std::string(".") : "; these layouts are infeasible: " + now.violation + "."));
+    }
     const std::string split = "Disaggregated: " + std::to_string(p.prefill.nodes) + " prefill node(s) and " +
                               std::to_string(p.decode.nodes) +
                               " decode node(s); the decode pool's node numbers start again at 0. ";
+    if (dynamo) {
+        // One graph for both pools (each pool's own, made by its export, would have a frontend each).
+        for (LaunchCommand* lc : {&out.prefill, &out.decode}) {
+            lc->deployFiles.clear();
+            std::erase_if(lc->notes, [](const std::string& n) { return n.rfind("Kubernetes:", 0) == 0; });
+        }
+        std::string why;
+        const int gpn = std::max(1, s.cluster.hostGpus());
+        if (const auto graph = exporting::dynamoGraph(
+                "shardplan-" + s.model.name + "-disagg", o.dynamoWorker,
+                {{"prefill", "prefill", &out.prefill, poolScenario(s, Phase::Prefill, p.prefill.nodes).gpus(),
+                  !s.model.moe.present()},
+                 {"decode", "decode", &out.decode, poolScenario(s, Phase::Decode, p.decode.nodes).gpus(),
+                  !s.model.moe.present()}},
+                gpn, why)) {
+            out.deployFiles.push_back({"dynamo-graph.yaml", *graph});
+            out.notes.push_back("Kubernetes: dynamo-graph.yaml is the same deployment as one "
+                                "DynamoGraphDeployment, a frontend and the prefill and decode workers "
+                                "(subComponentType prefill, decode), for the Dynamo operator.");
+        } else {
+            out.notes.push_back("Kubernetes: no dynamo-graph.yaml, because " + why + ".");
+        }
+    }
     if (dynamo)
         out.notes.push_back(split +
                             "The frontend on the prefill pool's node 0 routes to both pools' workers (they "
                             "register through the same etcd and NATS); the KV cache moves over NIXL.");
-    else
+    else {
+        out.router = routerLaunch(out.prefill, out.decode);
+        std::vector<std::string> vars;
+        for (const auto& [name, value] : out.router.env) vars.push_back(name);
         out.notes.push_back(
             split +
-            "Put SGLang's PD router in front of both pools "
-            "(docs.sglang.io/advanced_features/pd_disaggregation.html); the KV cache moves over the NICs "
-            "with Mooncake, which needs its RDMA devices named for SGLang on clusters with several.");
+            "router.sh starts SGLang's PD router (python3 -m sglang_router.launch_router "
+            "--pd-disaggregation, "
+            "the sglang-router package) in front of both pools, on port 8080: run it on any host that "
+            "reaches "
+            "the pools' nodes (the prefill pool's node 0 will do) with " +
+            exporting::joined(vars, ", ") +
+            " set to the addresses of those nodes; clients send requests to it. The servers listen on all "
+            "interfaces (--host 0.0.0.0) so that it reaches them. The KV cache moves over the NICs with "
+            "Mooncake, which needs its RDMA devices named for SGLang on clusters with several.");
+    }
     return out;
 }
 

@@ -16,6 +16,10 @@
 //    README shows.
 #include "core/export/common.h"
 
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+
 namespace sp::exporting {
 
 const std::vector<EngineVersion>& dynamoVersions() {
@@ -110,7 +114,234 @@ std::vector<std::string> engineWorker(const std::vector<std::string>& a, Serving
     return a;
 }
 
+/// A Kubernetes object name (DNS-1123: lower-case letters, digits and '-', at most 63, starting and ending
+/// with a letter or digit) from any text.
+std::string k8sName(const std::string& text) {
+    std::string out;
+    for (char ch : lower(text)) {
+        const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (ok)
+            out += ch;
+        else if (!out.empty() && out.back() != '-')
+            out += '-';
+    }
+    if (out.size() > 40) out.resize(40);
+    while (!out.empty() && out.back() == '-') out.pop_back();
+    return out.empty() ? "model" : out;
+}
+
+/// A role's workers as the graph's pods run them.
+struct PodWorker {
+    std::vector<std::string> args; ///< after `python3 -m dynamo.<engine>`
+    std::vector<std::pair<std::string, std::string>> env;
+    int replicas = 0, nodeCount = 1;
+    int64_t gpusPerPod = 0;
+    std::vector<std::pair<std::string, std::string>> files; ///< files the arguments name (a ConfigMap)
+};
+
+/// The role's worker command, read from its node scripts' commands: the Dynamo operator starts each
+/// multinode worker's nodes and gives them their rank and leader (its deploy examples' args carry none of
+/// --nnodes, --node-rank, --dist-init-addr: components/backends/sglang/deploy/disagg-multinode.yaml at
+/// 416ff06e7feabb), so those are left to it; launches it does not start that way are refused with why.
+std::optional<PodWorker> podWorker(const GraphRole& r, ServingEngine worker, int gpn, std::string& why) {
+    const LaunchCommand& lc = *r.launch;
+    const std::string program = "dynamo." + std::string(nameOf(worker));
+    PodWorker w;
+    const std::vector<std::string>* first = nullptr;
+    const NodeLaunch* firstNode = nullptr;
+    for (const NodeLaunch& node : lc.nodes) {
+        bool head = true;
+        for (const auto& [name, value] : node.env) {
+            if (name == "NODE_RANK" && value != "0") head = false;
+            if (name == "HOSTFILE") {
+                why = "its workers start over several nodes under mpirun, which the graph does not express";
+                return std::nullopt;
+            }
+        }
+        for (const auto& cmd : node.commands) {
+            if (!cmd.empty() && cmd[0] == "ray") {
+                why = "its workers run on a Ray cluster over several nodes, which the graph does not express";
+                return std::nullopt;
+            }
+            if (std::find(cmd.begin(), cmd.end(), program) == cmd.end()) continue;
+            const bool dpLocal = std::find(cmd.begin(), cmd.end(), "--data-parallel-size-local") != cmd.end();
+            if (dpLocal && !r.independentReplicas) {
+                why =
+                    "its data-parallel ranks, which share expert layers, span nodes with --headless workers, "
+                    "which the graph does not express";
+                return std::nullopt;
+            }
+            // vLLM's data-parallel ranks of a dense model over nodes: each rank a worker replica of its own
+            // (Dynamo routes between them), the ranks' flags dropped.
+            if (std::find(cmd.begin(), cmd.end(), "--headless") != cmd.end()) head = false;
+            if (head)
+                w.replicas += dpLocal ? std::stoi(flagValue(cmd, "--data-parallel-size").value_or("1")) : 1;
+            if (!first) first = &cmd, firstNode = &node;
+        }
+    }
+    if (!first || w.replicas == 0) {
+        why = "it has no " + program + " worker";
+        return std::nullopt;
+    }
+    const auto at = std::find(first->begin(), first->end(), program);
+    static const char* const kOperatorArgs[] = {"--nnodes",
+                                                "--node-rank",
+                                                "--dist-init-addr",
+                                                "--master-addr",
+                                                "--data-parallel-size",
+                                                "--data-parallel-size-local",
+                                                "--data-parallel-address",
+                                                "--data-parallel-rpc-port",
+                                                "--data-parallel-start-rank"};
+    const bool dpSplit =
+        std::find(first->begin(), first->end(), "--data-parallel-size-local") != first->end();
+    for (auto it = at + 1; it != first->end(); ++it) {
+        if (*it == "--nnodes" && it + 1 != first->end()) w.nodeCount = std::max(1, std::stoi(*(it + 1)));
+        const bool dpFlag = it->rfind("--data-parallel-", 0) == 0;
+        if ((dpSplit || !dpFlag) &&
+            std::find_if(std::begin(kOperatorArgs), std::end(kOperatorArgs),
+                         [&](const char* a) { return *it == a; }) != std::end(kOperatorArgs)) {
+            if (it + 1 != first->end()) ++it;
+            continue;
+        }
+        if (*it == "--headless") continue;
+        w.args.push_back(*it);
+    }
+    // The files the worker reads (TensorRT-LLM's LLM API options) come from a ConfigMap mounted at /config.
+    for (auto& a : w.args)
+        for (const auto& [file, content] : lc.files)
+            if (a == file) {
+                w.files.push_back({file, content});
+                a = "/config/" + file;
+            }
+    for (const auto& [name, value] : firstNode->env)
+        if (!value.empty() && name != "NODE_RANK") w.env.push_back({name, value});
+    if (r.gpus % w.replicas != 0 || (r.gpus / w.replicas) % w.nodeCount != 0) {
+        why = str(r.gpus) + " GPUs do not divide into " + str(w.replicas) + " workers of " +
+              str(w.nodeCount) + " pods";
+        return std::nullopt;
+    }
+    w.gpusPerPod = r.gpus / w.replicas / w.nodeCount;
+    if (w.gpusPerPod > gpn) {
+        why = "a pod would need " + str(w.gpusPerPod) + " GPUs, more than a node's " + str(gpn);
+        return std::nullopt;
+    }
+    return w;
+}
+
 } // namespace
+
+// The graph follows Dynamo's own deployment examples, components/backends/{vllm,sglang,trtllm}/deploy/
+// {agg,disagg,disagg-multinode,agg-with-config}.yaml at ai-dynamo/dynamo commit 416ff06e7feabb:
+// apiVersion nvidia.com/v1alpha1, kind DynamoGraphDeployment, spec.services with a Frontend (componentType
+// frontend, replicas 1) and workers (componentType worker, subComponentType prefill or decode when
+// disaggregated, replicas, resources.limits.gpu per pod, multinode.nodeCount, envFromSecret
+// hf-token-secret, extraPodSpec.mainContainer with image, workingDir, command python3 -m dynamo.<engine>
+// and args), and a ConfigMap mounted as a volume for TensorRT-LLM's engine options. Images follow the
+// examples' nvcr.io/nvidia/ai-dynamo/<engine>-runtime:<release>, at the release of the Dynamo row (0.8.0).
+std::optional<std::string> dynamoGraph(const std::string& name, ServingEngine worker,
+                                       const std::vector<GraphRole>& roles, int gpn, std::string& why) {
+    const std::string engine = worker == ServingEngine::Trtllm ? "tensorrtllm" : std::string(nameOf(worker));
+    const std::string image = "nvcr.io/nvidia/ai-dynamo/" + engine + "-runtime:0.8.0";
+    const std::string dns = k8sName(name);
+    std::vector<std::pair<const GraphRole*, PodWorker>> workers;
+    for (const GraphRole& r : roles) {
+        std::string reason;
+        auto w = podWorker(r, worker, gpn, reason);
+        if (!w) {
+            why = (r.subComponentType.empty() ? std::string("the workers: ")
+                                              : r.subComponentType + " workers: ") +
+                  reason;
+            return std::nullopt;
+        }
+        workers.push_back({&r, std::move(*w)});
+    }
+    YAML::Emitter e;
+    bool configMap = false;
+    for (const auto& [r, w] : workers) configMap = configMap || !w.files.empty();
+    const std::string configName = dns + "-config";
+    if (configMap) {
+        e << YAML::BeginDoc << YAML::BeginMap;
+        e << YAML::Key << "apiVersion" << YAML::Value << "v1" << YAML::Key << "kind" << YAML::Value
+          << "ConfigMap";
+        e << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
+          << configName << YAML::EndMap;
+        e << YAML::Key << "data" << YAML::Value << YAML::BeginMap;
+        std::vector<std::string> seen;
+        for (const auto& [r, w] : workers)
+            for (const auto& [file, content] : w.files) {
+                if (std::find(seen.begin(), seen.end(), file) != seen.end()) continue;
+                seen.push_back(file);
+                e << YAML::Key << file << YAML::Value << YAML::Literal << content;
+            }
+        e << YAML::EndMap << YAML::EndMap << YAML::EndDoc;
+    }
+    e << YAML::BeginDoc << YAML::BeginMap;
+    e << YAML::Key << "apiVersion" << YAML::Value << "nvidia.com/v1alpha1";
+    e << YAML::Key << "kind" << YAML::Value << "DynamoGraphDeployment";
+    e << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value << dns
+      << YAML::EndMap;
+    e << YAML::Key << "spec" << YAML::Value << YAML::BeginMap << YAML::Key << "services" << YAML::Value
+      << YAML::BeginMap;
+    e << YAML::Key << "Frontend" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "dynamoNamespace" << YAML::Value << dns;
+    e << YAML::Key << "componentType" << YAML::Value << "frontend";
+    e << YAML::Key << "replicas" << YAML::Value << 1;
+    e << YAML::Key << "extraPodSpec" << YAML::Value << YAML::BeginMap << YAML::Key << "mainContainer"
+      << YAML::Value << YAML::BeginMap << YAML::Key << "image" << YAML::Value << image << YAML::EndMap
+      << YAML::EndMap;
+    e << YAML::EndMap;
+    for (const auto& [r, w] : workers) {
+        e << YAML::Key << r->service << YAML::Value << YAML::BeginMap;
+        e << YAML::Key << "envFromSecret" << YAML::Value << "hf-token-secret";
+        e << YAML::Key << "dynamoNamespace" << YAML::Value << dns;
+        e << YAML::Key << "componentType" << YAML::Value << "worker";
+        if (!r->subComponentType.empty())
+            e << YAML::Key << "subComponentType" << YAML::Value << r->subComponentType;
+        e << YAML::Key << "replicas" << YAML::Value << w.replicas;
+        if (w.nodeCount > 1)
+            e << YAML::Key << "multinode" << YAML::Value << YAML::BeginMap << YAML::Key << "nodeCount"
+              << YAML::Value << w.nodeCount << YAML::EndMap;
+        e << YAML::Key << "resources" << YAML::Value << YAML::BeginMap << YAML::Key << "limits" << YAML::Value
+          << YAML::BeginMap << YAML::Key << "gpu" << YAML::Value << YAML::DoubleQuoted << str(w.gpusPerPod)
+          << YAML::EndMap << YAML::EndMap;
+        e << YAML::Key << "extraPodSpec" << YAML::Value << YAML::BeginMap;
+        if (!w.files.empty())
+            e << YAML::Key << "volumes" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key
+              << "name" << YAML::Value << "engine-config" << YAML::Key << "configMap" << YAML::Value
+              << YAML::BeginMap << YAML::Key << "name" << YAML::Value << configName << YAML::EndMap
+              << YAML::EndMap << YAML::EndSeq;
+        e << YAML::Key << "mainContainer" << YAML::Value << YAML::BeginMap;
+        e << YAML::Key << "image" << YAML::Value << image;
+        e << YAML::Key << "workingDir" << YAML::Value
+          << "/workspace/components/backends/" + std::string(nameOf(worker));
+        if (!w.files.empty())
+            e << YAML::Key << "volumeMounts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key
+              << "name" << YAML::Value << "engine-config" << YAML::Key << "mountPath" << YAML::Value
+              << "/config" << YAML::Key << "readOnly" << YAML::Value << true << YAML::EndMap << YAML::EndSeq;
+        if (!w.env.empty()) {
+            e << YAML::Key << "env" << YAML::Value << YAML::BeginSeq;
+            for (const auto& [var, value] : w.env)
+                e << YAML::BeginMap << YAML::Key << "name" << YAML::Value << var << YAML::Key << "value"
+                  << YAML::Value << YAML::DoubleQuoted << value << YAML::EndMap;
+            e << YAML::EndSeq;
+        }
+        e << YAML::Key << "command" << YAML::Value << YAML::BeginSeq << "python3"
+          << "-m"
+          << "dynamo." + std::string(nameOf(worker)) << YAML::EndSeq;
+        e << YAML::Key << "args" << YAML::Value << YAML::BeginSeq;
+        for (const auto& a : w.args) e << YAML::DoubleQuoted << a;
+        e << YAML::EndSeq;
+        e << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+    }
+    e << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndDoc;
+    if (!e.good()) {
+        why = std::string("the YAML emitter failed: ") + e.GetLastError();
+        return std::nullopt;
+    }
+    return "# NVIDIA Dynamo on Kubernetes: kubectl apply -f dynamo-graph.yaml (see NOTES.txt)\n" +
+           std::string(e.c_str()) + "\n";
+}
 
 EngineResult dynamoCommand(const Ctx& c, ServingEngine engine) {
     // The worker is the newest known release of its engine.
@@ -137,6 +368,25 @@ EngineResult dynamoCommand(const Ctx& c, ServingEngine engine) {
         out.nodes[0].commands.insert(out.nodes[0].commands.begin(),
                                      {"python3", "-m", "dynamo.frontend", "--http-port", "8000"});
         out.nodes[0].background += 1;
+    }
+    {
+        // The same launch as a DynamoGraphDeployment, beside the scripts (dynamoGraph above).
+        std::string why = "the Dynamo runtime images (nvcr.io/nvidia/ai-dynamo) are CUDA builds, and the "
+                          "cluster's GPUs are AMD";
+        if (amdGpu(c.s.cluster.gpu)) {
+            out.notes.push_back("Kubernetes: no dynamo-graph.yaml, because " + why + ".");
+        } else if (auto graph = dynamoGraph("shardplan-" + c.m.name, engine,
+                                            {{"Worker", "", &out, int64_t(c.gpus), !c.moe}}, c.gpn, why)) {
+            out.deployFiles.push_back({"dynamo-graph.yaml", *graph});
+            out.notes.push_back(
+                "Kubernetes: --out-dir also writes dynamo-graph.yaml, the same deployment as a "
+                "DynamoGraphDeployment for the Dynamo operator (a frontend and the workers' pods, the "
+                "operator starting multinode workers' nodes); it reads the Hugging Face token from the "
+                "secret "
+                "hf-token-secret, which you create.");
+        } else {
+            out.notes.push_back("Kubernetes: no dynamo-graph.yaml, because " + why + ".");
+        }
     }
     out.notes.insert(
         out.notes.begin(),

@@ -53,6 +53,18 @@ std::string hereDocEnd(const std::string& content) {
 
 } // namespace
 
+bool amdGpu(const Gpu& gpu) {
+    const std::string n = lower(gpu.name);
+    if (n.find("instinct") != std::string::npos || n.find("amd") != std::string::npos) return true;
+    for (size_t i = n.find("mi"); i != std::string::npos; i = n.find("mi", i + 1)) {
+        const bool start = i == 0 || !(n[i - 1] >= 'a' && n[i - 1] <= 'z');
+        const bool digits = i + 5 <= n.size() && std::all_of(n.begin() + long(i) + 2, n.begin() + long(i) + 5,
+                                                             [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (start && digits) return true;
+    }
+    return false;
+}
+
 std::string shellQuote(const std::string& arg) {
     if (arg.empty()) return "''";
     if (std::all_of(arg.begin(), arg.end(), isSafeShellChar)) return arg;
@@ -80,10 +92,8 @@ std::string shellQuote(const std::string& arg) {
     return out + "'";
 }
 
-namespace {
+namespace exporting {
 
-/// One command, the program and its positional arguments on the first line, then one option (with its
-/// values) a line.
 std::string commandText(const std::vector<std::string>& argv) {
     std::string out;
     size_t i = 0;
@@ -97,7 +107,31 @@ std::string commandText(const std::vector<std::string>& argv) {
     return out + "\n";
 }
 
-} // namespace
+std::string nodeScript(const std::string& header, const NodeLaunch& node) {
+    std::string t = "#!/bin/sh\n" + commentLines(header) + "set -e\ncd \"$(dirname \"$0\")\"\n";
+    for (const auto& [name, value] : node.env) {
+        if (value.empty())
+            t += ": \"${" + shellName(name) + ":?set " + shellName(name) + " (see NOTES.txt)}\"\n";
+        else
+            t += "export " + shellName(name) + "=" + shellQuote(value) + "\n";
+    }
+    if (!node.comment.empty())
+        t += commentLines(node.comment);
+    else if (node.commands.empty())
+        t += "# nothing to start here: see NOTES.txt\n";
+    for (size_t i = 0; i < node.commands.size(); ++i) {
+        std::string cmd = commandText(node.commands[i]);
+        cmd.pop_back();
+        if (i < node.background)
+            t += cmd + " &\n";
+        else
+            t += (i + 1 == node.commands.size() && node.background == 0 ? "exec " : "") + cmd + "\n";
+    }
+    if (node.background > 0) t += "wait\n";
+    return t;
+}
+
+} // namespace exporting
 
 std::string LaunchCommand::text() const {
     std::string out;
@@ -137,32 +171,12 @@ std::string LaunchCommand::notesText() const {
 
 std::vector<std::pair<std::string, std::string>> LaunchCommand::scripts() const {
     std::vector<std::pair<std::string, std::string>> out;
-    for (size_t k = 0; k < nodes.size(); ++k) {
-        const NodeLaunch& node = nodes[k];
-        std::string t = "#!/bin/sh\n# " + std::string(nameOf(engine)) + " " + version + ": node " +
-                        str(int64_t(k)) + " of " + str(int64_t(nodes.size())) +
-                        " (see NOTES.txt)\nset -e\ncd \"$(dirname \"$0\")\"\n";
-        for (const auto& [name, value] : node.env) {
-            if (value.empty())
-                t += ": \"${" + shellName(name) + ":?set " + shellName(name) + " (see NOTES.txt)}\"\n";
-            else
-                t += "export " + shellName(name) + "=" + shellQuote(value) + "\n";
-        }
-        if (!node.comment.empty())
-            t += commentLines(node.comment);
-        else if (node.commands.empty())
-            t += "# nothing to start here: see NOTES.txt\n";
-        for (size_t i = 0; i < node.commands.size(); ++i) {
-            std::string cmd = commandText(node.commands[i]);
-            cmd.pop_back();
-            if (i < node.background)
-                t += cmd + " &\n";
-            else
-                t += (i + 1 == node.commands.size() && node.background == 0 ? "exec " : "") + cmd + "\n";
-        }
-        if (node.background > 0) t += "wait\n";
-        out.emplace_back("node" + str(int64_t(k)) + ".sh", t);
-    }
+    for (size_t k = 0; k < nodes.size(); ++k)
+        out.emplace_back("node" + str(int64_t(k)) + ".sh",
+                         nodeScript(std::string(nameOf(engine)) + " " + version + ": node " +
+                                        str(int64_t(k)) + " of " + str(int64_t(nodes.size())) +
+                                        " (see NOTES.txt)",
+                                    nodes[k]));
     return out;
 }
 
@@ -193,6 +207,7 @@ std::vector<ExportFile> launchFiles(const LaunchCommand& launch, const std::stri
     const auto scripts = launch.scripts();
     for (const auto& [name, text] : scripts) files.push_back({prefix + name, text, true});
     for (const auto& [name, text] : launch.files) files.push_back({prefix + name, text, false});
+    for (const auto& [name, text] : launch.deployFiles) files.push_back({prefix + name, text, false});
     files.push_back({prefix + "plan.yaml", planYaml, false});
     const size_t n = scripts.size();
     files.push_back(
@@ -432,6 +447,131 @@ Refusal layerGroupsRefusal(const Ctx& c, ServingEngine e) {
     return r;
 }
 
+/// The release that loads the model: the engine's, or for Dynamo its worker's newest.
+const EngineVersion& loadingVersion(const EngineVersion& version, const ExportOptions& o) {
+    return o.engine == ServingEngine::Dynamo ? engineVersions(o.dynamoWorker).back() : version;
+}
+
+/// Why `v` cannot load the model (its architecture is one shardplan imports, and not in the release's
+/// registry as read, EngineVersion::architectures); nullopt when it can or when that is not known.
+std::optional<std::string> architectureRefusal(const Model& m, const EngineVersion& v) {
+    if (m.architecture.empty() || v.architectures.empty()) return std::nullopt;
+    const auto& known = supportedHfArchitectures();
+    const auto& has = v.architectures;
+    if (std::find(known.begin(), known.end(), m.architecture) == known.end() ||
+        std::find(has.begin(), has.end(), m.architecture) != has.end())
+        return std::nullopt;
+    std::vector<std::string> later;
+    for (const EngineVersion& row : engineVersions(v.engine))
+        if (std::find(row.architectures.begin(), row.architectures.end(), m.architecture) !=
+            row.architectures.end())
+            later.push_back(row.version);
+    return std::string(nameOf(v.engine)) + " " + v.version + " cannot load " + m.name + ": " +
+           m.architecture + " is not in its model registry (" + v.architecturesSource + ")" +
+           (later.empty() ? std::string() : "; support came in " + joined(later, ", "));
+}
+
+/// A note when the model's architecture was not checked against the release's registry.
+void architectureNote(const Model& m, const EngineVersion& v, LaunchCommand& lc) {
+    if (m.architecture.empty()) return;
+    const std::string who = std::string(nameOf(v.engine)) + " " + v.version;
+    const auto& known = supportedHfArchitectures();
+    if (v.architectures.empty())
+        lc.notes.push_back("Model support: " + who + "'s model registry was not read, so whether it loads " +
+                           m.architecture + " is not checked.");
+    else if (std::find(known.begin(), known.end(), m.architecture) == known.end())
+        lc.notes.push_back("Model support: " + m.architecture +
+                           " is not among the architectures checked against " + who + "'s model registry (" +
+                           v.architecturesSource + "); check that it loads it.");
+}
+
+/// Launches that need more hosts than the cluster has (servers that end mid-host start on a host of their
+/// own): refused, with the plan at the nearest pipeline depths over the same GPUs (dp, and the expert
+/// replicas, taking the rest), which the engine may pack; the cost model ranks them.
+Refusal packingRefusal(const Ctx& c, int needed, int hosts) {
+    Refusal r;
+    r.reason = "its launches need " + str(needed) + " hosts of " + str(c.gpn) + " GPUs, the cluster has " +
+               str(hosts);
+    const Degrees& d = c.d;
+    const int64_t total = int64_t(d.pp) * d.dp * d.tp;
+    std::vector<int> depths;
+    for (int pp = 1; pp <= std::min<int64_t>(c.m.layers, total); ++pp)
+        if (pp != d.pp && total % pp == 0) depths.push_back(pp);
+    // Nearest first (by ratio), at most four.
+    std::stable_sort(depths.begin(), depths.end(), [&](int a, int b) {
+        const auto far = [&](int x) { return std::max(double(x) / d.pp, double(d.pp) / x); };
+        return far(a) < far(b);
+    });
+    for (int pp : depths) {
+        const int64_t stage = total / pp;
+        if (stage % d.tp != 0) continue;
+        Plan a = c.p;
+        a.degrees.pp = pp, a.degrees.dp = int(stage / d.tp);
+        a.stageLayers.clear();
+        std::string what =
+            "pp " + str(d.pp) + " -> " + str(pp) + ", dp " + str(d.dp) + " -> " + str(a.degrees.dp);
+        if (c.moe) {
+            if (stage % (int64_t(d.ep) * d.etp) != 0) continue;
+            a.degrees.edp = int(stage / (int64_t(d.ep) * d.etp));
+            if (a.degrees.edp != d.edp) what += ", edp " + str(d.edp) + " -> " + str(a.degrees.edp);
+        }
+        if (c.cost.checkPlan(a)) continue;
+        r.candidates.push_back({what, a});
+        if (r.candidates.size() == 4) break;
+    }
+    return r;
+}
+
+/// What the scripts cannot know and the user must set, as notes: a gated repository's token, DeepEP's
+/// network settings across nodes, the NICs NCCL and Gloo use.
+void environmentNotes(const Ctx& c, LaunchCommand& lc) {
+    // Gated repositories: meta-llama's on the Hugging Face Hub ask each user to accept the license; the
+    // engines download through huggingface_hub, which reads HF_TOKEN (SGLang's docs/platforms/amd_gpu.md at
+    // 7ae368efde14 passes --env HF_TOKEN; Dynamo's deploy examples at 416ff06e7feabb an hf-token-secret).
+    if (c.model == c.m.hubId && c.model.rfind("meta-llama/", 0) == 0)
+        lc.notes.push_back(
+            "Access: " + c.model +
+            " is a gated repository on the Hugging Face Hub: accept its license there and set "
+            "HF_TOKEN (a token of that account) on every node before the download, or give --model "
+            "a local copy.");
+    bool spans = false, deepepAcross = false;
+    for (const NodeLaunch& node : lc.nodes) {
+        for (const auto& [name, value] : node.env)
+            if (name == "NODE_RANK" || name == "HOSTFILE") spans = true;
+        for (const auto& cmd : node.commands) {
+            const auto has = [&cmd](const char* w) {
+                return std::find(cmd.begin(), cmd.end(), w) != cmd.end();
+            };
+            if (has("ray") || has("--data-parallel-address") || has("--dist-init-addr") || has("mpirun"))
+                spans = true;
+            const auto a2a = flagValue(cmd, "--moe-a2a-backend");
+            const auto nn = flagValue(cmd, "--nnodes");
+            if ((has("--enable-deepep-moe") || (a2a && *a2a == "deepep")) && nn && *nn != "1")
+                deepepAcross = true;
+        }
+    }
+    // DeepEP's internode kernels: deep_ep/buffer.py (deepseek-ai/DeepEP at dcfd954851157) sets
+    // NVSHMEM_IB_ENABLE_IBGDA=1 itself when its group spans nodes ("ranks with the same GPU index should be
+    // visible via RDMA"); what it cannot know, SGLang's LWS example sets by hand
+    // (docs/references/multi_node_deployment/lws_pd/lws_pd_deploy.md at 7ae368efde14).
+    if (deepepAcross)
+        lc.notes.push_back(
+            "DeepEP across nodes: its all-to-all runs over NVSHMEM with IBGDA (GPU-initiated RDMA), "
+            "which DeepEP turns on itself (NVSHMEM_IB_ENABLE_IBGDA=1) but which needs the NVIDIA "
+            "driver set up for it (DeepEP's NVSHMEM install guide) and the same GPU index on every "
+            "node reachable over RDMA. On RoCE set NVSHMEM_IB_GID_INDEX (SGLang's LWS example: 3); "
+            "with one NIC per GPU, NVSHMEM_ENABLE_NIC_PE_MAPPING=1 or an explicit "
+            "NVSHMEM_HCA_PE_MAPPING. These depend on the cluster's network and are not set here.");
+    // NCCL and Gloo pick a network interface themselves; SGLang's docs/references/multi_node_deployment/
+    // deploy_on_k8s.md ("Keys to success", at 7ae368efde14) names NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME;
+    // Dynamo's sglang disagg-multinode.yaml (416ff06e7feabb) sets GLOO_SOCKET_IFNAME.
+    if (spans)
+        lc.notes.push_back(
+            "Network interfaces: across nodes NCCL and Gloo choose an interface themselves; on "
+            "hosts with several, set NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME on every node to the "
+            "one that reaches the other nodes (its name is the host's, not known here).");
+}
+
 EngineResult run(const Ctx& c, const ExportOptions& o) {
     switch (o.engine) {
     case ServingEngine::Sglang:
@@ -474,17 +614,37 @@ Result<LaunchCommand> exportPlan(const Scenario& scenario, const Plan& plan, con
                   Op::SharedExperts, Op::LmHead, Op::MoeQkv, Op::MoeAttention, Op::MoeOutProj})
         if (opApplies(c.m, op) && splitsOverTp(op, plan.choice(op))) c.tpIsData = false;
 
+    // TensorRT-LLM (and Dynamo's TensorRT-LLM worker) on AMD GPUs: it is built on the CUDA toolkit only
+    // (NVIDIA/TensorRT-LLM docs/source/installation/linux.md at 004da3c27360: install the CUDA Toolkit; the
+    // wheels and NGC images are CUDA 12.9/13.0 builds) and has no ROCm build. No layout helps.
+    const ServingEngine loader = o.engine == ServingEngine::Dynamo ? o.dynamoWorker : o.engine;
+    if (loader == ServingEngine::Trtllm && amdGpu(scenario.cluster.gpu))
+        return Error{"", 0, 0, "",
+                     "cannot export: " +
+                         std::string(o.engine == ServingEngine::Dynamo ? "Dynamo's TensorRT-LLM worker"
+                                                                       : "TensorRT-LLM") +
+                         " runs on NVIDIA GPUs only (it is built on CUDA and has no ROCm build), and the "
+                         "cluster's GPU is " +
+                         scenario.cluster.gpu.name + ": export to vllm or sglang, which have ROCm builds"};
+    // A model the release cannot load: no layout helps, so it is refused whatever `adapt` says.
+    if (auto why = architectureRefusal(c.m, loadingVersion(version, o)))
+        return Error{"", 0, 0, "", "cannot export: " + *why};
     EngineResult r = plan.layerGroups.empty() ? run(c, o) : layerGroupsRefusal(c, o.engine);
+    // Launches that do not pack into the cluster's hosts (a disaggregated prefill pool's pp9 servers of 18
+    // GPUs on 8-GPU hosts need 3 hosts each): the nearest pipeline depths, whose servers may pack.
+    if (auto* lc = std::get_if<LaunchCommand>(&r); lc && int(lc->nodes.size()) > scenario.cluster.hosts())
+        r = packingRefusal(c, int(lc->nodes.size()), scenario.cluster.hosts());
     if (auto* lc = std::get_if<LaunchCommand>(&r)) {
-        // Launches that do not pack into the cluster's hosts (e.g. 3-GPU ranks on 8-GPU hosts) cannot run.
-        if (int(lc->nodes.size()) > scenario.cluster.hosts())
-            return Error{"", 0, 0, "",
-                         "cannot export: its launches need " + std::to_string(lc->nodes.size()) +
-                             " hosts of " + std::to_string(c.gpn) + " GPUs, the cluster has " +
-                             std::to_string(scenario.cluster.hosts())};
         lc->engine = o.engine;
         lc->version = version.version;
         lc->plan = plan;
+        architectureNote(c.m, loadingVersion(version, o), *lc);
+        environmentNotes(c, *lc);
+        if (configNamesCustomCode(c.m))
+            lc->notes.push_back(
+                "Custom code: " + c.m.architecture +
+                "'s config.json names code of its repository (auto_map), so the engine is given "
+                "trust-remote-code, which runs that code: review it, or pin a revision.");
         return std::move(*lc);
     }
     const Refusal& refusal = std::get<Refusal>(r);

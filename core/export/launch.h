@@ -54,9 +54,22 @@ struct EngineVersion {
     /// With SGLANG_PP_LAYER_PARTITION unset, the layers % pp extra layers go one each on the last stages
     /// (else all on the last stage); see engineDefaultStages in core/export/common.cpp.
     bool ppExtraOnLastStages = false;
+    /// The MoE layers divide the experts evenly over the expert-parallel size (FusedMoE's assert); the
+    /// architectures whose model code adds --ep-num-redundant-experts slots to fill the gap (empty: none).
+    bool evenExperts = false;
+    std::vector<std::string> redundantExpertArchitectures;
     // vLLM and SGLang
     std::vector<std::string> kvCacheDtypes; ///< the --kv-cache-dtype choices (empty: not checked)
     // all engines
+    /// Of the architectures shardplan imports (supportedHfArchitectures()), those the release's model
+    /// registry has, read where `architecturesSource` says; empty: not checked.
+    std::vector<std::string> architectures;
+    std::string architecturesSource;
+    /// On AMD GPUs (vLLM and SGLang): the ROCm image, the environment every node sets, and where both
+    /// were read; empty image: the release has no ROCm build (refused there).
+    std::string rocmImage;
+    std::vector<std::pair<std::string, std::string>> rocmEnv;
+    std::string rocmSource;
     int64_t defaultPrefillTokens = 0; ///< the engine's default prefill token budget per step (0: derived)
     double defaultMemoryFraction = 0; ///< the engine's default memory fraction
 };
@@ -103,6 +116,9 @@ struct LaunchCommand {
     std::vector<NodeLaunch> nodes;
     /// Files the commands read, written beside the scripts: (file name, content).
     std::vector<std::pair<std::string, std::string>> files;
+    /// Files for another way to deploy the same launch, written beside the scripts but read by none of them
+    /// (Dynamo's Kubernetes DynamoGraphDeployment, dynamo-graph.yaml): (file name, content).
+    std::vector<std::pair<std::string, std::string>> deployFiles;
     /// The plan exported: the plan given, or the nearest layout the version can run (adapted).
     Plan plan;
     bool adapted = false;
@@ -149,6 +165,11 @@ Result<std::vector<std::string>> writeLaunchDirectory(const std::string& dir, co
 /// (https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json -> deepseek-ai/DeepSeek-V3);
 /// empty when neither says (a file stem or display name is not something an engine can load).
 std::string defaultModelPath(const Model& m);
+
+/// Whether the cluster's GPU is an AMD Instinct (the GPU database's mi300x, mi325x, mi355x, or a cluster
+/// file's own GPU named so): by its name, "Instinct", "AMD" or "MI" and three digits. The one place the
+/// exports decide it (ROCm builds, engines that run on NVIDIA GPUs only).
+bool amdGpu(const Gpu& gpu);
 
 /// One argument quoted for a POSIX shell: as is when it is made of safe characters only, in double quotes
 /// when its only specials are `${NAME}` placeholders, else in single quotes.

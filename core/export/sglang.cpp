@@ -19,6 +19,7 @@
 // chunked-prefill table and KV dtypes), the row's fields steer the flags and notes.
 #include "core/export/common.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace sp::exporting {
@@ -59,6 +60,16 @@ const std::vector<EngineVersion>& sglangVersions() {
         old.defaultMemoryFraction = 0; // derived from the GPU's memory and the parallel sizes
         old.chunkedPrefill = {{35, 2048}, {160, 8192}, {0, 16384}};
         old.kvCacheDtypes = {"auto", "fp8_e5m2", "fp8_e4m3"};
+        // python/sglang/srt/models/registry.py import_model_classes: every module of sglang.srt.models with
+        // an EntryClass; at ec5f9c6269c1 no gpt_oss.py, qwen3_next.py, glm4_moe.py or minimax_m2.py, and
+        // deepseek_v2.py's EntryClass has no DeepseekV32ForCausalLM. The Transformers fallback
+        // (model_loader/utils.py resolve_transformers_arch) needs the class in transformers, pinned at 4.53.0
+        // in python/pyproject.toml, which has none of them either.
+        old.architectures = {
+            "LlamaForCausalLM",    "MistralForCausalLM",    "Qwen2ForCausalLM",
+            "Qwen3ForCausalLM",    "MixtralForCausalLM",    "Qwen2MoeForCausalLM",
+            "Qwen3MoeForCausalLM", "DeepseekV3ForCausalLM", "Llama4ForConditionalGeneration"};
+        old.architecturesSource = "python/sglang/srt/models/*.py EntryClass at commit ec5f9c6269c1";
         old.flags = {"--model-path",
                      "--tp-size",
                      "--dp-size",
@@ -78,6 +89,17 @@ const std::vector<EngineVersion>& sglangVersions() {
                      "--dist-init-addr",
                      "--port",
                      "--enable-deepep-moe"};
+        // ROCm at 0.4.9 (ec5f9c6269c1): docs/references/amd.md (Docker recommended, built from
+        // docker/Dockerfile.rocm, whose build line tags it v0.4.9-rocm630; it builds AITER for gfx942 only
+        // and sets HSA_NO_SCRATCH_RECLAIM=1); python/sglang/srt/model_executor/model_runner.py picks the
+        // attention backend on HIP: aiter for MHA models, for MLA aiter when the KV heads per GPU are 16 or
+        // 128, else triton. --enable-ep-moe (EPMoE over the whole tp-size) replaces DeepEP there.
+        old.rocmImage = "lmsysorg/sglang:v0.4.9-rocm630 (built for gfx942: MI300X, MI325X)";
+        old.rocmEnv = {{"HSA_NO_SCRATCH_RECLAIM", "1"}};
+        old.rocmSource = "docker/Dockerfile.rocm, docs/references/amd.md and model_runner.py at ec5f9c6269c1";
+        old.flags.insert(old.flags.end() - 1, "--enable-ep-moe");
+        // --trust-remote-code: server_args.py add_cli_args at ec5f9c6269c1 and at 7ae368efde14.
+        old.flags.insert(old.flags.end() - 1, "--trust-remote-code");
         old.constraints = {
             "check_server_args: tp x pp divides by --nnodes; multi-node data parallel only with DP attention",
             "DP attention: --dp-size > 1 and --tp-size divides by it (attention TP = tp / dp divides the "
@@ -102,15 +124,57 @@ const std::vector<EngineVersion>& sglangVersions() {
         // server_args.py _handle_gpu_memory_settings at commit 001067fffe33.
         now.chunkedPrefill = {{35, 2048}, {60, 4096}, {160, 8192}, {0, 16384}};
         now.kvCacheDtypes.clear();
+        // The EntryClass of python/sglang/srt/models/*.py at 0.5.6 (commit 7ae368efde14): every architecture
+        // shardplan imports (deepseek_v2.py adds DeepseekV32ForCausalLM; gpt_oss.py, qwen3_next.py,
+        // glm4_moe.py and minimax_m2.py are there).
+        now.architectures = {
+            "LlamaForCausalLM",       "MistralForCausalLM",    "Qwen2ForCausalLM",
+            "Qwen3ForCausalLM",       "MixtralForCausalLM",    "Qwen2MoeForCausalLM",
+            "Qwen3MoeForCausalLM",    "DeepseekV3ForCausalLM", "Llama4ForConditionalGeneration",
+            "DeepseekV32ForCausalLM", "GptOssForCausalLM",     "Glm4MoeForCausalLM",
+            "MiniMaxM2ForCausalLM",   "Qwen3NextForCausalLM"};
+        now.architecturesSource = "python/sglang/srt/models/*.py EntryClass at commit 7ae368efde14";
         now.flags.back() = "--moe-a2a-backend";
+        std::erase(now.flags, "--enable-ep-moe"); // not in 0.5.6's parser
+        // ROCm at 0.5.6 (7ae368efde14): docs/platforms/amd_gpu.md (Docker images lmsysorg/sglang built from
+        // docker/rocm.Dockerfile, whose build lines tag v0.5.6-rocm700-mi30x for gfx942 and
+        // v0.5.6-rocm700-mi35x for gfx950; it sets SGLANG_USE_AITER=1 and HSA_NO_SCRATCH_RECLAIM=1);
+        // server_args.py picks the attention backend on HIP as 0.4.9's model_runner.py did.
+        now.rocmImage =
+            "lmsysorg/sglang:v0.5.6-rocm700-mi30x (MI300X, MI325X) or v0.5.6-rocm700-mi35x (MI355X)";
+        now.rocmEnv = {{"HSA_NO_SCRATCH_RECLAIM", "1"}, {"SGLANG_USE_AITER", "1"}};
+        now.rocmSource =
+            "docker/rocm.Dockerfile, docs/platforms/amd_gpu.md and server_args.py at 7ae368efde14";
         now.flags.push_back("--moe-dp-size");
         // Disaggregated serving (core/export/disagg_launch.cpp): ServerArgs._handle_load_balance_method and
         // DISAGG_TRANSFER_BACKEND_CHOICES at the same commit.
         now.flags.push_back("--disaggregation-mode");
         now.flags.push_back("--disaggregation-transfer-backend");
+        now.flags.push_back(
+            "--disaggregation-bootstrap-port"); // disaggregation_bootstrap_port, at 7ae368efde14
+        now.flags.push_back("--host");          // host (default 127.0.0.1), at 7ae368efde14
+        // The experts over the expert-parallel size, read at 0.5.6 (commit 7ae368efde14):
+        //  - python/sglang/srt/layers/moe/fused_moe_triton/layer.py, FusedMoE.__init__: `assert
+        //    (num_experts - num_fused_shared_experts) % self.moe_ep_size == 0` (DeepEPMoE in
+        //    layers/moe/ep_moe/layer.py is a FusedMoE, so DeepEP's ep_size = tp_size too);
+        //  - server_args.py: --ep-num-redundant-experts (ep_num_redundant_experts, default 0), and
+        //    python/sglang/srt/eplb/expert_location.py _init_common: num_physical_experts = logical experts +
+        //    ep_num_redundant_experts, `assert num_physical_experts % ep_size == 0` (init_trivial maps
+        //    physical expert i to logical i % experts, so the extra slots copy the first experts);
+        //  - the model files that add ep_num_redundant_experts to the experts FusedMoE gets: models/
+        //    deepseek_v2.py (DeepseekV3ForCausalLM, DeepseekV32ForCausalLM), qwen3_moe.py, qwen2_moe.py (its
+        //    Qwen2MoeSparseMoeBlock, which models/qwen3_next.py uses), gpt_oss.py, glm4_moe.py,
+        //    minimax_m2.py; mixtral.py does not (its FusedMoE gets config.num_local_experts).
+        now.evenExperts = true;
+        now.redundantExpertArchitectures = {
+            "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "Qwen3MoeForCausalLM", "Qwen2MoeForCausalLM",
+            "Qwen3NextForCausalLM",  "GptOssForCausalLM",      "Glm4MoeForCausalLM",  "MiniMaxM2ForCausalLM"};
+        now.flags.push_back("--ep-num-redundant-experts");
         now.constraints = {
             old.constraints[0], old.constraints[1],
             "--ep-size divides --tp-size; --moe-a2a-backend deepep sets ep_size = tp_size",
+            "FusedMoE: (experts + --ep-num-redundant-experts) % ep_size == 0; the redundant slots only for "
+            "models whose code reads them",
             old.constraints[3], old.constraints[5],
             // Read first-hand: ServerArgs._handle_context_parallelism, python/sglang/srt/server_args.py at
             // commit 001067fffe33427bee0ed2f007fb7551a1d76b44 (the index's stored version of the file).
@@ -128,6 +192,7 @@ EngineResult sglangCommand(const Ctx& c) {
     lc.engine = ServingEngine::Sglang;
     lc.argv = {"python3", "-m", "sglang.launch_server", "--model-path", c.model};
     auto& n = lc.notes;
+    const bool rocm = amdGpu(c.s.cluster.gpu); // the ROCm build (rocmSetup, at the end)
     const Degrees& d = c.d;
     const int stage = d.dp * d.tp;
     // Attention's tensor-parallel group: 1 when attention runs by batch (or nothing splits over tp).
@@ -148,6 +213,7 @@ EngineResult sglangCommand(const Ctx& c) {
     const bool combined = !dpAttn && servers > 1 && c.gpus <= c.gpn;
     const int serverGpus = unit * d.pp * (combined ? servers : 1);
 
+    if (configNamesCustomCode(c.m)) lc.argv.push_back("--trust-remote-code");
     add(lc.argv, "--tp-size", unit);
     if (dpSize > 1 && (dpAttn || combined)) add(lc.argv, "--dp-size", dpSize);
     if (d.pp > 1) add(lc.argv, "--pp-size", d.pp);
@@ -228,8 +294,60 @@ EngineResult sglangCommand(const Ctx& c) {
                                     b});
             return r;
         }
+        // FusedMoE divides the experts evenly over ep_size (the rows' citations above): fill the gap with
+        // redundant expert slots where the model's code takes them, which is what the cost model prices
+        // (ceil(experts / ep) on the busiest GPU), else move to the nearest ep that divides them.
+        int64_t redundant = 0;
+        if (c.version.evenExperts && d.ep > 1 && c.m.moe.experts % d.ep != 0) {
+            const auto& archs = c.version.redundantExpertArchitectures;
+            if (std::find(archs.begin(), archs.end(), c.m.architecture) != archs.end()) {
+                redundant = ceilDiv(c.m.moe.experts, d.ep) * d.ep - c.m.moe.experts;
+            } else {
+                Refusal r;
+                r.reason = "SGLang " + c.version.version + "'s FusedMoE divides the " + str(c.m.moe.experts) +
+                           " experts evenly over ep-size " + str(d.ep) + ", and they do not divide" +
+                           (c.m.architecture.empty()
+                                ? std::string(" (the model names no architecture, so no redundant experts)")
+                                : " (" + c.m.architecture + "'s SGLang model takes no redundant experts)");
+                // The nearest expert-parallel sizes below and above that divide the experts (and the stage),
+                // expert TP kept, the replicas taking the rest.
+                auto fits = [&](int e) {
+                    return e >= 1 && c.m.moe.experts % e == 0 && stage % (e * d.etp) == 0;
+                };
+                for (int step : {-1, 1}) {
+                    for (int e = d.ep + step; e >= 1 && e <= stage; e += step) {
+                        if (!fits(e)) continue;
+                        Plan b = c.p;
+                        b.degrees.ep = e, b.degrees.edp = stage / (e * d.etp);
+                        r.candidates.push_back({"ep " + str(d.ep) + " -> " + str(e) + ", edp " + str(d.edp) +
+                                                    " -> " + str(b.degrees.edp),
+                                                b});
+                        break;
+                    }
+                }
+                return r;
+            }
+        }
         if (d.ep > 1) add(lc.argv, "--ep-size", d.ep);
-        if (d.ep > 1 && d.ep == unit) {
+        if (redundant > 0) {
+            add(lc.argv, "--ep-num-redundant-experts", redundant);
+            n.push_back("Experts: " + str(c.m.moe.experts) + " experts do not divide over ep-size " +
+                        str(d.ep) + ", so --ep-num-redundant-experts " + str(redundant) + " makes " +
+                        str(c.m.moe.experts + redundant) + " expert slots, " +
+                        str((c.m.moe.experts + redundant) / d.ep) +
+                        " per GPU as the cost model prices them (SGLang's FusedMoE asserts an even split); "
+                        "the extra slots copy the first experts, --enable-eplb rebalances them by load.");
+        }
+        if (d.ep > 1 && d.ep == unit && rocm) {
+            // DeepEP needs NVIDIA Hopper GPUs (deepseek-ai/DeepEP README at 0297fc801788, "Requirements"):
+            // on ROCm, 0.5.6's FusedMoE takes --ep-size itself; 0.4.9 runs EPMoE with --enable-ep-moe.
+            if (!c.version.moeA2aBackend) lc.argv.push_back("--enable-ep-moe");
+            n.push_back(
+                std::string("Experts: DeepEP's all-to-all needs NVIDIA Hopper GPUs, so on ROCm ") +
+                (c.version.moeA2aBackend ? "the experts run expert-parallel over --ep-size"
+                                         : "--enable-ep-moe runs the experts expert-parallel") +
+                " with SGLang's default gather dispatch instead of the all-to-all the cost model prices.");
+        } else if (d.ep > 1 && d.ep == unit) {
             // --moe-a2a-backend deepep sets ep_size = tp_size; releases before it spelled it
             // --enable-deepep-moe.
             if (c.version.moeA2aBackend)
@@ -364,6 +482,10 @@ EngineResult sglangCommand(const Ctx& c) {
     placeNodes(lc, combined ? 1 : servers, serverGpus, c.gpn,
                [&lc](int) { return std::vector<std::vector<std::string>>{lc.argv}; });
     setLayerPartition(c, "SGLANG_PP_LAYER_PARTITION", lc);
+    rocmSetup(c, "SGLang",
+              "SGLang picks its attention backend on ROCm: aiter for MHA models; for MLA, aiter when the KV "
+              "heads per GPU are 16 or 128, else triton",
+              lc);
     return lc;
 }
 

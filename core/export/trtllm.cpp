@@ -37,6 +37,8 @@ const std::vector<EngineVersion>& trtllmVersions() {
             "tensorrt_llm/commands/serve.py read at commit 00209af149e7 (main) and llmapi/llm_args.py: "
             "MoeConfig.backend adds AUTO (the default)";
         v1.defaultPrefillTokens = 8192; // BuildConfig.max_num_tokens
+        // No architectures: tensorrt_llm/_torch/models (register_auto_model) could not be read at this row's
+        // commit, so the exports check none against its registry (and say so in a note).
         v1.defaultMemoryFraction = 0.9;
         v1.flags = {"--backend",
                     "--tp_size",
@@ -153,6 +155,28 @@ EngineResult trtllmCommand(const Ctx& c) {
             }
         return r;
     }
+    // gpt-oss on Hopper: examples/models/core/gpt_oss/README.md (NVIDIA/TensorRT-LLM, read at commit
+    // 0ee4114cc7fe; not readable at this row's commit): the MXFP4 experts run with bf16 activations on Hopper
+    // under the TRITON or CUTLASS MoE backend, "use the TRITON backend on Hopper for both latency and
+    // throughput cases", set by `moe_config: backend: TRITON` in the --extra_llm_api_options YAML; its table
+    // gives TRITON expert parallelism but no expert tensor parallelism (TP "no", EP "yes").
+    const bool triton = c.moe && c.m.architecture == "GptOssForCausalLM" && hopperGpu(c.s.cluster.gpu);
+    if (triton && tpSize / d.ep > 1) {
+        Refusal r;
+        r.reason =
+            "TensorRT-LLM's TRITON MoE backend, which its gpt-oss guide uses on Hopper, runs the experts "
+            "expert-parallel only, not tensor-parallel over " +
+            str(tpSize / d.ep) + " GPUs";
+        const int e = tpSize;
+        if (c.m.moe.experts % e == 0 && stage % e == 0) {
+            Plan b = c.p;
+            b.degrees.ep = e, b.degrees.etp = 1, b.degrees.edp = stage / e;
+            r.candidates.push_back({"ep " + str(d.ep) + " -> " + str(e) + ", etp " + str(d.etp) +
+                                        " -> 1, edp " + str(d.edp) + " -> " + str(b.degrees.edp),
+                                    b});
+        }
+        return r;
+    }
     const int servers = stage / tpSize;
     const int serverGpus = tpSize * d.pp;
     const std::string options = "extra-llm-api-options.yaml";
@@ -198,10 +222,14 @@ EngineResult trtllmCommand(const Ctx& c) {
     std::string yaml;
     yaml += "# TensorRT-LLM LLM API options for this plan (tensorrt_llm/llmapi/llm_args.py)\n";
     yaml += std::string("enable_attention_dp: ") + (attentionDp ? "true" : "false") + "\n";
+    // The LLM API's trust_remote_code, in the YAML so that trtllm-serve and dynamo.trtllm both read it
+    // (Dynamo's components/backends/trtllm/deploy/agg-with-config.yaml at 416ff06e7feabb puts it in the
+    // engine YAML).
+    if (configNamesCustomCode(c.m)) yaml += "trust_remote_code: true\n";
     if (c.moe) {
         yaml += "moe_expert_parallel_size: " + str(d.ep) + "\n";
         yaml += "moe_tensor_parallel_size: " + str(tpSize / d.ep) + "\n";
-        yaml += "moe_config:\n  backend: CUTLASS\n";
+        yaml += std::string("moe_config:\n  backend: ") + (triton ? "TRITON" : "CUTLASS") + "\n";
     }
     yaml += "kv_cache_config:\n  free_gpu_memory_fraction: " + fraction(kvFraction) + "\n";
     if (c.m.kvCache == Dtype::FP8) yaml += "  dtype: fp8\n";
@@ -212,7 +240,13 @@ EngineResult trtllmCommand(const Ctx& c) {
     if (c.moe && tpSize / d.ep != d.etp)
         n.push_back("Experts: TensorRT-LLM splits each expert over tp_size / ep = " + str(tpSize / d.ep) +
                     " GPUs, the plan over etp " + str(d.etp) + ".");
-    if (c.moe && d.ep > 1 && attentionDp)
+    if (triton)
+        n.push_back(
+            "Experts: moe_config backend TRITON, as TensorRT-LLM's gpt-oss guide "
+            "(examples/models/core/gpt_oss/README.md) gives for Hopper; it runs OpenAI's Triton MoE kernels, "
+            "which the guide builds from triton-lang/triton and finds through TRITON_ROOT when the image "
+            "does not carry them.");
+    else if (c.moe && d.ep > 1 && attentionDp)
         n.push_back(
             "Experts: moe_config backend CUTLASS dispatches by all-gather; WIDEEP gives the all-to-all the "
             "cost model prices (it needs the wide-EP kernels of the build).");

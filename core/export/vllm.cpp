@@ -75,6 +75,15 @@ const std::vector<EngineVersion>& vllmVersions() {
         v10.rayDpPackStrategy = false;
         v10.defaultMemoryFraction = 0.9;
         v10.kvCacheDtypes = {"auto", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"};
+        // vllm/model_executor/models/registry.py at v0.10.2 (_TEXT_GENERATION_MODELS, _MULTIMODAL_MODELS for
+        // Llama4ForConditionalGeneration): every architecture shardplan imports but DeepseekV32ForCausalLM
+        // and MiniMaxM2ForCausalLM (gpt-oss and Qwen3-Next are there).
+        v10.architectures = {"LlamaForCausalLM",    "MistralForCausalLM",    "Qwen2ForCausalLM",
+                             "Qwen3ForCausalLM",    "MixtralForCausalLM",    "Qwen2MoeForCausalLM",
+                             "Qwen3MoeForCausalLM", "DeepseekV3ForCausalLM", "Llama4ForConditionalGeneration",
+                             "GptOssForCausalLM",   "Glm4MoeForCausalLM",    "Qwen3NextForCausalLM"};
+        v10.architecturesSource =
+            "vllm/model_executor/models/registry.py at tag v0.10.2 (commit e017120ed146)";
         v10.flags = {"--model",
                      "--tensor-parallel-size",
                      "--pipeline-parallel-size",
@@ -94,6 +103,22 @@ const std::vector<EngineVersion>& vllmVersions() {
                      "--quantization",
                      "--dtype",
                      "--port"};
+        // ROCm, read at v0.10.2: docs/getting_started/installation/gpu/rocm.inc.md (Docker is the recommended
+        // way; "The AMD Infinity hub for vLLM" image rocm/vllm, validated on MI300X); vllm/envs.py
+        // VLLM_ROCM_USE_AITER (False by default; VLLM_ROCM_USE_AITER_MHA and _MLA True by default);
+        // vllm/platforms/rocm.py get_attn_backend_cls: on V1 with VLLM_ROCM_USE_AITER and _MHA on gfx9 the
+        // AITER flash-attention backend, else TritonAttentionBackend; MLA with AITER on takes ROCM_AITER_MLA,
+        // which raises unless the KV block size is 1 (check_and_update_config leaves the default 16).
+        v10.rocmImage = "rocm/vllm (AMD Infinity Hub; a tag with vLLM " + v10.version + ")";
+        v10.rocmEnv = {{"VLLM_ROCM_USE_AITER", "1"}};
+        v10.rocmSource = "docs/getting_started/installation/gpu/rocm.inc.md, vllm/envs.py and "
+                         "vllm/platforms/rocm.py at v0.10.2";
+        v10.flags.push_back("--block-size");
+        // vllm/engine/arg_utils.py at v0.10.2: --trust-remote-code (ModelConfig.trust_remote_code, False).
+        v10.flags.push_back("--trust-remote-code");
+        // --kv-transfer-config (KVTransferConfig, arg_utils.py at v0.10.2), for Dynamo's disaggregated
+        // workers.
+        v10.flags.push_back("--kv-transfer-config");
         v10.constraints = {
             "ModelConfig.verify_with_parallel_config: the attention heads divide by --tensor-parallel-size",
             "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs runs on the Ray "
@@ -108,11 +133,22 @@ const std::vector<EngineVersion>& vllmVersions() {
         v12.source =
             "vllm/engine/arg_utils.py and vllm/config/parallel.py (ParallelConfig.__post_init__) read "
             "at commit 840e7972c6ab (main after 0.12.0): adds --nnodes, --node-rank, --master-addr";
+        v12.rocmImage = "rocm/vllm (AMD Infinity Hub; a tag with vLLM " + v12.version + ")";
+        v12.rocmSource = v10.rocmSource + " (not read at 0.12.0: taken to be the same)";
         v12.nnodes = true;
         v12.rayByDefault = false;
         v12.all2allFlag = true;
         v12.rayDpPackStrategy = true;
         v12.kvCacheDtypes = {"auto", "fp8", "fp8_e4m3", "fp8_e5m2"};
+        // The registry adds DeepseekV32ForCausalLM ("DeepseekV32ForCausalLM": ("deepseek_v2",
+        // "DeepseekV3ForCausalLM") in vllm/model_executor/models/registry.py of the fork tandriamil/vllm at
+        // commit 4ebc9108a70e, v0.11.0rc1 + 482, before 0.12.0). MiniMaxM2ForCausalLM is in the registry read
+        // at commit 0002bff0b6cb (main, after 0.12.0) but was not confirmed at 0.12.0 itself, so it is left
+        // out.
+        v12.architectures.push_back("DeepseekV32ForCausalLM");
+        v12.architecturesSource =
+            "vllm/model_executor/models/registry.py at v0.10.2 (commit e017120ed146) and "
+            "at commit 4ebc9108a70e (before 0.12.0)";
         v12.flags.insert(v12.flags.end(), {"--nnodes", "--node-rank", "--master-addr"});
         v12.constraints[1] =
             "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs needs "
@@ -135,6 +171,7 @@ EngineResult vllmCommand(const Ctx& c) {
     lc.engine = ServingEngine::Vllm;
     lc.argv = {"vllm", "serve", c.model};
     auto& n = lc.notes;
+    const bool rocm = amdGpu(c.s.cluster.gpu); // the ROCm build (rocmSetup, at the end)
     const Degrees& d = c.d;
     const int stage = d.dp * d.tp;
     // vLLM has no data-parallel attention inside a tensor-parallel group: a tp axis that splits nothing is
@@ -200,6 +237,7 @@ EngineResult vllmCommand(const Ctx& c) {
             if (packs(e)) offer(e);
         return r;
     }
+    if (configNamesCustomCode(c.m)) lc.argv.push_back("--trust-remote-code");
     add(lc.argv, "--tensor-parallel-size", tp);
     if (d.pp > 1) add(lc.argv, "--pipeline-parallel-size", d.pp);
     if (dp > 1) add(lc.argv, "--data-parallel-size", dp);
@@ -317,7 +355,11 @@ EngineResult vllmCommand(const Ctx& c) {
                 n.push_back(ep + ": the plan's expert groups (ep " + str(d.ep) + " x etp " + str(d.etp) +
                             ") are not expressible, vLLM will make one expert-parallel group of " +
                             str(unit) + " GPUs without expert TP or replicas.");
-            if (c.version.all2allFlag)
+            if (rocm)
+                n.push_back("The cost model prices expert dispatch and combine as all-to-alls; vLLM's DeepEP "
+                            "backends need NVIDIA Hopper GPUs (deepseek-ai/DeepEP README), so on ROCm the "
+                            "default all-gather dispatch stays.");
+            else if (c.version.all2allFlag)
                 n.push_back(
                     "The cost model prices expert dispatch and combine as all-to-alls; vLLM's default "
                     "--all2all-backend (allgather_reducescatter) moves more data. deepep_low_latency "
@@ -376,6 +418,9 @@ EngineResult vllmCommand(const Ctx& c) {
     if (!diffs.empty())
         n.push_back("Operator choices vLLM's fixed scheme does not take (tp " + str(tp) +
                     "): " + joined(diffs, "; ") + ".");
+    // AMD GPUs: AITER (VLLM_ROCM_USE_AITER=1); its MLA attention needs KV blocks of 1 token
+    // (vllm/platforms/rocm.py get_attn_backend_cls at v0.10.2, cited at the rows).
+    if (rocm && c.m.attention.type == AttentionType::MLA) add(lc.argv, "--block-size", 1);
     meshNote(c, "vLLM", {Axis::TP, Axis::PP, Axis::DP}, c.tpIsData, deploymentGpus, lc);
     addCommonNotes(c, "vLLM", lc, "--max-num-seqs", "VLLM_PP_LAYER_PARTITION");
     if (perNode)
@@ -385,6 +430,14 @@ EngineResult vllmCommand(const Ctx& c) {
                    [&lc](int) { return std::vector<std::vector<std::string>>{lc.argv}; });
     // Every node's environment: vLLM's Ray workers are started by `ray start` on each node and inherit it.
     setLayerPartition(c, "VLLM_PP_LAYER_PARTITION", lc);
+    rocmSetup(
+        c, "vLLM",
+        c.m.attention.type == AttentionType::MLA
+            ? "With AITER on, vLLM's V1 engine attends with AITER's MLA kernels, which take KV blocks of "
+              "one token only, hence --block-size 1"
+            : "With AITER on, vLLM's V1 engine attends with AITER's flash attention on these gfx9 GPUs "
+              "(its Triton attention backend without it)",
+        lc);
     return lc;
 }
 

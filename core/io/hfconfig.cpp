@@ -257,6 +257,7 @@ Model readHfModel(const MapReader& r) {
             }
     }
     m.source = "Hugging Face config.json (" + arch + ")";
+    m.architecture = arch;
     m.maxPositionEmbeddings = t.integerOr("max_position_embeddings", 0, 0, int64_t(1) << 40);
     m.layers = t.integer("num_hidden_layers", 1, kMaxLayers);
     m.hidden = t.integer("hidden_size", 1, kMaxDim);

@@ -69,11 +69,13 @@ Model readModel(const MapReader& r) {
                  "vision_params",
                  "dtypes",
                  "quantization",
-                 "speculative"});
+                 "speculative",
+                 "architecture"});
     Model m;
     m.name = r.stringOr("name", "");
     m.source = r.stringOr("source", "");
     m.hubId = r.stringOr("hub_id", "");
+    m.architecture = r.stringOr("architecture", ""); // config.json's architectures[0]
     m.maxPositionEmbeddings = r.integerOr("max_position_embeddings", 0, 0, int64_t(1) << 40);
     m.layers = r.integer("layers", 1, kMaxLayers);
     m.hidden = r.integer("hidden", 1, kMaxDim);
@@ -415,6 +417,7 @@ void emitModel(YAML::Emitter& e, const Model& m) {
     e << YAML::Key << "name" << YAML::Value << m.name;
     if (!m.source.empty()) e << YAML::Key << "source" << YAML::Value << m.source;
     if (!m.hubId.empty()) e << YAML::Key << "hub_id" << YAML::Value << m.hubId;
+    if (!m.architecture.empty()) e << YAML::Key << "architecture" << YAML::Value << m.architecture;
     if (m.maxPositionEmbeddings > 0)
         e << YAML::Key << "max_position_embeddings" << YAML::Value << m.maxPositionEmbeddings;
     e << YAML::Key << "layers" << YAML::Value << m.layers << YAML::Key << "hidden" << YAML::Value << m.hidden;

@@ -102,6 +102,9 @@ struct Model {
     std::string name;
     std::string source;
     std::string hubId; ///< Hugging Face repository id (ORG/NAME) when known: the exports' model path
+    /// The checkpoint's architecture as its config.json names it (architectures[0], e.g. "LlamaForCausalLM"):
+    /// what the engines' model registries look up. Empty: not known (the exports do not check it).
+    std::string architecture;
     int64_t maxPositionEmbeddings = 0; ///< the longest context the model supports; 0: not stated
     int64_t layers = 0;
     int64_t hidden = 0;
