@@ -748,7 +748,9 @@ private slots:
         const double qkvPerFlop = find(h100, "qkv").computeMs / (2.0 * tokens * hq);
         const double expPerFlop = find(h100, "experts").computeMs / (2.0 * tokens * double(e.topK) * he);
         QVERIFY(std::fabs(expPerFlop * eff / qkvPerFlop - 1.0) < 1e-9);
-        // NVFP4 on B200: the experts run 9000 / 2250 = 4x faster per FLOP; QKV (unquantized) does not change.
+        // NVFP4 on B200: the experts run 9000 / 2250 = 4x the peak per FLOP, at the Blackwell family's FP4
+        // share of it (compute_fp4) against QKV's (unquantized) BF16 share (compute): 4 x compute_fp4 /
+        // compute.
         auto b200 = loadCluster((kSamples + "/clusters/b200-1x8.yaml").toStdString());
         QVERIFY2(b200.ok(), b200.error().str().c_str());
         s.cluster = b200.value();
@@ -757,8 +759,9 @@ private slots:
         const Evaluation b = CostModel(s).explain(p);
         const double bQkv = find(b, "qkv").computeMs / (2.0 * tokens * hq);
         const double bExp = find(b, "experts").computeMs / (2.0 * tokens * double(e.topK) * he);
-        QVERIFY2(std::fabs(bQkv / (bExp * s.cluster.efficiency.groupedGemm) - 4.0) < 1e-9,
-                 qPrintable(QString::number(bQkv / (bExp * s.cluster.efficiency.groupedGemm))));
+        const Efficiency& be = s.cluster.efficiency;
+        QVERIFY2(std::fabs(bQkv / (bExp * be.groupedGemm) - 4.0 * be.fp4Compute() / be.compute) < 1e-9,
+                 qPrintable(QString::number(bQkv / (bExp * be.groupedGemm))));
     }
 
     // evaluate() reuses one compiled plan per thread. Plans of dense and MoE models, with and without

@@ -4,6 +4,7 @@
 #include "core/cost/costmodel.h"
 #include "core/io/formats.h"
 #include "core/io/gpudb.h"
+#include "core/model/quant.h"
 
 #include <QTest>
 
@@ -45,6 +46,74 @@ private slots:
         QCOMPARE(findGpu("gb200")->gpu.tflops[int(Dtype::FP4)], 10000.0);
         QCOMPARE(findGpu("mi300x")->gpu.hbmGB, 192.0);
         QCOMPARE(findGpu("mi300x")->gpu.hbmTBs, 5.3);
+    }
+
+    // Every GPU belongs to a family; a cluster of it runs with the family's fitted factors and says so, or
+    // says that nothing was fitted for it; factors of the cluster file's own win and are named as such.
+    void familyFactors() {
+        for (const auto& g : gpuDatabase()) QVERIFY2(findGpuFamily(g.family), g.id.c_str());
+        const GpuFamily* cdna3 = findGpuFamily(findGpu("mi300x")->family);
+        QVERIFY(cdna3 && cdna3->fitted && cdna3->measurements > 0 && !cdna3->fittedOn.empty());
+        const Cluster amd = cluster("mi300x-1x8.yaml");
+        QCOMPARE(amd.efficiency, cdna3->efficiency);
+        QVERIFY(amd.efficiency.compute != Efficiency{}.compute); // not Hopper's
+        QVERIFY2(amd.efficiencySource.find("fitted on " + std::to_string(cdna3->measurements) +
+                                           " measurements") != std::string::npos,
+                 amd.efficiencySource.c_str());
+        // An unfitted family (Ada: no published measurements here) runs with Hopper's factors and says it.
+        auto l40s = parseCluster("kind: cluster\nnodes: 1\ngpu: l40s\n", "c.yaml");
+        QVERIFY(l40s.ok());
+        QCOMPARE(l40s->efficiency, Efficiency{});
+        QVERIFY2(l40s->efficiencySource.find("no measurements for L40S") != std::string::npos,
+                 l40s->efficiencySource.c_str());
+        // The file's own factor replaces the family's, the others stay the family's.
+        auto own =
+            parseCluster("kind: cluster\nnodes: 1\ngpu: mi300x\nefficiency: {compute: 0.5}\n", "c.yaml");
+        QVERIFY(own.ok());
+        QCOMPARE(own->efficiency.compute, 0.5);
+        QCOMPARE(own->efficiency.kvRead, cdna3->efficiency.kvRead);
+        QVERIFY(own->efficiencySource.rfind("the cluster file's own factors", 0) == 0);
+    }
+
+    // AMD's Infinity Fabric is point to point: a ring all-reduce among g of its 8 GPUs uses g - 1 of the 64
+    // GB/s links (7 x 128 GB/s both ways, the MI300X data sheet), not the 448 GB/s of all seven. By hand, bus
+    // time per byte of one pass, (g - 1) / g / bandwidth, times 2 for an all-reduce: TP2 2 x 1/2 / 64e9 =
+    // 1/64e9 s a byte, TP8 2 x 7/8 / 448e9 (all seven links), at intra_node efficiency 1.
+    void meshDomain() {
+        Cluster c = cluster("mi300x-1x8.yaml");
+        QCOMPARE(c.intraNode.meshLinkGbPerS, 64.0);
+        c.efficiency.intraNode = 1.0;
+        const Net n = Net::of(c);
+        QCOMPARE(collectiveSecondsPerByte(Collective::AllReduce, {2, 2, 1}, n), 1.0 / 64e9);
+        QCOMPARE(collectiveSecondsPerByte(Collective::AllReduce, {8, 8, 1}, n), 2.0 * 7.0 / 8.0 / 448e9);
+        QCOMPARE(collectiveSecondsPerByte(Collective::AllReduce, {4, 4, 1}, n), 2.0 * 3.0 / 4.0 / 192e9);
+        // Behind a switch (H100 NVLink) a pair gets the whole 450 GB/s.
+        Cluster h = cluster("h100-1x8.yaml");
+        h.efficiency.intraNode = 1.0;
+        QCOMPARE(collectiveSecondsPerByte(Collective::AllReduce, {2, 2, 1}, Net::of(h)), 1.0 / 450e9);
+    }
+
+    // FP4 GEMMs run at compute_fp4 of the FP4 peak where it is set: an NVFP4 model's expert GEMMs on a B200
+    // at half the factor take, where compute-bound, twice the time.
+    void fp4ComputeFactor() {
+        auto s = loadScenario(kSamples + "/scenarios/qwen3-235b-b200-1x8.yaml");
+        QVERIFY(s.ok());
+        Scenario a = s.value();
+        a.model.quant = nvfp4Quant();
+        a.workload.phase = Phase::Prefill;
+        a.workload.fixedBatch = true, a.workload.batch = 8;
+        a.cluster.efficiency.computeFp4 = 0.6;
+        Scenario b = a;
+        b.cluster.efficiency.computeFp4 = 0.3;
+        const Plan p = CostModel(a).megatronPlan();
+        auto experts = [&](const Scenario& sc) {
+            for (const auto& o : CostModel(sc).explain(p).prefill.ops)
+                if (o.op == "experts") return o.computeMs;
+            return -1.0;
+        };
+        const double ca = experts(a), cb = experts(b);
+        QVERIFY(ca > 0);
+        QVERIFY2(std::abs(cb / ca - 2.0) < 1e-9, qPrintable(QString("%1 vs %2").arg(ca).arg(cb)));
     }
 
     void clusterByGpuId() {

@@ -61,9 +61,20 @@ void ScenarioSummary::setScenario(const Scenario& s) {
     auto* cg = group(tr("Cluster: %1").arg(QString::fromStdString(c.name)));
     row(cg, tr("GPUs"),
         tr("%1 nodes x %2 %3").arg(c.nodes).arg(c.gpusPerNode).arg(QString::fromStdString(c.gpu.name)));
-    row(cg, tr("HBM"), tr("%1 GB at %2 TB/s").arg(c.gpu.hbmGB).arg(c.gpu.hbmTBs));
-    row(cg, tr("NVLink"), tr("%1 GB/s per GPU").arg(c.intraNode.gbPerS));
+    row(cg, tr("HBM"),
+        c.gpu.memoryMiB > 0 ? tr("%1 GB at %2 TB/s (%3 GiB as the driver reports it)")
+                                  .arg(c.gpu.hbmGB)
+                                  .arg(c.gpu.hbmTBs)
+                                  .arg(c.gpu.memoryMiB / 1024.0, 0, 'f', 1)
+                            : tr("%1 GB at %2 TB/s").arg(c.gpu.hbmGB).arg(c.gpu.hbmTBs));
+    row(cg, tr("NVLink"),
+        c.intraNode.meshLinkGbPerS > 0 ? tr("%1 GB/s per GPU, point to point (%2 GB/s a link)")
+                                             .arg(c.intraNode.gbPerS)
+                                             .arg(c.intraNode.meshLinkGbPerS)
+                                       : tr("%1 GB/s per GPU").arg(c.intraNode.gbPerS));
     if (c.nodes > 1) row(cg, tr("NIC"), tr("%1 Gb/s per GPU").arg(c.interNode.gbPerS * 8));
+    // Which efficiency factors the cost model runs with, and what they were fitted on (or that nothing was).
+    if (!c.efficiencySource.empty()) row(cg, tr("Factors"), QString::fromStdString(c.efficiencySource));
     const auto& w = s.workload;
     static const char* phases[] = {"prefill", "decode", "serving"};
     auto* wg = group(tr("Workload: %1").arg(QString::fromStdString(w.name)));

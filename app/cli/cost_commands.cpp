@@ -94,6 +94,7 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     const bool moe = s->model.moe.present();
     if (a.flag("json")) {
         nlohmann::ordered_json j = metricsJson(m);
+        j["efficiency_source"] = s->cluster.efficiencySource;
         j["plan"] = nlohmann::ordered_json::parse(toJson(plan, s->model));
         nlohmann::ordered_json br;
         if (!e.decode.ops.empty()) br["decode"] = breakdownJson(e.decode);
@@ -123,6 +124,8 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     std::printf("           %s's rule: %s %.3g of the %.1f GiB the driver reports; KV pool %.1f GiB\n",
                 std::string(kMemoryRuleNames[size_t(m.memoryRule)]).c_str(), kFlag[size_t(m.memoryRule)],
                 m.memoryFraction, m.gpuMemoryGiB, m.kvPoolGiB);
+    if (!s->cluster.efficiencySource.empty())
+        std::printf("factors    %s\n", s->cluster.efficiencySource.c_str());
     if (!e.decode.ops.empty()) printBreakdown(e.decode);
     if (!e.prefill.ops.empty()) printBreakdown(e.prefill);
     return kOk;
@@ -323,12 +326,15 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
 int cmdCalibrate(const std::vector<std::string>& argv) {
     const char* usage =
         "shardplan calibrate [--json] [MEASUREMENTS.yaml]\n"
-        "       shardplan calibrate --fit FILE [--cluster C] [--scenario S [--plan P]] [--out FITTED.yaml] "
-        "[--json]\n"
-        "  FILE: measurements in the project's format, or `vllm bench serve --save-result` JSON (with "
-        "--scenario:\n"
-        "  the model and cluster it ran on, and --plan: its layout, default the Megatron plan)";
-    Args a(argv, {"json"}, {"fit", "cluster", "scenario", "plan", "out"});
+        "       shardplan calibrate --fit FILE[,FILE...] [--cluster C] [--factors F1,F2...] [--scenario S "
+        "[--plan P]]\n"
+        "                           [--out FITTED.yaml] [--json]\n"
+        "  FILE: measurements in the project's format (several, comma separated, fit together), or `vllm "
+        "bench\n"
+        "  serve --save-result` JSON (with --scenario: the model and cluster it ran on, and --plan: its "
+        "layout,\n"
+        "  default the Megatron plan); --factors: fit only these (compute, compute_fp4, memory, ...)";
+    Args a(argv, {"json"}, {"fit", "cluster", "scenario", "plan", "out", "factors"});
     if (!a.ok()) return usageError(a.error(), usage);
     const std::string samples = samplesDir();
     if (auto fitPath = a.option("fit")) {
@@ -353,7 +359,20 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
             set = loadVllmBenchResult(*fitPath, s.value(), plan);
         } else {
             if (a.option("plan")) return usageError("--plan goes with --scenario", usage);
-            set = loadCalibrationSet(*fitPath, samples);
+            // One file, or several separated by commas (a GPU family's sources), fitted together.
+            CalibrationSet all;
+            for (size_t at = 0; at <= fitPath->size();) {
+                const size_t comma = std::min(fitPath->find(',', at), fitPath->size());
+                auto one = loadCalibrationSet(fitPath->substr(at, comma - at), samples);
+                if (!one) {
+                    set = one.error();
+                    break;
+                }
+                all.cases.insert(all.cases.end(), one->cases.begin(), one->cases.end());
+                all.skipped.insert(all.skipped.end(), one->skipped.begin(), one->skipped.end());
+                set = all;
+                at = comma + 1;
+            }
         }
         if (!set) {
             std::cerr << set.error().str() << "\n";
@@ -367,6 +386,12 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
         // On a terminal, the fits done so far (the full fit, then one per left-out run: minutes on large
         // files).
         FitControl control;
+        if (const auto list = a.option("factors"))
+            for (size_t at = 0; at <= list->size();) {
+                const size_t comma = std::min(list->find(',', at), list->size());
+                control.factors.push_back(list->substr(at, comma - at));
+                at = comma + 1;
+            }
         if (isatty(STDERR_FILENO))
             control.progress = [](int done, int total) {
                 std::fprintf(stderr, "\rfit %d of %d%s", done, total, done == total ? "\n" : "");
@@ -379,7 +404,7 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
         }
         return reportFit(f.value(), *fitPath, a, clusterPath);
     }
-    for (auto o : {"cluster", "scenario", "plan", "out"})
+    for (auto o : {"cluster", "scenario", "plan", "out", "factors"})
         if (a.option(o)) return usageError(std::string("--") + o + " goes with --fit", usage);
     if (a.positionals().size() > 1) return usageError("at most one measurements file", usage);
     const std::string path = a.positionals().empty() ? calibrationFile() : a.positionals()[0];

@@ -88,7 +88,12 @@ struct FitResult {
 struct FitControl {
     const std::atomic<bool>* stop = nullptr;
     std::function<void(int done, int total)> progress;
+    /// The factors to fit, by their cluster-file names ("compute", "compute_fp4", ...); empty: every one. The
+    /// others keep their start values (a GPU family fitted on few runs moves only what differs physically).
+    std::vector<std::string> factors;
 };
+/// The names of the fit factors, in the order they are fitted.
+std::vector<std::string> fitFactorNames();
 Result<FitResult> fitEfficiency(const CalibrationSet& set, const Efficiency& start, bool leaveOneOut = true,
                                 const FitControl& control = {});
 

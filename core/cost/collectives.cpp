@@ -16,15 +16,15 @@ double collectiveSecondsPerByte(Collective k, GroupShape g, const Net& n) {
     case Collective::Gather: {
         // one pass (reduce-scatter or all-gather): (in-1)/in of the data over NVLink, then the inter-node
         // ring on 1/in of it per NIC; an all-reduce is two passes.
-        const double pass = (in - 1.0) / in / n.bwIntra + (nodes - 1.0) / nodes / in / n.bwInter;
+        const double pass = (in - 1.0) / in / n.intra(in) + (nodes - 1.0) / nodes / in / n.bwInter;
         return k == Collective::AllReduce ? 2.0 * pass : pass;
     }
     case Collective::AllToAll:
         // (p-1)/p of the local data leaves the GPU: (in-1)/p to peers in the node, (p-in)/p across the NICs;
         // the two proceed at once.
-        return std::max((in - 1.0) / p / n.bwIntra, (p - in) / p / n.bwInter);
+        return std::max((in - 1.0) / p / n.intra(in), (p - in) / p / n.bwInter);
     case Collective::SendRecv:
-        return 1.0 / (nodes > 1 ? n.bwInter : n.bwIntra);
+        return 1.0 / (nodes > 1 ? n.bwInter : n.intra(2)); // one peer: one link of a mesh
     }
     return 0.0;
 }

@@ -10,6 +10,7 @@
 
 #include "core/model/cluster.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -20,9 +21,16 @@ enum class Collective;
 /// Achieved link figures of a cluster, in bytes/s and seconds.
 struct Net {
     double bwIntra = 0, bwInter = 0, alphaIntra = 0, alphaInter = 0;
+    double meshLink = 0; ///< a point-to-point domain's achieved bytes/s of one link; 0 behind a switch
+    /// Bytes/s a GPU moves to `perNode - 1` peers in its node at once: all of bwIntra behind a switch, the
+    /// links to them in a point-to-point mesh.
+    double intra(double perNode) const {
+        return meshLink > 0 ? std::min(bwIntra, std::max(1.0, perNode - 1.0) * meshLink) : bwIntra;
+    }
     static Net of(const Cluster& c) {
         Net n;
         n.bwIntra = c.intraNode.gbPerS * 1e9 * c.efficiency.intraNode;
+        n.meshLink = c.intraNode.meshLinkGbPerS * 1e9 * c.efficiency.intraNode;
         n.bwInter = c.interNode.gbPerS * 1e9 * c.efficiency.interNode;
         if (n.bwInter <= 0) n.bwInter = n.bwIntra; // single node: never used
         n.alphaIntra = c.intraNode.latencyUs * 1e-6;

@@ -268,7 +268,7 @@ CommTerm CostModel::Impl::moeAllToAll(const GroupShape& g, const Degrees& d, dou
     const double perGpu = bytes / double(d.tp);
     t.bytesPerTok = (nic + nvlink) * perGpu;
     t.alpha = collectiveAlpha(t.kind, g, net);
-    t.secPerTok = std::max(nic * perGpu / net.bwInter, nvlink * perGpu / net.bwIntra);
+    t.secPerTok = std::max(nic * perGpu / net.bwInter, nvlink * perGpu / net.intra(g.perNode));
     return t;
 }
 
@@ -482,7 +482,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         c.p2pLink = ppG.nodes > 1 ? LinkClass::Network : LinkClass::NvLink;
         const bool inter = c.p2pLink == LinkClass::Network;
         c.p2pAlpha = inter ? net.alphaInter : net.alphaIntra;
-        c.p2pSecPerTok = double(m.hidden) * ab / (inter ? net.bwInter : net.bwIntra);
+        c.p2pSecPerTok = double(m.hidden) * ab / (inter ? net.bwInter : net.intra(2)); // one peer
     }
     const double kvTok = kvBytesPerToken();
     // Each layer walked once, for the decode step; its prefill block is that with PrefillTerms' terms.

@@ -97,6 +97,12 @@ double CostModel::Impl::groupPeak(ParamGroup grp) const {
     }
 }
 
+bool CostModel::Impl::groupRunsFp4(ParamGroup grp) const {
+    const Quantization& q = s.model.quant;
+    return q.present() && q.quantized[int(grp)] && q.storage == Dtype::FP4 &&
+           q.method != QuantMethod::Mxfp4 && s.cluster.gpu.tflops[int(Dtype::FP4)] > 0;
+}
+
 /// Attention FLOPs per (query token, context token) pair over all heads (QK^T and PV; 2 FLOPs per MAC).
 double CostModel::Impl::attnPairFlops(bool decode) const {
     const Attention& a = s.model.attention;

@@ -21,14 +21,21 @@ struct Factor {
 // datasheet figure: refresh, row switches, ECC); NCCL's bus bandwidth is 30-100% of
 // the link's; kernel launches cost 0-50 us; overlap hides 0-100%; paged KV reads reach 30-100% of HBM.
 const Factor kFactors[] = {
-    {"compute", &Efficiency::compute, 0.3, 1.0},          {"memory", &Efficiency::memory, 0.5, 0.9},
-    {"intra_node", &Efficiency::intraNode, 0.3, 1.0},     {"inter_node", &Efficiency::interNode, 0.3, 1.0},
-    {"launch_us", &Efficiency::launchUs, 0.0, 50.0},      {"overlap", &Efficiency::overlap, 0.0, 1.0},
-    {"grouped_gemm", &Efficiency::groupedGemm, 0.3, 1.0}, {"kv_read", &Efficiency::kvRead, 0.3, 1.0},
+    {"compute", &Efficiency::compute, 0.3, 1.0},
+    {"memory", &Efficiency::memory, 0.5, 0.9},
+    {"intra_node", &Efficiency::intraNode, 0.3, 1.0},
+    {"inter_node", &Efficiency::interNode, 0.3, 1.0},
+    {"launch_us", &Efficiency::launchUs, 0.0, 50.0},
+    {"overlap", &Efficiency::overlap, 0.0, 1.0},
+    {"grouped_gemm", &Efficiency::groupedGemm, 0.3, 1.0},
+    {"kv_read", &Efficiency::kvRead, 0.3, 1.0},
     {"op_overlap", &Efficiency::opOverlap, 0.0, 1.0},
     // The fused-MoE kernel's weight stream: as low as the 0.22-0.27 vLLM measured for its Triton kernel on
     // DeepSeek-V3's block-FP8 experts (cluster.h), as high as any stream.
     {"fused_moe_memory", &Efficiency::fusedMoeMemory, 0.15, 0.9},
+    // FP4 GEMMs as a share of the FP4 peak: as low as a quarter (small-M GEMMs on the doubled peak), as high
+    // as any GEMM. Runs without FP4 GEMMs leave it where it starts.
+    {"compute_fp4", &Efficiency::computeFp4, 0.2, 1.0},
 };
 
 std::vector<CalibrationCase> withEfficiency(std::vector<CalibrationCase> cases, const Efficiency& e) {
@@ -51,7 +58,7 @@ double objective(const std::vector<CalibrationCase>& cases, const Efficiency& e)
 struct Stopped {};
 
 Efficiency fit(const std::vector<CalibrationCase>& cases, Efficiency e, int& evaluations,
-               const std::atomic<bool>* stop) {
+               const std::atomic<bool>* stop, const std::vector<std::string>& only) {
     auto objective = [&](const std::vector<CalibrationCase>& cs, const Efficiency& x) {
         if (stop && stop->load(std::memory_order_relaxed)) throw Stopped{};
         return sp::objective(cs, x);
@@ -62,6 +69,7 @@ Efficiency fit(const std::vector<CalibrationCase>& cases, Efficiency e, int& eva
     for (int sweep = 0; sweep < 40; ++sweep) { // coupled factors (memory, launch, op_overlap) converge slowly
         const double start = best;
         for (const Factor& f : kFactors) {
+            if (!only.empty() && std::find(only.begin(), only.end(), f.name) == only.end()) continue;
             // Golden section on [lo, hi], then keep the better of it and the current value.
             double a = f.lo, b = f.hi;
             Efficiency t = e;
@@ -104,11 +112,12 @@ FitResult fitStoppable(const CalibrationSet& set, const Efficiency& from, bool l
     // An unset fused-MoE stream runs at `memory`; the fit starts from that value, which prices alike.
     Efficiency start = from;
     start.fusedMoeMemory = start.fusedMoeStream();
+    start.computeFp4 = start.fp4Compute(); // likewise FP4 GEMMs at `compute`
     FitResult r;
     CalibrationSet startSet = set;
     startSet.cases = withEfficiency(set.cases, start);
     r.before = calibrationReport(startSet);
-    r.efficiency = fit(startSet.cases, start, r.objectiveEvaluations, control.stop);
+    r.efficiency = fit(startSet.cases, start, r.objectiveEvaluations, control.stop, control.factors);
     if (control.progress) control.progress(1, total);
     CalibrationSet fitted = set;
     fitted.cases = withEfficiency(set.cases, r.efficiency);
@@ -122,7 +131,8 @@ FitResult fitStoppable(const CalibrationSet& set, const Efficiency& from, bool l
             std::vector<CalibrationCase> rest;
             for (size_t j = 0; j < set.cases.size(); ++j)
                 if (j != i) rest.push_back(fitted.cases[j]);
-            const Efficiency e = fit(rest, r.efficiency, r.objectiveEvaluations, control.stop);
+            const Efficiency e =
+                fit(rest, r.efficiency, r.objectiveEvaluations, control.stop, control.factors);
             CalibrationCase c = set.cases[i];
             c.scenario.cluster.efficiency = e;
             r.looErrors.push_back(predictCase(c).error);
@@ -135,8 +145,22 @@ FitResult fitStoppable(const CalibrationSet& set, const Efficiency& from, bool l
 
 } // namespace
 
+std::vector<std::string> fitFactorNames() {
+    std::vector<std::string> out;
+    for (const Factor& f : kFactors) out.emplace_back(f.name);
+    return out;
+}
+
 Result<FitResult> fitEfficiency(const CalibrationSet& set, const Efficiency& start, bool leaveOneOut,
                                 const FitControl& control) {
+    for (const std::string& name : control.factors) {
+        const auto names = fitFactorNames();
+        if (std::find(names.begin(), names.end(), name) == names.end()) {
+            std::string known;
+            for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+            return Error{"", 0, 0, "factors", "unknown factor '" + name + "' (known: " + known + ")"};
+        }
+    }
     if (set.cases.size() < 2)
         return Error{"", 0, 0, "",
                      "fitting needs at least two measurements, found " + std::to_string(set.cases.size())};

@@ -348,7 +348,8 @@ struct CostModel::Impl {
         peakFlops = computePeak() * 1e12 * c.efficiency.compute;
         for (int g = 0; g < kParamGroupCount; ++g) {
             wbg[g] = weightBytesPerParam(s.model, ParamGroup(g));
-            gemmRate[g] = groupPeak(ParamGroup(g)) * 1e12 * c.efficiency.compute;
+            gemmRate[g] = groupPeak(ParamGroup(g)) * 1e12 *
+                          (groupRunsFp4(ParamGroup(g)) ? c.efficiency.fp4Compute() : c.efficiency.compute);
         }
         // The attention core (QK^T, softmax, PV) runs at the activation precision: FP8 weights make the
         // GEMMs FP8, not the attention, unless FP8 attention is configured (FlashAttention-3's FP8 path is
@@ -387,6 +388,8 @@ struct CostModel::Impl {
     double computePeak() const;
     /// Dense TFLOP/s of one parameter group's GEMMs, from how the checkpoint stores it (see costmodel.cpp).
     double groupPeak(ParamGroup g) const;
+    /// Whether groupPeak runs the group on FP4 tensor cores (NVFP4 weights and activations on Blackwell).
+    bool groupRunsFp4(ParamGroup g) const;
     double wbOf(ParamGroup g) const { return wbg[int(g)]; }
 
     /// Attention FLOPs per (query token, context token) pair over all heads (QK^T and PV; 2 FLOPs per MAC).

@@ -279,6 +279,9 @@ void addCommonNotes(const Ctx& c, const char* engine, LaunchCommand& lc, const c
                     " only: in a prefill-decode disaggregated deployment this is the " +
                     (w.phase == Phase::Decode ? "decode" : "prefill") +
                     " instances' command (the disaggregation flags are not mapped).");
+    // Which efficiency factors the figures above come from (a GPU family's fit, or none).
+    if (!c.s.cluster.efficiencySource.empty())
+        n.push_back("Cost model: the batch caps and figures here use " + c.s.cluster.efficiencySource + ".");
 }
 
 /// The plan's mesh order against the engine's rank layout, when one launch (`launchGpus`) spans nodes.

@@ -1,5 +1,6 @@
 #include "core/io/gpudb.h"
 
+#include "core/io/modelfields.h"
 #include "core/io/reader.h"
 
 #include <cstdio>
@@ -11,19 +12,50 @@ extern const char* const kGpuDatabaseYaml;
 
 namespace {
 
-std::vector<GpuSpec> parseDatabase() {
+struct Database {
+    std::vector<GpuSpec> gpus;
+    std::vector<GpuFamily> families;
+};
+
+Database parseDatabase() {
     const std::string file = "resources/gpus.yaml (built in)";
-    std::vector<GpuSpec> out;
+    Database db;
+    std::vector<GpuSpec>& out = db.gpus;
     try {
         const io::MapReader root(file, io::parseDocument(kGpuDatabaseYaml, file), "");
-        root.allowKeys({"gpus"});
+        root.allowKeys({"families", "gpus"});
+        const YAML::Node fams = root.node("families");
+        for (size_t i = 0; i < fams.size(); ++i) {
+            const io::MapReader f(file, fams[i], "families[" + std::to_string(i) + "]");
+            f.allowKeys({"id", "name", "efficiency", "fitted"});
+            GpuFamily fam;
+            fam.id = f.string("id");
+            fam.name = f.string("name");
+            if (f.has("fitted")) {
+                const io::MapReader fit = f.map("fitted");
+                fit.allowKeys({"measurements", "median_error_pct", "loo_error_pct", "on"});
+                fam.fitted = true;
+                fam.measurements = int(fit.integer("measurements", 1, 100000));
+                fam.medianError = fit.number("median_error_pct", 0, 1000);
+                fam.looError = fit.number("loo_error_pct", 0, 1000);
+                fam.fittedOn = fit.string("on");
+                fam.efficiency = io::readEfficiency(f.map("efficiency"), Efficiency{});
+            } else if (f.has("efficiency")) {
+                f.failAt("efficiency", "factors without `fitted:` (what they were fitted on) are not used");
+            }
+            db.families.push_back(std::move(fam));
+        }
         const YAML::Node list = root.node("gpus");
         for (size_t i = 0; i < list.size(); ++i) {
             const io::MapReader g(file, list[i], "gpus[" + std::to_string(i) + "]");
-            g.allowKeys({"id", "name", "tflops", "hbm_gb", "memory_mib", "hbm_tb_s", "scale_up",
+            g.allowKeys({"id", "name", "family", "tflops", "hbm_gb", "memory_mib", "hbm_tb_s", "scale_up",
                          "nic_gbit_s_per_gpu", "source"});
             GpuSpec s;
             s.id = g.string("id");
+            s.family = g.string("family");
+            bool known = false;
+            for (const auto& f : db.families) known = known || f.id == s.family;
+            if (!known) g.failAt("family", "unknown family '" + s.family + "'");
             s.gpu.name = g.string("name");
             const io::MapReader t = g.map("tflops");
             for (int d = 0; d < kDtypeCount; ++d) s.gpu.tflops[d] = t.numberOr(kDtypeNames[d], 0.0, 0.0, 1e7);
@@ -31,11 +63,12 @@ std::vector<GpuSpec> parseDatabase() {
             s.gpu.memoryMiB = g.numberOr("memory_mib", 0.0, 1, 1e9);
             s.gpu.hbmTBs = g.number("hbm_tb_s", 0.01, 1e3);
             const io::MapReader u = g.map("scale_up");
-            u.allowKeys({"name", "gb_s_per_gpu", "domain"});
+            u.allowKeys({"name", "gb_s_per_gpu", "domain", "mesh_link_gb_s"});
             s.scaleUp.name = u.string("name");
             s.scaleUp.gbPerS = u.number("gb_s_per_gpu", 1, 1e6);
             s.scaleUp.latencyUs = 3.0;
             s.scaleUpDomain = int(u.integer("domain", 1, 100000));
+            s.scaleUp.meshLinkGbPerS = u.numberOr("mesh_link_gb_s", 0.0, 1, 1e6);
             s.nicGbitPerGpu = g.number("nic_gbit_s_per_gpu", 1, 1e6);
             s.source = g.string("source");
             out.push_back(std::move(s));
@@ -44,14 +77,39 @@ std::vector<GpuSpec> parseDatabase() {
         std::fprintf(stderr, "broken GPU database: %s\n", e.what());
         std::abort();
     }
-    return out;
+    return db;
+}
+
+const Database& database() {
+    static const Database db = parseDatabase();
+    return db;
 }
 
 } // namespace
 
 const std::vector<GpuSpec>& gpuDatabase() {
-    static const std::vector<GpuSpec> db = parseDatabase();
-    return db;
+    return database().gpus;
+}
+
+const std::vector<GpuFamily>& gpuFamilies() {
+    return database().families;
+}
+
+const GpuFamily* findGpuFamily(std::string_view id) {
+    for (const auto& f : gpuFamilies())
+        if (f.id == id) return &f;
+    return nullptr;
+}
+
+std::string familySource(const GpuFamily* family, const std::string& gpuName) {
+    if (!family || !family->fitted)
+        return "no measurements for " + (gpuName.empty() ? std::string("this GPU") : gpuName) +
+               ": Hopper's factors (the defaults)";
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "%s's factors, fitted on %d measurements: median |error| %.1f%%, leave-one-out %.1f%%",
+                  family->name.c_str(), family->measurements, family->medianError, family->looError);
+    return buf;
 }
 
 const GpuSpec* findGpu(std::string_view id) {

@@ -10,8 +10,21 @@
 
 namespace sp {
 
+/// GPUs whose kernels and links behave alike (Hopper, Blackwell, AMD CDNA 3), with the efficiency factors
+/// fitted to published measurements of them, and where those came from.
+struct GpuFamily {
+    std::string id;   ///< "blackwell"
+    std::string name; ///< "NVIDIA Blackwell"
+    bool fitted = false;
+    Efficiency efficiency;                ///< fitted factors (Hopper's defaults when not fitted)
+    int measurements = 0;                 ///< runs the fit used
+    double medianError = 0, looError = 0; ///< median |error| fitted and leave-one-out, percent
+    std::string fittedOn;                 ///< the measurement files and the command
+};
+
 struct GpuSpec {
     std::string id;        ///< e.g. "b200"
+    std::string family;    ///< a GpuFamily id
     Gpu gpu;               ///< name, dense TFLOP/s per dtype, HBM
     Link scaleUp;          ///< NVLink / Infinity Fabric: GB/s per GPU one way (latency: the cluster default)
     int scaleUpDomain = 0; ///< GPUs in one scale-up domain (NVL72: 72)
@@ -26,5 +39,12 @@ const std::vector<GpuSpec>& gpuDatabase();
 const GpuSpec* findGpu(std::string_view id);
 /// "a100-sxm-80gb, h100-sxm, ..." for error messages.
 std::string knownGpuIds();
+/// The families of the database; nullptr when unknown.
+const std::vector<GpuFamily>& gpuFamilies();
+const GpuFamily* findGpuFamily(std::string_view id);
+/// What a cluster of this family's GPU runs with, in words: "AMD CDNA 3 (MI300X, MI325X)'s factors, fitted on
+/// 13 measurements: median |error| 8.3%, leave-one-out 8.6%", or, without a fit (or a family), "no
+/// measurements for <gpu>: Hopper's factors (the defaults)".
+std::string familySource(const GpuFamily* family, const std::string& gpuName);
 
 } // namespace sp

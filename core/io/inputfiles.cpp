@@ -226,11 +226,14 @@ Cluster readCluster(const MapReader& r) {
         c.intraNode = spec->scaleUp;
     } else {
         const MapReader in = r.map("intra_node");
-        in.allowKeys({"name", "gb_s_per_gpu", "latency_us"});
+        in.allowKeys({"name", "gb_s_per_gpu", "latency_us", "mesh_link_gb_s"});
         c.intraNode.name = in.stringOr("name", spec ? spec->scaleUp.name : "");
         c.intraNode.gbPerS = spec ? in.numberOr("gb_s_per_gpu", spec->scaleUp.gbPerS, 1e-3, 1e6)
                                   : in.number("gb_s_per_gpu", 1e-3, 1e6);
         c.intraNode.latencyUs = in.numberOr("latency_us", 3.0, 0.0, 1e6);
+        // A point-to-point domain (AMD Infinity Fabric): one link's GB/s, one way (Link::meshLinkGbPerS).
+        c.intraNode.meshLinkGbPerS =
+            in.numberOr("mesh_link_gb_s", spec ? spec->scaleUp.meshLinkGbPerS : 0.0, 0.0, 1e6);
     }
     if (spec && c.nodes > 1 && !r.has("inter_node")) {
         c.interNode = Link{"NIC", spec->nicGbitPerGpu / 8.0, 6.0};
@@ -243,21 +246,16 @@ Cluster readCluster(const MapReader& r) {
                              8.0;
         c.interNode.latencyUs = out.numberOr("latency_us", 6.0, 0.0, 1e6);
     }
+    // Efficiency: the cluster file's own factors where it gives them (each one it names replaces the GPU
+    // family's), else the factors the database fitted for the GPU's family, else Hopper's with a warning.
+    const GpuFamily* family = spec ? findGpuFamily(spec->family) : nullptr;
+    if (family && family->fitted) c.efficiency = family->efficiency;
+    c.efficiencySource = familySource(family, spec ? spec->gpu.name : c.gpu.name);
     if (r.has("efficiency")) {
-        const MapReader e = r.map("efficiency");
-        e.allowKeys({"compute", "memory", "intra_node", "inter_node", "launch_us", "grouped_gemm", "overlap",
-                     "kv_read", "op_overlap", "fused_moe_memory"});
-        const Efficiency d;
-        c.efficiency.compute = e.numberOr("compute", d.compute, 0.01, 1.0);
-        c.efficiency.memory = e.numberOr("memory", d.memory, 0.01, 1.0);
-        c.efficiency.intraNode = e.numberOr("intra_node", d.intraNode, 0.01, 1.0);
-        c.efficiency.interNode = e.numberOr("inter_node", d.interNode, 0.01, 1.0);
-        c.efficiency.launchUs = e.numberOr("launch_us", d.launchUs, 0.0, 1e5);
-        c.efficiency.groupedGemm = e.numberOr("grouped_gemm", d.groupedGemm, 0.01, 1.0);
-        c.efficiency.overlap = e.numberOr("overlap", d.overlap, 0.0, 1.0);
-        c.efficiency.kvRead = e.numberOr("kv_read", d.kvRead, 0.01, 1.0);
-        c.efficiency.opOverlap = e.numberOr("op_overlap", d.opOverlap, 0.0, 1.0);
-        c.efficiency.fusedMoeMemory = e.numberOr("fused_moe_memory", d.fusedMoeMemory, 0.0, 1.0);
+        c.efficiency = io::readEfficiency(r.map("efficiency"), c.efficiency);
+        c.efficiencySource =
+            "the cluster file's own factors" +
+            (family && family->fitted ? " (over " + c.efficiencySource + ")" : std::string());
     }
     return c;
 }
@@ -496,7 +494,10 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     e << YAML::Key << "intra_node" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
       << c.intraNode.name;
     e << YAML::Key << "gb_s_per_gpu" << YAML::Value << c.intraNode.gbPerS;
-    e << YAML::Key << "latency_us" << YAML::Value << c.intraNode.latencyUs << YAML::EndMap;
+    e << YAML::Key << "latency_us" << YAML::Value << c.intraNode.latencyUs;
+    if (c.intraNode.meshLinkGbPerS > 0)
+        e << YAML::Key << "mesh_link_gb_s" << YAML::Value << c.intraNode.meshLinkGbPerS;
+    e << YAML::EndMap;
     if (c.interNode.gbPerS > 0) {
         e << YAML::Key << "inter_node" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
           << c.interNode.name;
@@ -514,6 +515,7 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
       << f.overlap << YAML::Key << "kv_read" << YAML::Value << f.kvRead;
     e << YAML::Key << "op_overlap" << YAML::Value << f.opOverlap;
     if (f.fusedMoeMemory > 0) e << YAML::Key << "fused_moe_memory" << YAML::Value << f.fusedMoeMemory;
+    if (f.computeFp4 > 0) e << YAML::Key << "compute_fp4" << YAML::Value << f.computeFp4;
     e << YAML::EndMap;
     e << YAML::EndMap;
 }

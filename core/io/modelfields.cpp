@@ -220,4 +220,24 @@ Speculative readSpeculative(const MapReader& r) {
     return s;
 }
 
+// ---------------------------------------------------------------- efficiency factors
+
+Efficiency readEfficiency(const MapReader& e, const Efficiency& d) {
+    e.allowKeys({"compute", "compute_fp4", "memory", "intra_node", "inter_node", "launch_us", "grouped_gemm",
+                 "overlap", "kv_read", "op_overlap", "fused_moe_memory"});
+    Efficiency f = d;
+    f.compute = e.numberOr("compute", d.compute, 0.01, 1.0);
+    f.computeFp4 = e.numberOr("compute_fp4", d.computeFp4, 0.0, 1.0);
+    f.memory = e.numberOr("memory", d.memory, 0.01, 1.0);
+    f.intraNode = e.numberOr("intra_node", d.intraNode, 0.01, 1.0);
+    f.interNode = e.numberOr("inter_node", d.interNode, 0.01, 1.0);
+    f.launchUs = e.numberOr("launch_us", d.launchUs, 0.0, 1e5);
+    f.groupedGemm = e.numberOr("grouped_gemm", d.groupedGemm, 0.01, 1.0);
+    f.overlap = e.numberOr("overlap", d.overlap, 0.0, 1.0);
+    f.kvRead = e.numberOr("kv_read", d.kvRead, 0.01, 1.0);
+    f.opOverlap = e.numberOr("op_overlap", d.opOverlap, 0.0, 1.0);
+    f.fusedMoeMemory = e.numberOr("fused_moe_memory", d.fusedMoeMemory, 0.0, 1.0);
+    return f;
+}
+
 } // namespace sp::io

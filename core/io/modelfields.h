@@ -3,6 +3,7 @@
 // written apart from formats.cpp.
 
 #include "core/io/reader.h"
+#include "core/model/cluster.h"
 #include "core/model/model.h"
 
 #include <yaml-cpp/yaml.h>
@@ -20,6 +21,10 @@ void emitAttentionExtras(YAML::Emitter& e, const Attention& a);
 /// A model file's `quantization:` mapping.
 Quantization readQuantization(const MapReader& q);
 void emitQuantization(YAML::Emitter& e, const Quantization& q);
+
+/// An `efficiency:` mapping (cluster files, the GPU database's families): each factor given replaces the
+/// one in `base`.
+Efficiency readEfficiency(const MapReader& e, const Efficiency& base);
 
 /// A model file's `speculative:` mapping: per method (mtp, eagle3, draft, ngram) its cited default
 /// acceptance_rates, and for eagle3 and draft the module's dimensions.

@@ -29,6 +29,10 @@ struct Link {
     std::string name;
     double gbPerS = 0;    ///< GB/s per GPU, one direction (inter-node: NIC Gb/s / 8)
     double latencyUs = 0; ///< per message step
+    /// A scale-up domain wired point to point rather than through a switch (AMD Instinct's Infinity Fabric:
+    /// each of the 8 GPUs has 7 links, one to each peer): GB/s of one link, one direction; 0 for a switch. A
+    /// collective among g GPUs of such a domain uses g - 1 of a GPU's links, min(gbPerS, (g - 1) x this).
+    double meshLinkGbPerS = 0;
     bool operator==(const Link&) const = default;
 };
 
@@ -78,11 +82,19 @@ struct Efficiency {
     double fusedMoeMemory = 0;
     /// The fused-MoE stream in force: fusedMoeMemory where set, else `memory`.
     double fusedMoeStream() const { return fusedMoeMemory > 0 ? fusedMoeMemory : memory; }
+    /// GEMMs on FP4 tensor cores (NVFP4, MXFP4 weights x FP4 activations) as a fraction of the FP4 peak;
+    /// 0 (the default) runs them at `compute`. FP4 GEMMs at serving shapes reach a smaller share of their
+    /// doubled peak than FP8 ones (scale handling, the same memory feeding twice the math). A fit factor.
+    double computeFp4 = 0;
+    double fp4Compute() const { return computeFp4 > 0 ? computeFp4 : compute; }
     bool operator==(const Efficiency&) const = default;
 };
 
 struct Cluster {
     std::string name;
+    /// Where `efficiency` comes from, in words the user reads (GpuFamily's familySource, or "the cluster
+    /// file's own factors").
+    std::string efficiencySource;
     int nodes = 0;       ///< scale-up domains
     int gpusPerNode = 0; ///< GPUs per scale-up domain
     int gpusPerHost = 0; ///< GPUs per host (server, compute tray); divides gpusPerNode; 0: = gpusPerNode
@@ -93,7 +105,13 @@ struct Cluster {
     int gpus() const { return nodes * gpusPerNode; }
     int hostGpus() const { return gpusPerHost > 0 ? gpusPerHost : gpusPerNode; }
     int hosts() const { return gpus() / hostGpus(); }
-    bool operator==(const Cluster&) const = default;
+    /// Alike clusters are equal whatever their efficiencySource says (it describes the factors, which are
+    /// compared).
+    bool operator==(const Cluster& o) const {
+        return name == o.name && nodes == o.nodes && gpusPerNode == o.gpusPerNode &&
+               gpusPerHost == o.gpusPerHost && gpu == o.gpu && intraNode == o.intraNode &&
+               interNode == o.interNode && efficiency == o.efficiency;
+    }
 };
 
 } // namespace sp
