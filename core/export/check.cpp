@@ -369,7 +369,12 @@ struct Checker {
             {"moe_tensor_parallel_size", {}},
             {"moe_config", {"backend"}},
             {"kv_cache_config", {"free_gpu_memory_fraction", "dtype"}},
-            {"cuda_graph_config", {"max_batch_size", "enable_padding", "batch_sizes"}}};
+            {"cuda_graph_config", {"max_batch_size", "enable_padding", "batch_sizes"}},
+            // DecodingBaseConfig and its subclasses (trtllm.cpp's row).
+            {"speculative_config",
+             {"decoding_type", "max_draft_len", "num_nextn_predict_layers", "speculative_model_dir",
+              "speculative_model", "max_matching_ngram_size"}},
+            {"disable_overlap_scheduler", {}}};
         for (const auto& kv : y) {
             const std::string k = kv.first.as<std::string>();
             auto it = keys.find(k);
