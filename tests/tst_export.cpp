@@ -29,6 +29,8 @@ using namespace sp;
 namespace {
 
 const std::string kSamples = SHARDPLAN_SAMPLES_DIR;
+/// The property test's Llama-3.1-8B scenario with workload acceptance rates for EAGLE-3 and n-gram.
+constexpr const char* kSpecVariant = "llama-3.1-8b-h100-1x8.yaml with eagle3 and ngram rates";
 
 using namespace test;
 
@@ -83,13 +85,24 @@ private slots:
         QTest::addColumn<QString>("scenario");
         for (const auto& f : QDir(QString::fromStdString(kSamples + "/scenarios")).entryList({"*.yaml"}))
             QTest::addRow("%s", qPrintable(f)) << f;
+        // Llama-3.1-8B with acceptance rates for its EAGLE-3 head and for n-gram lookup, so that the search
+        // space (and the random plans) hold those methods too (see kSpecVariant below).
+        QTest::addRow("%s", kSpecVariant) << QString(kSpecVariant);
     }
 
     void everyExportPassesItsEngineChecks() {
         QFETCH(QString, scenario);
-        auto loaded = loadScenario(kSamples + "/scenarios/" + scenario.toStdString());
+        const bool variant = scenario == kSpecVariant;
+        auto loaded =
+            loadScenario(kSamples + "/scenarios/" +
+                         (variant ? std::string("llama-3.1-8b-h100-1x8.yaml") : scenario.toStdString()));
         QVERIFY2(loaded.ok(), loaded.error().str().c_str());
-        const Scenario s = loaded.value();
+        Scenario s = loaded.value();
+        if (variant) {
+            // Test inputs, not measurements: rates falling with depth, as acceptance does.
+            s.workload.acceptance[size_t(SpecMethod::Eagle3)] = {0.8, 0.7, 0.6};
+            s.workload.acceptance[size_t(SpecMethod::Ngram)] = {0.5, 0.3};
+        }
         const CostModel cost(s);
         std::vector<std::pair<std::string, Plan>> plans = {{"megatron", cost.megatronPlan()}};
         {
@@ -121,7 +134,7 @@ private slots:
         }
         // The synthetic model has no checkpoint: its exports name one.
         const std::string model = s.model.hubId.empty() ? "/models/synthetic" : "";
-        int exported = 0, refused = 0, adapted = 0, graphs = 0;
+        int exported = 0, refused = 0, adapted = 0, graphs = 0, speculative = 0;
         for (const Target& t : targets()) {
             // A release that cannot load the model, or an engine that does not run on the cluster's GPUs,
             // refuses every plan with that reason, the Megatron plan too (issue 37).
@@ -156,6 +169,7 @@ private slots:
                 }
                 ++exported;
                 adapted += r->adapted;
+                speculative += r->plan.spec.on();
                 QCOMPARE(r->version, t.version.version);
                 const auto violations = checkLaunch(r.value(), s, t.version, t.worker);
                 if (!violations.empty()) {
@@ -196,8 +210,9 @@ private slots:
                 }
             }
         }
-        qInfo("%s: %d exported (%d with the nearest runnable layout), %d refused; %d Dynamo graphs",
-              qPrintable(scenario), exported, adapted, refused, graphs);
+        qInfo("%s: %d exported (%d with the nearest runnable layout, %d with speculative decoding), %d "
+              "refused; %d Dynamo graphs",
+              qPrintable(scenario), exported, adapted, speculative, refused, graphs);
         QVERIFY(exported >= 2 * int(targets().size()));
     }
 
@@ -911,6 +926,254 @@ private slots:
         const auto files = dl->files("", "");
         QVERIFY(std::any_of(files.begin(), files.end(),
                             [](const ExportFile& f) { return f.name == "dynamo-graph.yaml"; }));
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Speculative decoding (Plan::spec), as each engine and version spells it. The known answers are the
+    // rows' citations (core/export/vllm.cpp, sglang.cpp, trtllm.cpp); E by hand from the rates.
+
+    // DeepSeek-V3's MTP, K = 1, on the SGLang large-EP plan (pp 1). The model's default acceptance is 0.85
+    // (samples/models/deepseek-v3.yaml: DeepSeek-V3 report, section 5.4.3), so E = 1 + 0.85 = 1.85.
+    void speculativeMtpFlags() {
+        const Scenario s = compose("deepseek-v3.yaml", "h100-32x8.yaml", "chat-serving.yaml");
+        auto loaded = loadPlan(kSamples + "/plans/deepseek-v3-dp-attention.yaml");
+        QVERIFY2(loaded.ok(), loaded.error().str().c_str());
+        Plan p = loaded.value();
+        p.spec = {SpecMethod::Mtp, 1};
+        const auto check = [&](const LaunchCommand& lc, ServingEngine e, const std::string& version,
+                               ServingEngine worker = ServingEngine::Vllm) {
+            QVERIFY2(!lc.adapted, qPrintable(notes(lc)));
+            QVERIFY(lc.plan.spec == p.spec);
+            const auto v = checkLaunch(lc, s, findEngineVersion(e, version).value(), worker);
+            QVERIFY2(v.empty(), v.empty() ? "" : v[0].c_str());
+            QVERIFY2(hasNote(lc, "The plan assumes acceptance rates 0.85") &&
+                         hasNote(lc, "E = 1.85 tokens") &&
+                         hasNote(lc, "Real acceptance depends on the text served"),
+                     qPrintable(notes(lc)));
+        };
+        // vLLM: 0.10.2 names DeepSeek's module deepseek_mtp; 0.12.0 folds the MTP names into "mtp".
+        const LaunchCommand v10 = exportOk(s, p, ServingEngine::Vllm, "0.10.2");
+        QCOMPARE(flagAfter(v10, "--speculative-config").value_or(""),
+                 std::string(R"({"method":"deepseek_mtp","num_speculative_tokens":1})"));
+        check(v10, ServingEngine::Vllm, "0.10.2");
+        const LaunchCommand v12 = exportOk(s, p, ServingEngine::Vllm, "0.12.0");
+        QCOMPARE(flagAfter(v12, "--speculative-config").value_or(""),
+                 std::string(R"({"method":"mtp","num_speculative_tokens":1})"));
+        check(v12, ServingEngine::Vllm, "0.12.0");
+        // SGLang, both rows: EAGLE over the target's own NextN module, a chain of 1 (topk 1), verify 1 + 1.
+        for (const char* version : {"0.4.9", "0.5.6"}) {
+            const LaunchCommand g = exportOk(s, p, ServingEngine::Sglang, version);
+            QCOMPARE(flagAfter(g, "--speculative-algorithm").value_or(""), std::string("EAGLE"));
+            QCOMPARE(flagAfter(g, "--speculative-draft-model-path").value_or(""),
+                     std::string("deepseek-ai/DeepSeek-V3"));
+            QCOMPARE(flagAfter(g, "--speculative-num-steps").value_or(""), std::string("1"));
+            QCOMPARE(flagAfter(g, "--speculative-eagle-topk").value_or(""), std::string("1"));
+            QCOMPARE(flagAfter(g, "--speculative-num-draft-tokens").value_or(""), std::string("2"));
+            check(g, ServingEngine::Sglang, version);
+        }
+        // TensorRT-LLM: the YAML's speculative_config.
+        const LaunchCommand t = exportOk(s, p, ServingEngine::Trtllm);
+        QVERIFY(!t.files.empty());
+        const YAML::Node y = YAML::Load(t.files[0].second);
+        QCOMPARE(y["speculative_config"]["decoding_type"].as<std::string>(), std::string("MTP"));
+        QCOMPARE(y["speculative_config"]["num_nextn_predict_layers"].as<int>(), 1);
+        check(t, ServingEngine::Trtllm, "");
+        // Dynamo's workers take their engine's newest row's flags.
+        const LaunchCommand dv = exportOk(s, p, ServingEngine::Dynamo, "", ServingEngine::Vllm);
+        QCOMPARE(flagAfter(dv, "--speculative-config").value_or(""),
+                 std::string(R"({"method":"mtp","num_speculative_tokens":1})"));
+        check(dv, ServingEngine::Dynamo, "", ServingEngine::Vllm);
+        const LaunchCommand ds = exportOk(s, p, ServingEngine::Dynamo, "", ServingEngine::Sglang);
+        QCOMPARE(flagAfter(ds, "--speculative-algorithm").value_or(""), std::string("EAGLE"));
+        check(ds, ServingEngine::Dynamo, "", ServingEngine::Sglang);
+        const LaunchCommand dt = exportOk(s, p, ServingEngine::Dynamo, "", ServingEngine::Trtllm);
+        QVERIFY(dt.files[0].second.find("decoding_type: MTP") != std::string::npos);
+        check(dt, ServingEngine::Dynamo, "", ServingEngine::Trtllm);
+    }
+
+    // Each rule of the checker fails on a command that breaks it; the first is what every export did before
+    // speculative decoding was written: the plan's MTP silently dropped.
+    void speculativeChecks() {
+        const Scenario s = compose("deepseek-v3.yaml", "h100-32x8.yaml", "chat-serving.yaml");
+        auto loaded = loadPlan(kSamples + "/plans/deepseek-v3-dp-attention.yaml");
+        QVERIFY(loaded.ok());
+        Plan p = loaded.value();
+        p.spec = {SpecMethod::Mtp, 1};
+        // `lc` with `flag`'s value set to `value` in every command (erased with its value when empty).
+        const auto with = [](LaunchCommand lc, const std::string& flag, const std::string& value) {
+            const auto edit = [&](std::vector<std::string>& a) {
+                auto it = std::find(a.begin(), a.end(), flag);
+                if (it == a.end() || it + 1 == a.end()) return;
+                if (value.empty())
+                    a.erase(it, it + 2);
+                else
+                    *(it + 1) = value;
+            };
+            edit(lc.argv);
+            for (auto& node : lc.nodes)
+                for (auto& cmd : node.commands) edit(cmd);
+            return lc;
+        };
+        const auto breaks = [&s](const LaunchCommand& lc, const EngineVersion& v, const std::string& part) {
+            const auto found = checkLaunch(lc, s, v);
+            const bool hit = std::any_of(found.begin(), found.end(), [&](const std::string& x) {
+                return x.find(part) != std::string::npos;
+            });
+            if (!hit)
+                qWarning("expected '%s', found: %s", part.c_str(), found.empty() ? "none" : found[0].c_str());
+            return hit;
+        };
+        const EngineVersion v10 = findEngineVersion(ServingEngine::Vllm, "0.10.2").value();
+        const EngineVersion v12 = findEngineVersion(ServingEngine::Vllm, "0.12.0").value();
+        const LaunchCommand a = exportOk(s, p, ServingEngine::Vllm, "0.12.0");
+        QVERIFY(checkLaunch(a, s, v12).empty());
+        // The old behaviour: no --speculative-config for a plan that runs MTP.
+        QVERIFY(
+            breaks(with(a, "--speculative-config", ""), v12,
+                   "the plan runs speculative decoding mtp x1, and the command has no --speculative-config"));
+        // A method 0.12.0 does not take for DeepSeek-V3, another K, JSON that is not, a field it lacks.
+        QVERIFY(breaks(with(a, "--speculative-config", R"({"method":"eagle","num_speculative_tokens":1})"),
+                       v12, "speculative method 'eagle' is not one it runs"));
+        QVERIFY(breaks(with(a, "--speculative-config", R"({"method":"mtp","num_speculative_tokens":2})"), v12,
+                       "drafts 2 tokens per step, the plan 1"));
+        QVERIFY(breaks(with(a, "--speculative-config", "{method: mtp}"), v12, "is not JSON"));
+        QVERIFY(breaks(with(a, "--speculative-config", R"({"method":"mtp","k":1})"), v12,
+                       "SpeculativeConfig has no field k"));
+        // 0.10.2 spells DeepSeek's module deepseek_mtp: "mtp" is not in its SpeculativeMethod.
+        QVERIFY(breaks(a, v10, "speculative method 'mtp' is not one it runs for DeepseekV3ForCausalLM"));
+        // A plan without speculative decoding, a command with it.
+        LaunchCommand none = a;
+        none.plan.spec = {};
+        QVERIFY(breaks(none, v12, "runs speculative decoding (mtp), and the plan has none"));
+
+        // SGLang: num_draft_tokens = num_steps + 1 with topk 1; a tree where the plan prices a chain; no
+        // flags.
+        const EngineVersion g56 = findEngineVersion(ServingEngine::Sglang, "0.5.6").value();
+        const LaunchCommand g = exportOk(s, p, ServingEngine::Sglang, "0.5.6");
+        QVERIFY(checkLaunch(g, s, g56).empty());
+        QVERIFY(breaks(with(g, "--speculative-num-draft-tokens", "3"), g56,
+                       "the verify width is num_steps + 1 = 2, --speculative-num-draft-tokens says 3"));
+        QVERIFY(breaks(with(g, "--speculative-eagle-topk", "4"), g56, "drafts a tree"));
+        QVERIFY(breaks(with(with(g, "--speculative-algorithm", ""), "--speculative-num-steps", ""), g56,
+                       "--speculative-eagle-topk without --speculative-algorithm"));
+        QVERIFY(breaks(with(g, "--speculative-algorithm", "NGRAM"), g56, "NGRAM with --enable-dp-attention"));
+        const EngineVersion g49 = findEngineVersion(ServingEngine::Sglang, "0.4.9").value();
+        QVERIFY(breaks(
+            with(exportOk(s, p, ServingEngine::Sglang, "0.4.9"), "--speculative-algorithm", "STANDALONE"),
+            g49, "--speculative-algorithm STANDALONE is not one it runs"));
+        QVERIFY(breaks(with(g, "--speculative-draft-model-path", "lmsys/DeepSeek-V3-NextN"), g56,
+                       "not the target checkpoint"));
+        LaunchCommand piped = g;
+        for (auto* cmd : {&piped.argv, &piped.nodes[0].commands.back()})
+            cmd->insert(cmd->end(), {"--pp-size", "2"});
+        QVERIFY(breaks(piped, g56, "speculative decoding with --pp-size 2"));
+
+        // TensorRT-LLM: the YAML without speculative_config, and a key its decoding_type does not take.
+        const EngineVersion t12 = findEngineVersion(ServingEngine::Trtllm, "").value();
+        const LaunchCommand t = exportOk(s, p, ServingEngine::Trtllm);
+        QVERIFY(checkLaunch(t, s, t12).empty());
+        LaunchCommand noSpec = t, badKey = t;
+        std::string& yaml = noSpec.files[0].second;
+        yaml = yaml.substr(0, yaml.find("speculative_config:"));
+        QVERIFY(breaks(noSpec, t12, "the command has no speculative_config"));
+        badKey.files[0].second += "  max_matching_ngram_size: 4\n";
+        QVERIFY(breaks(badKey, t12, "decoding_type MTP takes no max_matching_ngram_size"));
+    }
+
+    // A method the version cannot run goes through the refusal: adapted to the nearest layout it runs (the
+    // plan without speculative decoding, or at pp 1 when the pipeline is why), with the reason in a note;
+    // refused under --strict.
+    void speculativeRefusals() {
+        Scenario s = compose("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        s.workload.acceptance[size_t(SpecMethod::Eagle3)] = {0.8, 0.7, 0.6};
+        s.workload.acceptance[size_t(SpecMethod::Ngram)] = {0.5, 0.3};
+        s.workload.acceptance[size_t(SpecMethod::Draft)] = {0.7, 0.5};
+        // A draft model for the test: Llama-3.2-1B's shapes (huggingface.co/meta-llama/Llama-3.2-1B
+        // config.json: 16 layers, hidden 2048, intermediate 8192, 32 heads, 8 KV heads, head_dim 64).
+        DraftModule d;
+        d.layers = 16, d.hidden = 2048, d.ffn = 8192, d.heads = 32, d.kvHeads = 8, d.headDim = 64;
+        d.vocab = 128256, d.hubId = "meta-llama/Llama-3.2-1B";
+        s.model.spec.draft = d;
+        const auto strict = [&s](const Plan& p, ServingEngine e, const std::string& version) {
+            ExportOptions o;
+            o.engine = e, o.version = version, o.adapt = false;
+            const auto r = launchCommand(s, p, o);
+            return r.ok() ? std::string() : r.error().message;
+        };
+        // EAGLE-3, K = 3 with rates 0.8, 0.7, 0.6: E = 1 + 0.8 + 0.56 + 0.336 = 2.696.
+        Plan e3 = megatron(1, 1, 8, 64);
+        e3.spec = {SpecMethod::Eagle3, 3};
+        const LaunchCommand v = exportOk(s, e3, ServingEngine::Vllm);
+        QCOMPARE(flagAfter(v, "--speculative-config").value_or(""),
+                 std::string(R"({"method":"eagle3","model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",)"
+                             R"("num_speculative_tokens":3})"));
+        QVERIFY2(hasNote(v, "E = 2.696 tokens"), qPrintable(notes(v)));
+        // With a pipeline: vLLM and SGLang refuse it; TensorRT-LLM runs it.
+        Plan piped = megatron(2, 1, 4, 64);
+        piped.spec = {SpecMethod::Eagle3, 3};
+        for (const auto& [e, who] : std::vector<std::pair<ServingEngine, std::string>>{
+                 {ServingEngine::Vllm, "vLLM 0.12.0"}, {ServingEngine::Sglang, "SGLang 0.5.6"}}) {
+            const std::string why = who + " runs no speculative decoding with pipeline parallelism (pp 2";
+            QVERIFY2(strict(piped, e, "").find(why) != std::string::npos, strict(piped, e, "").c_str());
+            const LaunchCommand a = exportOk(s, piped, e);
+            QVERIFY(a.adapted);
+            QVERIFY(!a.plan.spec.on() || a.plan.degrees.pp == 1);
+            QVERIFY2(hasNote(a, "Layout changed: " + why), qPrintable(notes(a)));
+            QVERIFY(checkLaunch(a, s, findEngineVersion(e, "").value()).empty());
+        }
+        QVERIFY(!exportOk(s, piped, ServingEngine::Trtllm).adapted);
+        // n-gram: SGLang 0.4.9 has none; 0.5.6 verifies K + 1 tokens without num-steps; vLLM's lookup window.
+        Plan ng = megatron(1, 1, 8, 64);
+        ng.spec = {SpecMethod::Ngram, 2};
+        QVERIFY2(strict(ng, ServingEngine::Sglang, "0.4.9").find("SGLang 0.4.9 has no n-gram") !=
+                     std::string::npos,
+                 strict(ng, ServingEngine::Sglang, "0.4.9").c_str());
+        const LaunchCommand g56 = exportOk(s, ng, ServingEngine::Sglang, "0.5.6");
+        QCOMPARE(flagAfter(g56, "--speculative-algorithm").value_or(""), std::string("NGRAM"));
+        QCOMPARE(flagAfter(g56, "--speculative-num-draft-tokens").value_or(""), std::string("3"));
+        QVERIFY(!hasArg(g56, "--speculative-num-steps"));
+        QCOMPARE(flagAfter(exportOk(s, ng, ServingEngine::Vllm), "--speculative-config").value_or(""),
+                 std::string(R"({"method":"ngram","num_speculative_tokens":2,"prompt_lookup_max":4,)"
+                             R"("prompt_lookup_min":2})"));
+        // A separate draft model: refused by both vLLM rows and SGLang 0.4.9; SGLang 0.5.6's STANDALONE;
+        // TensorRT-LLM's Draft_Target.
+        Plan dm = megatron(1, 1, 8, 64);
+        dm.spec = {SpecMethod::Draft, 2};
+        for (const char* version : {"0.10.2", "0.12.0"})
+            QVERIFY(strict(dm, ServingEngine::Vllm, version)
+                        .find(std::string("vLLM ") + version + " runs no separate draft model") !=
+                    std::string::npos);
+        QVERIFY(strict(dm, ServingEngine::Sglang, "0.4.9").find("runs no separate draft model") !=
+                std::string::npos);
+        const LaunchCommand a = exportOk(s, dm, ServingEngine::Vllm);
+        QVERIFY(a.adapted && !a.plan.spec.on());
+        QVERIFY2(hasNote(a, "speculative decoding draft x2 -> none"), qPrintable(notes(a)));
+        const LaunchCommand st = exportOk(s, dm, ServingEngine::Sglang, "0.5.6");
+        QCOMPARE(flagAfter(st, "--speculative-algorithm").value_or(""), std::string("STANDALONE"));
+        QCOMPARE(flagAfter(st, "--speculative-draft-model-path").value_or(""), d.hubId);
+        const LaunchCommand t = exportOk(s, dm, ServingEngine::Trtllm);
+        const YAML::Node y = YAML::Load(t.files[0].second);
+        QCOMPARE(y["speculative_config"]["decoding_type"].as<std::string>(), std::string("Draft_Target"));
+        QCOMPARE(y["speculative_config"]["speculative_model_dir"].as<std::string>(), d.hubId);
+        QVERIFY(y["disable_overlap_scheduler"].as<bool>());
+        for (const LaunchCommand* lc : {&st, &t}) {
+            const auto found = checkLaunch(*lc, s, findEngineVersion(lc->engine, lc->version).value());
+            QVERIFY2(found.empty(), found.empty() ? "" : found[0].c_str());
+        }
+        // MTP for a model whose file names no architecture: no engine knows its module.
+        Scenario ds = compose("deepseek-v3.yaml", "h100-32x8.yaml", "chat-serving.yaml");
+        ds.model.architecture.clear();
+        auto dp = loadPlan(kSamples + "/plans/deepseek-v3-dp-attention.yaml");
+        QVERIFY(dp.ok());
+        Plan mtp = dp.value();
+        mtp.spec = {SpecMethod::Mtp, 1};
+        ExportOptions o;
+        o.engine = ServingEngine::Trtllm, o.adapt = false;
+        const auto r = launchCommand(ds, mtp, o);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("has no MTP draft module for DeepSeek-V3 (its model file names no "
+                                        "architecture)") != std::string::npos,
+                 r.error().message.c_str());
     }
 
     // No engine shards different layers differently, so a plan with layer groups is refused by every engine

@@ -16,6 +16,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 
@@ -31,6 +33,11 @@ const std::string kGpuPayload = "H100\ntouch pwned-gpu #$(touch pwned-gpu-subst)
 const std::string kPathPayload =
     "/models/$(touch pwned-path)`touch pwned-path-tick`'\";touch pwned-path-semi\n"
     "touch pwned-path-newline";
+
+/// A draft's Hub id (an EAGLE-3 head's, from a model file) that tries to end vLLM's JSON, SGLang's argument
+/// and TensorRT-LLM's YAML value.
+const std::string kHubPayload = "yuhuili/EAGLE3\"}' ; touch pwned-hub; $(touch pwned-hub-subst) `touch "
+                                "pwned-hub-tick`\n\"\nspeculative_model_dir: x\n touch pwned-hub-newline";
 
 /// Programs the exports call, each a stub that records its name and arguments; the rest of the tools the
 /// scripts use (dirname, cat) are the real ones.
@@ -261,6 +268,44 @@ private slots:
             if (QTest::currentTestFailed()) return;
         }
         QVERIFY2(exported >= 4, "too few exports to test");
+    }
+
+    // Speculative decoding's draft (an EAGLE-3 head) named by a hostile Hub id: every engine and version
+    // runs exactly its commands, and the id reaches the engine as data: vLLM's --speculative-config JSON
+    // parses back to it, SGLang gets it as one argument, TensorRT-LLM's YAML reads back as it.
+    void speculativeDraftId() {
+        Sandbox box;
+        Scenario s = hostile("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        s.model.spec.eagle3.hubId = kHubPayload;
+        s.workload.acceptance[size_t(SpecMethod::Eagle3)] = {0.8, 0.7, 0.6};
+        Plan plan = CostModel(s).megatronPlan();
+        plan.spec = {SpecMethod::Eagle3, 3};
+        int speculative = 0;
+        for (const Case& c : everyEngine()) {
+            ExportOptions o;
+            o.engine = c.engine, o.version = c.version, o.dynamoWorker = c.worker, o.modelPath = kPathPayload;
+            auto r = launchCommand(s, plan, o);
+            if (!r) continue;
+            runLaunch(box, r.value(), c.label() + " EAGLE-3");
+            if (QTest::currentTestFailed()) return;
+            if (!r->plan.spec.on()) continue;
+            ++speculative;
+            const auto& a = r->argv;
+            const auto after = [&a](const char* flag) {
+                const auto it = std::find(a.begin(), a.end(), flag);
+                return it == a.end() || it + 1 == a.end() ? std::string() : *(it + 1);
+            };
+            std::string got;
+            if (const std::string json = after("--speculative-config"); !json.empty())
+                got = nlohmann::json::parse(json).at("model").get<std::string>();
+            else if (const std::string path = after("--speculative-draft-model-path"); !path.empty())
+                got = path;
+            else if (!r->files.empty())
+                got = YAML::Load(r->files[0].second)["speculative_config"]["speculative_model_dir"]
+                          .as<std::string>();
+            QVERIFY2(got == kHubPayload, (c.label() + ": the draft reads back as '" + got + "'").c_str());
+        }
+        QVERIFY2(speculative >= 4, "too few speculative exports to test");
     }
 
     // The disaggregated exports (SGLang; Dynamo with vLLM and SGLang workers).

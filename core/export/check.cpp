@@ -7,6 +7,7 @@
 #include "core/export/disagg_launch.h"
 #include "core/io/formats.h"
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -74,10 +75,51 @@ std::vector<std::string> placeholders(const std::string& w) {
     return out;
 }
 
+/// The speculative method names `v` runs for `architecture` (EngineVersion::specMethodName of every method).
+std::set<std::string> specMethodNames(const EngineVersion& v, const std::string& architecture) {
+    std::set<std::string> out;
+    for (int m = 1; m < kSpecMethodCount; ++m)
+        if (auto name = v.specMethodName(SpecMethod(m), architecture); !name.empty()) out.insert(name);
+    return out;
+}
+
 struct Checker {
     const LaunchCommand& lc;
     const Scenario& s;
     std::vector<std::string> v; ///< the violations
+    /// The plan's speculative decoding, which the command must run as it is; null when the plan is not known
+    /// (a Dynamo graph read on its own).
+    const Speculative* plan = nullptr;
+
+    /// The plan's method and K against what the command runs (`method` as the release spells it, empty for
+    /// none; `k` its draft tokens per step; `draft` the draft or head it loads, empty for none).
+    void specAgainstPlan(const std::string& who, const EngineVersion& ver, const std::string& method,
+                         int64_t k, const std::string& draft, const std::string& flag) {
+        if (!plan) return;
+        if (!plan->on()) {
+            if (!method.empty())
+                fail(who + ": " + flag + " runs speculative decoding (" + method +
+                     "), and the plan has none");
+            return;
+        }
+        const std::string want = ver.specMethodName(plan->method, s.model.architecture);
+        const std::string text = specText(*plan);
+        if (method.empty()) {
+            fail(who + ": the plan runs speculative decoding " + text + ", and the command has no " + flag);
+            return;
+        }
+        if (method != want)
+            fail(who + ": " + flag + " runs " + method + ", the plan's " + text + " is " +
+                 (want.empty() ? std::string("not one this release runs") : want));
+        if (k != plan->draftTokens)
+            fail(who + ": " + flag + " drafts " + str(k) + " tokens per step, the plan " +
+                 str(plan->draftTokens));
+        const std::string hub = plan->method == SpecMethod::Eagle3  ? s.model.spec.eagle3.hubId
+                                : plan->method == SpecMethod::Draft ? s.model.spec.draft.hubId
+                                                                    : std::string();
+        if (!hub.empty() && draft != hub)
+            fail(who + ": " + flag + " loads the draft '" + draft + "', not the model's " + hub);
+    }
 
     void fail(const std::string& what) {
         if (std::find(v.begin(), v.end(), what) == v.end()) v.push_back(what);
@@ -211,6 +253,65 @@ struct Checker {
         if (util <= 0 || util > 1) fail("vLLM: --gpu-memory-utilization outside (0, 1]");
         context(c.integer("--max-model-len", 0), "--max-model-len");
         if (dp * world > s.gpus()) fail("vLLM: " + str(dp * world) + " GPUs, more than the scenario's");
+        vllmSpec(c, ver, tp, pp);
+    }
+
+    // --speculative-config, a JSON of SpeculativeConfig (vllm.cpp's rows: the method names each release runs,
+    // num_speculative_tokens > 0, ngram's prompt_lookup_min <= prompt_lookup_max, the draft or head that
+    // eagle3 and draft_model load, no pipeline up to 0.15.0, the head's heads dividing by tp).
+    void vllmSpec(const ParsedCommand& c, const EngineVersion& ver, int64_t tp, int64_t pp) {
+        const std::string who = "vLLM " + ver.version;
+        if (!c.has("--speculative-config")) {
+            specAgainstPlan(who, ver, "", 0, "", "--speculative-config");
+            return;
+        }
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(c.options.at("--speculative-config"));
+        } catch (const nlohmann::json::exception& e) {
+            fail(who + ": --speculative-config is not JSON: " + e.what());
+            return;
+        }
+        if (!j.is_object()) {
+            fail(who + ": --speculative-config is not a JSON object");
+            return;
+        }
+        static const std::set<std::string> keys = {"method",
+                                                   "model",
+                                                   "num_speculative_tokens",
+                                                   "prompt_lookup_max",
+                                                   "prompt_lookup_min",
+                                                   "draft_tensor_parallel_size"};
+        for (const auto& [key, value] : j.items())
+            if (!keys.count(key)) fail(who + ": SpeculativeConfig has no field " + key);
+        const auto text = [&j](const char* key) {
+            return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+        };
+        const auto integer = [&j](const char* key) -> int64_t {
+            return j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : 0;
+        };
+        const std::string method = text("method"), model = text("model");
+        const int64_t k = integer("num_speculative_tokens");
+        const auto runs = specMethodNames(ver, s.model.architecture);
+        if (!runs.count(method))
+            fail(who + ": speculative method '" + method + "' is not one it runs for " +
+                 (s.model.architecture.empty() ? s.model.name : s.model.architecture) + " (" +
+                 ver.specSource + ")");
+        if (k <= 0) fail(who + ": num_speculative_tokens must be an integer above 0");
+        if ((method == "eagle3" || method == "draft_model") && model.empty())
+            fail(who + ": method " + method + " without the model it drafts with");
+        if (method == "ngram") {
+            const int64_t lo = integer("prompt_lookup_min"), hi = integer("prompt_lookup_max");
+            if (lo < 1 || hi < 1 || lo > hi)
+                fail(who + ": ngram needs 1 <= prompt_lookup_min <= prompt_lookup_max (" + str(lo) + ", " +
+                     str(hi) + ")");
+        }
+        if (ver.specNoPipeline && pp > 1)
+            fail(who + ": speculative decoding with pipeline parallel " + str(pp) + ", which it refuses");
+        if (method == "eagle3" && s.model.spec.eagle3.heads > 0 && s.model.spec.eagle3.heads % tp != 0)
+            fail(who + ": the EAGLE-3 head's " + str(s.model.spec.eagle3.heads) +
+                 " heads do not divide by tensor parallel " + str(tp));
+        specAgainstPlan(who, ver, method, k, model, "--speculative-config");
     }
 
     // SGLang: python/sglang/srt/server_args.py (the flags; check_server_args; _handle_context_parallelism
@@ -292,6 +393,57 @@ struct Checker {
             fail("SGLang: the attention heads do not divide by the attention TP size");
         context(c.integer("--context-length", 0), "--context-length");
         if (tp * pp * (dpAttn ? 1 : dp) > s.gpus()) fail("SGLang: more GPUs than the scenario's");
+        sglangSpec(c, ver, pp, dpAttn);
+    }
+
+    // --speculative-algorithm and its sizes (sglang.cpp's rows): an algorithm of the release (NEXTN is
+    // EAGLE), no pipeline, a draft path for EAGLE3 and STANDALONE, num_draft_tokens = num_steps + 1 with topk
+    // 1 (what ServerArgs sets whatever is given), NGRAM without DP attention.
+    void sglangSpec(const ParsedCommand& c, const EngineVersion& ver, int64_t pp, bool dpAttn) {
+        const std::string who = "SGLang " + ver.version;
+        if (!c.has("--speculative-algorithm")) {
+            for (const char* f : {"--speculative-draft-model-path", "--speculative-num-steps",
+                                  "--speculative-eagle-topk", "--speculative-num-draft-tokens"})
+                if (c.has(f)) fail(who + ": " + f + " without --speculative-algorithm");
+            specAgainstPlan(who, ver, "", 0, "", "--speculative-algorithm");
+            return;
+        }
+        std::string algorithm = c.options.at("--speculative-algorithm");
+        if (algorithm == "NEXTN") algorithm = "EAGLE";
+        const auto runs = specMethodNames(ver, s.model.architecture);
+        if (!runs.count(algorithm))
+            fail(who + ": --speculative-algorithm " + algorithm + " is not one it runs for " +
+                 (s.model.architecture.empty() ? s.model.name : s.model.architecture) + " (" +
+                 ver.specSource + ")");
+        if (ver.specNoPipeline && pp > 1)
+            fail(who + ": speculative decoding with --pp-size " + str(pp) + ", which server_args.py refuses");
+        const std::string draft =
+            c.has("--speculative-draft-model-path") ? c.options.at("--speculative-draft-model-path") : "";
+        if ((algorithm == "EAGLE3" || algorithm == "STANDALONE") && draft.empty())
+            fail(who + ": --speculative-algorithm " + algorithm + " without --speculative-draft-model-path");
+        const int64_t tokens = c.integer("--speculative-num-draft-tokens", 0);
+        int64_t k = tokens - 1;
+        if (algorithm == "NGRAM") {
+            if (dpAttn) fail(who + ": NGRAM with --enable-dp-attention");
+            if (tokens < 2) fail(who + ": NGRAM with --speculative-num-draft-tokens below 2");
+        } else {
+            const int64_t steps = c.integer("--speculative-num-steps", 0),
+                          topk = c.integer("--speculative-eagle-topk", 0);
+            k = steps;
+            if (steps < 1 || topk < 1)
+                fail(who +
+                     ": --speculative-num-steps and --speculative-eagle-topk must be given, at least 1");
+            if (topk == 1 && tokens != steps + 1)
+                fail(who + ": with --speculative-eagle-topk 1 the verify width is num_steps + 1 = " +
+                     str(steps + 1) + ", --speculative-num-draft-tokens says " + str(tokens));
+            if (topk > 1 && plan && plan->on())
+                fail(who + ": --speculative-eagle-topk " + str(topk) +
+                     " drafts a tree; the plan prices a chain (topk 1)");
+        }
+        // The MTP (NextN) module is in the target's own checkpoint: the command's model, or nothing.
+        if (plan && plan->on() && plan->method == SpecMethod::Mtp && !draft.empty() && draft != c.model)
+            fail(who + ": MTP drafts with '" + draft + "', not the target checkpoint " + c.model);
+        specAgainstPlan(who, ver, algorithm, k, draft, "--speculative-algorithm");
     }
 
     // TensorRT-LLM: tensorrt_llm/commands/serve.py (the flags), llmapi/llm_args.py (the YAML keys, which
@@ -369,7 +521,12 @@ struct Checker {
             {"moe_tensor_parallel_size", {}},
             {"moe_config", {"backend"}},
             {"kv_cache_config", {"free_gpu_memory_fraction", "dtype"}},
-            {"cuda_graph_config", {"max_batch_size", "enable_padding", "batch_sizes"}}};
+            {"cuda_graph_config", {"max_batch_size", "enable_padding", "batch_sizes"}},
+            // DecodingBaseConfig and its subclasses (trtllm.cpp's row).
+            {"speculative_config",
+             {"decoding_type", "max_draft_len", "num_nextn_predict_layers", "speculative_model_dir",
+              "speculative_model", "max_matching_ngram_size"}},
+            {"disable_overlap_scheduler", {}}};
         for (const auto& kv : y) {
             const std::string k = kv.first.as<std::string>();
             auto it = keys.find(k);
@@ -417,6 +574,50 @@ struct Checker {
         const bool adp = y["enable_attention_dp"] && y["enable_attention_dp"].as<bool>();
         if (!adp && s.model.attention.heads % tp != 0)
             fail("TensorRT-LLM: the attention heads do not divide by tp_size");
+        trtllmSpec(y, ver);
+    }
+
+    // speculative_config (trtllm.cpp's row, llm_args.py): a decoding_type the release runs for the model,
+    // with the fields that type takes, a draft length above 0 and, for Eagle3 and Draft_Target, the model.
+    void trtllmSpec(const YAML::Node& y, const EngineVersion& ver) {
+        const std::string who = "TensorRT-LLM " + ver.version;
+        const YAML::Node spec = y["speculative_config"];
+        if (!spec) {
+            specAgainstPlan(who, ver, "", 0, "", "speculative_config");
+            return;
+        }
+        if (!spec.IsMap() || !spec["decoding_type"]) {
+            fail(who + ": speculative_config without decoding_type");
+            return;
+        }
+        const std::string type = spec["decoding_type"].as<std::string>();
+        static const std::map<std::string, std::set<std::string>> fields = {
+            {"MTP", {"decoding_type", "num_nextn_predict_layers", "max_draft_len"}},
+            {"Eagle3", {"decoding_type", "max_draft_len", "speculative_model_dir", "speculative_model"}},
+            {"Draft_Target",
+             {"decoding_type", "max_draft_len", "speculative_model_dir", "speculative_model"}},
+            {"NGram", {"decoding_type", "max_draft_len", "max_matching_ngram_size"}}};
+        if (auto f = fields.find(type); f != fields.end())
+            for (const auto& kv : spec)
+                if (!f->second.count(kv.first.as<std::string>()))
+                    fail(who + ": decoding_type " + type + " takes no " + kv.first.as<std::string>());
+        if (!specMethodNames(ver, s.model.architecture).count(type))
+            fail(who + ": decoding_type " + type + " is not one it runs for " +
+                 (s.model.architecture.empty() ? s.model.name : s.model.architecture) + " (" +
+                 ver.specSource + ")");
+        const auto integer = [&spec](const char* key) -> int64_t {
+            return spec[key] ? spec[key].as<int64_t>() : 0;
+        };
+        const int64_t k = type == "MTP" && spec["num_nextn_predict_layers"]
+                              ? integer("num_nextn_predict_layers")
+                              : integer("max_draft_len");
+        if (k <= 0) fail(who + ": speculative_config drafts no tokens (max_draft_len must be above 0)");
+        std::string draft;
+        for (const char* key : {"speculative_model_dir", "speculative_model"})
+            if (spec[key]) draft = spec[key].as<std::string>();
+        if ((type == "Eagle3" || type == "Draft_Target") && draft.empty())
+            fail(who + ": decoding_type " + type + " without speculative_model_dir");
+        specAgainstPlan(who, ver, type, k, draft, "speculative_config");
     }
 };
 
@@ -573,7 +774,7 @@ std::optional<ParsedCommand> parseEngineCommand(const std::vector<std::string>& 
 
 std::vector<std::string> checkLaunch(const LaunchCommand& launch, const Scenario& scenario,
                                      const EngineVersion& version, ServingEngine worker) {
-    Checker k{launch, scenario, {}};
+    Checker k{launch, scenario, {}, &launch.plan.spec};
     const auto scripts = launch.scripts();
     if (scripts.empty()) k.fail("no node scripts");
     if (int(scripts.size()) > scenario.cluster.hosts())

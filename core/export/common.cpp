@@ -297,6 +297,104 @@ void meshNote(const Ctx& c, const char* engine, const std::vector<Axis>& engineO
                        ", so its groups span other GPUs and links than the plan's cost assumes.");
 }
 
+Refusal specOff(const Ctx& c, const std::string& reason, bool pipeline) {
+    Refusal r;
+    r.reason = reason;
+    Plan a = c.p;
+    a.spec = {};
+    r.candidates.push_back({"speculative decoding " + specText(c.p.spec) + " -> none", a});
+    if (pipeline) {
+        Plan b = c.p;
+        const Degrees& d = c.d;
+        b.degrees.pp = 1, b.degrees.dp = d.dp * d.pp, b.stageLayers.clear();
+        if (c.moe) b.degrees.edp = d.edp * d.pp;
+        r.candidates.push_back(
+            {"pp " + str(d.pp) + " -> 1, dp " + str(d.dp) + " -> " + str(b.degrees.dp), b});
+    }
+    return r;
+}
+
+std::string specDraftModel(const Ctx& c) {
+    switch (c.p.spec.method) {
+    case SpecMethod::Eagle3:
+        return c.m.spec.eagle3.hubId;
+    case SpecMethod::Draft:
+        return c.m.spec.draft.hubId;
+    default:
+        return {};
+    }
+}
+
+std::optional<Refusal> specRefusal(const Ctx& c, const char* engine) {
+    const Speculative& s = c.p.spec;
+    if (!s.on()) return std::nullopt;
+    const EngineVersion& v = c.version;
+    const std::string who = std::string(engine) + " " + v.version;
+    if (v.specMethodName(s.method, c.m.architecture).empty()) {
+        std::string lacks;
+        switch (s.method) {
+        case SpecMethod::Mtp:
+            lacks = "has no MTP draft module for " +
+                    (c.m.architecture.empty() ? c.m.name + " (its model file names no architecture)"
+                                              : c.m.architecture);
+            break;
+        case SpecMethod::Eagle3:
+            lacks = "runs no EAGLE-3 heads";
+            break;
+        case SpecMethod::Draft:
+            lacks = "runs no separate draft model";
+            break;
+        default:
+            lacks = "has no n-gram (prompt lookup) drafting";
+        }
+        return specOff(c, who + " " + lacks + " (" + v.specSource + ")", false);
+    }
+    const bool needsModel = s.method == SpecMethod::Eagle3 || s.method == SpecMethod::Draft;
+    if (needsModel && specDraftModel(c).empty())
+        return specOff(c,
+                       std::string("the model's ") +
+                           (s.method == SpecMethod::Eagle3 ? "EAGLE-3 head" : "draft model") +
+                           " names no hub_id, the repository " + engine + " would load it from",
+                       false);
+    if (v.specNoPipeline && c.d.pp > 1)
+        return specOff(c,
+                       who + " runs no speculative decoding with pipeline parallelism (pp " + str(c.d.pp) +
+                           "; " + v.specPipelineSource + ")",
+                       true);
+    return std::nullopt;
+}
+
+void specNote(const Ctx& c, const char* engine, const std::string& flags, LaunchCommand& lc) {
+    const Speculative& s = c.p.spec;
+    if (!s.on()) return;
+    const size_t m = size_t(s.method);
+    const std::vector<double>& all = acceptanceRates(c.s, s.method);
+    const std::vector<double> rates(all.begin(),
+                                    all.begin() + std::min<long>(long(all.size()), s.draftTokens));
+    std::vector<std::string> shown;
+    for (double a : rates) shown.push_back(fraction(a));
+    const std::string source = !c.s.workload.acceptance[m].empty()
+                                   ? std::string("the workload's acceptance_rates")
+                                   : "the model's default: " + c.m.spec.acceptanceSource[m];
+    // E as the cost model evaluated this plan (Metrics::tokensPerStep), else from the same rates.
+    const double e = c.metrics.valid && c.metrics.spec == s ? c.metrics.tokensPerStep
+                                                            : tokensPerStep(rates, s.draftTokens);
+    const std::string draft = specDraftModel(c);
+    const std::string what = s.method == SpecMethod::Mtp
+                                 ? "MTP (the model's own multi-token-prediction module)"
+                             : s.method == SpecMethod::Eagle3 ? "EAGLE-3 with the head " + draft
+                             : s.method == SpecMethod::Draft  ? "the draft model " + draft
+                                                              : "n-gram prompt lookup";
+    lc.notes.push_back(
+        "Speculative decoding: " + what + ", K = " + count(s.draftTokens, "draft token") + " per step (" +
+        std::string(engine) + ": " + flags + "). The plan assumes acceptance rates " + joined(shown, ", ") +
+        " (" + source + "), so a step yields E = " + fraction(e) +
+        " tokens per sequence (the cost model's tokens per step). Real acceptance depends on "
+        "the text served (its domain, prompts and sampling temperature), and the speed-up with "
+        "it: read the engine's acceptance metrics and give the workload those acceptance_rates "
+        "to re-plan.");
+}
+
 /// Weights and activations dtypes: --quantization and --dtype (same spelling in both engines).
 std::optional<Refusal> headsRefusal(const Ctx& c, int attnTp, const char* engine, bool batchAttention) {
     const int64_t heads = c.m.attention.heads;

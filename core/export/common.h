@@ -78,6 +78,24 @@ using EngineResult = std::variant<LaunchCommand, Refusal>;
 /// attention by batch over the same tp.
 std::optional<Refusal> headsRefusal(const Ctx& c, int attnTp, const char* engine, bool batchAttention);
 
+/// The plan's speculative decoding when `c.version` cannot run it (a method the release lacks, MTP for an
+/// architecture it has no MTP module for, a draft without a Hub id, a pipeline the release refuses it
+/// with): why, with the nearest layouts it runs (the plan without speculative decoding; with a pipeline,
+/// also the plan at pp 1), which exportPlan ranks by the cost model. nullopt when it runs it or the plan
+/// has none.
+std::optional<Refusal> specRefusal(const Ctx& c, const char* engine);
+/// A refusal of the plan's speculative decoding for `reason`, with the plan without it as the nearest layout
+/// and, when a pipeline (`pipeline`) is why, the plan at pp 1 (dp, and the expert replicas, taking its
+/// stages).
+Refusal specOff(const Ctx& c, const std::string& reason, bool pipeline);
+/// The Hub id of the model the plan's method drafts with (the EAGLE-3 head's or the draft model's); empty
+/// for MTP and n-gram, which need none.
+std::string specDraftModel(const Ctx& c);
+/// The note every speculative export carries: the method and K as `flags` write them, the acceptance rates
+/// the plan assumed (acceptanceRates, and where they come from), E (Metrics::tokensPerStep), and that real
+/// acceptance depends on the text served.
+void specNote(const Ctx& c, const char* engine, const std::string& flags, LaunchCommand& lc);
+
 /// The per-operator choices that differ from the engine's fixed scheme. `group(op)` is the number of GPUs
 /// the engine shards that operator over; ops for which it returns 0 are left out.
 std::vector<std::string> operatorDifferences(const Ctx& c, const char* engine,

@@ -14,6 +14,9 @@
 //    options), --disaggregation-mode agg;
 //  - dynamo.sglang takes SGLang's server arguments (--model-path, --tp-size, ...), as the SGLang backend's
 //    README shows.
+// Speculative decoding goes through unchanged: args.py (000a36a7399a) adds AsyncEngineArgs.add_cli_args to
+// dynamo.vllm's parser, so --speculative-config is vLLM's own; dynamo.sglang takes SGLang's
+// --speculative-* arguments; dynamo.trtllm reads speculative_config from the --extra-engine-args YAML.
 #include "core/export/common.h"
 
 #include <yaml-cpp/yaml.h>

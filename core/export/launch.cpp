@@ -7,6 +7,7 @@
 #include "core/io/reader.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <stdexcept>
 
@@ -346,6 +347,25 @@ Result<std::vector<std::string>> writeExportFiles(const std::string& dir,
 Result<std::vector<std::string>> writeLaunchDirectory(const std::string& dir, const LaunchCommand& launch,
                                                       const std::string& planYaml) {
     return writeExportFiles(dir, launchFiles(launch, planYaml));
+}
+
+std::string EngineVersion::specMethodName(SpecMethod method, const std::string& architecture) const {
+    // Each engine's spelling is cited at its rows (vllm.cpp, sglang.cpp, trtllm.cpp).
+    const int e = engine == ServingEngine::Vllm ? 0 : engine == ServingEngine::Sglang ? 1 : 2;
+    switch (method) {
+    case SpecMethod::Mtp:
+        for (const auto& [arch, name] : mtpArchitectures)
+            if (arch == architecture) return name;
+        return {};
+    case SpecMethod::Eagle3:
+        return eagle3 ? std::array{"eagle3", "EAGLE3", "Eagle3"}[size_t(e)] : "";
+    case SpecMethod::Draft:
+        return draftModel ? std::array{"draft_model", "STANDALONE", "Draft_Target"}[size_t(e)] : "";
+    case SpecMethod::Ngram:
+        return ngram ? std::array{"ngram", "NGRAM", "NGram"}[size_t(e)] : "";
+    default:
+        return {};
+    }
 }
 
 std::string_view nameOf(ServingEngine e) {

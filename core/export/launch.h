@@ -72,6 +72,19 @@ struct EngineVersion {
     std::string rocmSource;
     int64_t defaultPrefillTokens = 0; ///< the engine's default prefill token budget per step (0: derived)
     double defaultMemoryFraction = 0; ///< the engine's default memory fraction
+    // Speculative decoding (Plan::spec): what the release runs, read where `specSource` says.
+    /// The architectures the release has an MTP draft module for, each with the method name its speculative
+    /// config takes for it (vLLM 0.10.2 "deepseek_mtp", SGLang "EAGLE", TensorRT-LLM "MTP"); empty: no MTP.
+    std::vector<std::pair<std::string, std::string>> mtpArchitectures;
+    bool eagle3 = false;            ///< EAGLE-3 heads
+    bool draftModel = false;        ///< a separate draft model
+    bool ngram = false;             ///< prompt lookup (n-gram) drafting
+    bool specNoPipeline = false;    ///< speculative decoding refused with a pipeline (pp > 1)
+    std::string specSource;         ///< where the methods were read
+    std::string specPipelineSource; ///< where the pipeline refusal was read
+    /// The speculative method name the release takes for the plan's method on `architecture`; empty when
+    /// it cannot run it.
+    std::string specMethodName(SpecMethod method, const std::string& architecture) const;
 };
 
 /// The known versions of an engine, oldest first.

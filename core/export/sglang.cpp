@@ -182,6 +182,45 @@ const std::vector<EngineVersion>& sglangVersions() {
             "tp_size % (dp_size x attn_cp_size) == 0; moe_dp_size > 1 needs tp_size % moe_dp_size == 0, "
             "ep_size x moe_dp_size <= tp_size, pp_size == 1 and, when ep_size > 1, ep_size x moe_dp_size "
             "== tp_size; attn_cp_size != moe_dp_size only with moe_dp_size == 1"};
+        // Speculative decoding, server_args.py add_cli_args: --speculative-algorithm, --speculative-draft-
+        // model-path, --speculative-num-steps (the draft passes per step), --speculative-eagle-topk
+        // (branching per pass: 1 is the chain of K the cost model prices), --speculative-num-draft-tokens
+        // (the verify width; with topk 1 ServerArgs sets it to num_steps + 1 whatever is given,
+        // "speculative_num_draft_ tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk
+        // == 1"); NEXTN is an alias of EAGLE, which runs a model's MTP (NextN) module from the draft path;
+        // for MTP the export names the target's own checkpoint, which holds the module (what ServerArgs fills
+        // in for DeepSeek-V3 when no path is given; earlier launches named a separate
+        // SGLang/DeepSeek-V3-NextN export of it). The flags read in server_args.py at commit 001067fffe33
+        // (the 0.5.6 row's; its --speculative-algorithm help: "Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE,
+        // NGRAM, ..."), the num_steps + 1 rule and the DeepSeek-V3 draft path in ServerArgs.__post_init__ of
+        // 2025 copies of the file.
+        //  - 0.4.9: --speculative-algorithm choices ["EAGLE", "EAGLE3", "NEXTN"] (add_cli_args in 2025 copies
+        //    of server_args.py; not readable at ec5f9c6269c1 here): STANDALONE (a separate draft model) came
+        //    after it (requested in sgl-project/sglang issue #9785, 2025-08-29), NGRAM later still; the MTP
+        //    module of models/deepseek_nextn.py (DeepseekV3ForCausalLMNextN) only.
+        //  - 0.5.6: adds STANDALONE and NGRAM ("CUDA-only, no DP attention": docs
+        //    advanced_features/speculative_decoding.md); the NextN/MTP modules of models/deepseek_nextn.py,
+        //    glm4_moe_nextn.py and qwen3_next_mtp.py (seen at later commits d737979cbd17 and bd998a2c1032,
+        //    not read at 7ae368efde14; taken to be there with the glm4_moe.py and qwen3_next.py the row
+        //    reads).
+        //  - both: speculative decoding and pipeline parallelism are mutually exclusive ("server_args.py
+        //    asserts", sgl-project/sglang pull request #30775 of 2026-07-10, which lifts it behind
+        //    SGLANG_ENABLE_PP_SPEC).
+        old.specPipelineSource = now.specPipelineSource = "server_args.py asserts it (pull request #30775)";
+        const std::vector<std::string> specFlags = {
+            "--speculative-algorithm", "--speculative-draft-model-path", "--speculative-num-steps",
+            "--speculative-eagle-topk", "--speculative-num-draft-tokens"};
+        old.mtpArchitectures = {{"DeepseekV3ForCausalLM", "EAGLE"}};
+        old.eagle3 = true, old.draftModel = false, old.ngram = false, old.specNoPipeline = true;
+        old.specSource = "--speculative-algorithm {EAGLE, EAGLE3, NEXTN} (server_args.py before STANDALONE)";
+        now.mtpArchitectures = {{"DeepseekV3ForCausalLM", "EAGLE"},
+                                {"Glm4MoeForCausalLM", "EAGLE"},
+                                {"Qwen3NextForCausalLM", "EAGLE"}};
+        now.eagle3 = true, now.draftModel = true, now.ngram = true, now.specNoPipeline = true;
+        now.specSource = "--speculative-algorithm EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM (server_args.py at "
+                         "001067fffe33)";
+        for (EngineVersion* v : {&old, &now})
+            v->flags.insert(v->flags.end(), specFlags.begin(), specFlags.end());
         return std::vector<EngineVersion>{old, now};
     }();
     return rows;
@@ -198,6 +237,7 @@ EngineResult sglangCommand(const Ctx& c) {
     // Attention's tensor-parallel group: 1 when attention runs by batch (or nothing splits over tp).
     const int attnTp = c.tpIsData || c.attnBatch ? 1 : d.tp;
     if (auto r = headsRefusal(c, attnTp, "SGLang", true)) return *r;
+    if (auto r = specRefusal(c, "SGLang")) return *r;
     // Batch attention inside a tp group that still splits other operators: DP attention within the group.
     const bool innerDp = attnTp < d.tp && !c.tpIsData;
     // One server (tp-size GPUs per stage) is the smallest set of whole attention groups (whole tp groups
@@ -212,6 +252,11 @@ EngineResult sglangCommand(const Ctx& c) {
     // not supported unless dp attention").
     const bool combined = !dpAttn && servers > 1 && c.gpus <= c.gpn;
     const int serverGpus = unit * d.pp * (combined ? servers : 1);
+    if (c.p.spec.on() && c.p.spec.method == SpecMethod::Ngram && dpAttn)
+        return specOff(c,
+                       "SGLang's NGRAM drafting does not run with DP attention (docs advanced_features/"
+                       "speculative_decoding.md, its method table)",
+                       false);
 
     if (configNamesCustomCode(c.m)) lc.argv.push_back("--trust-remote-code");
     add(lc.argv, "--tp-size", unit);
@@ -445,6 +490,29 @@ EngineResult sglangCommand(const Ctx& c) {
             "Lower it (constraints: engine: sglang, memory_fraction) if capturing CUDA graphs runs out "
             "of memory.");
     add(lc.argv, "--mem-fraction-static", fraction(mem.value));
+    if (c.p.spec.on()) {
+        // The rows' citations: EAGLE (MTP), EAGLE3 and STANDALONE draft K passes as a chain (topk 1) and
+        // verify K + 1 tokens; NGRAM verifies --speculative-num-draft-tokens tokens from its n-gram cache,
+        // the last accepted token first (python/sglang/srt/speculative/ngram_worker.py as stored at commit
+        // 0037c142543f: the tree mask starts at position seq_len - 1), so K + 1 there too.
+        const Speculative& sp = c.p.spec;
+        const int k = sp.draftTokens;
+        const std::vector<std::string>::size_type from = lc.argv.size();
+        add(lc.argv, "--speculative-algorithm", c.version.specMethodName(sp.method, c.m.architecture));
+        const std::string draft = sp.method == SpecMethod::Mtp ? c.model : specDraftModel(c);
+        if (!draft.empty()) add(lc.argv, "--speculative-draft-model-path", draft);
+        if (sp.method != SpecMethod::Ngram) {
+            add(lc.argv, "--speculative-num-steps", k);
+            add(lc.argv, "--speculative-eagle-topk", 1);
+        }
+        add(lc.argv, "--speculative-num-draft-tokens", k + 1);
+        specNote(c, "SGLang",
+                 joined(std::vector<std::string>(lc.argv.begin() + long(from), lc.argv.end()), " "), lc);
+        if (sp.method == SpecMethod::Ngram)
+            n.push_back(
+                "NGRAM drafts a tree out of its n-gram cache (SGLang's --speculative-ngram-* defaults), "
+                "not the chain of K the cost model prices; the verify width is the same.");
+    }
     if (c.metrics.valid && c.metrics.activationsGiB + c.metrics.reserveGiB > 0)
         n.push_back(
             "Memory: SGLang's --mem-fraction-static covers the weights and the KV pool only; the plan "

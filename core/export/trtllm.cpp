@@ -18,11 +18,24 @@
 // docs/source/deployment-guide (trtllm-llmapi-launch under mpirun or srun, one MPI rank per GPU).
 #include "core/export/common.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 namespace sp::exporting {
+
+namespace {
+
+/// `text` as a double-quoted YAML scalar (yaml-cpp escapes quotes, backslashes and control characters).
+std::string yamlQuoted(const std::string& text) {
+    YAML::Emitter e;
+    e << YAML::DoubleQuoted << text;
+    return e.c_str();
+}
+
+} // namespace
 
 const std::vector<EngineVersion>& trtllmVersions() {
     static const std::vector<EngineVersion> rows = [] {
@@ -58,6 +71,19 @@ const std::vector<EngineVersion>& trtllmVersions() {
             "a server over several nodes runs under mpirun/srun with trtllm-llmapi-launch, one rank per GPU",
             "chunked prefill off by default: --max_num_tokens holds a whole prompt",
             "--max_seq_len <= the model's max_position_embeddings"};
+        // Speculative decoding: the YAML's speculative_config, read in tensorrt_llm/llmapi/llm_args.py as
+        // stored at commit 0004396720054 of main (no copy at the row's commit could be read):
+        // DecodingBaseConfig.max_draft_len and speculative_model (alias speculative_model_dir, the name of
+        // the 1.0 examples); decoding_type "MTP" (MTPDecodingConfig; num_nextn_predict_layers, which 1.0's
+        // examples set and main still takes, deprecated, as max_draft_len), "Eagle3" (Eagle3DecodingConfig:
+        // max_draft_len > 0 and a speculative model), "Draft_Target" (the same two) and "NGram"
+        // (max_draft_len > 0, max_matching_ngram_size). Which models run them: docs/source/features/
+        // speculative-decoding.md (nvidia.github.io/TensorRT-LLM): MTP for DeepSeek V3/R1, EAGLE 3 for Llama,
+        // draft/target and NGram for all models.
+        v1.mtpArchitectures = {{"DeepseekV3ForCausalLM", "MTP"}};
+        v1.eagle3 = true, v1.draftModel = true, v1.ngram = true, v1.specNoPipeline = false;
+        v1.specSource = "tensorrt_llm/llmapi/llm_args.py at 0004396720054 and docs/source/features/"
+                        "speculative-decoding.md";
         return std::vector<EngineVersion>{v1};
     }();
     return rows;
@@ -139,6 +165,7 @@ EngineResult trtllmCommand(const Ctx& c) {
         return r;
     }
     if (auto r = headsRefusal(c, attentionDp ? 1 : tpSize, "TensorRT-LLM", true)) return *r;
+    if (auto r = specRefusal(c, "TensorRT-LLM")) return *r;
     if (c.moe && c.m.moe.experts % d.ep != 0) {
         // Its MoE layers place experts / moe_expert_parallel_size experts on each rank.
         Refusal r;
@@ -235,6 +262,29 @@ EngineResult trtllmCommand(const Ctx& c) {
     if (c.m.kvCache == Dtype::FP8) yaml += "  dtype: fp8\n";
     if (maxBatch > 0)
         yaml += "cuda_graph_config:\n  max_batch_size: " + str(maxBatch) + "\n  enable_padding: true\n";
+    if (c.p.spec.on()) {
+        // speculative_config (the row's citations): a chain of K draft tokens per step. MTP with K above the
+        // checkpoint's one module runs it K times ("MTP Eagle", MTPDecodingConfig.spec_dec_mode). The draft's
+        // Hub id is a YAML string in double quotes, escaped, so no id can end the value or add a key.
+        const Speculative& sp = c.p.spec;
+        const std::string type = c.version.specMethodName(sp.method, c.m.architecture);
+        std::string spec = "speculative_config:\n  decoding_type: " + type + "\n";
+        if (sp.method == SpecMethod::Mtp) {
+            spec += "  num_nextn_predict_layers: " + str(sp.draftTokens) + "\n";
+        } else {
+            spec += "  max_draft_len: " + str(sp.draftTokens) + "\n";
+            if (const std::string draft = specDraftModel(c); !draft.empty())
+                spec += "  speculative_model_dir: " + yamlQuoted(draft) + "\n";
+            if (sp.method == SpecMethod::Ngram) spec += "  max_matching_ngram_size: 4\n";
+        }
+        // The docs' Draft/Target quick start runs it with the overlap scheduler off (a TorchLlmArgs field).
+        if (sp.method == SpecMethod::Draft) spec += "disable_overlap_scheduler: true\n";
+        yaml += spec;
+        std::string flags = spec;
+        std::replace(flags.begin(), flags.end(), '\n', ' ');
+        while (!flags.empty() && flags.back() == ' ') flags.pop_back();
+        specNote(c, "TensorRT-LLM", "in " + options + ": " + flags, lc);
+    }
     lc.files.push_back({options, yaml});
 
     if (c.moe && tpSize / d.ep != d.etp)

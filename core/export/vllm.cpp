@@ -28,6 +28,8 @@
 // fields steer the flags and notes.
 #include "core/export/common.h"
 
+#include <nlohmann/json.hpp>
+
 #include <numeric>
 
 namespace sp::exporting {
@@ -128,6 +130,26 @@ const std::vector<EngineVersion>& vllmVersions() {
             "--kv-cache-dtype in {auto, fp8, fp8_e4m3, fp8_e5m2, fp8_inc} (CacheDType); "
             "--gpu-memory-utilization at most 1 (CacheConfig._verify_args)",
             "--max-model-len <= the model's max_position_embeddings (_get_and_verify_max_len)"};
+        // Speculative decoding at 0.10.2: --speculative-config, a JSON of SpeculativeConfig (arg_utils.py
+        // add_cli_args; `vllm serve` parses it with json.loads). SpeculativeConfig was still in
+        // vllm/config/__init__.py then, read as vllm-project/vllm pull request #24904's diff moves it out
+        // unchanged (base 599eeb63bf80, main days after the v0.10.2 tag): SpeculativeMethod =
+        // Literal["ngram", "eagle", "eagle3", "medusa", "mlp_speculator", "draft_model", "deepseek_mtp",
+        // "ernie_mtp", "qwen3_next_mtp"], num_speculative_tokens, model (the draft or head),
+        // prompt_lookup_max/min for ngram. A draft model is refused by the V1 engine: arg_utils.py
+        // _is_v1_supported_oracle raises NotImplementedError for method "draft_model" (the lines
+        // vllm-project/vllm pull request #25142's diff rewrites, base d3e23890469e; pull request #22047
+        // documents it from 0.10.0 on). Pipeline parallelism does not compose with speculative decoding up to
+        // vLLM 0.15.0 (docs/features/speculative_decoding/README.md, quoted by vllm-project/vllm pull request
+        // #55623; the draft's parallel config copies the target's pp, and its model class has no SupportsPP:
+        // vllm/config/speculative.py _verify_args, issue #52069).
+        v10.mtpArchitectures = {{"DeepseekV3ForCausalLM", "deepseek_mtp"},
+                                {"Qwen3NextForCausalLM", "qwen3_next_mtp"}};
+        v10.eagle3 = true, v10.draftModel = false, v10.ngram = true, v10.specNoPipeline = true;
+        v10.specSource = "SpeculativeConfig at v0.10.2 (vllm/config/__init__.py, as vllm-project/vllm pull "
+                         "request #24904 moves it), arg_utils.py _is_v1_supported_oracle";
+        v10.specPipelineSource = "docs/features/speculative_decoding/README.md: not composable up to 0.15.0";
+        v10.flags.push_back("--speculative-config");
         EngineVersion v12 = v10;
         v12.version = "0.12.0";
         v12.source =
@@ -150,6 +172,17 @@ const std::vector<EngineVersion>& vllmVersions() {
             "vllm/model_executor/models/registry.py at v0.10.2 (commit e017120ed146) and "
             "at commit 4ebc9108a70e (before 0.12.0)";
         v12.flags.insert(v12.flags.end(), {"--nnodes", "--node-rank", "--master-addr"});
+        // Speculative decoding at 0.12.0: vllm/config/speculative.py as
+        // docs.vllm.ai/en/v0.12.0/api/vllm/config/ speculative/ renders it (the v0.12.0 tag): MTPModelTypes
+        // ("deepseek_mtp", "mimo_mtp", "glm4_moe_mtp", "ernie_mtp", "qwen3_next_mtp", "longcat_flash_mtp",
+        // "mtp", "pangu_ultra_moe_mtp"), which
+        // __post_init__ folds into "mtp" (the older names are deprecated); EagleModelTypes ("eagle",
+        // "eagle3"); SpeculativeMethod adds "ngram", "draft_model", "suffix". A draft model is still refused:
+        // __post_init__ raises NotImplementedError "Speculative decoding with draft model is not supported
+        // yet" in 0.13.0 too (vllm-project/vllm issue #31883); it came with pull request #24322, after.
+        v12.mtpArchitectures = {
+            {"DeepseekV3ForCausalLM", "mtp"}, {"Qwen3NextForCausalLM", "mtp"}, {"Glm4MoeForCausalLM", "mtp"}};
+        v12.specSource = "vllm/config/speculative.py at v0.12.0 (docs.vllm.ai API reference), issue #31883";
         v12.constraints[1] =
             "ParallelConfig.__post_init__: a world size (tp x pp) above the host's GPUs needs "
             "--distributed-executor-backend ray or --nnodes > 1; --nnodes > 1 refuses the Ray "
@@ -183,6 +216,17 @@ EngineResult vllmCommand(const Ctx& c) {
     int deployments = stage / unit;
     int dp = unit / tp;
     if (auto r = headsRefusal(c, tp, "vLLM", false)) return *r;
+    if (auto r = specRefusal(c, "vLLM")) return *r;
+    if (c.p.spec.on() && c.p.spec.method == SpecMethod::Eagle3 && c.m.spec.eagle3.heads % tp != 0)
+        // The head runs at the target's tensor-parallel size (SpeculativeConfig._verify_and_get_draft_tp
+        // defaults draft_tensor_parallel_size to it) and is checked like any model (_verify_args:
+        // draft_model_config.verify_with_parallel_config, quoted in vllm-project/vllm issue #52069), so its
+        // heads divide by tp. Read in vllm/config/speculative.py at commit 002e77c1f0ef of main, not at the
+        // rows' releases.
+        return specOff(c,
+                       "vLLM runs the EAGLE-3 head at tensor parallel " + str(tp) + ", and its " +
+                           str(c.m.spec.eagle3.heads) + " attention heads do not divide by it",
+                       false);
     // DP ranks larger than a host: vLLM 0.10.2's Ray DP backend puts each DP rank on one node
     // (vllm/v1/engine/utils.py, CoreEngineActorManager.create_dp_placement_groups: "each DP rank can only be
     // assigned to one node", STRICT_PACK bundles of world-size GPUs); the newer row spans nodes with
@@ -413,6 +457,23 @@ EngineResult vllmCommand(const Ctx& c) {
     if (c.m.kvCache == Dtype::FP8) add(lc.argv, "--kv-cache-dtype", "fp8");
     // The fraction the cost model sized the KV pool with (vLLM's rule, launch.cpp's scenario for the engine).
     add(lc.argv, "--gpu-memory-utilization", fraction(memoryFraction(c.s, c.p, MemoryRule::Vllm).value));
+    if (c.p.spec.on()) {
+        // --speculative-config (the rows' citations): the method as the release spells it, the draft or
+        // head's Hub id, K; n-gram matches the last 2 to 4 prompt tokens (prompt_lookup_min <=
+        // prompt_lookup_max, both at least 1). nlohmann::json escapes the strings, and the JSON is one
+        // argument like any other (shellQuote).
+        const Speculative& sp = c.p.spec;
+        nlohmann::ordered_json j;
+        j["method"] = c.version.specMethodName(sp.method, c.m.architecture);
+        if (const std::string draft = specDraftModel(c); !draft.empty()) j["model"] = draft;
+        j["num_speculative_tokens"] = sp.draftTokens;
+        if (sp.method == SpecMethod::Ngram) j["prompt_lookup_max"] = 4, j["prompt_lookup_min"] = 2;
+        add(lc.argv, "--speculative-config", j.dump());
+        specNote(c, "vLLM", "--speculative-config " + j.dump(), lc);
+        if (sp.method == SpecMethod::Mtp && sp.draftTokens > 1)
+            n.push_back("MTP with K = " + str(sp.draftTokens) + ": vLLM runs the model's one MTP module " +
+                        str(sp.draftTokens) + " times per step, as the cost model prices it.");
+    }
 
     const auto diffs = operatorDifferences(c, "vLLM", [tp](Op) { return tp; });
     if (!diffs.empty())
