@@ -23,4 +23,11 @@ inline Scenario compose(const char* model, const char* cluster, const char* work
     return s;
 }
 
+/// A sample scenario file by name (samples/scenarios/<file>); the test stops with the error otherwise.
+inline Scenario sampleScenario(const std::string& file) {
+    auto s = loadScenario(kSampleDir + "/scenarios/" + file);
+    if (!s) qFatal("%s", s.error().str().c_str());
+    return s.value();
+}
+
 } // namespace sp::test

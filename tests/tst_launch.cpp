@@ -19,12 +19,6 @@ const std::string kSamples = SHARDPLAN_SAMPLES_DIR;
 
 using namespace test;
 
-Scenario sampleScenario(const char* file) {
-    auto s = loadScenario(kSamples + "/scenarios/" + file);
-    if (!s) qFatal("%s", s.error().str().c_str());
-    return s.value();
-}
-
 /// A Megatron-style plan (column/row, sequence-parallel norms) with the given degrees and batch.
 Plan plan(int pp, int dp, int tp, int64_t batch, int ep = 0) {
     Degrees d{pp, dp, tp, ep > 0 ? ep : dp * tp, 1, 1};

@@ -6,6 +6,8 @@
 #include "core/io/formats.h"
 #include "core/io/gpudb.h"
 
+#include "sample_fixtures.h"
+
 #include <QTest>
 
 #include <algorithm>
@@ -18,9 +20,7 @@ namespace {
 const std::string kSamples = SHARDPLAN_SAMPLES_DIR;
 
 Scenario scenario(const std::string& file) {
-    auto s = loadScenario(kSamples + "/scenarios/" + file);
-    if (!s) qFatal("%s", s.error().str().c_str());
-    return s.value();
+    return sp::test::sampleScenario(file);
 }
 
 /// Llama-3.1-70B, TP8 on one H100 node, the chat workload without its SLOs (memory decides the batch).

@@ -10,6 +10,8 @@
 #include "core/search/space.h"
 
 #include <QTemporaryDir>
+#include "sample_fixtures.h"
+
 #include <QTest>
 
 #include <cmath>
@@ -22,9 +24,7 @@ namespace {
 const std::string kSamples = SHARDPLAN_SAMPLES_DIR;
 
 Scenario scenario(const std::string& file) {
-    auto s = loadScenario(kSamples + "/scenarios/" + file);
-    if (!s) qFatal("%s", s.error().str().c_str());
-    return s.value();
+    return sp::test::sampleScenario(file);
 }
 
 /// Llama-3.1-8B on one H100, decode at a fixed batch, 1000 tokens of context and 200 out, no SLOs.
