@@ -165,10 +165,12 @@ private slots:
             {{"--budget", "99999999999999999999"}, "--budget expects an integer"}, // beyond long long
             {{"--budget", "460000000000000000"}, "--budget expects an integer from 1"},
             {{"--budget", "0"}, "--budget expects an integer from 1"},
-            {{"--seconds", "1e308"}, "--seconds expects a finite number greater than 0 and at most 1000000"},
+            {{"--seconds", "1e308"}, "--seconds expects a finite number from 0.1 to 1000000"},
+            // So short that the search would end before its first evaluation: refused with the range.
+            {{"--seconds", "1e-300"}, "--seconds expects a finite number from 0.1 to 1000000"},
             {{"--seconds", "inf"}, "--seconds expects a finite number"},
             {{"--seconds", "nan"}, "--seconds expects a finite number"},
-            {{"--seconds", "-1"}, "--seconds expects a finite number greater than 0"},
+            {{"--seconds", "-1"}, "--seconds expects a finite number from 0.1"},
             {{"--seed", "-5"}, "--seed expects an integer from 0"},
             {{"--threads", "100000"}, "--threads expects an integer from 0 to 4096"},
         };
@@ -210,6 +212,78 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("w.yaml:3:1: phase: duplicate key 'phase' (first at line 2, column 1)"),
                  qPrintable(r.err));
+    }
+
+    // bench --best reads its file as every input is read: a FIFO, a device, deep nesting, a duplicate key and
+    // a file over 64 MiB each get an error with the place, never a hang, a crash or an abort.
+    void benchBestFileIsReadLikeEveryInput() {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("fifo.json");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        QFile big(dir.filePath("big.json"));
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        QVERIFY(big.resize(qint64(65) << 20)); // sparse
+        big.close();
+        const QList<QPair<QString, QString>> cases = {
+            {fifo, "fifo.json: not a regular file"},
+            {"/dev/zero", "/dev/zero: not a regular file"},
+            {writeFile(dir, "deep.json", QByteArray(200000, '[')),
+             "deep.json:1:2001: malformed JSON: nested too deeply"},
+            {writeFile(dir, "dup.json", "{\"version\": 1,\n\"scenarios\": {},\n\"scenarios\": {}}\n"),
+             "dup.json:3:1: scenarios: duplicate key 'scenarios' (first at line 2, column 1)"},
+            {big.fileName(), "big.json: the file is too large (65 MiB; at most 64 MiB)"},
+            {writeFile(dir, "list.json", "[1, 2]"), "list.json:1:1: malformed JSON: expected a mapping"},
+        };
+        for (const auto& [file, why] : cases) {
+            for (const char* flag : {"--best", "--refresh-best"}) {
+                QProcess p;
+                p.start(QStringLiteral(SHARDPLAN_CLI),
+                        {"bench", "--scenario", kScenario, "--searchers", "random", "--budget", "10",
+                         "--seeds", "1", flag, file});
+                QVERIFY2(p.waitForFinished(30000), qPrintable(file + " still read after 30 s"));
+                const QString err = QString::fromUtf8(p.readAllStandardError());
+                QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 1,
+                         qPrintable(file + ": " + err));
+                QVERIFY2(err.contains(why), qPrintable(err));
+            }
+        }
+    }
+
+    // A scenario file named like a formula is one quoted, inert CSV field (OWASP "CSV Injection"): the row
+    // keeps its columns and the cell starts with an apostrophe, not '='.
+    void benchCsvQuotesTheScenarioName() {
+        QTemporaryDir dir;
+        QFile src(kScenario);
+        QVERIFY(src.open(QIODevice::ReadOnly));
+        QByteArray text = src.readAll();
+        // The scenario's relative paths point at the samples from the temporary folder.
+        text.replace("../", (kSamples + "/").toUtf8());
+        const QString scenario = writeFile(dir, "=1+2,\"x.yaml", text);
+        const QString csv = dir.filePath("bench.csv");
+        const Run r = shardplan({"bench", "--scenario", scenario, "--searchers", "random", "--budget", "10",
+                                 "--seeds", "1", "--csv", csv});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(f.readAll()).trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines[1].startsWith("\"'=1+2,\"\"x\",random,10,"), qPrintable(lines[1]));
+        // As many fields as the header once the quoted one is read as one.
+        QString row = lines[1];
+        row.remove(QRegularExpression("^\"(?:[^\"]|\"\")*\""));
+        QCOMPARE(row.count(','), lines[0].count(','));
+    }
+
+    void exportOntoADanglingLinkSaysWhy() {
+        QTemporaryDir dir;
+        const QString link = dir.filePath("out");
+        QVERIFY(QFile::link(dir.filePath("nowhere/else"), link));
+        const Run r = shardplan({"export", "--scenario", kScenario, "--engine", "vllm", "--out-dir", link});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(
+            r.err.contains("out: a link to '" + dir.filePath("nowhere/else") + "', which does not exist"),
+            qPrintable(r.err));
+        QVERIFY(!r.err.contains("File exists"));
     }
 };
 

@@ -5,6 +5,7 @@
 #include "search_commands.h"
 #include "search_util.h"
 
+#include "core/common/text.h"
 #include "core/io/formats.h"
 #include "core/search/benchmark.h"
 #include "core/search/searcher.h"
@@ -13,7 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -57,24 +58,29 @@ struct BestKnownFile {
 
 std::optional<BestKnownFile> readBestKnown(const std::string& path, bool mayBeMissing) {
     BestKnownFile f{path, json::object()};
-    std::ifstream in(path);
-    if (!in) {
-        if (mayBeMissing) {
-            f.doc["version"] = 1;
-            f.doc["scenarios"] = json::object();
-            return f;
-        }
-        std::cerr << path << ": cannot read the best-known file\n";
+    std::error_code ec;
+    // A missing file is a new one for --refresh-best; a dangling symlink is not missing (writing would
+    // replace the link), so symlink_status, not exists.
+    if (mayBeMissing && !std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+        f.doc["version"] = 1;
+        f.doc["scenarios"] = json::object();
+        return f;
+    }
+    // The same reader as every input: regular files of at most 64 MiB, depth, syntax and duplicate keys
+    // checked with line and column before the JSON library sees the text.
+    const auto text = readJsonFile(path);
+    if (!text) {
+        std::cerr << text.error().str() << "\n";
         return std::nullopt;
     }
     try {
-        f.doc = json::parse(in);
+        f.doc = json::parse(text.value());
     } catch (const std::exception& e) {
-        std::cerr << path << ": not valid JSON: " << e.what() << "\n";
+        std::cerr << "shardplan: " << path << ": not valid JSON: " << e.what() << "\n";
         return std::nullopt;
     }
     if (!f.doc.is_object() || !f.doc.contains("scenarios") || !f.doc["scenarios"].is_object()) {
-        std::cerr << path << ": expected an object with a \"scenarios\" object\n";
+        std::cerr << "shardplan: " << path << ": expected an object with a \"scenarios\" object\n";
         return std::nullopt;
     }
     return f;
@@ -515,7 +521,7 @@ int cmdBench(const std::vector<std::string>& argv) {
         for (size_t k = 0; k < std::size(kColumns); ++k) s << (k ? "," : "") << kColumns[k];
         s << "\n";
         for (const Row& r : rows) {
-            s << r.scenario << "," << r.searcher << "," << r.budget;
+            s << csvField(r.scenario) << "," << csvField(r.searcher) << "," << r.budget;
             for (double x : values(r)) {
                 char buf[64] = "";
                 if (std::isinf(x))
