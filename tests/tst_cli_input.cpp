@@ -6,12 +6,14 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
 #include <sys/stat.h>
 
 namespace {
@@ -284,6 +286,67 @@ private slots:
             r.err.contains("out: a link to '" + dir.filePath("nowhere/else") + "', which does not exist"),
             qPrintable(r.err));
         QVERIFY(!r.err.contains("File exists"));
+    }
+
+    // calibrate: an error points at the line and column of the bad value (a cloned row lost them and said
+    // :1:1); --fit lists the rows it skipped; with --json a failure still writes JSON to stdout.
+    void calibrateErrorsAndSkippedRows() {
+        QTemporaryDir dir;
+        QFile src(QStringLiteral(SHARDPLAN_TESTDATA_DIR "/calibration/measurements.yaml"));
+        QVERIFY(src.open(QIODevice::ReadOnly));
+        QByteArray text = src.readAll();
+        text.replace("value: 29228.22", "value: abc");
+        QVERIFY(text.contains("value: abc"));
+        const int line = text.left(text.indexOf("value: abc")).count('\n') + 1;
+        const QString bad = writeFile(dir, ".bad-value-test.yaml", text);
+        // The file's relative paths (clusters/...) resolve beside it.
+        QVERIFY(QFile::link(QStringLiteral(SHARDPLAN_TESTDATA_DIR "/calibration/clusters"),
+                            dir.filePath("clusters")));
+        const Run r = shardplan({"calibrate", bad});
+        const Run fit = shardplan({"calibrate", "--fit", bad, "--json"});
+        QCOMPARE(r.code, 1);
+        const QString where =
+            QString(".bad-value-test.yaml:%1:12: measurements[1].value: expected a number").arg(line);
+        QVERIFY2(r.err.contains(where), qPrintable(r.err));
+        QCOMPARE(fit.code, 1);
+        const QJsonObject j = jsonLine(fit.out);
+        QVERIFY2(j["error"].toString().contains(where), qPrintable(fit.out));
+        QCOMPARE(j["exit_status"].toInt(), 1);
+        // Every verb with --json: a usage error too.
+        const Run usage = shardplan({"search", "--json", "--scenario", kScenario, "--searcher", "nope"});
+        QCOMPARE(usage.code, 2);
+        QVERIFY2(jsonLine(usage.out)["error"].toString().startsWith("unknown searcher 'nope'"),
+                 qPrintable(usage.out));
+        // The measurement file's MLPerf rows state no mean input length: skipped, and said so.
+        const Run skipped = shardplan(
+            {"calibrate", "--fit", QStringLiteral(SHARDPLAN_TESTDATA_DIR "/calibration/measurements.yaml"),
+             "--factors", "compute"});
+        QVERIFY2(skipped.code == 0, qPrintable(skipped.err));
+        QVERIFY2(
+            skipped.out.contains("skipped: mlperf-v4.1-llama2-70b-h200x8-offline: input length not stated"),
+            qPrintable(skipped.out));
+    }
+
+    // Ctrl-C stops calibrate --fit within a second with the factors fitted so far, as search stops with the
+    // best plan so far (the fit of 182 runs with its leave-one-out fits takes minutes).
+    void calibrateFitStopsOnCtrlC() {
+        const QString d = QStringLiteral(SHARDPLAN_TESTDATA_DIR "/calibration/");
+        QProcess p;
+        p.start(QStringLiteral(SHARDPLAN_CLI),
+                {"calibrate", "--json", "--fit", d + "measurements.yaml," + d + "trtllm-perf-overview.yaml",
+                 "--cluster", d + "clusters/h800-1x8.yaml"});
+        QVERIFY(p.waitForStarted());
+        QTest::qWait(700);
+        ::kill(pid_t(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(10000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        const QJsonObject j = jsonLine(QString::fromUtf8(p.readAllStandardOutput()));
+        QVERIFY(j["stopped"].toBool());
+        QVERIFY(j["factors"].toArray().size() >= 10);
+        QVERIFY(j["median_abs_error_after"].toDouble() > 0);
+        // The leave-one-out errors are those of the fits done: fewer than the runs.
+        QVERIFY(j["loo_errors"].toArray().size() < j["after"].toArray().size());
     }
 };
 

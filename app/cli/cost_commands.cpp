@@ -3,6 +3,7 @@
 #include "args.h"
 #include "common.h"
 #include "disagg_commands.h"
+#include "interrupt.h"
 #include "metrics_json.h"
 
 #include "core/cost/calibration.h"
@@ -11,6 +12,7 @@
 #include "core/search/space.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -270,6 +272,12 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
             clusterPath.c_str(), f.after.rows.size(), source.c_str(), 100 * f.before.medianAbsError,
             100 * f.after.medianAbsError, 100 * f.looMedianAfter);
         std::string text = head;
+        if (f.stopped)
+            text += f.fullFitDone
+                        ? "# Stopped during the leave-one-out fits: that error is over the " +
+                              std::to_string(f.looErrors.size()) + " runs done.\n"
+                        : std::string("# Stopped before the fit converged: the best factors so far; "
+                                      "no leave-one-out error.\n");
         for (const auto& fac : f.factors) {
             char line[160];
             std::snprintf(line, sizeof line, "#   %-12s %.4g -> %.4g (bounds %.3g-%.3g)\n", fac.name.c_str(),
@@ -293,11 +301,15 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
                 {{"name", x.name}, {"before", x.before}, {"after", x.after}, {"lo", x.lo}, {"hi", x.hi}});
         j["median_abs_error_before"] = f.before.medianAbsError;
         j["median_abs_error_after"] = f.after.medianAbsError;
-        j["loo_median_abs_error"] = f.looMedianAfter;
+        // No leave-one-out fit ran when the full fit was stopped: null, not a zero error.
+        j["loo_median_abs_error"] =
+            !f.looErrors.empty() ? nlohmann::ordered_json(f.looMedianAfter) : nlohmann::ordered_json(nullptr);
         j["before"] = rowsJson(f.before);
         j["after"] = rowsJson(f.after);
         j["loo_errors"] = f.looErrors;
         j["skipped"] = f.before.skipped;
+        j["stopped"] = f.stopped;
+        j["fit_converged"] = f.fullFitDone;
         if (!written.empty()) j["written"] = written;
         std::cout << jsonText(j) << "\n";
         return kOk;
@@ -310,13 +322,28 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
         if (i < f.looErrors.size()) std::printf(" %+8.0f%%", 100 * f.looErrors[i]);
         std::printf("\n");
     }
+    for (const auto& s : f.before.skipped) std::printf("skipped: %s\n", s.c_str());
     std::printf("\nfactor            before     after   bounds\n");
     for (const auto& x : f.factors)
         std::printf("%-16s %7.4g %9.4g   %g-%g\n", x.name.c_str(), x.before, x.after, x.lo, x.hi);
-    std::printf(
-        "\nmedian absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out (%zu measurements)\n",
-        100 * f.before.medianAbsError, 100 * f.after.medianAbsError, 100 * f.looMedianAfter,
-        f.after.rows.size());
+    if (!f.stopped)
+        std::printf("\nmedian absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out (%zu "
+                    "measurements)\n",
+                    100 * f.before.medianAbsError, 100 * f.after.medianAbsError, 100 * f.looMedianAfter,
+                    f.after.rows.size());
+    else if (!f.fullFitDone || f.looErrors.empty()) {
+        std::printf(f.fullFitDone ? "\nstopped before the first leave-one-out fit: no leave-one-out errors\n"
+                                  : "\nstopped: the best factors so far, before the fit converged; no "
+                                    "leave-one-out errors\n");
+        std::printf("median absolute error: %.1f%% before, %.1f%% with these factors (%zu measurements)\n",
+                    100 * f.before.medianAbsError, 100 * f.after.medianAbsError, f.after.rows.size());
+    } else {
+        std::printf("\nstopped during the leave-one-out fits (%zu of %zu done)\n"
+                    "median absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out over the %zu "
+                    "done\n",
+                    f.looErrors.size(), f.after.rows.size(), 100 * f.before.medianAbsError,
+                    100 * f.after.medianAbsError, 100 * f.looMedianAfter, f.looErrors.size());
+    }
     if (!written.empty()) std::printf("written: %s\n", written.c_str());
     return kOk;
 }
@@ -397,7 +424,18 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
                 std::fprintf(stderr, "\rfit %d of %d%s", done, total, done == total ? "\n" : "");
                 std::fflush(stderr);
             };
-        auto f = fitEfficiency(set.value(), start.value().efficiency, true, control);
+        // Ctrl-C: the best factors so far, as search prints the best plan so far (the fit of 166 runs with
+        // its leave-one-out fits takes minutes).
+        std::atomic<bool> stop{false};
+        control.stop = &stop;
+        control.bestSoFarOnStop = true;
+        Result<FitResult> f = Error{};
+        {
+            InterruptToStop interrupt;
+            std::stop_callback onStop(interrupt.token(), [&stop] { stop = true; });
+            f = fitEfficiency(set.value(), start.value().efficiency, true, control);
+        }
+        if (f && f->stopped && isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
         if (!f) {
             std::cerr << *fitPath << ": " << f.error().message << "\n";
             return kBadInput;

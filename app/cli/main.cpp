@@ -4,6 +4,7 @@
 #include "common.h"
 #include "cost_commands.h"
 #include "export_commands.h"
+#include "jsonerror.h"
 #include "pareto_command.h"
 #include "search_commands.h"
 
@@ -106,6 +107,7 @@ bool wantsHelp(const std::vector<std::string>& args) {
 }
 
 int usage(const std::string& why);
+int run(const std::string& cmd, const std::vector<std::string>& rest);
 
 int printCommandUsage(const std::string& cmd) {
     const std::string u = commandUsage(cmd);
@@ -179,6 +181,23 @@ int main(int argc, char** argv) {
         return printCommandUsage(rest[0]);
     }
     if (!commandUsage(cmd).empty() && wantsHelp(rest)) return printCommandUsage(cmd);
+    const auto dashes = std::find(rest.begin(), rest.end(), "--");
+    if (std::find(rest.begin(), dashes, "--json") == dashes) return run(cmd, rest);
+    // --json: a failure that printed nothing to stdout prints its error there as JSON too.
+    nlohmann::ordered_json failure;
+    {
+        sp::cli::JsonErrorOnFailure guard;
+        const int code = run(cmd, rest);
+        if (code == kOk || guard.wroteOutput()) return code;
+        failure["error"] = guard.errors();
+        failure["exit_status"] = code;
+    }
+    std::cout << sp::cli::jsonText(failure) << "\n";
+    return failure["exit_status"].get<int>();
+}
+
+namespace {
+int run(const std::string& cmd, const std::vector<std::string>& rest) {
     if (cmd == "validate") return cmdValidate(rest);
     if (cmd == "evaluate") return sp::cli::cmdEvaluate(rest);
     if (cmd == "calibrate") return sp::cli::cmdCalibrate(rest);
@@ -191,3 +210,4 @@ int main(int argc, char** argv) {
     if (cmd == "pareto") return sp::cli::cmdPareto(rest);
     return usage("unknown command '" + cmd + "'");
 }
+} // namespace
