@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -286,6 +287,71 @@ private slots:
             r.err.contains("out: a link to '" + dir.filePath("nowhere/else") + "', which does not exist"),
             qPrintable(r.err));
         QVERIFY(!r.err.contains("File exists"));
+    }
+
+    // Every option a verb's help lists is one its parser accepts, and every option the README's command
+    // table gives a verb is in that verb's help (help bench lacked --budgets, --best, --warm-start and
+    // --refresh-best; help calibrate lacked --fit): both come from one table (app/cli/verbs.cpp).
+    void helpListsWhatTheParserAndReadmeHave() {
+        // The options of `help VERB`, each with whether it takes a value ("  --budget N   ...").
+        auto helpOptions = [](const QString& verb) {
+            const Run h = shardplan(QStringList{"help"} + verb.split(' '));
+            QMap<QString, bool> out;
+            const QString options = h.out.mid(h.out.indexOf("\noptions:\n"));
+            QRegularExpression re("\\n  (--[a-z][a-z0-9-]*)( [A-Z][A-Z0-9,]*)?  ");
+            for (auto it = re.globalMatch(options); it.hasNext();) {
+                const auto m = it.next();
+                out[m.captured(1)] = !m.captured(2).isEmpty();
+            }
+            return out;
+        };
+        const QStringList verbs = {"validate", "evaluate", "calibrate",         "search", "compare", "export",
+                                   "bench",    "pareto",   "bench --eval-speed"};
+        QMap<QString, QMap<QString, bool>> help;
+        for (const QString& verb : verbs) {
+            help[verb] = helpOptions(verb);
+            QVERIFY2(help[verb].size() >= 2, qPrintable(verb));
+            // All of them at once, values naming no file: the parser knows each (the error is about the
+            // missing file or a conflict, never an unknown option).
+            QStringList args = verb.split(' ');
+            for (auto it = help[verb].cbegin(); it != help[verb].cend(); ++it) {
+                args << it.key();
+                if (it.value()) args << "no-such-file";
+            }
+            const Run r = shardplan(args);
+            QVERIFY2(r.code != 0 && !r.err.contains("unknown option"), qPrintable(verb + ": " + r.err));
+            const Run bad = shardplan(verb.split(' ') + QStringList{"--no-such-option"});
+            QCOMPARE(bad.code, 2);
+            QVERIFY2(bad.err.contains("unknown option --no-such-option"), qPrintable(bad.err));
+        }
+        // The README's table of commands.
+        QFile readme(QStringLiteral(SHARDPLAN_SAMPLES_DIR "/../README.md"));
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(readme.readAll());
+        const int start = text.indexOf("## The command line\n\n```sh\n");
+        QVERIFY(start >= 0);
+        const int end = text.indexOf("```", start + 30);
+        QString verb;
+        int checked = 0;
+        for (const QString& line : text.mid(start, end - start).split('\n')) {
+            const QString code = line.section(" # ", 0, 0);
+            if (code.startsWith("shardplan ")) {
+                verb = code.section(' ', 1, 1);
+                if (verb == "bench" && code.contains("--eval-speed")) verb = "bench --eval-speed";
+            } else if (!code.startsWith(' ')) {
+                continue;
+            }
+            QVERIFY2(help.contains(verb), qPrintable(verb));
+            QRegularExpression re("(--[a-z][a-z0-9-]*)");
+            for (auto it = re.globalMatch(code); it.hasNext();) {
+                const QString o = it.next().captured(1);
+                if (verb == "bench --eval-speed" && o == "--eval-speed") continue;
+                QVERIFY2(help[verb].contains(o),
+                         qPrintable("README: shardplan " + verb + " " + o + " is not in its help"));
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 60);
     }
 
     // calibrate: an error points at the line and column of the bad value (a cloned row lost them and said

@@ -5,6 +5,7 @@
 #include "disagg_commands.h"
 #include "interrupt.h"
 #include "metrics_json.h"
+#include "verbs.h"
 
 #include "core/cost/calibration.h"
 #include "core/io/formats.h"
@@ -56,8 +57,9 @@ void printBreakdown(const Breakdown& b) {
 } // namespace
 
 int cmdEvaluate(const std::vector<std::string>& argv) {
-    const char* usage = "shardplan evaluate --scenario S [--plan P] [--load L] [--json]";
-    Args a(argv, {"json"}, {"scenario", "plan", "load"});
+    const VerbSpec& spec = verb("evaluate");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -167,8 +169,9 @@ Rate measure(const CostModel& model, const std::vector<Plan>& pool, double secon
 } // namespace
 
 int cmdEvalSpeed(const std::vector<std::string>& argv) {
-    const char* usage = "shardplan bench --eval-speed [--json] [--scenario S]... [--seconds T]";
-    Args a(argv, {"json", "eval-speed"}, {"scenario", "seconds"});
+    const VerbSpec& spec = verb("bench --eval-speed");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     const double seconds = a.number("seconds").value_or(2.0);
     if (!a.ok() || seconds <= 0) return usageError("--seconds must be a positive number", usage);
@@ -351,17 +354,9 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
 } // namespace
 
 int cmdCalibrate(const std::vector<std::string>& argv) {
-    const char* usage =
-        "shardplan calibrate [--json] [MEASUREMENTS.yaml]\n"
-        "       shardplan calibrate --fit FILE[,FILE...] [--cluster C] [--factors F1,F2...] [--scenario S "
-        "[--plan P]]\n"
-        "                           [--out FITTED.yaml] [--json]\n"
-        "  FILE: measurements in the project's format (several, comma separated, fit together), or `vllm "
-        "bench\n"
-        "  serve --save-result` JSON (with --scenario: the model and cluster it ran on, and --plan: its "
-        "layout,\n"
-        "  default the Megatron plan); --factors: fit only these (compute, compute_fp4, memory, ...)";
-    Args a(argv, {"json"}, {"fit", "cluster", "scenario", "plan", "out", "factors"});
+    const VerbSpec& spec = verb("calibrate");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     const std::string samples = samplesDir();
     if (auto fitPath = a.option("fit")) {

@@ -4,6 +4,7 @@
 #include "common.h"
 #include "search_commands.h"
 #include "search_util.h"
+#include "verbs.h"
 
 #include "core/common/text.h"
 #include "core/io/formats.h"
@@ -131,7 +132,7 @@ std::string percent(double share) {
 
 /// Long runs of several searchers and seeds; the best plan replaces the stored one when it is better, or
 /// when the stored one no longer fits; the stored one is re-evaluated and kept otherwise.
-int refreshBest(Args& a, const std::vector<std::string>& scenarios, const char* usage) {
+int refreshBest(Args& a, const std::vector<std::string>& scenarios, const std::string& usage) {
     const std::string path = *a.option("refresh-best");
     auto file = readBestKnown(path, true);
     if (!file) return kBadInput;
@@ -224,7 +225,7 @@ int refreshBest(Args& a, const std::vector<std::string>& scenarios, const char* 
 /// slows both alike; medians of wall and processor time, their ratios, and the policy's processor time per
 /// new plan, (rl - random) / evaluations: everything rl does that random does not (sampling through the
 /// network, the updates) less nothing, since both evaluate the same number of new plans.
-int rlSpeed(Args& a, const std::vector<std::string>& scenarios, const char* usage) {
+int rlSpeed(Args& a, const std::vector<std::string>& scenarios, const std::string& usage) {
     const auto budget = a.integer("budget");
     const auto seeds = a.integer("seeds");
     const auto threads = a.integer("threads");
@@ -289,21 +290,9 @@ struct Row {
 } // namespace
 
 int cmdBench(const std::vector<std::string>& argv) {
-    const char* usage =
-        "shardplan bench --scenario S... [--searchers LIST] [--budgets LIST | --budget N] [--seeds K]\n"
-        "                       [--threads T] [--warm-start none|megatron|cd] [--best FILE] [--json] [--csv "
-        "F]\n"
-        "       shardplan bench --refresh-best FILE --scenario S... [--searchers LIST] [--budget N] [--seeds "
-        "K]\n"
-        "       shardplan bench --rl-speed --scenario S... [--searchers NAME] [--budget N] [--seeds K] "
-        "[--threads T]\n"
-        "       (defaults: --searchers random,random-seq,cd,cd-restarts,sa,ga,rl --budgets "
-        "100,500,2000,20000\n"
-        "        --seeds 20 --threads 1; refresh: --searchers sa,ga,cd-restarts,rl --budget 200000 --seeds "
-        "3)";
-    Args a(argv, {"json", "rl-speed"},
-           {"scenario", "searchers", "budget", "budgets", "seeds", "threads", "csv", "best", "refresh-best",
-            "warm-start"});
+    const VerbSpec& spec = verb("bench");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);

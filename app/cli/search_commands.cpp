@@ -7,6 +7,7 @@
 #include "interrupt.h"
 #include "metrics_json.h"
 #include "search_util.h"
+#include "verbs.h"
 
 #include "core/analysis/why.h"
 #include "core/cost/validity.h"
@@ -94,15 +95,9 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 // -----------------------------------------------------------------------------------------------------------------
 
 int cmdSearch(const std::vector<std::string>& argv) {
-    const char* usage =
-        "shardplan search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K]\n"
-        "                        [--threads T] [--warm-start none|megatron|cd] [--out plan.json|plan.yaml]\n"
-        "                        [--json]\n"
-        "       shardplan search --scenario S --disaggregated [--searcher NAME] [--budget N] [--seconds T]\n"
-        "                        [--seed K] [--threads T] [--no-warm-start] [--out plan.json|plan.yaml]\n"
-        "                        [--json]";
-    Args a(argv, {"json", "disaggregated", "no-warm-start"},
-           {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out", "warm-start"});
+    const VerbSpec& spec = verb("search");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -210,8 +205,9 @@ int cmdSearch(const std::vector<std::string>& argv) {
 // -----------------------------------------------------------------------------------------------------------------
 
 int cmdCompare(const std::vector<std::string>& argv) {
-    const char* usage = "shardplan compare --scenario S A.json B.json [--json]";
-    Args a(argv, {"json"}, {"scenario"});
+    const VerbSpec& spec = verb("compare");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     const auto scenarioPath = a.option("scenario");
     if (!scenarioPath) return usageError("--scenario is required", usage);
