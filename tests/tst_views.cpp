@@ -625,6 +625,78 @@ private slots:
         QVERIFY(elite.data(elite.index(0, EliteModel::Tpot), Qt::ToolTipRole).toString().contains("1.85"));
     }
 
+    // The constraints' speculative decoding: searched (the default), off, or pinned to one of the options the
+    // scenario offers; a pin the scenario cannot run is an error that names why.
+    void scenarioEditorSpeculative() {
+        Scenario s = scenario("deepseek-v3-h100-32x8.yaml");
+        s.workload.acceptance[size_t(SpecMethod::Mtp)] = {0.9, 0.8, 0.7}; // up to three draft tokens
+        ScenarioEditor ed(kSamples);
+        ed.setScenario(s);
+        QCoreApplication::sendPostedEvents();
+        const int width = ed.minimumSizeHint().width();
+        QComboBox* spec = ed.specCombo();
+        QVERIFY(spec && spec->isEnabled());
+        QCOMPARE(spec->currentIndex(), 0);
+        QCOMPARE(int(ed.scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Search));
+        QStringList items;
+        for (int i = 0; i < spec->count(); ++i) items << spec->itemText(i);
+        QCOMPARE(items, (QStringList{"searched", "off", "mtp x1", "mtp x2", "mtp x3"}));
+        // E = 1 + 0.9 + 0.72 + 0.504 = 3.124 for three.
+        QCOMPARE(spec->itemData(4, Qt::ToolTipRole).toString(),
+                 QStringLiteral("MTP, 3 draft tokens, 3.12 tokens a step"));
+        // Searched weighs none and the three: four times the plans of off.
+        const double searched = SearchSpace(ed.scenario()).size().count;
+        QSignalSpy edits(&ed, &ScenarioEditor::edited);
+        spec->setCurrentIndex(1);
+        QCOMPARE(edits.count(), 1);
+        QCOMPARE(int(ed.scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Off));
+        QCOMPARE(SearchSpace(ed.scenario()).size().count * 4, searched);
+        // Pinned to mtp x3: every plan drafts three.
+        spec->setCurrentIndex(4);
+        QCOMPARE(edits.count(), 2);
+        QCOMPARE(int(ed.scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Pinned));
+        QCOMPARE(ed.scenario().constraints.specPin, (Speculative{SpecMethod::Mtp, 3}));
+        const SearchSpace pinned(ed.scenario());
+        QCOMPARE(pinned.size().count * 4, searched);
+        Rng rng(3);
+        QCOMPARE(pinned.toPlan(pinned.sample(rng)).spec, (Speculative{SpecMethod::Mtp, 3}));
+        QVERIFY(ed.errors().isEmpty());
+        // Saved and shown again.
+        const std::string saved = toYaml(ed.scenario());
+        auto back = parseScenario(saved, (kSamples + "/scenarios/saved.yaml").toStdString());
+        QVERIFY2(back.ok(), back.error().str().c_str());
+        QCOMPARE(back.value().constraints.specPin, (Speculative{SpecMethod::Mtp, 3}));
+        ScenarioEditor again(kSamples);
+        again.setScenario(back.value());
+        QCOMPARE(again.specCombo()->currentText(), QStringLiteral("mtp x3"));
+        // Back to searched: the pin goes with it.
+        again.specCombo()->setCurrentIndex(0);
+        QCOMPARE(int(again.scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Search));
+        QCOMPARE(again.scenario().constraints.specPin, Speculative{});
+        // A model without MTP modules: the pin stays, outlined, and the editor says why (no search runs).
+        const auto llama = loadModel((kSamples + "/models/llama-3.1-8b.yaml").toStdString());
+        QVERIFY(llama.ok());
+        ed.replaceModel(llama.value(), QString());
+        QCOMPARE(ed.specCombo()->currentText(), QStringLiteral("mtp x3"));
+        QVERIFY2(ed.errors().join(' ').contains(QStringLiteral("has no MTP modules")),
+                 qPrintable(ed.errors().join(' ')));
+        // The marked pin does not widen the panel (once the layouts take the new items in).
+        QCoreApplication::sendPostedEvents();
+        QVERIFY(ed.minimumSizeHint().width() <= width);
+        if (const QByteArray shots = qgetenv("SHARDPLAN_SHOTS"); !shots.isEmpty()) {
+            ed.resize(540, 800);
+            ed.grab().save(QString::fromLocal8Bit(shots) + "/scenario-editor-speculative.png");
+        }
+        ed.specCombo()->setCurrentIndex(0);
+        QVERIFY(ed.errors().isEmpty());
+        // Prefill drafts nothing: the control is off.
+        Scenario prefill = s;
+        prefill.workload.phase = Phase::Prefill;
+        ed.setScenario(prefill);
+        QVERIFY(!ed.specCombo()->isEnabled());
+        QCOMPARE(ed.specCombo()->count(), 2);
+    }
+
     void comparisonSaysWhy() {
         // Megatron (tp8, one replica) against dp8 tp1 on one node: eight times the replicas.
         const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
