@@ -245,6 +245,8 @@ private slots:
         QVERIFY2(std::abs(t.stageMs[size_t(pp - 1)] - b.stageMs) < 1e-6 * b.stageMs,
                  qPrintable(QStringLiteral("%1 vs %2").arg(t.stageMs[size_t(pp - 1)]).arg(b.stageMs)));
         QVERIFY2(d.name.startsWith(QStringLiteral("draft: mtp x1 \u2014 1 pass over ")), qPrintable(d.name));
+        // One draft token is one pass: no "+ 0 over ..." after it.
+        QVERIFY2(d.name.endsWith(QStringLiteral(" tokens")), qPrintable(d.name));
         // Without speculative decoding: no draft block, and the last stage is shorter by about the draft.
         const Timeline without = buildTimeline(s, *plain, false);
         for (const TimelineItem& it : without.items) QVERIFY(it.kind != TimelineItem::Kind::Draft);
