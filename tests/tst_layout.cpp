@@ -1,5 +1,6 @@
-// The planner window's layout at the sizes users run it at: at 1600x1000 the scenario panel shows its
-// constraints without scrolling and the elite table ten rows; the panel's width survives a resize.
+// The planner window's layout at the sizes users run it at: it fits 1280x720 on every sample; at 1600x1000
+// the scenario panel shows its constraints without scrolling and the elite table ten rows; the panel's width
+// survives a resize.
 #include "gui_fixtures.h"
 #include "mainwindow.h"
 #include "views/elitemodel.h"
@@ -7,12 +8,15 @@
 #include "views/scenarioeditor.h"
 
 #include <QAction>
+#include <QDir>
 #include <QDockWidget>
 #include <QGroupBox>
 #include <QHeaderView>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 #include <QToolButton>
@@ -84,6 +88,47 @@ private slots:
         QAction* exp = w.action(QStringLiteral("exportPlan"));
         QCOMPARE(exp->iconText(), QStringLiteral("Export Plan"));
         QVERIFY(exp->icon().cacheKey() != w.action(QStringLiteral("saveSession"))->icon().cacheKey());
+    }
+
+    // A 1280x720 laptop screen: on every sample the window's minimum size fits it, and at that size the
+    // scenario panel, the search panel's Start button, the view tabs and the elite table are shown with
+    // room to use them.
+    void fitsLaptopScreen_data() {
+        QTest::addColumn<QString>("path");
+        const QDir dir(kSamples + QStringLiteral("/scenarios"));
+        for (const QString& f : dir.entryList({QStringLiteral("*.yaml")}, QDir::Files, QDir::Name))
+            QTest::addRow("%s", qPrintable(f)) << dir.filePath(f);
+    }
+    void fitsLaptopScreen() {
+        QFETCH(QString, path);
+        MainWindow w(testOptions());
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(path));
+        // Every view once, as a user looks at them: each may ask for more room.
+        for (int i = 0; i < w.tabs()->count(); ++i) {
+            w.tabs()->setCurrentIndex(i);
+            QTest::qWait(5);
+        }
+        w.tabs()->setCurrentIndex(0);
+        QTest::qWait(20);
+        const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+        QVERIFY2(min.width() <= 1280 && min.height() <= 720,
+                 qPrintable(QStringLiteral("minimum %1x%2").arg(min.width()).arg(min.height())));
+        QCOMPARE(w.size(), QSize(1280, 720));
+        auto shown = [&](QWidget* x, int minW, int minH) {
+            const QRect r(x->mapTo(&w, QPoint(0, 0)), x->size());
+            return x->isVisible() && r.width() >= minW && r.height() >= minH && w.rect().contains(r);
+        };
+        QVERIFY(shown(w.scenarioDock(), 300, 200));
+        QVERIFY(shown(w.tabs(), 600, 250));
+        QVERIFY(shown(w.eliteView(), 600, 100));
+        QPushButton* start = nullptr;
+        for (QPushButton* b : w.runPanel()->findChildren<QPushButton*>())
+            if (b->text().contains(QStringLiteral("Start"))) start = b;
+        QVERIFY(start);
+        QVERIFY(shown(start, 40, 16));
     }
 
     void scenarioPanelWidthSurvivesResize() {

@@ -164,6 +164,7 @@ private:
 
     void buildUi();
     void buildParetoTab();
+    static QScrollArea* scrolledPage(QWidget* page);
     void buildParetoOverlay();
     void buildCalibrationDock();
     /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.

@@ -5,6 +5,15 @@
 
 namespace sp::app {
 
+QScrollArea* MainWindow::scrolledPage(QWidget* page) {
+    // A view wider or taller than a laptop's tab area scrolls inside its tab rather than widen the window.
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(page);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    return scroll;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Building
 
@@ -82,7 +91,9 @@ void MainWindow::buildUi() {
         "The selected plan's metrics and file (Ctrl+6)",
         "One step of the selected plan: operators and collectives per pipeline stage (Ctrl+7)"};
     for (const auto& [t, w] : tabs) {
-        const int i = m_tabs->addTab(w, tabName(t));
+        // The topology and the timeline scroll their canvases themselves.
+        const bool scrolls = t == Tab::Topology || t == Tab::Timeline;
+        const int i = m_tabs->addTab(scrolls ? w : scrolledPage(w), tabName(t));
         m_tabs->setTabToolTip(i, tr(tips[i]));
     }
     buildParetoTab();
