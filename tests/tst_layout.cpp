@@ -6,13 +6,16 @@
 #include "views/elitemodel.h"
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"
+#include "views/timeline.h"
 
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
 #include <QGroupBox>
 #include <QHeaderView>
+#include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -129,6 +132,45 @@ private slots:
             if (b->text().contains(QStringLiteral("Start"))) start = b;
         QVERIFY(start);
         QVERIFY(shown(start, 40, 16));
+    }
+
+    // Hovering a Timeline item shows its description on one line above the canvas; the longest one (a
+    // collective's, with its group and bytes) is cut at the window's edge, it never widens the window.
+    void timelineHoverKeepsWindowWidth() {
+        MainWindow w(testOptions());
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kSamples + QStringLiteral("/scenarios/deepseek-v3-gb200-nvl72-x2.yaml")));
+        w.showTab(MainWindow::Tab::Timeline);
+        QTest::qWait(20);
+        const int minWidth = w.minimumSizeHint().width();
+        views::TimelineCanvas* canvas = w.timelineView()->canvas();
+        int longest = -1;
+        qsizetype chars = 0;
+        for (int i = 0; i < int(canvas->timeline().items.size()); ++i)
+            if (canvas->itemDescription(i).size() > chars)
+                chars = canvas->itemDescription(i).size(), longest = i;
+        // On one line, wider than the tab (about 730 px at 1280 wide).
+        const QString plain =
+            canvas->itemDescription(longest).remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+        QVERIFY2(w.fontMetrics().horizontalAdvance(plain) > 900, qPrintable(plain));
+        canvas->setHoveredItem(longest);
+        QTest::qWait(20);
+        QCOMPARE(w.minimumSizeHint().width(), minWidth);
+        QCOMPARE(w.width(), 1280);
+        QVERIFY(w.minimumSizeHint().width() <= 1280);
+        // All of it readable: the line wraps within the tab, tall enough for its lines.
+        QLabel* info = nullptr;
+        for (QLabel* l : w.timelineView()->findChildren<QLabel*>())
+            if (l->text().contains(QStringLiteral("reduce-scatter")) ||
+                l->text().contains(QStringLiteral("all-")))
+                info = l;
+        QVERIFY(info);
+        const QRect r(info->mapTo(&w, QPoint(0, 0)), info->size());
+        QVERIFY(w.rect().contains(r));
+        QVERIFY2(info->wordWrap() && info->heightForWidth(info->width()) <= info->height(),
+                 qPrintable(QStringLiteral("%1 px wide, %2 px high").arg(info->width()).arg(info->height())));
     }
 
     void scenarioPanelWidthSurvivesResize() {

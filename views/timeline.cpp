@@ -465,8 +465,10 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     m_info = new QLabel(tr("Hover an operator or collective for its numbers."), this);
     m_info->setTextFormat(Qt::RichText);
     m_info->setStyleSheet(QStringLiteral("color: #374151;"));
-    // A long description is cut at the window's edge rather than widening the window.
+    // A long description wraps (two lines kept, so the canvas does not jump) rather than widen the window.
+    m_info->setWordWrap(true);
     m_info->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_info->setMinimumHeight(2 * m_info->fontMetrics().lineSpacing());
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(10, 6, 10, 2);
     bar->addWidget(m_info, 1);
