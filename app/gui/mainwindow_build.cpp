@@ -208,7 +208,7 @@ void MainWindow::runScreenshots(const QString& dir, qint64 budget) {
             const int gpus = m_ctx ? m_ctx->scenario().gpus() : 0;
             m_topology->canvas()->setHoveredGpu(gpus > 8 ? gpus / 2 + 1 : std::min(1, gpus - 1));
             // A large cluster fitted to the window.
-            if (gpus > 64) m_topology->canvas()->setMinCell(views::TopologyCanvas::kFitCell);
+            if (gpus > 64) m_topology->canvas()->fit();
         }
         if ((*shots)[i].tab == Tab::Timeline) {
             // A plan that drafts: its draft passes hovered, so the picture names them.
