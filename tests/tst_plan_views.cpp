@@ -393,6 +393,66 @@ private slots:
         QTest::qWait(20);
         QVERIFY(canvas->gpuRect(0, canvas->rect()).width() < in);
     }
+
+    // The Timeline's time axis zooms: Ctrl+wheel by 1.25 a step (the time under the mouse stays put), the +
+    // and - keys, and Fit back to the whole step. DeepSeek-V3's 61 layers on one stage: at 1x an
+    // operator is a few pixels wide, at 1.25^4 = 2.44x it is 2.44 times as wide.
+    void timelineZooms() {
+        const Scenario s = scenario("deepseek-v3-h200-16x8.yaml");
+        const CostModel model(s);
+        TimelineView view;
+        view.resize(900, 400);
+        view.setPlan(std::make_shared<const Scenario>(s),
+                     makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        TimelineCanvas* canvas = view.canvas();
+        auto* scroll = view.findChild<QScrollArea*>();
+        const int vw = scroll->viewport()->width();
+        QCOMPARE(canvas->width(), vw);
+        // The longest item: its width grows with the zoom (the first pixel of rounding aside).
+        int longest = 0;
+        for (int i = 0; i < int(canvas->timeline().items.size()); ++i)
+            if (canvas->timeline().items[size_t(i)].durMs > canvas->timeline().items[size_t(longest)].durMs)
+                longest = i;
+        auto width = [&] { return canvas->itemRect(longest, canvas->rect()).width(); };
+        const double w1 = width();
+        const QImage before = view.grab().toImage();
+        // Four wheel steps with Ctrl over the middle of the canvas.
+        const QPoint at(vw / 2, 100);
+        const double tAt = (at.x() - canvas->itemRect(0, canvas->rect()).left()); // px from the step's start
+        for (int k = 0; k < 4; ++k) {
+            QWheelEvent wheel(QPointF(canvas->mapFrom(scroll->viewport(), at)),
+                              QPointF(scroll->viewport()->mapToGlobal(at)), QPoint(), QPoint(0, 120),
+                              Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(canvas, &wheel);
+            QTest::qWait(5);
+        }
+        QVERIFY2(qAbs(width() / w1 - 2.44140625) < 0.05 * 2.44140625,
+                 qPrintable(QStringLiteral("%1 -> %2 px").arg(w1).arg(width())));
+        QVERIFY(canvas->width() > 2 * vw);
+        QVERIFY(qAbs(view.zoom() - 2.44140625) < 1e-6);
+        // The point of the step under the mouse is still under it (within a few pixels).
+        const double tNow =
+            canvas->mapFrom(scroll->viewport(), at).x() - canvas->itemRect(0, canvas->rect()).left();
+        QVERIFY2(qAbs(tNow / tAt - view.zoom()) < 0.05 * view.zoom(),
+                 qPrintable(QStringLiteral("%1 px from the start, was %2").arg(tNow).arg(tAt)));
+        QVERIFY(view.grab().toImage() != before);
+        // Keys: + zooms in, - out.
+        view.setFocus();
+        const double z = view.zoom();
+        QTest::keyClick(&view, Qt::Key_Plus);
+        QVERIFY(qAbs(view.zoom() - z * 1.25) < 1e-9);
+        QTest::keyClick(&view, Qt::Key_Minus);
+        QTest::keyClick(&view, Qt::Key_Minus);
+        QVERIFY(qAbs(view.zoom() - z / 1.25) < 1e-9);
+        // Fit: the whole step in the view again.
+        for (QToolButton* b : view.findChildren<QToolButton*>())
+            if (b->text() == QStringLiteral("Fit")) b->click();
+        QCOMPARE(view.zoom(), 1.0);
+        QTRY_COMPARE(canvas->width(), vw);
+        QCOMPARE(width(), w1);
+    }
 };
 
 QTEST_MAIN(TestPlanViews)
