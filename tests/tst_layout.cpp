@@ -7,6 +7,7 @@
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"
 #include "views/timeline.h"
+#include "windowactions.h"
 
 #include <QAction>
 #include <QDir>
@@ -171,6 +172,26 @@ private slots:
         QVERIFY(w.rect().contains(r));
         QVERIFY2(info->wordWrap() && info->heightForWidth(info->width()) <= info->height(),
                  qPrintable(QStringLiteral("%1 px wide, %2 px high").arg(info->width()).arg(info->height())));
+    }
+
+    // Help > Keyboard Shortcuts (F1) lists every shortcut of the window's actions (Ctrl+2 to Ctrl+6 as the
+    // range "Ctrl+1 ... Ctrl+7").
+    void shortcutListIsComplete() {
+        MainWindow w(testOptions());
+        const QString help = app::WindowActions::shortcutsHelp();
+        int checked = 0;
+        for (QAction* a : w.findChildren<QAction*>()) {
+            for (const QKeySequence& k : a->shortcuts()) {
+                const QString key = k.toString(QKeySequence::PortableText);
+                if (QRegularExpression(QStringLiteral("^Ctrl\\+[2-6]$")).match(key).hasMatch()) continue;
+                ++checked;
+                QVERIFY2(help.contains(QStringLiteral("<b>") + key) ||
+                             help.contains(QStringLiteral(" ") + key),
+                         qPrintable(QStringLiteral("%1 (%2) is not listed").arg(key, a->text())));
+            }
+        }
+        QVERIFY(checked >= 15);
+        QVERIFY(help.contains(QStringLiteral("Ctrl+1 ... Ctrl+7")));
     }
 
     void scenarioPanelWidthSurvivesResize() {
