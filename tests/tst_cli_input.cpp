@@ -409,7 +409,8 @@ private slots:
             QFile f(status);
             if (!f.open(QIODevice::ReadOnly)) return false;
             for (const QByteArray& line : f.readAll().split('\n'))
-                if (line.startsWith("SigCgt:")) return (line.mid(7).trimmed().toULongLong(nullptr, 16) & 2u) != 0;
+                if (line.startsWith("SigCgt:"))
+                    return (line.mid(7).trimmed().toULongLong(nullptr, 16) & 2u) != 0;
             return false;
         };
         QTRY_VERIFY_WITH_TIMEOUT(catchesSigint(), 60000);

@@ -263,7 +263,8 @@ private slots:
                               stepQ < stepA ? "less" : "more");
                 QVERIFY2(has(t, ms), (std::string(ms) + " | " + t).c_str());
                 for (const CommMove& m : w.commsMoved) {
-                    // Each named collective's time, per step of the slowest stage, in A and in B at A's batch.
+                    // Each named collective's time, per step of the slowest stage, in A and in B at A's
+                    // batch.
                     auto total = [&m](const Breakdown& br) {
                         double sum = 0;
                         for (const CommCost& cc : br.comms)
@@ -272,7 +273,8 @@ private slots:
                                 sum += cc.timeMs * layerOccurrences(br, cc.layer);
                         return sum;
                     };
-                    QVERIFY2(std::abs(total(ea.decode) - m.aMs) < 1e-9 && std::abs(total(eq.decode) - m.bMs) < 1e-9,
+                    QVERIFY2(std::abs(total(ea.decode) - m.aMs) < 1e-9 &&
+                                 std::abs(total(eq.decode) - m.bMs) < 1e-9,
                              m.name.c_str());
                 }
             }

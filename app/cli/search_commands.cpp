@@ -347,8 +347,8 @@ int cmdCompare(const std::vector<std::string>& argv) {
         for (const Diff& x : diffs)
             std::printf("%-22s %14s %14s\n", x.field.c_str(), x.a.c_str(), x.b.c_str());
     }
-    std::printf("\nbatch limit A: %s%s%s\n", why.bindingA.name.c_str(), why.bindingA.detail.empty() ? "" : ": ",
-                why.bindingA.detail.c_str());
+    std::printf("\nbatch limit A: %s%s%s\n", why.bindingA.name.c_str(),
+                why.bindingA.detail.empty() ? "" : ": ", why.bindingA.detail.c_str());
     std::printf("batch limit B: %s%s%s\n", why.bindingB.name.c_str(), why.bindingB.detail.empty() ? "" : ": ",
                 why.bindingB.detail.c_str());
     if (why.equalBatch > 0) {

@@ -256,7 +256,8 @@ Binding bindingLimit(const CostModel& model, const Plan& p, const Metrics& m) {
     const double q = m.spec.on() ? double(m.spec.draftTokens + 1) : 1.0, E = m.tokensPerStep;
     double lim = budget / q;
     if (w.phase == Phase::Prefill) lim = budget / I;
-    if (w.phase == Phase::Serving) lim = q == 1.0 && E == 1.0 ? budget * O / (I + O) : budget / (q + E * I / O);
+    if (w.phase == Phase::Serving)
+        lim = q == 1.0 && E == 1.0 ? budget * O / (I + O) : budget / (q + E * I / O);
     if (budget > 0 && m.batch >= std::max<int64_t>(1, int64_t(std::floor(lim + 1e-9)))) {
         b.kind = BatchLimit::TokenBudget;
         b.name = "the token budget of " + std::to_string(m.prefillBudget) + " tokens a step";
@@ -317,7 +318,8 @@ std::vector<PlanDiff> planDifferences(const Model& m, const Plan& a, const Plan&
     if (a.prefillBudget != b.prefillBudget)
         out.push_back({"prefill budget", a.prefillBudget ? std::to_string(a.prefillBudget) : "default",
                        b.prefillBudget ? std::to_string(b.prefillBudget) : "default", true});
-    if (!(a.spec == b.spec)) out.push_back({"speculative decoding", specWords(a.spec), specWords(b.spec), true});
+    if (!(a.spec == b.spec))
+        out.push_back({"speculative decoding", specWords(a.spec), specWords(b.spec), true});
     for (int o = 0; o < kOpCount; ++o)
         if (opRelevant(m, Op(o)) && a.choices[size_t(o)] != b.choices[size_t(o)])
             out.push_back({opField(Op(o)), std::string(choiceNames(Op(o))[size_t(a.choices[size_t(o)])]),
@@ -470,7 +472,8 @@ Why explainWhy(const CostModel& model, const Plan& pa, const Plan& pb, std::stri
     // Only where the plans hold the same sequences at the same batch (as many replicas and stages); else
     // "the same batch" is not the same load.
     bool equal = false;
-    if (ea.metrics.batch != eb.metrics.batch && pa.degrees.dp == pb.degrees.dp && pa.degrees.pp == pb.degrees.pp) {
+    if (ea.metrics.batch != eb.metrics.batch && pa.degrees.dp == pb.degrees.dp &&
+        pa.degrees.pp == pb.degrees.pp) {
         Plan q = pb;
         q.batch = ea.metrics.batch;
         if (!model.checkPlan(q)) {
@@ -488,7 +491,8 @@ Why explainWhy(const CostModel& model, const Plan& pa, const Plan& pb, std::stri
             // The collectives: A's against B's at A's batch, the largest changes first.
             std::vector<CommMove> all = commTimes(ba);
             for (const CommMove& m : commTimes(bq)) {
-                auto it = std::find_if(all.begin(), all.end(), [&](const CommMove& x) { return x.name == m.name; });
+                auto it =
+                    std::find_if(all.begin(), all.end(), [&](const CommMove& x) { return x.name == m.name; });
                 if (it == all.end())
                     all.push_back({m.name, m.link, 0, m.aMs});
                 else
@@ -499,7 +503,8 @@ Why explainWhy(const CostModel& model, const Plan& pa, const Plan& pb, std::stri
             });
             const double stepA = pa2.total(), stepQ = pq.total();
             for (const CommMove& m : all)
-                if (w.commsMoved.size() < 3 && std::abs(m.bMs - m.aMs) > 0.01 * stepA) w.commsMoved.push_back(m);
+                if (w.commsMoved.size() < 3 && std::abs(m.bMs - m.aMs) > 0.01 * stepA)
+                    w.commsMoved.push_back(m);
             const std::string parts = partsMoved(w.stepAtEqualBatch, stepA);
             if (!parts.empty() && std::abs(stepQ - stepA) > 0.005 * stepA) {
                 equal = true;
@@ -515,10 +520,11 @@ Why explainWhy(const CostModel& model, const Plan& pa, const Plan& pb, std::stri
                     }
                 }
                 text += ".";
-                if (stepQ < stepA && eb.metrics.batch > ea.metrics.batch && w.bindingB.kind != BatchLimit::None)
+                if (stepQ < stepA && eb.metrics.batch > ea.metrics.batch &&
+                    w.bindingB.kind != BatchLimit::None)
                     text += " So under " + w.bindingB.name + " its step holds a batch of " +
-                            std::to_string(eb.metrics.batch) + " against " + std::to_string(ea.metrics.batch) +
-                            ".";
+                            std::to_string(eb.metrics.batch) + " against " +
+                            std::to_string(ea.metrics.batch) + ".";
             }
         }
     }
@@ -536,8 +542,8 @@ Why explainWhy(const CostModel& model, const Plan& pa, const Plan& pb, std::stri
         ++named;
     }
     if (named > 0 && w.throughputRatio > 1)
-        text += " Taken back to " + nameA + "'s one at a time, " + nameB + "'s settings that cost most: " +
-                decide + ".";
+        text += " Taken back to " + nameA + "'s one at a time, " + nameB +
+                "'s settings that cost most: " + decide + ".";
     w.sentence = text;
     return w;
 }
