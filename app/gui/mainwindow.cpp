@@ -107,7 +107,7 @@ void MainWindow::setScenario(const Scenario& s, const QString& path) {
 bool MainWindow::openScenario(const QString& path) {
     auto s = loadScenario(path.toStdString());
     if (!s) {
-        showError(qs(s.error().str()));
+        showError(views::MessageBanner::fromBytes(s.error().str()), Cause::OpenFile);
         return false;
     }
     if (!confirmDiscard(tr("open another scenario"))) return false;
@@ -174,9 +174,11 @@ void MainWindow::clearResults() {
 // Messages and title
 
 void MainWindow::showError(const QString& message, Cause cause) {
-    m_banner->showMessage(views::MessageBanner::Kind::Error, message.toHtmlEscaped());
+    // Errors quote files: a control character or a byte that is not text shows as an escape, not a glyph.
+    const QString text = views::MessageBanner::plainText(message);
+    m_banner->showMessage(views::MessageBanner::Kind::Error, text.toHtmlEscaped());
     m_errorCause = cause;
-    statusBar()->showMessage(message, 15000);
+    statusBar()->showMessage(text, 15000);
 }
 
 void MainWindow::clearFixedErrors() {
@@ -192,6 +194,7 @@ void MainWindow::clearFixedErrors() {
     case Cause::PartFile:
         fixed = true; // a part was loaded or edited since
         break;
+    case Cause::OpenFile: // goes when another file opens (clearOpenError)
     case Cause::None:
     case Cause::Other:
         break;
@@ -200,6 +203,12 @@ void MainWindow::clearFixedErrors() {
     m_banner->hide();
     m_errorCause = Cause::None;
     statusBar()->clearMessage();
+}
+
+void MainWindow::clearOpenError() {
+    if (m_errorCause != Cause::OpenFile && m_errorCause != Cause::PartFile) return;
+    m_banner->hide();
+    m_errorCause = Cause::None;
 }
 
 void MainWindow::showInfo(const QString& message) {

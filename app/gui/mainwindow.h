@@ -160,11 +160,13 @@ private:
     friend class WindowActions;
     friend class SessionFiles;
     /// What an error in the banner is about, so that it goes away when its cause is fixed.
-    enum class Cause { None, InvalidScenario, EmptySpace, PartFile, Other };
+    enum class Cause { None, InvalidScenario, EmptySpace, PartFile, OpenFile, Other };
 
     void buildUi();
     void buildParetoTab();
     void buildParetoOverlay();
+    /// Marks the Pareto tab's sweep stale when the scenario being edited is not the one swept.
+    void refreshParetoStale();
     void buildCalibrationDock();
     /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.
     void useFittedEfficiency(const Efficiency& fitted);
@@ -176,6 +178,8 @@ private:
     void startAfresh(const Scenario& s);
     void showError(const QString& message, Cause cause = Cause::Other);
     void clearFixedErrors();
+    /// A file opened: an error left by opening (or loading a part of) a previous one goes.
+    void clearOpenError();
     int ask(const QString& title, const QString& text, int buttons, int defaultButton);
     void fitScenarioPanel();
     void showInfo(const QString& message);
