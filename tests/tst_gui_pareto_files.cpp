@@ -174,6 +174,88 @@ private slots:
         QVERIFY(!w.messageBanner()->isVisible());
     }
 
+    // Issue 38, defect 8: a stopped run reads "stopped", its bar as far as it got.
+    void stoppedRunReadsStopped() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        w.runPanel()->setSelectedSearchers({QStringLiteral("random")});
+        w.runPanel()->setBudget(50'000'000);
+        QSignalSpy done(&w, &MainWindow::searchFinished);
+        w.startSearch();
+        QTRY_VERIFY_WITH_TIMEOUT(w.runs().contains("random") && w.runs().at("random").evaluations > 0, 30000);
+        w.stopSearch();
+        QVERIFY(done.wait(30000) || done.count() > 0);
+        const QProgressBar* bar = w.runPanel()->progressBar();
+        QVERIFY2(bar->format().startsWith("stopped"), qPrintable(bar->format()));
+        QVERIFY(bar->value() > 0);
+        QVERIFY(bar->value() < bar->maximum());
+        QCOMPARE(bar->maximum(), 50'000'000);
+        QVERIFY(w.runPanel()->rateText().startsWith("Stopped."));
+
+        // A run that ends by itself reads "done", its bar full.
+        QVERIFY(shortSearch(w, 100));
+        QCOMPARE(w.runPanel()->progressBar()->format(), "done");
+        QCOMPARE(w.runPanel()->progressBar()->value(), w.runPanel()->progressBar()->maximum());
+    }
+
+    // Issue 38, defect 12: the "Search running" dialog on Open offers Save: the search stops, the session
+    // (with its results) is saved, and the other scenario opens. The dialog itself is answered, as a user
+    // would.
+    void searchRunningOffersSave() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("running.spsession");
+        MainWindow::Options o = testOptions();
+        o.confirmClose = true;
+        o.fileAnswer = [&path](const QString&, const QString&, const QString&) { return path; };
+        MainWindow w(o);
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        w.runPanel()->setSelectedSearchers({QStringLiteral("random")});
+        w.runPanel()->setBudget(50'000'000);
+        w.startSearch();
+        QTRY_VERIFY_WITH_TIMEOUT(w.runs().contains("random") && w.runs().at("random").evaluations > 0, 30000);
+        QStringList asked;
+        QTimer answer;
+        connect(&answer, &QTimer::timeout, this, [&] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box) return;
+            asked << box->windowTitle() + ": " + box->text();
+            QAbstractButton* save = box->button(QMessageBox::Save);
+            QVERIFY(box->button(QMessageBox::Discard) && box->button(QMessageBox::Cancel));
+            if (save)
+                save->click();
+            else
+                box->button(QMessageBox::Cancel)->click();
+        });
+        answer.start(20);
+        const bool opened = w.openScenario(kSamples + "/scenarios/gpt-oss-120b-h100-1x8.yaml");
+        answer.stop();
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked[0].startsWith("Search running: ") && asked[0].contains("save the session"),
+                 qPrintable(asked[0]));
+        QVERIFY(opened);
+        QVERIFY(!w.isSearching());
+        QVERIFY(QFileInfo::exists(path));
+        const QJsonObject saved = QJsonDocument::fromJson(readAll(path).toUtf8()).object();
+        const QJsonArray runs = saved["results"].toObject()["runs"].toArray();
+        QCOMPARE(runs.size(), 1);
+        QVERIFY(runs[0].toObject()["stopped"].toBool());
+        QVERIFY(runs[0].toObject()["evaluations"].toInteger() > 0);
+        QVERIFY(!runs[0].toObject()["elite"].toArray().isEmpty());
+        QVERIFY(QString::fromStdString(w.scenarioEditor()->scenario().model.name).contains("gpt-oss"));
+    }
+
+    // Issue 38, defect 12: the run panel says that rl is Learn to Shard, the paper's method.
+    void rlIsLearnToShard() {
+        MainWindow w(testOptions());
+        QVERIFY(w.runPanel()->searchers().contains("rl"));
+        QCOMPARE(w.runPanel()->searcherLabel("rl"), QStringLiteral("rl \u2014 Learn to Shard"));
+        QVERIFY(w.runPanel()->searcherToolTip("rl").contains("paper"));
+        QCOMPARE(w.runPanel()->searcherLabel("sa"), "sa");
+        w.runPanel()->setSelectedSearchers({QStringLiteral("rl"), QStringLiteral("sa")});
+        QCOMPARE(w.runPanel()->selectedSearchers(), QStringList({"sa", "rl"}));
+    }
 };
 
 QTEST_MAIN(TestGuiParetoFiles)

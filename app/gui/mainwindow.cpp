@@ -288,9 +288,17 @@ int MainWindow::ask(const QString& title, const QString& text, int buttons, int 
 bool MainWindow::confirmDiscard(const QString& what) {
     if (isSearching() && (m_options.confirmClose || m_options.ask)) {
         // The running search's results would be lost: ask, whether or not earlier ones were saved.
-        const int answer = ask(tr("Search running"),
-                               tr("A search is running. Stop it and discard its results to %1?").arg(what),
-                               QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+        const int answer =
+            ask(tr("Search running"),
+                tr("A search is running. Stop it and save the session, or discard its "
+                   "results, to %1?")
+                    .arg(what),
+                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+        if (answer == QMessageBox::Save) {
+            stopSearchAndWait();
+            saveSessionDialog(false);
+            return !m_unsaved;
+        }
         if (answer != QMessageBox::Discard) return false;
         m_controller->cancel();
         return true;

@@ -187,6 +187,8 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     bool confirmDiscard(const QString& what);
+    /// Stops the search and returns once its batch has ended (its results kept, as Stop keeps them).
+    void stopSearchAndWait();
 
     void onProgress(quint64 batch, SearchUpdatePtr u);
     void onRunFinished(quint64 batch, const QString& searcher, SearchResultPtr r);
