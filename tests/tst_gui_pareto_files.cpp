@@ -174,6 +174,166 @@ private slots:
         QVERIFY(!w.messageBanner()->isVisible());
     }
 
+    // Issue 38, defect 4: the sweep shown is marked stale once the scenario is no longer the one swept (a
+    // model part opened), not once it is again (undo); Rerun sweeps the scenario as it is.
+    void sweepMarkedStale() {
+        MainWindow w(testOptions());
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        auto* v = w.paretoView();
+        w.tabs()->setCurrentWidget(v);
+        sweepSize(v, 2, 60);
+        QVERIFY(sweep(v));
+        QVERIFY(!v->isStale());
+        const QString swept = v->scenarioName();
+        QCOMPARE(swept, w.scenarioTitle());
+
+        QVERIFY(w.openFile(kHfGptOss)); // the model replaced: the sweep is of the 8B
+        QVERIFY(v->isStale());
+        QVERIFY(v->staleBanner()->isVisibleTo(v));
+        QCOMPARE(v->staleBanner()->kind(), views::MessageBanner::Kind::Warning);
+        QVERIFY2(v->staleBanner()->text().contains("stale") && v->staleBanner()->text().contains(swept),
+                 qPrintable(v->staleBanner()->text()));
+        QVERIFY(v->result()); // still shown
+        if (const QByteArray shots = qgetenv("SHARDPLAN_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(w.grab().save(QString::fromLocal8Bit(shots) + "/pareto-stale.png"));
+
+        w.scenarioUndo()->stack()->undo(); // the 8B again
+        QVERIFY(!v->isStale());
+        w.scenarioUndo()->stack()->redo();
+        QVERIFY(v->isStale());
+
+        QToolButton* rerun = nullptr;
+        for (auto* b : v->staleBanner()->findChildren<QToolButton*>())
+            if (b->text() == QLatin1String("Rerun")) rerun = b;
+        QVERIFY(rerun);
+        rerun->click();
+        QVERIFY(!v->isStale());
+        QPushButton* sweepButton = button(v, QStringLiteral("Sweep"));
+        QTRY_VERIFY_WITH_TIMEOUT(sweepButton->isEnabled() && v->result(), 60000);
+        QCOMPARE(v->scenarioName(), w.scenarioTitle()); // the gpt-oss scenario's
+        QVERIFY(v->scenarioName() != swept);
+        QVERIFY(!v->isStale());
+    }
+
+    // Issue 38, defect 11: the tooltip at a point is that point's (TPOT, TTFT, batch, degrees), whichever
+    // series it belongs to; where a searched point lies on a Megatron point, the searched one (drawn on top)
+    // answers; away from the points, the chart's help text.
+    void pointToolTips() {
+        views::ParetoView v;
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        ParetoResult r;
+        r.frontier = {point(2000, 50, "attention-DP + EP", 96, {1, 8, 1, 8, 1, 1}, 0),
+                      point(400, 12.5, "TP + EP", 4, {1, 1, 8, 8, 1, 1}, 12.5)};
+        r.megatron = {point(2000, 50, "TP + EP", 64, {1, 1, 8, 8, 1, 1}, 0), // under the searched one
+                      point(100, 20, "TP + EP", 8, {1, 1, 8, 8, 1, 1}, 20)};
+        v.setResult(r);
+        DisaggFrontierPoint d;
+        d.targetTpotMs = 25;
+        d.throughputPerGpu = 800;
+        d.userTokensPerS = 40;
+        d.split.plan.prefill.nodes = 1;
+        d.split.plan.decode.nodes = 3;
+        d.split.metrics.tpotMs = 25;
+        d.split.metrics.ttftMs = 900;
+        d.split.metrics.bound = "decode";
+        v.setDisaggregated({d});
+        QCoreApplication::processEvents();
+
+        const QString searched = toolTipAt(&v, drawnAt(&v, 80, 400));
+        QVERIFY2(searched.startsWith("TP + EP\n") && searched.contains("TPOT 12.5 ms") &&
+                     searched.contains("batch 4") && searched.contains("tp8") && searched.contains("ep8"),
+                 qPrintable(searched));
+        // Two pixels off the centre is still the point.
+        const QString near = toolTipAt(&v, drawnAt(&v, 80, 400) + QPoint(2, -2));
+        QCOMPARE(near, searched);
+        const QString top = toolTipAt(&v, drawnAt(&v, 20, 2000));
+        QVERIFY2(top.startsWith("attention-DP + EP\n") && top.contains("batch 96") && top.contains("dp8"),
+                 qPrintable(top));
+        const QString megatron = toolTipAt(&v, drawnAt(&v, 50, 100));
+        QVERIFY2(megatron.startsWith("Megatron recipe") && megatron.contains("TPOT 20.0 ms") &&
+                     megatron.contains("batch 8"),
+                 qPrintable(megatron));
+        const QString dis = toolTipAt(&v, drawnAt(&v, 40, 800));
+        QVERIFY2(dis.startsWith("disaggregated: 1 prefill + 3 decode nodes (decode-bound)"), qPrintable(dis));
+        // 800 per GPU against the best frontier plan with TPOT <= 25 ms: 400 at 12.5 ms, so 2.00x.
+        QVERIFY2(dis.contains("2.00x the aggregated frontier"), qPrintable(dis));
+        const QString empty = toolTipAt(&v, drawnAt(&v, 8, 8000));
+        QCOMPARE(empty, v.plotWidget()->toolTip());
+        QVERIFY(v.pointToolTip(drawnAt(&v, 8, 8000)).isEmpty());
+    }
+
+    // Issue 38, defect 5: Export writes every series drawn (the disaggregated and the overlay too), the loose
+    // end's target empty; the PNG and SVG carry the swept scenario's name as their title.
+    void exportsHoldEverySeries() {
+        MainWindow::Options o = testOptions();
+        QString answer;
+        o.fileAnswer = [&answer](const QString&, const QString&, const QString&) { return answer; };
+        MainWindow w(o);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        auto* v = w.paretoView();
+        w.tabs()->setCurrentWidget(v);
+        ParetoResult r;
+        r.frontier = {point(2000, 50, "TP", 96, {1, 4, 2, 1, 1, 1}, 0),
+                      point(400, 12.5, "TP", 4, {1, 1, 8, 1, 1, 1}, 12.5)};
+        r.megatron = {point(1500, 40, "TP", 64, {1, 1, 8, 1, 1, 1}, 0)};
+        v->setScenarioName("Llama, 8B on 1x8 H100");
+        v->setResult(r);
+        DisaggFrontierPoint d;
+        d.targetTpotMs = 25;
+        d.throughputPerGpu = 800;
+        d.userTokensPerS = 40;
+        d.split.plan.prefill.nodes = 1;
+        d.split.plan.decode.nodes = 1;
+        d.split.metrics.tpotMs = 25;
+        d.split.metrics.bound = "prefill";
+        v->setDisaggregated({d});
+        ParetoResult ov;
+        ov.frontier = {point(900, 30, "TP", 16, {1, 2, 4, 1, 1, 1}, 0)};
+        v->setOverlay("H200", ov);
+
+        QTemporaryDir dir;
+        QPushButton* exportButton = button(v, QStringLiteral("Export..."));
+        QVERIFY(exportButton && exportButton->isEnabled());
+        answer = dir.filePath("front.csv");
+        exportButton->click();
+        const QStringList lines = readAll(answer).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + 2 + 1 + 1 + 1);
+        QCOMPARE(lines[1].section(',', 0, 0), "searched");
+        QCOMPARE(lines[1].section(',', 5, 5), ""); // the loose end: no TPOT limit
+        QCOMPARE(lines[2].section(',', 5, 5), "12.5");
+        QCOMPARE(lines[3].section(',', 0, 0), "megatron");
+        QVERIFY2(lines[4].startsWith("disaggregated,40,800,25,"), qPrintable(lines[4]));
+        QVERIFY2(lines[4].contains(",1,1,prefill,\"Llama, 8B on 1x8 H100\""), qPrintable(lines[4]));
+        QVERIFY2(lines[5].startsWith("overlay,") && lines[5].endsWith(",H200"), qPrintable(lines[5]));
+
+        answer = dir.filePath("front.svg");
+        exportButton->click();
+        QVERIFY2(readAll(answer).contains("Pareto front: Llama, 8B on 1x8 H100"), "the title in the SVG");
+        // The PNG: the title's dark text in the band above the plot, which is blank without it.
+        const auto darkInTitleBand = [&](const QString& path) {
+            QImage img(path);
+            int dark = 0;
+            for (int y = 0; y < 28; ++y)
+                for (int x = img.width() / 4; x < img.width() * 3 / 4; ++x)
+                    dark += qGray(img.pixel(x, y)) < 100;
+            return dark;
+        };
+        answer = dir.filePath("front.png");
+        exportButton->click();
+        QVERIFY(darkInTitleBand(answer) > 50);
+        v->setScenarioName(QString());
+        QCoreApplication::processEvents(); // the chart lays its title out again
+        answer = dir.filePath("untitled.png");
+        exportButton->click();
+        QCOMPARE(darkInTitleBand(answer), 0);
+    }
+
     // Issue 38, defect 8: a stopped run reads "stopped", its bar as far as it got.
     void stoppedRunReadsStopped() {
         MainWindow w(testOptions());

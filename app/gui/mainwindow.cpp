@@ -120,6 +120,7 @@ bool MainWindow::openScenario(const QString& path) {
 void MainWindow::scenarioEdited() {
     // A field that does not validate keeps its last valid value: the other edits still apply.
     clearFixedErrors();
+    refreshParetoStale();
     const Scenario& s = m_editor->scenario();
     if (m_ctx && s == m_ctx->scenario()) {
         m_staleBanner->hide();

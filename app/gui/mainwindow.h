@@ -241,6 +241,7 @@ private:
     ParetoRunner* m_paretoRunner = nullptr;
     ParetoRunner* m_overlayRunner = nullptr;          ///< sweeps the scenario overlaid on the Pareto tab
     std::shared_ptr<const Scenario> m_paretoScenario; ///< of the sweep shown in the Pareto tab
+    std::shared_ptr<const Scenario> m_overlayScenario; ///< of the overlay shown in the Pareto tab
     views::CalibrationView* m_calibration = nullptr;
     QDockWidget* m_calibrationDock = nullptr;
     views::MessageBanner* m_banner = nullptr;
