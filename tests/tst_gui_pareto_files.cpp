@@ -334,6 +334,110 @@ private slots:
         QCOMPARE(darkInTitleBand(answer), 0);
     }
 
+    // Sessions keep the sweep: every series' points (re-evaluated to the same numbers), the scenario swept,
+    // the overlay; a restored point still shows its plan; a sweep of another scenario restores stale.
+    void sessionKeepsSweep() {
+        QTemporaryDir dir;
+        const QString scenario = twoNodeScenario(dir);
+        MainWindow::Options o = testOptions();
+        QString answer;
+        o.fileAnswer = [&answer](const QString&, const QString&, const QString&) { return answer; };
+        o.threadsPerRun = 1;
+        MainWindow w(o);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(w.openScenario(scenario));
+        auto* v = w.paretoView();
+        w.tabs()->setCurrentWidget(v);
+        sweepSize(v, 3, 80);
+        v->setDisaggregatedChecked(true);
+        QVERIFY(sweep(v));
+        QVERIFY(v->result()->frontier.size() >= 2);
+        QVERIFY(!v->disaggregatedPoints().empty());
+        answer = kDefault; // the overlay: the same model on one node
+        button(v, QStringLiteral("Overlay scenario..."))->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!v->overlayName().isEmpty(), 60000);
+        QVERIFY(!v->overlayPoints().empty());
+        const QString path = dir.filePath("s.spsession");
+        QVERIFY(w.saveSession(path));
+
+        MainWindow w2(o);
+        w2.show();
+        QVERIFY(w2.openScenario(kDefault));
+        QVERIFY(w2.openSession(path));
+        auto* v2 = w2.paretoView();
+        QVERIFY(v2->result());
+        samePoints(v2->result()->frontier, v->result()->frontier);
+        samePoints(v2->result()->megatron, v->result()->megatron);
+        QCOMPARE(v2->result()->targetsMs, v->result()->targetsMs);
+        QCOMPARE(v2->result()->evaluations, v->result()->evaluations);
+        QCOMPARE(v2->disaggregatedPoints().size(), v->disaggregatedPoints().size());
+        for (size_t i = 0; i < v->disaggregatedPoints().size(); ++i) {
+            const auto &a = v2->disaggregatedPoints()[i], &b = v->disaggregatedPoints()[i];
+            QCOMPARE(a.throughputPerGpu, b.throughputPerGpu);
+            QCOMPARE(a.userTokensPerS, b.userTokensPerS);
+            QCOMPARE(a.targetTpotMs, b.targetTpotMs);
+            QVERIFY(a.split.plan == b.split.plan);
+        }
+        QVERIFY(v2->disaggregated());
+        QCOMPARE(v2->overlayName(), v->overlayName());
+        samePoints(v2->overlayPoints(), v->overlayPoints());
+        QCOMPARE(v2->scenarioName(), v->scenarioName());
+        QVERIFY(!v2->isStale());
+        QCOMPARE(QString::fromStdString(v2->csv(nullptr)), QString::fromStdString(v->csv(nullptr)));
+        emit v2->planClicked(v2->result()->frontier.front());
+        QVERIFY(w2.currentPlan());
+        QCOMPARE(w2.currentPlan()->plan, v->result()->frontier.front().plan);
+
+        // Saved after an edit: the sweep is of the scenario before it, and reads stale when restored.
+        QVERIFY(w.openFile(kHfGptOss));
+        QVERIFY(v->isStale());
+        const QString edited = dir.filePath("edited.spsession");
+        QVERIFY(w.saveSession(edited));
+        MainWindow w3(o);
+        QVERIFY(w3.openSession(edited));
+        QVERIFY(w3.paretoView()->result());
+        QVERIFY(w3.paretoView()->isStale());
+
+        // A plan of the sweep that does not fit its scenario (pp 3: 3x the GPUs it had, of 16) is left out
+        // and said so; a malformed one is an error naming it, the window as it was.
+        QJsonObject root = QJsonDocument::fromJson(readAll(path).toUtf8()).object();
+        QJsonObject pareto = root["pareto"].toObject();
+        QJsonArray frontier = pareto["frontier"].toArray();
+        QJsonObject p0 = frontier[0].toObject(), plan = p0["plan"].toObject(),
+                    deg = plan["degrees"].toObject();
+        deg["pp"] = 3;
+        plan["degrees"] = deg;
+        p0["plan"] = plan;
+        frontier[0] = p0;
+        pareto["frontier"] = frontier;
+        root["pareto"] = pareto;
+        const QString tampered = dir.filePath("tampered.spsession");
+        QFile t(tampered);
+        QVERIFY(t.open(QIODevice::WriteOnly));
+        t.write(QJsonDocument(root).toJson());
+        t.close();
+        MainWindow w4(o);
+        QVERIFY2(w4.openSession(tampered), qPrintable(w4.messageBanner()->text()));
+        QCOMPARE(w4.paretoView()->result()->frontier.size(), v->result()->frontier.size() - 1);
+        QVERIFY2(w4.messageBanner()->text().contains("Pareto frontier"),
+                 qPrintable(w4.messageBanner()->text()));
+
+        deg["tp"] = "eight";
+        plan["degrees"] = deg;
+        p0["plan"] = plan;
+        frontier[0] = p0;
+        pareto["frontier"] = frontier;
+        root["pareto"] = pareto;
+        QVERIFY(t.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        t.write(QJsonDocument(root).toJson());
+        t.close();
+        QVERIFY(!w4.openSession(tampered));
+        QVERIFY2(w4.messageBanner()->text().contains("pareto.frontier[0].plan"),
+                 qPrintable(w4.messageBanner()->text()));
+        QCOMPARE(w4.paretoView()->result()->frontier.size(), v->result()->frontier.size() - 1);
+    }
+
     // Issue 38, defect 8: a stopped run reads "stopped", its bar as far as it got.
     void stoppedRunReadsStopped() {
         MainWindow w(testOptions());
