@@ -22,6 +22,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMessageBox>
+#include <QPainter>
+#include <QPixmap>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -519,6 +521,52 @@ private slots:
         QCOMPARE(w.runPanel()->searcherLabel("sa"), "sa");
         w.runPanel()->setSelectedSearchers({QStringLiteral("rl"), QStringLiteral("sa")});
         QCOMPARE(w.runPanel()->selectedSearchers(), QStringList({"sa", "rl"}));
+    }
+
+    // The README's pictures of the Pareto tab, when SHARDPLAN_README_PICTURES names a folder: each sample
+    // swept with the tab's defaults (16 points, 2,000 evaluations a search), the tab as the window shows it
+    // at 1600 x 1000; the disaggregated one with the tooltip of a split drawn over it.
+    void readmePictures() {
+        const QString out = QString::fromLocal8Bit(qgetenv("SHARDPLAN_README_PICTURES"));
+        if (out.isEmpty()) QSKIP("SHARDPLAN_README_PICTURES is not set");
+        const struct {
+            const char* scenario;
+            const char* picture;
+            bool disaggregated;
+        } shots[] = {{"deepseek-v3-h100-32x8.yaml", "pareto.png", false},
+                     {"deepseek-v3-h200-16x8.yaml", "pareto-deepseek-v3-h200.png", false},
+                     {"llama-3.1-70b-h100-1x8-chat.yaml", "pareto-llama-70b-h100.png", false},
+                     {"llama-3.1-70b-h200-1x8-chat.yaml", "pareto-llama-70b-h200.png", false},
+                     {"deepseek-v3-h100-32x8-long-prompts.yaml", "pareto-disaggregated.png", true}};
+        for (const auto& shot : shots) {
+            MainWindow w(testOptions());
+            w.resize(1600, 1000);
+            w.show();
+            QVERIFY(w.openScenario(kSamples + "/scenarios/" + shot.scenario));
+            auto* v = w.paretoView();
+            w.tabs()->setCurrentWidget(v);
+            v->setDisaggregatedChecked(shot.disaggregated);
+            QVERIFY(sweep(v));
+            if (shot.disaggregated) QTRY_VERIFY_WITH_TIMEOUT(!v->disaggregatedPoints().empty(), 120000);
+            QTest::qWait(100);
+            QPixmap picture = w.tabs()->grab();
+            if (shot.disaggregated) {
+                // The tooltip of a split a third of the way along, painted where it shows (kept inside).
+                const auto& d = v->disaggregatedPoints()[v->disaggregatedPoints().size() / 3];
+                QWidget* vp = qobject_cast<QChartView*>(v->plotWidget())->viewport();
+                const QPoint at = drawnAt(v, d.userTokensPerS, d.throughputPerGpu);
+                QVERIFY(!toolTipAt(v, at).isEmpty());
+                for (QWidget* tip : QApplication::topLevelWidgets())
+                    if (tip->inherits("QTipLabel") && tip->isVisible()) {
+                        QPainter painter(&picture);
+                        const QPixmap text = tip->grab();
+                        QPoint pos = w.tabs()->mapFromGlobal(vp->mapToGlobal(at)) + QPoint(4, 16);
+                        pos.setX(std::min(pos.x(), picture.width() - text.width() - 4));
+                        painter.drawPixmap(pos, text);
+                    }
+            }
+            QVERIFY(picture.save(out + "/" + shot.picture));
+        }
     }
 };
 
