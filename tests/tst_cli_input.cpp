@@ -402,7 +402,19 @@ private slots:
                 {"calibrate", "--json", "--fit", d + "measurements.yaml," + d + "trtllm-perf-overview.yaml",
                  "--cluster", d + "clusters/h800-1x8.yaml"});
         QVERIFY(p.waitForStarted());
-        QTest::qWait(700);
+        // Signal only once the fit catches SIGINT (bit 1 of SigCgt in /proc/PID/status): on a loaded
+        // machine reading the files can take longer than any fixed wait, and SIGINT before it kills.
+        const QString status = QStringLiteral("/proc/%1/status").arg(p.processId());
+        const auto catchesSigint = [&status] {
+            QFile f(status);
+            if (!f.open(QIODevice::ReadOnly)) return false;
+            for (const QByteArray& line : f.readAll().split('\n'))
+                if (line.startsWith("SigCgt:"))
+                    return (line.mid(7).trimmed().toULongLong(nullptr, 16) & 2u) != 0;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(catchesSigint(), 60000);
+        QTest::qWait(300);
         ::kill(pid_t(p.processId()), SIGINT);
         QVERIFY(p.waitForFinished(10000));
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
