@@ -88,6 +88,16 @@ private slots:
         const int rowH = t->verticalHeader()->defaultSectionSize();
         QVERIFY2(t->viewport()->height() >= 10 * rowH,
                  qPrintable(QStringLiteral("%1 px for rows of %2").arg(t->viewport()->height()).arg(rowH)));
+        // The Sharding column (what tells alike rows apart) follows the degrees, inside the view.
+        const QHeaderView* h = t->horizontalHeader();
+        QCOMPARE(h->visualIndex(views::EliteModel::Sharding), h->visualIndex(views::EliteModel::Degrees) + 1);
+        const int right = h->sectionViewportPosition(views::EliteModel::Sharding) +
+                          h->sectionSize(views::EliteModel::Sharding);
+        QVERIFY2(h->sectionSize(views::EliteModel::Sharding) >= 150 && right <= t->viewport()->width(),
+                 qPrintable(QStringLiteral("%1 px wide, ends at %2 of %3")
+                                .arg(h->sectionSize(views::EliteModel::Sharding))
+                                .arg(right)
+                                .arg(t->viewport()->width())));
         // The toolbar's Export Plan button has its own icon, not Save's.
         QAction* exp = w.action(QStringLiteral("exportPlan"));
         QCOMPARE(exp->iconText(), QStringLiteral("Export Plan"));

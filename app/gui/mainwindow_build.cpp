@@ -120,6 +120,12 @@ void MainWindow::buildUi() {
                                   10 * m_eliteView->verticalHeader()->defaultSectionSize() + 6 +
                                   m_eliteView->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
     m_eliteView->horizontalHeader()->setStretchLastSection(true);
+    // The operator choices beside the degrees: rows alike in every figure differ there, and at the end of a
+    // wide table the column was cut off.
+    {
+        QHeaderView* h = m_eliteView->horizontalHeader();
+        h->moveSection(h->visualIndex(views::EliteModel::Sharding), h->visualIndex(views::EliteModel::Mesh));
+    }
     m_eliteView->horizontalHeader()->setHighlightSections(false);
     m_eliteView->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_eliteView->setToolTip(tr("The best distinct plans found; select one to show it in every view"));
