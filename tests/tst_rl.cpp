@@ -6,7 +6,7 @@
 #include "core/rl/rlsearcher.h"
 #include "core/search/moves.h"
 #include "core/search/rng.h"
-#include "core/search/searcher.h"
+#include "core/searchers/registry.h"
 
 #include <algorithm>
 #include <mutex>
