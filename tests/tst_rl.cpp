@@ -663,6 +663,51 @@ private slots:
         QVERIFY(with > without);
     }
 
+    // Where chains take the local places, the policy samples and learns on one iteration in policyEvery
+    // (RlOptions::policyEvery 0: budget / 4,000), the chains on every one. Under 8,000 evaluations that is
+    // every iteration, the run before it to the bit (`rl:every=1`, which also keeps two PPO epochs); from
+    // 8,000 the policy learns on one iteration in two or more. With every=4 at 8,000 (8 chains, 16 local
+    // places of 32): between two of the policy's updates come three iterations of at most 16 chain steps and
+    // one of at most 32 plans, so at most 80 evaluations; every=1 updates on every iteration of at most 32.
+    void policyLearnsOnOneIterationInSeveral() {
+        auto s = loadScenario(SHARDPLAN_SAMPLES_DIR "/benchmarks/deepseek-v3-32x8-pinned.yaml");
+        QVERIFY(s.ok());
+        const CostModel cm(s.value());
+        const CostModelObjective obj(cm);
+        const SearchSpace space(s.value());
+        auto run = [&](const char* name, int64_t budget) {
+            Engine engine(obj);
+            SearchOptions o;
+            o.budget.evaluations = budget;
+            o.seed = 3;
+            o.threads = 1;
+            auto searcher = makeSearcher(name);
+            if (!searcher) qFatal("no searcher %s", name);
+            return searcher->run(space, engine, o, nullptr, {});
+        };
+        QCOMPARE(run("rl", 4000).curve, run("rl:every=1", 4000).curve);
+        const auto every1 = run("rl:every=1", 8000), every4 = run("rl:every=4", 8000);
+        QCOMPARE(every4.evaluations, int64_t(8000));
+        QVERIFY(run("rl", 8000).curve != every1.curve);
+        auto maxGap = [](const SearchResult& r) {
+            int64_t gap = 0, last = 0;
+            for (const auto& p : r.learning) gap = std::max(gap, p.evaluations - last), last = p.evaluations;
+            return gap;
+        };
+        qInfo("learning points at 8,000: every=1 %zu, every=4 %zu; largest gap %lld and %lld evaluations",
+              every1.learning.size(), every4.learning.size(), (long long)maxGap(every1),
+              (long long)maxGap(every4));
+        QVERIFY(maxGap(every1) <= 32);
+        QVERIFY(maxGap(every4) <= 80);
+        // 8,000 plans at 32 per update (every=1) against 80 per 4 iterations: well under half the updates.
+        QVERIFY(every1.learning.size() >= 8000 / 32);
+        QVERIFY(2 * every4.learning.size() < every1.learning.size());
+        const std::string bad = searcherError("rl:every=0");
+        QVERIFY2(bad.find("'every=0'") != std::string::npos && bad.find("1 to 1000") != std::string::npos,
+                 bad.c_str());
+        QVERIFY(!makeSearcher("rl:every=x"));
+    }
+
     // The batch follows the budget (RlOptions::batch 0: budget / 25 in 8..32), and the variant flags set it
     // and the local share, rejecting what is not a number in range.
     void batchFollowsTheBudget() {

@@ -40,7 +40,8 @@ Registry& registry() {
 /// one-epoch (one clipped PPO epoch instead of two), no-local (no neighbours of elite plans in the batch:
 /// every plan from the policy), no-policy (neighbours of the elite and uniform plans, no policy), no-chains
 /// (the local places go to the elite's neighbours at every budget, RlOptions::localChains); batch=N (N plans
-/// per iteration, 4..4096, instead of the budget's default, RlOptions::batch); local=F (the share of each
+/// per iteration, 4..4096, instead of the budget's default, RlOptions::batch); every=N (with chains, the
+/// policy on one iteration in N, 1..1000, RlOptions::policyEvery); local=F (the share of each
 /// batch that is the elite's neighbours, 0..1, RlOptions::localShare). Reads the flags into `o`; returns ""
 /// or what is wrong with the first bad flag.
 static std::string parseRlVariant(std::string_view name, RlOptions& o) {
@@ -74,6 +75,13 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
             if (ec != std::errc() || p != end || v < 4 || v > 4096)
                 return quoted + ": batch=N takes a whole number from 4 to 4096";
             o.batch = v;
+        } else if (flag.substr(0, 6) == "every=") {
+            int v = 0;
+            const auto* end = flag.data() + flag.size();
+            const auto [p, ec] = std::from_chars(flag.data() + 6, end, v);
+            if (ec != std::errc() || p != end || v < 1 || v > 1000)
+                return quoted + ": every=N takes a whole number from 1 to 1000";
+            o.policyEvery = v;
         } else if (flag.substr(0, 6) == "local=") {
             double v = 0;
             const auto* end = flag.data() + flag.size();
@@ -84,7 +92,7 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
         } else
             return quoted +
                    " is not an rl flag (no-elite, no-imitation, no-temperature, reinforce, one-epoch, "
-                   "no-local, no-policy, no-chains, batch=N, local=F; joined with '+')";
+                   "no-local, no-policy, no-chains, batch=N, every=N, local=F; joined with '+')";
         if (plus == std::string_view::npos) return {};
         rest = rest.substr(plus + 1);
     }
