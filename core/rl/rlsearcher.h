@@ -59,8 +59,12 @@ struct RlOptions {
     /// false: no policy at all, uniform plans in its places beside the elite's neighbours (`rl:no-policy`,
     /// the ablation that measures what the policy adds to the local refinement).
     bool usePolicy = true;
-    bool warmStart =
-        false; ///< evaluate the Megatron plan first, so it seeds the elite (off for fair comparisons)
+    /// Evaluate the Megatron plan first (when SearchOptions::warmStart names no start of its own), so it
+    /// heads the elite: the elite's neighbours then walk from it, as cd does, and the policy attends to it
+    /// and imitates it. On the hard suite (10 seeds, within 1% of the best known) it took rl at 100
+    /// evaluations from 4 runs to 11 (cd-restarts 10, ga 8, sa 4), at 500 from 22 to 34 (ga 26, sa 25), and
+    /// left 2,000 at 45 of 60. false: from nothing (`rl:no-megatron`).
+    bool warmStart = true;
     /// A plan that misses memory or an SLO gets the reward of the worst feasible plan so far, minus 1, minus
     /// log(shortfall): worse than anything feasible, and the nearer it comes the better.
     rl::PolicyConfig network;

@@ -39,7 +39,8 @@ Registry& registry() {
 /// sampling temperature), reinforce (one REINFORCE epoch without clipping instead of two PPO epochs),
 /// one-epoch (one clipped PPO epoch instead of two), no-local (no neighbours of elite plans in the batch:
 /// every plan from the policy), no-policy (neighbours of the elite and uniform plans, no policy), no-chains
-/// (the local places go to the elite's neighbours at every budget, RlOptions::localChains); batch=N (N plans
+/// (the local places go to the elite's neighbours at every budget, RlOptions::localChains), no-megatron (no
+/// Megatron plan first: the elite starts empty, RlOptions::warmStart); batch=N (N plans
 /// per iteration, 4..4096, instead of the budget's default, RlOptions::batch); every=N (with chains, the
 /// policy on one iteration in N, 1..1000, RlOptions::policyEvery); local=F (the share of each
 /// batch that is the elite's neighbours, 0..1, RlOptions::localShare). Reads the flags into `o`; returns ""
@@ -68,6 +69,8 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
             o.usePolicy = false;
         else if (flag == "no-chains")
             o.localChains = -1;
+        else if (flag == "no-megatron")
+            o.warmStart = false;
         else if (flag.substr(0, 6) == "batch=") {
             int v = 0;
             const auto* end = flag.data() + flag.size();
@@ -92,7 +95,7 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
         } else
             return quoted +
                    " is not an rl flag (no-elite, no-imitation, no-temperature, reinforce, one-epoch, "
-                   "no-local, no-policy, no-chains, batch=N, every=N, local=F; joined with '+')";
+                   "no-local, no-policy, no-chains, no-megatron, batch=N, every=N, local=F; joined with '+')";
         if (plus == std::string_view::npos) return {};
         rest = rest.substr(plus + 1);
     }
