@@ -160,11 +160,13 @@ private:
     friend class WindowActions;
     friend class SessionFiles;
     /// What an error in the banner is about, so that it goes away when its cause is fixed.
-    enum class Cause { None, InvalidScenario, EmptySpace, PartFile, Other };
+    enum class Cause { None, InvalidScenario, EmptySpace, PartFile, OpenFile, Other };
 
     void buildUi();
     void buildParetoTab();
     void buildParetoOverlay();
+    /// Marks the Pareto tab's sweep stale when the scenario being edited is not the one swept.
+    void refreshParetoStale();
     void buildCalibrationDock();
     /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.
     void useFittedEfficiency(const Efficiency& fitted);
@@ -176,6 +178,8 @@ private:
     void startAfresh(const Scenario& s);
     void showError(const QString& message, Cause cause = Cause::Other);
     void clearFixedErrors();
+    /// A file opened: an error left by opening (or loading a part of) a previous one goes.
+    void clearOpenError();
     int ask(const QString& title, const QString& text, int buttons, int defaultButton);
     void fitScenarioPanel();
     void showInfo(const QString& message);
@@ -183,6 +187,8 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     bool confirmDiscard(const QString& what);
+    /// Stops the search and returns once its batch has ended (its results kept, as Stop keeps them).
+    void stopSearchAndWait();
 
     void onProgress(quint64 batch, SearchUpdatePtr u);
     void onRunFinished(quint64 batch, const QString& searcher, SearchResultPtr r);
@@ -235,6 +241,7 @@ private:
     ParetoRunner* m_paretoRunner = nullptr;
     ParetoRunner* m_overlayRunner = nullptr;          ///< sweeps the scenario overlaid on the Pareto tab
     std::shared_ptr<const Scenario> m_paretoScenario; ///< of the sweep shown in the Pareto tab
+    std::shared_ptr<const Scenario> m_overlayScenario; ///< of the overlay shown in the Pareto tab
     views::CalibrationView* m_calibration = nullptr;
     QDockWidget* m_calibrationDock = nullptr;
     views::MessageBanner* m_banner = nullptr;

@@ -1,6 +1,7 @@
 // The throughput-interactivity Pareto front: a sweep of TPOT targets, each searched warm from its neighbour.
 #include "core/searchers/pareto.h"
 
+#include "core/common/text.h"
 #include "core/cost/validity.h"
 #include "core/search/space.h"
 #include "core/searchers/registry.h"
@@ -328,22 +329,41 @@ std::string layoutFamily(const Plan& plan, const Model& model) {
     return s;
 }
 
-std::string paretoCsv(const ParetoResult& r) {
+std::string paretoCsv(const ParetoResult& r, const ParetoCsvExtras& x) {
     std::ostringstream s;
     s << "frontier,user_tokens_per_s,throughput_per_gpu,tpot_ms,ttft_ms,target_tpot_ms,batch,family,pp,dp,tp,"
-         "ep,etp,edp\n";
-    const auto rows = [&s](const char* kind, const std::vector<ParetoPoint>& ps) {
-        for (const auto& p : ps) {
-            char buf[256];
-            std::snprintf(buf, sizeof buf, "%s,%.10g,%.10g,%.10g,%.10g,%.10g,%lld,", kind, p.userTokensPerS,
-                          p.throughputPerGpu, p.tpotMs, p.ttftMs, p.targetTpotMs, (long long)p.metrics.batch);
-            const Degrees& d = p.plan.degrees;
-            s << buf << '"' << p.family << '"' << ',' << d.pp << ',' << d.dp << ',' << d.tp << ',' << d.ep
-              << ',' << d.etp << ',' << d.edp << "\n";
+         "ep,etp,edp,prefill_nodes,decode_nodes,bound,scenario\n";
+    // One row; target 0 (the loose end: no TPOT limit) is left empty rather than read as a 0 ms limit.
+    const auto row = [&s](const char* kind, double user, double perGpu, double tpot, double ttft,
+                          double target, int64_t batch, const std::string& family, const Degrees& d,
+                          const std::string& split, const std::string& scenario) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%s,%.10g,%.10g,%.10g,%.10g,", kind, user, perGpu, tpot, ttft);
+        s << buf;
+        if (target > 0) {
+            std::snprintf(buf, sizeof buf, "%.10g", target);
+            s << buf;
         }
+        s << ',' << batch << ',' << csvField(family) << ',' << d.pp << ',' << d.dp << ',' << d.tp << ','
+          << d.ep << ',' << d.etp << ',' << d.edp << ',' << split << ',' << csvField(scenario) << "\n";
     };
-    rows("searched", r.frontier);
-    rows("megatron", r.megatron);
+    const auto rows = [&](const char* kind, const std::vector<ParetoPoint>& ps, const std::string& scenario) {
+        for (const auto& p : ps)
+            row(kind, p.userTokensPerS, p.throughputPerGpu, p.tpotMs, p.ttftMs, p.targetTpotMs,
+                p.metrics.batch, p.family, p.plan.degrees, ",,", scenario);
+    };
+    rows("searched", r.frontier, x.scenario);
+    rows("megatron", r.megatron, x.scenario);
+    for (const auto& p : x.disaggregated) {
+        const DisaggPlan& plan = p.split.plan;
+        const std::string split = std::to_string(plan.prefill.nodes) + ',' +
+                                  std::to_string(plan.decode.nodes) + ',' + csvField(p.split.metrics.bound);
+        row("disaggregated", p.userTokensPerS, p.throughputPerGpu, p.split.metrics.tpotMs,
+            p.split.metrics.ttftMs, p.targetTpotMs, p.split.metrics.decode.batch,
+            x.model ? layoutFamily(plan.decode.plan, *x.model) : std::string(), plan.decode.plan.degrees,
+            split, x.scenario);
+    }
+    rows("overlay", x.overlay, x.overlayScenario);
     return s.str();
 }
 
