@@ -17,7 +17,7 @@
 // Cancellable (a stop token and a wall-clock limit; a stopped sweep returns the points found so far) and
 // observable (ParetoObserver, called on the sweeping thread).
 
-#include "core/search/disagg_search.h"
+#include "core/searchers/disagg_search.h"
 #include "core/search/engine.h"
 
 #include <stop_token>
