@@ -39,6 +39,34 @@ Scenario loadSample(const char* name) {
 class TestParetoView : public QObject {
     Q_OBJECT
 private slots:
+private slots:
+    // The status is read whole at a laptop's width: on a row of its own, wrapped (in the toolbar it got what
+    // width was left, a clipped "1" beside "Clear overlay"), and the controls fit in two rows.
+    void statusReadWholeWhenNarrow() {
+        views::ParetoView v;
+        v.resize(680, 500);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        const QString text =
+            QStringLiteral("16 points (Megatron's best and 15 searched), 11 Megatron points, "
+                           "8 disaggregated splits; a point's tooltip says its plan");
+        v.setStatus(text);
+        QTest::qWait(50);
+        QLabel* status = nullptr;
+        for (QLabel* l : v.findChildren<QLabel*>())
+            if (l->text() == text) status = l;
+        QVERIFY(status);
+        QVERIFY(status->isVisible());
+        // Whole: as tall as its wrapped text needs at its width, and inside the view.
+        QVERIFY2(status->height() >= status->heightForWidth(status->width()),
+                 qPrintable(QStringLiteral("%1 < %2")
+                                .arg(status->height())
+                                .arg(status->heightForWidth(status->width()))));
+        QVERIFY(status->geometry().right() <= v.width());
+        QVERIFY2(v.minimumSizeHint().width() <= 680,
+                 qPrintable(QString::number(v.minimumSizeHint().width())));
+    }
+
     // Points are grouped by family, in order of first appearance, drawn after the 40 ms throttle; the final
     // result replaces them; a point a log axis cannot show is dropped.
     void viewGroupsByFamily() {

@@ -944,7 +944,12 @@ private slots:
         QVERIFY(ed.isValid());
         QCOMPARE(ed.scenario().cluster.nodes, 8);
         QVERIFY(edited.count() >= 1);
-        // SLO: not a number.
+        // SLO: not a number. Both SLO fields say their unit.
+        const auto labels = ed.findChildren<QLabel*>();
+        for (const QString name : {QStringLiteral("TTFT SLO (ms)"), QStringLiteral("TPOT (ms)")})
+            QVERIFY2(
+                std::any_of(labels.begin(), labels.end(), [&](const QLabel* l) { return l->text() == name; }),
+                qPrintable(name));
         QLineEdit* tpot = ed.field(QStringLiteral("tpot_ms"));
         tpot->selectAll();
         QTest::keyClicks(tpot, QStringLiteral("fast"));

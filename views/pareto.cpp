@@ -117,8 +117,12 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     m_export->setEnabled(false);
     connect(m_export, &QPushButton::clicked, this, &ParetoView::exportRequested);
     m_status = new QLabel;
+    m_status->setObjectName(QStringLiteral("paretoStatus"));
     m_status->setTextFormat(Qt::PlainText);
-    // A long status is clipped (its whole text in the tooltip) rather than widening the window.
+    // The status has a row of its own and wraps: read whole at any width, never widening the window (in the
+    // toolbar it got what width was left, a clipped "1" at the window's narrowest).
+    m_status->setWordWrap(true);
+    m_status->setContentsMargins(6, 0, 6, 0);
     m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     connect(m_start, &QPushButton::clicked, this,
             [this] { emit startRequested(m_points->value(), qint64(m_budget->value())); });
@@ -129,6 +133,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     m_staleBanner = new MessageBanner(this);
     m_staleBanner->setObjectName(QStringLiteral("paretoStaleBanner"));
 
+    // Two rows of controls, so a laptop-wide window holds them: the sweep, then what is drawn beside it.
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 0);
     bar->addWidget(new QLabel(tr("Points")));
@@ -137,15 +142,20 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(m_budget);
     bar->addWidget(m_start);
     bar->addWidget(m_stop);
-    bar->addWidget(m_disaggBox);
-    bar->addWidget(m_overlayButton);
-    bar->addWidget(m_clearOverlay);
-    bar->addWidget(m_status, 1);
+    bar->addStretch(1);
     bar->addWidget(m_export);
+    auto* bar2 = new QHBoxLayout;
+    bar2->setContentsMargins(6, 2, 6, 0);
+    bar2->addWidget(m_disaggBox);
+    bar2->addWidget(m_overlayButton);
+    bar2->addWidget(m_clearOverlay);
+    bar2->addStretch(1);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
     lay->addLayout(bar);
+    lay->addLayout(bar2);
+    lay->addWidget(m_status);
     lay->addWidget(m_staleBanner);
     lay->addWidget(m_view, 1);
 

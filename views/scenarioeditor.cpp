@@ -284,7 +284,7 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
             return m_scenario.workload.tpotMs > 0 ? QString::number(m_scenario.workload.tpotMs) : QString();
         },
         tr("no limit"));
-    wf->addRow(tr("TTFT SLO (ms)"), pairRow(this, ttft, tr("TPOT"), tpot));
+    wf->addRow(tr("TTFT SLO (ms)"), pairRow(this, ttft, tr("TPOT (ms)"), tpot));
 
     buildConstraints(group(tr("Constraints")));
     lay->addStretch(1);
