@@ -265,17 +265,23 @@ Cluster readCluster(const MapReader& r) {
 Workload readWorkload(const MapReader& r) {
     checkHeader(r, FileKind::Workload);
     r.allowKeys({"version", "kind", "name", "phase", "input_tokens", "output_tokens", "slo", "batch",
-                 "kv_reservation", "acceptance_rates"});
+                 "kv_reservation", "acceptance_rates", "prefix_cache_hit"});
     Workload w;
     w.name = r.stringOr("name", "");
     w.phase = static_cast<Phase>(r.oneOf("phase", {"prefill", "decode", "serving"}));
-    w.inputTokens = r.integer("input_tokens", 1, kMaxTokens);
-    w.outputTokens = r.integerOr("output_tokens", 1, 1, kMaxTokens);
+    w.inputLengths = io::readLength(r, "input_tokens", w.inputTokens);
+    w.outputTokens = 1;
+    if (r.has("output_tokens")) w.outputLengths = io::readLength(r, "output_tokens", w.outputTokens);
+    // Share of a prompt's tokens found in the prefix cache: below 1, since a prompt's last token is always
+    // computed (its logits give the first output token).
+    w.prefixCacheHit = r.numberOr("prefix_cache_hit", 0.0, 0.0, 0.99);
     if (r.has("slo")) {
         const MapReader s = r.map("slo");
-        s.allowKeys({"ttft_ms", "tpot_ms"});
+        s.allowKeys({"ttft_ms", "tpot_ms", "percentile"});
         w.ttftMs = s.numberOr("ttft_ms", 0.0, 0.0, 1e9);
         w.tpotMs = s.numberOr("tpot_ms", 0.0, 0.0, 1e9);
+        // 99: p99 TTFT and TPOT (MLPerf's server scenario); absent: the mean, as the analytical model checks.
+        w.sloPercentile = s.numberOr("percentile", 0.0, 1.0, 100.0);
     }
     if (r.has("batch")) {
         const MapReader b = r.map("batch");
@@ -526,11 +532,16 @@ void emitWorkload(YAML::Emitter& e, const Workload& w) {
     e << YAML::Key << "version" << YAML::Value << 1 << YAML::Key << "kind" << YAML::Value << "workload";
     e << YAML::Key << "name" << YAML::Value << w.name << YAML::Key << "phase" << YAML::Value
       << phases[int(w.phase)];
-    e << YAML::Key << "input_tokens" << YAML::Value << w.inputTokens;
-    e << YAML::Key << "output_tokens" << YAML::Value << w.outputTokens;
+    e << YAML::Key << "input_tokens" << YAML::Value;
+    io::emitLength(e, w.inputLengths, w.inputTokens);
+    e << YAML::Key << "output_tokens" << YAML::Value;
+    io::emitLength(e, w.outputLengths, w.outputTokens);
+    if (w.prefixCacheHit > 0) e << YAML::Key << "prefix_cache_hit" << YAML::Value << w.prefixCacheHit;
     e << YAML::Key << "slo" << YAML::Value << YAML::BeginMap << YAML::Key << "ttft_ms" << YAML::Value
       << w.ttftMs;
-    e << YAML::Key << "tpot_ms" << YAML::Value << w.tpotMs << YAML::EndMap;
+    e << YAML::Key << "tpot_ms" << YAML::Value << w.tpotMs;
+    if (w.sloPercentile > 0) e << YAML::Key << "percentile" << YAML::Value << w.sloPercentile;
+    e << YAML::EndMap;
     e << YAML::Key << "batch" << YAML::Value << YAML::BeginMap;
     e << YAML::Key << "policy" << YAML::Value << (w.fixedBatch ? "fixed" : "auto");
     if (w.fixedBatch) e << YAML::Key << "size" << YAML::Value << w.batch;
