@@ -180,7 +180,7 @@ Model readAnyModel(const MapReader& r) {
 Cluster readCluster(const MapReader& r) {
     checkHeader(r, FileKind::Cluster);
     r.allowKeys({"version", "kind", "name", "nodes", "gpus_per_node", "gpus_per_host", "gpu", "intra_node",
-                 "inter_node", "efficiency"});
+                 "inter_node", "efficiency", "price_per_gpu_hour"});
     Cluster c;
     c.name = r.stringOr("name", "");
     // `gpu: b200` names a GPU of the database: its figures, and defaults for the domain size and the links.
@@ -205,9 +205,10 @@ Cluster readCluster(const MapReader& r) {
     if (c.gpusPerHost == c.gpusPerNode) c.gpusPerHost = 0;
     if (spec) {
         c.gpu = spec->gpu;
+        c.pricePerGpuHour = spec->pricePerHourUsd, c.priceSource = spec->priceSource;
     } else {
         const MapReader g = r.map("gpu");
-        g.allowKeys({"name", "tflops", "hbm_gb", "memory_mib", "hbm_tb_s"});
+        g.allowKeys({"name", "tflops", "hbm_gb", "memory_mib", "hbm_tb_s", "tdp_w"});
         c.gpu.name = g.stringOr("name", "");
         const MapReader t = g.map("tflops");
         t.allowKeys({"fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"});
@@ -221,7 +222,16 @@ Cluster readCluster(const MapReader& r) {
         // What the driver reports, MiB (nvidia-smi, rocm-smi); without it the datasheet's 10^9 bytes.
         c.gpu.memoryMiB = g.numberOr("memory_mib", 0.0, 1e-3, 1e10);
         c.gpu.hbmTBs = g.number("hbm_tb_s", 1e-3, 1e4);
+        // Board power and price: the file's, else those of the database's GPU of the same name.
+        const GpuSpec* named = findGpuByName(c.gpu.name);
+        c.gpu.tdpW = g.numberOr("tdp_w", named ? named->gpu.tdpW : 0.0, 1, 1e5);
+        if (named) c.pricePerGpuHour = named->pricePerHourUsd, c.priceSource = named->priceSource;
     }
+    if (r.has("price_per_gpu_hour")) {
+        c.pricePerGpuHour = r.number("price_per_gpu_hour", 0.0, 1e4);
+        c.priceSource = "the cluster file's price_per_gpu_hour";
+    }
+    if (c.pricePerGpuHour <= 0) c.priceSource.clear();
     if (spec && !r.has("intra_node")) {
         c.intraNode = spec->scaleUp;
     } else {
@@ -496,7 +506,9 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     e << YAML::Key << "hbm_gb" << YAML::Value << c.gpu.hbmGB;
     if (c.gpu.memoryMiB > 0) e << YAML::Key << "memory_mib" << YAML::Value << c.gpu.memoryMiB;
     e << YAML::Key << "hbm_tb_s" << YAML::Value << c.gpu.hbmTBs;
+    if (c.gpu.tdpW > 0) e << YAML::Key << "tdp_w" << YAML::Value << c.gpu.tdpW;
     e << YAML::EndMap;
+    if (c.pricePerGpuHour > 0) e << YAML::Key << "price_per_gpu_hour" << YAML::Value << c.pricePerGpuHour;
     e << YAML::Key << "intra_node" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
       << c.intraNode.name;
     e << YAML::Key << "gb_s_per_gpu" << YAML::Value << c.intraNode.gbPerS;
