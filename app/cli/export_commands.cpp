@@ -48,7 +48,12 @@ std::string exportUsage() {
         "         (--format json|yaml | --engine E [--engine-version V] [--worker W] [--strict]\n"
         "          [--model PATH]) [--out F | --out-dir DIR]\n"
         "                                            a plan file, or the plan as an engine's launch\n";
-    for (const OptionSpec& o : exportOptions()) {
+    return out + optionLines(exportOptions());
+}
+
+std::string optionLines(const std::vector<OptionSpec>& table) {
+    std::string out;
+    for (const OptionSpec& o : table) {
         std::string left = std::string("         --") + o.name + (*o.value ? std::string(" ") + o.value : "");
         if (left.size() < 44)
             left.resize(44, ' ');

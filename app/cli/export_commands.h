@@ -12,6 +12,9 @@ struct OptionSpec {
     const char* help;
 };
 
+/// The option lines of a verb's usage entry, one per option of the table: "         --name VALUE   help".
+std::string optionLines(const std::vector<OptionSpec>& table);
+
 /// export's options: the table the parser is built from and the help is generated from, so they cannot
 /// drift apart.
 const std::vector<OptionSpec>& exportOptions();

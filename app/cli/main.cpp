@@ -6,6 +6,7 @@
 #include "export_commands.h"
 #include "pareto_command.h"
 #include "search_commands.h"
+#include "sim_commands.h"
 
 #include "core/common/version.h"
 #include "core/io/formats.h"
@@ -35,7 +36,10 @@ commands:
   calibrate [--json] [FILE]                 the cost model against public measurements
   bench --eval-speed [--json] [--scenario S]...
                                             plan evaluations per second on one core
-  search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K] [--threads T]
+  bench --sim-speed [--scenario S] [--requests N] [--runs K] [--json]
+                                            CPU seconds of a serving simulation on one core
+                                            (default: 100,000 chat requests, DeepSeek-V3 on 256 H100)
+@SIMULATE@@CAPACITY@  search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K] [--threads T]
          [--out FILE] [--json]              the best plan a searcher finds (megatron, exhaustive, random, sa,
                                             ga, rl; default budget 2000); Ctrl-C stops it with the best so far;
                                             exit 1 when no plan is feasible
@@ -67,12 +71,17 @@ commands:
 exit status: 0 ok, 1 bad input, 2 usage error
 )";
 
-/// The usage text, with export's entry generated from the option table its parser uses
-/// (sp::cli::exportUsage), so the help cannot drift from what the verb accepts.
+/// The usage text, with export's, simulate's and capacity's entries generated from the option tables their
+/// parsers use (sp::cli::exportUsage, simulateUsage, capacityUsage), so the help cannot drift from what the
+/// verbs accept.
 std::string usageText() {
     std::string text = kUsageText;
-    const std::string marker = "@EXPORT@\n";
-    text.replace(text.find(marker), marker.size(), sp::cli::exportUsage());
+    const auto put = [&](const std::string& marker, const std::string& with) {
+        text.replace(text.find(marker), marker.size(), with);
+    };
+    put("@EXPORT@\n", sp::cli::exportUsage());
+    put("@SIMULATE@", sp::cli::simulateUsage());
+    put("@CAPACITY@", sp::cli::capacityUsage());
     return text;
 }
 
@@ -184,6 +193,10 @@ int main(int argc, char** argv) {
     if (cmd == "calibrate") return sp::cli::cmdCalibrate(rest);
     if (cmd == "bench" && std::find(rest.begin(), rest.end(), "--eval-speed") != rest.end())
         return sp::cli::cmdEvalSpeed(rest);
+    if (cmd == "bench" && std::find(rest.begin(), rest.end(), "--sim-speed") != rest.end())
+        return sp::cli::cmdSimSpeed(rest);
+    if (cmd == "simulate") return sp::cli::cmdSimulate(rest);
+    if (cmd == "capacity") return sp::cli::cmdCapacity(rest);
     if (cmd == "search") return sp::cli::cmdSearch(rest);
     if (cmd == "compare") return sp::cli::cmdCompare(rest);
     if (cmd == "export") return sp::cli::cmdExport(rest);
