@@ -96,6 +96,7 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     const bool moe = s->model.moe.present();
     if (a.flag("json")) {
         nlohmann::ordered_json j = metricsJson(m);
+        j["cost"] = costJson(planCost(*s, m));
         j["efficiency_source"] = s->cluster.efficiencySource;
         j["plan"] = nlohmann::ordered_json::parse(toJson(plan, s->model));
         nlohmann::ordered_json br;
@@ -126,6 +127,7 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     std::printf("           %s's rule: %s %.3g of the %.1f GiB the driver reports; KV pool %.1f GiB\n",
                 std::string(kMemoryRuleNames[size_t(m.memoryRule)]).c_str(), kFlag[size_t(m.memoryRule)],
                 m.memoryFraction, m.gpuMemoryGiB, m.kvPoolGiB);
+    std::printf("cost       %s\n", costText(planCost(*s, m), tokensWord(*s)).c_str());
     if (!s->cluster.efficiencySource.empty())
         std::printf("factors    %s\n", s->cluster.efficiencySource.c_str());
     if (!e.decode.ops.empty()) printBreakdown(e.decode);

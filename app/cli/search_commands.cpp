@@ -75,7 +75,7 @@ std::string operatorsText(const Plan& p, const Model& m) {
     return joined(parts);
 }
 
-void printMetrics(const Metrics& m) {
+void printMetrics(const Scenario& s, const Metrics& m) {
     std::printf("feasible    %s\n", m.feasible ? "yes" : "no");
     for (const auto& v : m.violations) std::printf("  violation: %s\n", v.c_str());
     std::printf("throughput  %.1f tokens/s (%.1f per GPU), %.1f%% of the roofline bound\n", m.throughput,
@@ -83,6 +83,7 @@ void printMetrics(const Metrics& m) {
     std::printf("latency     %s, TPOT %.2f ms, batch %lld per replica\n", ttftText(m).c_str(), m.tpotMs,
                 (long long)m.batch);
     std::printf("memory      %.1f of %.1f GiB per GPU\n", m.memoryPerGpuGiB, m.capacityGiB);
+    std::printf("cost        %s\n", costText(planCost(s, m), tokensWord(s)).c_str());
 }
 
 bool endsWith(const std::string& s, const std::string& suffix) {
@@ -185,6 +186,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
         nlohmann::ordered_json j;
         j["plan"] = nlohmann::ordered_json::parse(toJson(best.plan, scenario->model));
         j["metrics"] = metricsJson(best.metrics);
+        j["metrics"]["cost"] = costJson(planCost(*scenario, best.metrics));
         j["evaluations"] = r.evaluations;
         j["seconds"] = r.seconds;
         j["searcher"] = r.searcher;
@@ -200,7 +202,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
                     r.stopped ? " (stopped)" : "");
         std::printf("plan        %s\n", degreesAndMesh(best.plan, scenario->model.moe.present()).c_str());
         std::printf("operators   %s\n", operatorsText(best.plan, scenario->model).c_str());
-        printMetrics(best.metrics);
+        printMetrics(*scenario, best.metrics);
         if (out) std::printf("written     %s\n", out->c_str());
     }
     if (!r.message.empty()) std::cerr << "shardplan: " << r.message << "\n";
@@ -295,6 +297,7 @@ int cmdCompare(const std::vector<std::string>& argv) {
             side["file"] = files[k];
             side["plan"] = nlohmann::ordered_json::parse(toJson(plans[k], scenario->model));
             side["metrics"] = metricsJson(metrics[k]);
+            side["metrics"]["cost"] = costJson(planCost(*scenario, metrics[k]));
             j[k == 0 ? "a" : "b"] = side;
         }
         nlohmann::ordered_json ratios;
@@ -339,6 +342,16 @@ int cmdCompare(const std::vector<std::string>& argv) {
         std::string label = r.label;
         for (char& c : label) c = char(std::tolower(static_cast<unsigned char>(c)));
         std::printf("%-22s %14.6g %14.6g %10s\n", label.c_str(), r.a, r.b, cell);
+    }
+    {
+        // Cost and energy per million tokens: the same GPUs, so their ratio is the throughputs' inverse.
+        const ServingCost ca = planCost(*scenario, ma), cb = planCost(*scenario, mb);
+        if (ca.priced && ca.usdPerMillionTokens > 0 && cb.usdPerMillionTokens > 0)
+            std::printf("%-22s %14.4g %14.4g %10.3f\n", "$ per M tokens", ca.usdPerMillionTokens,
+                        cb.usdPerMillionTokens, cb.usdPerMillionTokens / ca.usdPerMillionTokens);
+        if (ca.powered && ca.tokensPerSPerMegawatt > 0)
+            std::printf("%-22s %14.6g %14.6g %10.3f\n", "tokens/s per MW (TDP)", ca.tokensPerSPerMegawatt,
+                        cb.tokensPerSPerMegawatt, cb.tokensPerSPerMegawatt / ca.tokensPerSPerMegawatt);
     }
     std::printf("%-22s %14s %14s\n", "feasible", ma.feasible ? "yes" : "no", mb.feasible ? "yes" : "no");
     for (int k = 0; k < 2; ++k)

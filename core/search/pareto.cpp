@@ -1,6 +1,7 @@
 // The throughput-interactivity Pareto front: a sweep of TPOT targets, each searched warm from its neighbour.
 #include "core/search/pareto.h"
 
+#include "core/cost/economics.h"
 #include "core/cost/validity.h"
 #include "core/search/searcher.h"
 #include "core/search/space.h"
@@ -328,18 +329,28 @@ std::string layoutFamily(const Plan& plan, const Model& model) {
     return s;
 }
 
-std::string paretoCsv(const ParetoResult& r) {
+std::string paretoCsv(const ParetoResult& r, const Cluster* cluster) {
     std::ostringstream s;
     s << "frontier,user_tokens_per_s,throughput_per_gpu,tpot_ms,ttft_ms,target_tpot_ms,batch,family,pp,dp,tp,"
-         "ep,etp,edp\n";
-    const auto rows = [&s](const char* kind, const std::vector<ParetoPoint>& ps) {
+         "ep,etp,edp"
+      << (cluster ? ",usd_per_million_tokens,tokens_per_s_per_mw" : "") << "\n";
+    const auto rows = [&s, cluster](const char* kind, const std::vector<ParetoPoint>& ps) {
         for (const auto& p : ps) {
             char buf[256];
             std::snprintf(buf, sizeof buf, "%s,%.10g,%.10g,%.10g,%.10g,%.10g,%lld,", kind, p.userTokensPerS,
                           p.throughputPerGpu, p.tpotMs, p.ttftMs, p.targetTpotMs, (long long)p.metrics.batch);
             const Degrees& d = p.plan.degrees;
             s << buf << '"' << p.family << '"' << ',' << d.pp << ',' << d.dp << ',' << d.tp << ',' << d.ep
-              << ',' << d.etp << ',' << d.edp << "\n";
+              << ',' << d.etp << ',' << d.edp;
+            if (cluster) {
+                // Per GPU: the point's throughput per GPU on one GPU's price and power.
+                const ServingCost c = servingCost(*cluster, 1, p.throughputPerGpu);
+                s << ',';
+                if (c.priced && c.usdPerMillionTokens > 0) s << c.usdPerMillionTokens;
+                s << ',';
+                if (c.powered) s << c.tokensPerSPerMegawatt;
+            }
+            s << "\n";
         }
     };
     rows("searched", r.frontier);

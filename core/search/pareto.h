@@ -93,8 +93,10 @@ std::vector<ParetoPoint> nonDominated(std::vector<ParetoPoint> points);
 std::string layoutFamily(const Plan& plan, const Model& model);
 
 /// The frontier and the Megatron frontier as CSV, one row per point: frontier (searched or megatron),
-/// tokens/s per user, per GPU, TPOT, TTFT, target, batch, family and the degrees.
-std::string paretoCsv(const ParetoResult& result);
+/// tokens/s per user, per GPU, TPOT, TTFT, target, batch, family and the degrees; given the cluster, also
+/// each point's dollars per million tokens and tokens/s per MW of GPU TDP (empty where unknown), so cost can
+/// be plotted against interactivity.
+std::string paretoCsv(const ParetoResult& result, const Cluster* cluster = nullptr);
 
 /// The highest-throughput point whose TPOT is at most tpotMs; null when none is.
 const ParetoPoint* pointAtTpot(const std::vector<ParetoPoint>& frontier, double tpotMs);
