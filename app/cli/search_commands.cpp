@@ -12,6 +12,7 @@
 #include "core/cost/validity.h"
 #include "core/io/formats.h"
 #include "core/search/searcher.h"
+#include "core/sim/capacity.h"
 
 #include <algorithm>
 #include <atomic>
@@ -98,12 +99,13 @@ int cmdSearch(const std::vector<std::string>& argv) {
     const char* usage =
         "shardplan search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K]\n"
         "                        [--threads T] [--warm-start none|megatron|cd] [--out plan.json|plan.yaml]\n"
-        "                        [--json]\n"
+        "                        [--check N] [--requests N] [--json]\n"
         "       shardplan search --scenario S --disaggregated [--searcher NAME] [--budget N] [--seconds T]\n"
         "                        [--seed K] [--threads T] [--no-warm-start] [--out plan.json|plan.yaml]\n"
         "                        [--json]";
     Args a(argv, {"json", "disaggregated", "no-warm-start"},
-           {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out", "warm-start"});
+           {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out", "warm-start", "check",
+            "requests"});
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -119,6 +121,8 @@ int cmdSearch(const std::vector<std::string>& argv) {
     const auto seconds = a.number("seconds");
     const auto seed = a.integer("seed");
     const auto threads = a.integer("threads");
+    const auto check = a.integer("check");
+    const auto requests = a.integer("requests");
     if (!a.ok()) return usageError(a.error(), usage);
     if (budget && *budget < 1) return usageError("--budget must be at least 1", usage);
     if (seconds && !(*seconds > 0)) return usageError("--seconds must be positive", usage);
@@ -173,7 +177,33 @@ int cmdSearch(const std::vector<std::string>& argv) {
         std::cerr << "shardplan: " << r.message << "\n";
         return kBadInput;
     }
-    const Candidate& best = r.best;
+    Candidate best = r.best;
+    // A percentile SLO (slo: {percentile: 99}): the analytical search ranked the plans on the mean; the best
+    // few are simulated, each at the highest rate that meets the SLOs at the percentile, and the plan shown
+    // is the one that sustains the most.
+    const Workload& w = scenario->workload;
+    SimulatedRanking ranking;
+    std::vector<Plan> checked;
+    if (w.sloPercentile > 0 && w.phase == Phase::Serving && (w.ttftMs > 0 || w.tpotMs > 0)) {
+        for (const Candidate& c : r.elite)
+            if (c.metrics.feasible && int64_t(checked.size()) < check.value_or(4)) checked.push_back(c.plan);
+        RateSearchOptions ro;
+        ro.sim.requests = requests.value_or(1000);
+        ro.sim.seed = o.seed;
+        {
+            InterruptToStop interrupt;
+            ranking = rankBySimulation(model, checked, ro, interrupt.token());
+        }
+        if (ranking.best >= 0) {
+            best.plan = checked[size_t(ranking.best)];
+            best.metrics = model.evaluate(best.plan);
+        }
+    }
+    if (!checked.empty() && ranking.best < 0) {
+        std::cerr << "shardplan: none of the " << checked.size() << " best plans meets the p"
+                  << w.sloPercentile << " SLOs in simulation, at any rate\n";
+        best.metrics.feasible = false;
+    }
     if (out) {
         const std::string text =
             endsWith(*out, ".json") ? toJson(best.plan, scenario->model) : toYaml(best.plan, scenario->model);
@@ -194,6 +224,19 @@ int cmdSearch(const std::vector<std::string>& argv) {
         j["stopped"] = r.stopped;
         j["message"] =
             r.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.message);
+        if (!checked.empty()) {
+            auto& pc = j["percentile_check"] = nlohmann::ordered_json::array();
+            for (size_t i = 0; i < ranking.rates.size(); ++i) {
+                const MaxRate& m = ranking.rates[i];
+                pc.push_back({{"plan", nlohmann::ordered_json::parse(toJson(checked[i], scenario->model))},
+                              {"analytical_tokens_per_s", model.evaluate(checked[i]).throughput},
+                              {"max_rate", m.rate},
+                              {"output_tokens_per_s", m.at ? m.at->sustainedOutputTokensPerS : 0.0},
+                              {"binding", m.binding},
+                              {"why", m.why},
+                              {"chosen", int(i) == ranking.best}});
+            }
+        }
         std::cout << jsonText(j) << "\n";
     } else {
         std::printf("scenario    %s (%s)\n", scenario->name.c_str(), scenarioPath->c_str());
@@ -203,6 +246,20 @@ int cmdSearch(const std::vector<std::string>& argv) {
         std::printf("plan        %s\n", degreesAndMesh(best.plan, scenario->model.moe.present()).c_str());
         std::printf("operators   %s\n", operatorsText(best.plan, scenario->model).c_str());
         printMetrics(*scenario, best.metrics);
+        if (!checked.empty()) {
+            std::printf("p%g SLOs   simulated (%lld requests a run): the highest rate each of the best plans "
+                        "sustains\n",
+                        w.sloPercentile, (long long)requests.value_or(1000));
+            for (size_t i = 0; i < ranking.rates.size(); ++i) {
+                const MaxRate& m = ranking.rates[i];
+                std::printf("  %c %-44s analytical %9.0f tokens/s, simulated %7.3g requests/s (%9.0f "
+                            "tokens/s); above: %s\n",
+                            int(i) == ranking.best ? '*' : ' ',
+                            degreesText(checked[i], scenario->model.moe.present()).c_str(),
+                            model.evaluate(checked[i]).throughput, m.rate,
+                            m.at ? m.at->sustainedOutputTokensPerS : 0.0, m.binding.c_str());
+            }
+        }
         if (out) std::printf("written     %s\n", out->c_str());
     }
     if (!r.message.empty()) std::cerr << "shardplan: " << r.message << "\n";
