@@ -454,8 +454,9 @@ int cmdCapacity(const std::vector<std::string>& argv) {
         std::vector<std::string> ids = gpus.empty() ? std::vector<std::string>{""} : gpus;
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         if (!json)
-            std::printf("the highest rate under %s, %lld requests a run (%s)\n", sloBuf,
-                        (long long)so.requests, w.name.c_str());
+            std::printf("the highest rate under %s (%s); each run lasts 20 request latencies, at least %lld "
+                        "requests\n",
+                        sloBuf, w.name.c_str(), (long long)so.requests);
         for (const std::string& id : ids) {
             int nodes = s->cluster.nodes;
             if (!id.empty()) {
@@ -554,8 +555,9 @@ int cmdCapacity(const std::vector<std::string>& argv) {
         std::cout << jsonText(out) << "\n";
         return kOk;
     }
-    std::printf("GPUs for %.4g requests/s under %s (%s), %lld requests a run\n\n", co.rate, sloBuf,
-                w.name.c_str(), (long long)so.requests);
+    std::printf("GPUs for %.4g requests/s under %s (%s); each run lasts 20 request latencies, at least %lld "
+                "requests\n\n",
+                co.rate, sloBuf, w.name.c_str(), (long long)so.requests);
     std::printf("%-16s %5s %5s %10s %10s %10s %12s %14s  %s\n", "gpu", "nodes", "gpus", "TTFT ms", "TPOT ms",
                 "$/hour", "$/M tokens", "tokens/s/MW", "plan");
     for (const auto& r : rows) {
