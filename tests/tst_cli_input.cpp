@@ -6,12 +6,15 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
 #include <sys/stat.h>
 
 namespace {
@@ -165,10 +168,12 @@ private slots:
             {{"--budget", "99999999999999999999"}, "--budget expects an integer"}, // beyond long long
             {{"--budget", "460000000000000000"}, "--budget expects an integer from 1"},
             {{"--budget", "0"}, "--budget expects an integer from 1"},
-            {{"--seconds", "1e308"}, "--seconds expects a finite number greater than 0 and at most 1000000"},
+            {{"--seconds", "1e308"}, "--seconds expects a finite number from 0.1 to 1000000"},
+            // So short that the search would end before its first evaluation: refused with the range.
+            {{"--seconds", "1e-300"}, "--seconds expects a finite number from 0.1 to 1000000"},
             {{"--seconds", "inf"}, "--seconds expects a finite number"},
             {{"--seconds", "nan"}, "--seconds expects a finite number"},
-            {{"--seconds", "-1"}, "--seconds expects a finite number greater than 0"},
+            {{"--seconds", "-1"}, "--seconds expects a finite number from 0.1"},
             {{"--seed", "-5"}, "--seed expects an integer from 0"},
             {{"--threads", "100000"}, "--threads expects an integer from 0 to 4096"},
         };
@@ -210,6 +215,220 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("w.yaml:3:1: phase: duplicate key 'phase' (first at line 2, column 1)"),
                  qPrintable(r.err));
+    }
+
+    // bench --best reads its file as every input is read: a FIFO, a device, deep nesting, a duplicate key and
+    // a file over 64 MiB each get an error with the place, never a hang, a crash or an abort.
+    void benchBestFileIsReadLikeEveryInput() {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("fifo.json");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        QFile big(dir.filePath("big.json"));
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        QVERIFY(big.resize(qint64(65) << 20)); // sparse
+        big.close();
+        const QList<QPair<QString, QString>> cases = {
+            {fifo, "fifo.json: not a regular file"},
+            {"/dev/zero", "/dev/zero: not a regular file"},
+            {writeFile(dir, "deep.json", QByteArray(200000, '[')),
+             "deep.json:1:2001: malformed JSON: nested too deeply"},
+            {writeFile(dir, "dup.json", "{\"version\": 1,\n\"scenarios\": {},\n\"scenarios\": {}}\n"),
+             "dup.json:3:1: scenarios: duplicate key 'scenarios' (first at line 2, column 1)"},
+            {big.fileName(), "big.json: the file is too large (65 MiB; at most 64 MiB)"},
+            {writeFile(dir, "list.json", "[1, 2]"), "list.json:1:1: malformed JSON: expected a mapping"},
+        };
+        for (const auto& [file, why] : cases) {
+            for (const char* flag : {"--best", "--refresh-best"}) {
+                QProcess p;
+                p.start(QStringLiteral(SHARDPLAN_CLI),
+                        {"bench", "--scenario", kScenario, "--searchers", "random", "--budget", "10",
+                         "--seeds", "1", flag, file});
+                QVERIFY2(p.waitForFinished(30000), qPrintable(file + " still read after 30 s"));
+                const QString err = QString::fromUtf8(p.readAllStandardError());
+                QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 1,
+                         qPrintable(file + ": " + err));
+                QVERIFY2(err.contains(why), qPrintable(err));
+            }
+        }
+    }
+
+    // A scenario file named like a formula is one quoted, inert CSV field (OWASP "CSV Injection"): the row
+    // keeps its columns and the cell starts with an apostrophe, not '='.
+    void benchCsvQuotesTheScenarioName() {
+        QTemporaryDir dir;
+        QFile src(kScenario);
+        QVERIFY(src.open(QIODevice::ReadOnly));
+        QByteArray text = src.readAll();
+        // The scenario's relative paths point at the samples from the temporary folder.
+        text.replace("../", (kSamples + "/").toUtf8());
+        const QString scenario = writeFile(dir, "=1+2,\"x.yaml", text);
+        const QString csv = dir.filePath("bench.csv");
+        const Run r = shardplan({"bench", "--scenario", scenario, "--searchers", "random", "--budget", "10",
+                                 "--seeds", "1", "--csv", csv});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(f.readAll()).trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines[1].startsWith("\"'=1+2,\"\"x\",random,10,"), qPrintable(lines[1]));
+        // As many fields as the header once the quoted one is read as one.
+        QString row = lines[1];
+        row.remove(QRegularExpression("^\"(?:[^\"]|\"\")*\""));
+        QCOMPARE(row.count(','), lines[0].count(','));
+    }
+
+    void exportOntoADanglingLinkSaysWhy() {
+        QTemporaryDir dir;
+        const QString link = dir.filePath("out");
+        QVERIFY(QFile::link(dir.filePath("nowhere/else"), link));
+        const Run r = shardplan({"export", "--scenario", kScenario, "--engine", "vllm", "--out-dir", link});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(
+            r.err.contains("out: a link to '" + dir.filePath("nowhere/else") + "', which does not exist"),
+            qPrintable(r.err));
+        QVERIFY(!r.err.contains("File exists"));
+    }
+
+    // Every option a verb's help lists is one its parser accepts, and every option the README's command
+    // table gives a verb is in that verb's help (help bench lacked --budgets, --best, --warm-start and
+    // --refresh-best; help calibrate lacked --fit): both come from one table (app/cli/verbs.cpp).
+    void helpListsWhatTheParserAndReadmeHave() {
+        // The options of `help VERB`, each with whether it takes a value ("  --budget N   ...").
+        auto helpOptions = [](const QString& verb) {
+            const Run h = shardplan(QStringList{"help"} + verb.split(' '));
+            QMap<QString, bool> out;
+            const QString options = h.out.mid(h.out.indexOf("\noptions:\n"));
+            QRegularExpression re("\\n  (--[a-z][a-z0-9-]*)( [A-Z][A-Z0-9,]*)?  ");
+            for (auto it = re.globalMatch(options); it.hasNext();) {
+                const auto m = it.next();
+                out[m.captured(1)] = !m.captured(2).isEmpty();
+            }
+            return out;
+        };
+        const QStringList verbs = {
+            "validate", "evaluate", "calibrate",          "search",   "compare",  "export",
+            "bench",    "pareto",   "bench --eval-speed", "simulate", "capacity", "bench --sim-speed"};
+        QMap<QString, QMap<QString, bool>> help;
+        for (const QString& verb : verbs) {
+            help[verb] = helpOptions(verb);
+            QVERIFY2(help[verb].size() >= 2, qPrintable(verb));
+            // All of them at once, values naming no file: the parser knows each (the error is about the
+            // missing file or a conflict, never an unknown option).
+            QStringList args = verb.split(' ');
+            for (auto it = help[verb].cbegin(); it != help[verb].cend(); ++it) {
+                args << it.key();
+                if (it.value()) args << "no-such-file";
+            }
+            const Run r = shardplan(args);
+            QVERIFY2(r.code != 0 && !r.err.contains("unknown option"), qPrintable(verb + ": " + r.err));
+            const Run bad = shardplan(verb.split(' ') + QStringList{"--no-such-option"});
+            QCOMPARE(bad.code, 2);
+            QVERIFY2(bad.err.contains("unknown option --no-such-option"), qPrintable(bad.err));
+        }
+        // The README's table of commands.
+        QFile readme(QStringLiteral(SHARDPLAN_SAMPLES_DIR "/../README.md"));
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(readme.readAll());
+        const int start = text.indexOf("## The command line\n\n```sh\n");
+        QVERIFY(start >= 0);
+        const int end = text.indexOf("```", start + 30);
+        QString verb;
+        int checked = 0;
+        for (const QString& line : text.mid(start, end - start).split('\n')) {
+            const QString code = line.section(" # ", 0, 0);
+            if (code.startsWith("shardplan ")) {
+                verb = code.section(' ', 1, 1);
+                if (verb == "bench" && code.contains("--eval-speed")) verb = "bench --eval-speed";
+                if (verb == "bench" && code.contains("--sim-speed")) verb = "bench --sim-speed";
+            } else if (!code.startsWith(' ')) {
+                continue;
+            }
+            QVERIFY2(help.contains(verb), qPrintable(verb));
+            QRegularExpression re("(--[a-z][a-z0-9-]*)");
+            for (auto it = re.globalMatch(code); it.hasNext();) {
+                const QString o = it.next().captured(1);
+                if ((verb == "bench --eval-speed" && o == "--eval-speed") ||
+                    (verb == "bench --sim-speed" && o == "--sim-speed"))
+                    continue;
+                QVERIFY2(help[verb].contains(o),
+                         qPrintable("README: shardplan " + verb + " " + o + " is not in its help"));
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 60);
+    }
+
+    // calibrate: an error points at the line and column of the bad value (a cloned row lost them and said
+    // :1:1); --fit lists the rows it skipped; with --json a failure still writes JSON to stdout.
+    void calibrateErrorsAndSkippedRows() {
+        QTemporaryDir dir;
+        QFile src(QStringLiteral(SHARDPLAN_TESTDATA_DIR "/calibration/measurements.yaml"));
+        QVERIFY(src.open(QIODevice::ReadOnly));
+        QByteArray text = src.readAll();
+        text.replace("value: 29228.22", "value: abc");
+        QVERIFY(text.contains("value: abc"));
+        const int line = text.left(text.indexOf("value: abc")).count('\n') + 1;
+        const QString bad = writeFile(dir, ".bad-value-test.yaml", text);
+        // The file's relative paths (clusters/...) resolve beside it.
+        QVERIFY(QFile::link(QStringLiteral(SHARDPLAN_TESTDATA_DIR "/calibration/clusters"),
+                            dir.filePath("clusters")));
+        const Run r = shardplan({"calibrate", bad});
+        const Run fit = shardplan({"calibrate", "--fit", bad, "--json"});
+        QCOMPARE(r.code, 1);
+        const QString where =
+            QString(".bad-value-test.yaml:%1:12: measurements[1].value: expected a number").arg(line);
+        QVERIFY2(r.err.contains(where), qPrintable(r.err));
+        QCOMPARE(fit.code, 1);
+        const QJsonObject j = jsonLine(fit.out);
+        QVERIFY2(j["error"].toString().contains(where), qPrintable(fit.out));
+        QCOMPARE(j["exit_status"].toInt(), 1);
+        // Every verb with --json: a usage error too.
+        const Run usage = shardplan({"search", "--json", "--scenario", kScenario, "--searcher", "nope"});
+        QCOMPARE(usage.code, 2);
+        QVERIFY2(jsonLine(usage.out)["error"].toString().startsWith("unknown searcher 'nope'"),
+                 qPrintable(usage.out));
+        // The measurement file's MLPerf rows state no mean input length: skipped, and said so.
+        const Run skipped = shardplan(
+            {"calibrate", "--fit", QStringLiteral(SHARDPLAN_TESTDATA_DIR "/calibration/measurements.yaml"),
+             "--factors", "compute"});
+        QVERIFY2(skipped.code == 0, qPrintable(skipped.err));
+        QVERIFY2(
+            skipped.out.contains("skipped: mlperf-v4.1-llama2-70b-h200x8-offline: input length not stated"),
+            qPrintable(skipped.out));
+    }
+
+    // Ctrl-C stops calibrate --fit within a second with the factors fitted so far, as search stops with the
+    // best plan so far (the fit of 182 runs with its leave-one-out fits takes minutes).
+    void calibrateFitStopsOnCtrlC() {
+        const QString d = QStringLiteral(SHARDPLAN_TESTDATA_DIR "/calibration/");
+        QProcess p;
+        p.start(QStringLiteral(SHARDPLAN_CLI),
+                {"calibrate", "--json", "--fit", d + "measurements.yaml," + d + "trtllm-perf-overview.yaml",
+                 "--cluster", d + "clusters/h800-1x8.yaml"});
+        QVERIFY(p.waitForStarted());
+        // Signal only once the fit catches SIGINT (bit 1 of SigCgt in /proc/PID/status): on a loaded
+        // machine reading the files can take longer than any fixed wait, and SIGINT before it kills.
+        const QString status = QStringLiteral("/proc/%1/status").arg(p.processId());
+        const auto catchesSigint = [&status] {
+            QFile f(status);
+            if (!f.open(QIODevice::ReadOnly)) return false;
+            for (const QByteArray& line : f.readAll().split('\n'))
+                if (line.startsWith("SigCgt:"))
+                    return (line.mid(7).trimmed().toULongLong(nullptr, 16) & 2u) != 0;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(catchesSigint(), 60000);
+        QTest::qWait(300);
+        ::kill(pid_t(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(10000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        const QJsonObject j = jsonLine(QString::fromUtf8(p.readAllStandardOutput()));
+        QVERIFY(j["stopped"].toBool());
+        QVERIFY(j["factors"].toArray().size() >= 10);
+        QVERIFY(j["median_abs_error_after"].toDouble() > 0);
+        // The leave-one-out errors are those of the fits done: fewer than the runs.
+        QVERIFY(j["loo_errors"].toArray().size() < j["after"].toArray().size());
     }
 };
 

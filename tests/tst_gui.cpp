@@ -500,6 +500,16 @@ private slots:
         w.action(QStringLiteral("redo"))->trigger();
         QCOMPARE(ed->prefillBudgetCombo()->currentIndex(), 1);
         QVERIFY(w.context()->scenario().constraints.searchPrefillBudget);
+        // Speculative decoding likewise: off, undone to searched, redone.
+        QCOMPARE(ed->specCombo()->currentIndex(), 0);
+        ed->specCombo()->setCurrentIndex(1);
+        QCOMPARE(int(w.context()->scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Off));
+        w.action(QStringLiteral("undo"))->trigger();
+        QCOMPARE(ed->specCombo()->currentIndex(), 0);
+        QCOMPARE(int(w.context()->scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Search));
+        w.action(QStringLiteral("redo"))->trigger();
+        QCOMPARE(ed->specCombo()->currentIndex(), 1);
+        QCOMPARE(int(w.context()->scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Off));
     }
 
     void comparisonHeaderShowsWholeNames() {

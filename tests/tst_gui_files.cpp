@@ -44,6 +44,8 @@
 #include <QUndoStack>
 #include <QWheelEvent>
 
+#include <sys/stat.h>
+
 using namespace sp;
 using sp::app::MainWindow;
 using namespace sp::testing;
@@ -204,6 +206,53 @@ private slots:
         QVERIFY(w.messageBanner()->isVisible());
         QVERIFY(w.messageBanner()->text().contains(QStringLiteral("bad.spsession")));
         QCOMPARE(w.eliteModel()->rowCount(), int(elite.size()));
+    }
+
+    // A session is read as every input is: a FIFO or /dev/zero is an error at once (it blocked the window,
+    // or aborted with bad_alloc), and an elite plan that does not fit the scenario is left out and said so
+    // rather than evaluated.
+    void sessionHostileFiles() {
+        QTemporaryDir dir;
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        const QString fifo = dir.filePath(QStringLiteral("pipe.spsession"));
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        for (const QString& path : {fifo, QStringLiteral("/dev/zero")}) {
+            QVERIFY(!w.openSession(path));
+            QVERIFY2(w.messageBanner()->text().contains(QStringLiteral("not a regular file")),
+                     qPrintable(w.messageBanner()->text()));
+        }
+        auto sc = loadScenario(kDefault.toStdString());
+        QVERIFY(sc.ok());
+        sp::app::Session s;
+        s.scenario = s.resultsScenario = sc.value();
+        s.hasResults = true;
+        sp::app::SessionRun run;
+        run.searcher = QStringLiteral("sa");
+        Candidate fits, divides;
+        fits.plan = Plan::megatronChoices({1, 1, 8, 8, 1, 1});
+        fits.choices = {0, 1, 2}; // not the plan's assignment: replaced by the space's
+        divides.plan = Plan::megatronChoices({1, 1, 3, 3, 1, 1}); // tp 3 on 8 GPUs, 32 heads
+        run.elite = {fits, divides};
+        run.curve = {QPointF(1, 1)};
+        run.evaluations = 1;
+        s.runs.push_back(run);
+        const QString path = dir.filePath(QStringLiteral("edited.spsession"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(s.toJson());
+        }
+        QVERIFY(w.openSession(path));
+        QCOMPARE(w.eliteModel()->rowCount(), 1);
+        QVERIFY(w.eliteModel()->rowOf(fits.plan) >= 0);
+        const auto& entry = w.eliteModel()->entries().front();
+        QVERIFY(entry.candidate->choices != fits.choices);
+        QVERIFY2(w.messageBanner()->text().contains(QStringLiteral(
+                     "edited.spsession: 1 plan of the session does not fit its scenario and was "
+                     "left out: sa: pp*dp*tp = 3 does not match the 8 GPUs")),
+                 qPrintable(w.messageBanner()->text()));
     }
 
     // A session keeps the layer groups of the plans it stores (elite, opened, selected) and the

@@ -202,6 +202,87 @@ private slots:
         }
     }
 
+    // Speculative decoding (DeepSeek-V3's MTP module, one draft token at the model's cited 0.85 acceptance):
+    // the last stage's step is the verify pass, then one draft block of Breakdown::draftMs; the stage still
+    // adds up to the breakdown's step. The same plan without it has no draft block.
+    void timelineDraftsAfterTheVerifyPass_data() {
+        QTest::addColumn<int>("pp");
+        QTest::addRow("pp1") << 1;
+        QTest::addRow("pp2") << 2;
+    }
+    void timelineDraftsAfterTheVerifyPass() {
+        QFETCH(int, pp);
+        const Scenario s = scenario("deepseek-v3-h100-32x8.yaml");
+        const CostModel model(s);
+        auto loaded = loadPlan((kSamples + "/plans/deepseek-v3-dp-attention.yaml").toStdString());
+        QVERIFY2(loaded.ok(), loaded.error().str().c_str());
+        Plan p = loaded.value();
+        p.degrees.pp = pp, p.degrees.dp /= pp, p.degrees.ep /= pp; // the same 256 GPUs
+        QVERIFY2(!model.checkPlan(p), model.checkPlan(p).value_or("").c_str());
+        const auto plain = makePlanRecord(model, p, "plain", "test");
+        p.spec = {SpecMethod::Mtp, 1};
+        const auto mtp = makePlanRecord(model, p, "mtp", "test");
+        const Breakdown& b = mtp->breakdown(false);
+        QVERIFY2(b.draftMs > 0, b.draft.c_str()); // the last stage, with the draft, is the slowest
+        const Timeline t = buildTimeline(s, *mtp, false);
+        QCOMPARE(t.stages, pp);
+        int draft = -1, drafts = 0;
+        double verifyEnd = 0;
+        for (int i = 0; i < int(t.items.size()); ++i) {
+            const TimelineItem& it = t.items[size_t(i)];
+            if (it.kind == TimelineItem::Kind::Draft) {
+                draft = i;
+                ++drafts;
+            } else if (it.stage == pp - 1 && it.kind != TimelineItem::Kind::Bubble) {
+                verifyEnd = std::max(verifyEnd, it.endMs());
+            }
+        }
+        QCOMPARE(drafts, 1);
+        const TimelineItem& d = t.items[size_t(draft)];
+        QCOMPARE(d.stage, pp - 1);
+        QCOMPARE(d.durMs, b.draftMs);
+        QVERIFY(std::abs(d.startMs - verifyEnd) < 1e-9 * t.stepMs); // right after the verify pass
+        QVERIFY2(std::abs(t.stageMs[size_t(pp - 1)] - b.stageMs) < 1e-6 * b.stageMs,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(t.stageMs[size_t(pp - 1)]).arg(b.stageMs)));
+        QVERIFY2(d.name.startsWith(QStringLiteral("draft: mtp x1 \u2014 1 pass over ")), qPrintable(d.name));
+        // One draft token is one pass: no "+ 0 over ..." after it.
+        QVERIFY2(d.name.endsWith(QStringLiteral(" tokens")), qPrintable(d.name));
+        // Without speculative decoding: no draft block, and the last stage is shorter by about the draft.
+        const Timeline without = buildTimeline(s, *plain, false);
+        for (const TimelineItem& it : without.items) QVERIFY(it.kind != TimelineItem::Kind::Draft);
+        QVERIFY(without.stageMs[size_t(pp - 1)] < t.stageMs[size_t(pp - 1)]);
+        // The prefill pass drafts nothing.
+        for (const TimelineItem& it : buildTimeline(s, *mtp, true).items)
+            QVERIFY(it.kind != TimelineItem::Kind::Draft);
+
+        // Drawn: hovering the block names it, the method and E; the legend has the entry only with it.
+        TimelineCanvas canvas;
+        canvas.resize(1200, 200 + 60 * pp);
+        canvas.setPlan(std::make_shared<const Scenario>(s), mtp);
+        QVERIFY(canvas.hasDraft());
+        const QRectF r = canvas.itemRect(draft, canvas.rect());
+        QCOMPARE(canvas.itemAt(r.center().toPoint()), draft);
+        const QString tip = canvas.itemDescription(draft);
+        QVERIFY2(tip.contains(QStringLiteral("stage %1").arg(pp - 1)) &&
+                     tip.contains(QStringLiteral("MTP, 1 draft token")) &&
+                     tip.contains(QStringLiteral("tokens a step")),
+                 qPrintable(tip));
+        // The block is teal, not an operator's blue.
+        QImage img(canvas.size(), QImage::Format_RGB32);
+        {
+            QPainter pa(&img);
+            canvas.paintTo(pa, canvas.rect());
+        }
+        QCOMPARE(img.pixelColor(QPoint(int(r.left()) + 1, int(r.top()) + 1)), draftColor()); // off its label
+        canvas.setPlan(std::make_shared<const Scenario>(s), plain);
+        QVERIFY(!canvas.hasDraft());
+        if (const QByteArray dir = qgetenv("SHARDPLAN_SHOTS"); !dir.isEmpty()) {
+            canvas.setPlan(std::make_shared<const Scenario>(s), mtp);
+            canvas.grab().save(QString::fromLocal8Bit(dir) +
+                               QStringLiteral("/timeline-mtp-pp%1.png").arg(pp));
+        }
+    }
+
     void topologyZoom() {
         // 1,024 GPUs: Fit shrinks the cells so less height is needed; zooming in grows it; Ctrl+wheel zooms.
         const Scenario s = scenario("moe-1.6t-h100-128x8.yaml");

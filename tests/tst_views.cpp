@@ -528,6 +528,175 @@ private slots:
         }
     }
 
+    // Speculative decoding in the plan views: DeepSeek-V3's MTP module, one draft token at the model's
+    // cited 0.85 acceptance, so E = 1 + 0.85 = 1.85 tokens a step and TPOT = step / 1.85.
+    void speculativeInThePlanViews() {
+        const Scenario s = scenario("deepseek-v3-h100-32x8.yaml");
+        const CostModel model(s);
+        auto sc = std::make_shared<const Scenario>(s);
+        auto loaded = loadPlan((kSamples + "/plans/deepseek-v3-dp-attention.yaml").toStdString());
+        QVERIFY2(loaded.ok(), loaded.error().str().c_str());
+        Plan p = loaded.value();
+        const auto plain = makePlanRecord(model, p, "plain", "test");
+        p.spec = {SpecMethod::Mtp, 1};
+        const auto mtp = makePlanRecord(model, p, "mtp", "test");
+        const Metrics& m = mtp->metrics();
+        QVERIFY(m.feasible);
+        QVERIFY(std::abs(m.tokensPerStep - 1.85) < 1e-12);
+        QVERIFY(std::abs(m.tpotMs - m.stepMs / 1.85) < 1e-9 * m.tpotMs);
+
+        PlanDetails details;
+        details.setPlan(sc, mtp);
+        const QString text = details.summaryText();
+        QVERIFY2(
+            text.contains(QStringLiteral("Speculative decoding: MTP, 1 draft token, 1.85 tokens a step.")),
+            qPrintable(text));
+        const QString tpot = QStringLiteral("%1 / 1.85 = %2").arg(formatMs(m.stepMs), formatMs(m.tpotMs));
+        QVERIFY2(text.contains(tpot), qPrintable(tpot + QStringLiteral(" in ") + text));
+        QVERIFY2(text.contains(formatMs(mtp->breakdown(false).draftMs)), qPrintable(text));
+        QVERIFY(details.planText().contains(QStringLiteral("mtp")));
+        // Three draft tokens at 0.9, 0.8, 0.7: E = 1 + 0.9 + 0.72 + 0.504 = 3.124.
+        Scenario s3 = s;
+        s3.workload.acceptance[size_t(SpecMethod::Mtp)] = {0.9, 0.8, 0.7};
+        const CostModel model3(s3);
+        Plan p3 = p;
+        p3.spec.draftTokens = 3;
+        details.setPlan(std::make_shared<const Scenario>(s3), makePlanRecord(model3, p3, "mtp x3", "test"));
+        QVERIFY2(details.summaryText().contains(QStringLiteral("MTP, 3 draft tokens, 3.12 tokens a step")),
+                 qPrintable(details.summaryText()));
+        // Without it the summary says nothing of it.
+        details.setPlan(sc, plain);
+        QVERIFY(!details.summaryText().contains(QStringLiteral("peculative")));
+
+        // The comparison: speculative decoding is the one setting that differs, and E has a row.
+        ComparisonView v;
+        v.resize(1200, 700);
+        v.setScenario(sc);
+        v.setCandidates({{QStringLiteral("plain"), plain}, {QStringLiteral("mtp"), mtp}}, 0, 1);
+        QCOMPARE(v.differences(), QStringList{"speculative decoding"});
+        QTableWidget* t = v.settingsTable();
+        bool row = false;
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (t->item(r, 0)->text().endsWith(QStringLiteral("speculative decoding"))) {
+                row = true;
+                QCOMPARE(t->item(r, 1)->text(), QStringLiteral("off"));
+                QCOMPARE(t->item(r, 2)->text(), QStringLiteral("MTP, 1 draft token"));
+                QVERIFY(t->item(r, 0)->font().bold());
+            }
+        QVERIFY(row);
+        QTableWidget* mt = v.metricsTable();
+        bool eRow = false;
+        for (int r = 0; r < mt->rowCount(); ++r) {
+            if (mt->item(r, 0)->text() == QStringLiteral("TPOT"))
+                QVERIFY2(mt->item(r, 2)->toolTip().contains(QStringLiteral("/ 1.85")),
+                         qPrintable(mt->item(r, 2)->toolTip()));
+            if (mt->item(r, 0)->text() == QStringLiteral("Tokens a step (E)")) {
+                eRow = true;
+                QCOMPARE(mt->item(r, 1)->text(), QStringLiteral("1.00"));
+                QCOMPARE(mt->item(r, 2)->text(), QStringLiteral("1.85"));
+            }
+        }
+        QVERIFY(eRow);
+        // The bars put the draft passes apart: its set holds 0 for the plain plan and the draft for mtp.
+        QHorizontalStackedBarSeries* bars = v.barSeries();
+        QVERIFY(bars);
+        const QBarSet* draft = nullptr;
+        for (QBarSet* set : bars->barSets())
+            if (set->label() == QStringLiteral("draft")) draft = set;
+        QVERIFY(draft);
+        QCOMPARE(draft->at(0), mtp->breakdown(false).draftMs); // right plan below
+        QCOMPARE(draft->at(1), 0.0);
+        // Two plans without it: no draft bar, no E row.
+        v.setCandidates({{QStringLiteral("plain"), plain}, {QStringLiteral("plain too"), plain}}, 0, 1);
+        for (QBarSet* set : v.barSeries()->barSets()) QVERIFY(set->label() != QStringLiteral("draft"));
+        for (int r = 0; r < mt->rowCount(); ++r)
+            QVERIFY(mt->item(r, 0)->text() != QStringLiteral("Tokens a step (E)"));
+
+        // The elite table names it beside the degrees; its TPOT tooltip gives step / E.
+        EliteModel elite;
+        elite.setModel(s.model);
+        Candidate c;
+        c.plan = p;
+        c.metrics = m;
+        elite.setEntries({EliteEntry{std::make_shared<const Candidate>(c), QStringLiteral("sa")}});
+        QVERIFY2(
+            elite.data(elite.index(0, EliteModel::Degrees)).toString().endsWith(QStringLiteral(" | mtp x1")),
+            qPrintable(elite.data(elite.index(0, EliteModel::Degrees)).toString()));
+        QVERIFY(elite.data(elite.index(0, EliteModel::Tpot), Qt::ToolTipRole).toString().contains("1.85"));
+    }
+
+    // The constraints' speculative decoding: searched (the default), off, or pinned to one of the options the
+    // scenario offers; a pin the scenario cannot run is an error that names why.
+    void scenarioEditorSpeculative() {
+        Scenario s = scenario("deepseek-v3-h100-32x8.yaml");
+        s.workload.acceptance[size_t(SpecMethod::Mtp)] = {0.9, 0.8, 0.7}; // up to three draft tokens
+        ScenarioEditor ed(kSamples);
+        ed.setScenario(s);
+        QCoreApplication::sendPostedEvents();
+        const int width = ed.minimumSizeHint().width();
+        QComboBox* spec = ed.specCombo();
+        QVERIFY(spec && spec->isEnabled());
+        QCOMPARE(spec->currentIndex(), 0);
+        QCOMPARE(int(ed.scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Search));
+        QStringList items;
+        for (int i = 0; i < spec->count(); ++i) items << spec->itemText(i);
+        QCOMPARE(items, (QStringList{"searched", "off", "mtp x1", "mtp x2", "mtp x3"}));
+        // E = 1 + 0.9 + 0.72 + 0.504 = 3.124 for three.
+        QCOMPARE(spec->itemData(4, Qt::ToolTipRole).toString(),
+                 QStringLiteral("MTP, 3 draft tokens, 3.12 tokens a step"));
+        // Searched weighs none and the three: four times the plans of off.
+        const double searched = SearchSpace(ed.scenario()).size().count;
+        QSignalSpy edits(&ed, &ScenarioEditor::edited);
+        spec->setCurrentIndex(1);
+        QCOMPARE(edits.count(), 1);
+        QCOMPARE(int(ed.scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Off));
+        QCOMPARE(SearchSpace(ed.scenario()).size().count * 4, searched);
+        // Pinned to mtp x3: every plan drafts three.
+        spec->setCurrentIndex(4);
+        QCOMPARE(edits.count(), 2);
+        QCOMPARE(int(ed.scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Pinned));
+        QCOMPARE(ed.scenario().constraints.specPin, (Speculative{SpecMethod::Mtp, 3}));
+        const SearchSpace pinned(ed.scenario());
+        QCOMPARE(pinned.size().count * 4, searched);
+        Rng rng(3);
+        QCOMPARE(pinned.toPlan(pinned.sample(rng)).spec, (Speculative{SpecMethod::Mtp, 3}));
+        QVERIFY(ed.errors().isEmpty());
+        // Saved and shown again.
+        const std::string saved = toYaml(ed.scenario());
+        auto back = parseScenario(saved, (kSamples + "/scenarios/saved.yaml").toStdString());
+        QVERIFY2(back.ok(), back.error().str().c_str());
+        QCOMPARE(back.value().constraints.specPin, (Speculative{SpecMethod::Mtp, 3}));
+        ScenarioEditor again(kSamples);
+        again.setScenario(back.value());
+        QCOMPARE(again.specCombo()->currentText(), QStringLiteral("mtp x3"));
+        // Back to searched: the pin goes with it.
+        again.specCombo()->setCurrentIndex(0);
+        QCOMPARE(int(again.scenario().constraints.specPolicy), int(Constraints::SpecPolicy::Search));
+        QCOMPARE(again.scenario().constraints.specPin, Speculative{});
+        // A model without MTP modules: the pin stays, outlined, and the editor says why (no search runs).
+        const auto llama = loadModel((kSamples + "/models/llama-3.1-8b.yaml").toStdString());
+        QVERIFY(llama.ok());
+        ed.replaceModel(llama.value(), QString());
+        QCOMPARE(ed.specCombo()->currentText(), QStringLiteral("mtp x3"));
+        QVERIFY2(ed.errors().join(' ').contains(QStringLiteral("has no MTP modules")),
+                 qPrintable(ed.errors().join(' ')));
+        // The marked pin does not widen the panel (once the layouts take the new items in).
+        QCoreApplication::sendPostedEvents();
+        QVERIFY(ed.minimumSizeHint().width() <= width);
+        if (const QByteArray shots = qgetenv("SHARDPLAN_SHOTS"); !shots.isEmpty()) {
+            ed.resize(540, 800);
+            ed.grab().save(QString::fromLocal8Bit(shots) + "/scenario-editor-speculative.png");
+        }
+        ed.specCombo()->setCurrentIndex(0);
+        QVERIFY(ed.errors().isEmpty());
+        // Prefill drafts nothing: the control is off.
+        Scenario prefill = s;
+        prefill.workload.phase = Phase::Prefill;
+        ed.setScenario(prefill);
+        QVERIFY(!ed.specCombo()->isEnabled());
+        QCOMPARE(ed.specCombo()->count(), 2);
+    }
+
     void comparisonSaysWhy() {
         // Megatron (tp8, one replica) against dp8 tp1 on one node: eight times the replicas.
         const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");

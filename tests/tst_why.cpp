@@ -5,6 +5,9 @@
 
 #include <QTest>
 
+#include <functional>
+#include <tuple>
+
 using namespace sp;
 
 namespace {
@@ -136,6 +139,145 @@ private slots:
             const Why w = explainWhy(s, p, e, p, e);
             QVERIFY(qFuzzyCompare(w.throughputRatio, 1.0));
             QVERIFY2(has(w.sentence, "reach the same throughput"), w.sentence.c_str());
+        }
+    }
+
+    // The case: DeepSeek-V3 on 18x8 B200, TP pinned to 8, TPOT 30 ms; Megatron's operators (A)
+    // against the same degrees with attention by batch and the linears around it by token (B), as the
+    // searchers find. Both batches stop at the TPOT SLO; B's step at A's batch drops the NVLink collectives
+    // of tensor parallelism around attention, so the same 30 ms step holds about three times the sequences.
+    void b200TpotCaseNamesTheLimitAndTheCollectives() {
+        Scenario s = sample("deepseek-v3-b200-18x8.yaml");
+        s.workload.tpotMs = 30;
+        s.constraints.allowed[size_t(Axis::TP)] = {8};
+        s.constraints.specPolicy = Constraints::SpecPolicy::Off;
+        const CostModel model(s);
+        const Plan a = model.megatronPlan();
+        QCOMPARE(degreesName(a, true), std::string("dp18 tp8 ep16"));
+        Plan b = a;
+        using namespace choice;
+        b.setChoice(Op::Qkv, QkvToken), b.setChoice(Op::MoeQkv, QkvToken);
+        b.setChoice(Op::Attention, AttnBatch), b.setChoice(Op::MoeAttention, AttnBatch);
+        b.setChoice(Op::OutProj, OutToken), b.setChoice(Op::MoeOutProj, OutToken);
+        b.setChoice(Op::Norms, NormToken), b.setChoice(Op::MoeNorms, NormToken);
+        b.setChoice(Op::FfnUp, UpToken), b.setChoice(Op::FfnDown, DownToken);
+        b.setChoice(Op::Router, RouterToken), b.setChoice(Op::SharedExperts, SharedToken);
+        QVERIFY(!model.checkPlan(b));
+        const Why w = explainWhy(model, a, b);
+        QVERIFY2(w.throughputRatio > 2, w.sentence.c_str());
+        QCOMPARE(int(w.bindingA.kind), int(BatchLimit::Tpot));
+        QCOMPARE(int(w.bindingB.kind), int(BatchLimit::Tpot));
+        QVERIFY2(has(w.sentence, "Both batches stop at the TPOT SLO of 30 ms."), w.sentence.c_str());
+        // The plans share their degrees: named by the setting that costs B most when taken back.
+        QVERIFY2(w.sentence.rfind("B (dp18 tp8 ep16, ", 0) == 0, w.sentence.c_str());
+        // B's step at A's batch: the NVLink collectives are what moved most, and every one named is a
+        // tensor-parallel collective of A's that B no longer runs (or runs shorter).
+        QCOMPARE(w.equalBatch, model.evaluate(a).batch);
+        const auto nv = std::find_if(w.stepAtEqualBatch.begin(), w.stepAtEqualBatch.end(),
+                                     [](const WhyStepPart& p) { return p.name == "NVLink"; });
+        QVERIFY(nv != w.stepAtEqualBatch.end() && nv->bMs < 0.5 * nv->aMs);
+        QVERIFY2(has(w.sentence, "(NVLink collectives "), w.sentence.c_str());
+        QVERIFY(!w.commsMoved.empty());
+        for (const CommMove& m : w.commsMoved) {
+            QCOMPARE(m.link, std::string("NVLink"));
+            QVERIFY(m.bMs < m.aMs);
+            QVERIFY2(has(w.sentence, m.name.c_str()) || &m != &w.commsMoved.front(), m.name.c_str());
+        }
+        // What if: each of B's operator choices taken back to Megatron's costs throughput; the costliest
+        // are named, with the ratios the cost model gives.
+        QVERIFY(!w.whatIf.empty());
+        const WhatIf& worst = w.whatIf.front();
+        QVERIFY(worst.valid && worst.ratio > 0 && worst.ratio < 1);
+        const Metrics flipped = model.evaluate(worst.plan);
+        QVERIFY(std::abs(flipped.throughput / model.evaluate(b).throughput - worst.ratio) < 1e-9);
+        QVERIFY2(has(w.sentence, (worst.diff.field + " " + worst.diff.a + " (").c_str()), w.sentence.c_str());
+    }
+
+    // The words against the breakdown, on three sample comparisons (Megatron against a hand-made plan): every
+    // figure the sentence gives is the one the cost model's evaluations give.
+    void wordsMatchTheBreakdown() {
+        struct Case {
+            const char* scenario;
+            std::function<Plan(const Plan&)> b;
+        };
+        using namespace choice;
+        const Case cases[] = {
+            {"deepseek-v3-h100-32x8.yaml",
+             [](const Plan& a) {
+                 Plan b = a;
+                 b.setChoice(Op::MoeAttention, AttnBatch), b.setChoice(Op::MoeQkv, QkvToken);
+                 b.setChoice(Op::MoeOutProj, OutToken), b.setChoice(Op::MoeNorms, NormToken);
+                 return b;
+             }},
+            {"llama-3.1-70b-h100-4x8.yaml",
+             [](const Plan& a) {
+                 Plan b = a;
+                 b.setChoice(Op::FfnUp, UpRow), b.setChoice(Op::FfnDown, DownColumn);
+                 return b;
+             }},
+            {"deepseek-v3-b200-18x8.yaml",
+             [](const Plan& a) {
+                 Plan b = a;
+                 b.setChoice(Op::SharedExperts, SharedToken), b.setChoice(Op::Router, RouterToken);
+                 return b;
+             }},
+        };
+        for (const Case& c : cases) {
+            const Scenario s = sample(c.scenario);
+            const CostModel model(s);
+            const Plan a = model.megatronPlan(), b = c.b(a);
+            QVERIFY2(!model.checkPlan(b), c.scenario);
+            const Why w = explainWhy(model, a, b);
+            const Metrics ma = model.evaluate(a), mb = model.evaluate(b);
+            QVERIFY2(ma.feasible && mb.feasible, c.scenario);
+            const std::string& t = w.sentence;
+            // The throughput ratio as the headline gives it.
+            char ratio[32];
+            const double q = mb.throughput / ma.throughput;
+            std::snprintf(ratio, sizeof ratio, q >= 10 ? "%.1fx" : q >= 1 ? "%.2fx" : "%.3gx", q);
+            QVERIFY2(std::abs(q - 1) < 0.005 || has(t, (std::string("reaches ") + ratio).c_str()), t.c_str());
+            // The batch limits: one sequence more breaks what the sentence names.
+            for (const auto& [plan, m, binding] :
+                 {std::tuple{a, ma, w.bindingA}, std::tuple{b, mb, w.bindingB}}) {
+                QVERIFY2(has(t, binding.name.c_str()), (binding.name + " | " + t).c_str());
+                if (binding.kind == BatchLimit::Tpot || binding.kind == BatchLimit::Ttft ||
+                    binding.kind == BatchLimit::Memory) {
+                    Plan more = plan;
+                    more.batch = m.batch + 1;
+                    const Metrics n = model.evaluate(more);
+                    QVERIFY(!n.feasible);
+                    const char* word = binding.kind == BatchLimit::Tpot   ? "TPOT"
+                                       : binding.kind == BatchLimit::Ttft ? "TTFT"
+                                                                          : "memory";
+                    QVERIFY2(n.violation.rfind(word, 0) == 0, n.violation.c_str());
+                }
+            }
+            // B's step at A's batch, by the breakdown of B evaluated with A's batch fixed.
+            if (w.equalBatch > 0 && has(t, "'s step takes ")) {
+                Plan q = b;
+                q.batch = ma.batch;
+                const Evaluation ea = model.explain(a), eq = model.explain(q);
+                const double stepA = stepParts(ea.decode).total(), stepQ = stepParts(eq.decode).total();
+                char ms[64];
+                std::snprintf(ms, sizeof ms, "step takes %.3g ms %s", std::abs(stepQ - stepA),
+                              stepQ < stepA ? "less" : "more");
+                QVERIFY2(has(t, ms), (std::string(ms) + " | " + t).c_str());
+                for (const CommMove& m : w.commsMoved) {
+                    // Each named collective's time, per step of the slowest stage, in A and in B at A's
+                    // batch.
+                    auto total = [&m](const Breakdown& br) {
+                        double sum = 0;
+                        for (const CommCost& cc : br.comms)
+                            if (m.name.rfind(std::string(nameOf(cc.kind)) + " " + cc.where + " (", 0) == 0 &&
+                                has(m.name, cc.layer == LayerKind::Moe ? "MoE layers" : "dense layers"))
+                                sum += cc.timeMs * layerOccurrences(br, cc.layer);
+                        return sum;
+                    };
+                    QVERIFY2(std::abs(total(ea.decode) - m.aMs) < 1e-9 &&
+                                 std::abs(total(eq.decode) - m.bMs) < 1e-9,
+                             m.name.c_str());
+                }
+            }
         }
     }
 

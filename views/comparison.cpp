@@ -245,8 +245,26 @@ void ComparisonView::refresh() {
     // A workload without prefill (decode) has no TTFT, one without decode (prefill) no TPOT.
     if (a.ttftMs > 0 || b.ttftMs > 0)
         metric(tr("TTFT"), a.ttftMs, b.ttftMs, formatMs(a.ttftMs), formatMs(b.ttftMs), -1);
-    if (a.tpotMs > 0 || b.tpotMs > 0)
+    if (a.tpotMs > 0 || b.tpotMs > 0) {
         metric(tr("TPOT"), a.tpotMs, b.tpotMs, formatMs(a.tpotMs), formatMs(b.tpotMs), -1);
+        if (a.spec.on() || b.spec.on()) {
+            // Speculative decoding: a step yields E tokens a sequence, and TPOT is the step over E.
+            const int row = m_metrics->rowCount() - 1;
+            for (int side : {1, 2}) {
+                const Metrics& x = side == 1 ? a : b;
+                if (x.spec.on() && x.stepMs > 0)
+                    m_metrics->item(row, side)->setToolTip(tr("TPOT = step %1 / %2 tokens a step (%3)")
+                                                               .arg(formatMs(x.stepMs))
+                                                               .arg(x.tokensPerStep, 0, 'f', 2)
+                                                               .arg(specSummary(x.spec)));
+            }
+            metric(tr("Tokens a step (E)"), a.tokensPerStep, b.tokensPerStep,
+                   QString::number(a.tokensPerStep, 'f', 2), QString::number(b.tokensPerStep, 'f', 2), 0);
+            QTableWidgetItem* named = m_metrics->item(m_metrics->rowCount() - 1, 0);
+            named->setToolTip(named->text() + tr(": tokens a step yields a sequence under speculative "
+                                                 "decoding (1 without); TPOT is the step over it"));
+        }
+    }
     metric(tr("Batch per replica"), double(a.batch), double(b.batch), QString::number(a.batch),
            QString::number(b.batch), 0);
     // What the throughput is made of: sequences in flight over the step (core/analysis/why.h).
@@ -317,6 +335,7 @@ void ComparisonView::refresh() {
         setting(tr("layer groups"), groups(L->plan), groups(R->plan));
     }
     setting(tr("mesh order"), meshText(L->plan), meshText(R->plan));
+    setting(tr("speculative decoding"), specSummary(L->plan.spec), specSummary(R->plan.spec));
     for (int i = 0; i < kOpCount; ++i) {
         const Op op = Op(i);
         if (!opRelevant(m_scenario->model, op)) continue;
@@ -353,7 +372,18 @@ void ComparisonView::refreshBars() {
     const PlanRecordPtr L = left(), R = right();
     if (!L || !R) return;
     const bool prefill = m_phase->currentIndex() == 1;
-    const StepSplit a = stepSplit(L->breakdown(prefill)), b = stepSplit(R->breakdown(prefill));
+    StepSplit a = stepSplit(L->breakdown(prefill)), b = stepSplit(R->breakdown(prefill));
+    // Speculative decoding's draft passes apart from the operators they are counted with.
+    auto draftOf = [](const Breakdown& br, StepSplit& split) {
+        double ms = 0;
+        for (const OpCost& o : br.ops)
+            if (o.layer == LayerKind::Draft) {
+                (o.memoryBound ? split.memoryMs : split.computeMs) -= o.timeMs;
+                ms += o.timeMs;
+            }
+        return ms;
+    };
+    const double draftA = draftOf(L->breakdown(prefill), a), draftB = draftOf(R->breakdown(prefill), b);
     struct Cat {
         QString name;
         double va, vb;
@@ -362,6 +392,7 @@ void ComparisonView::refreshBars() {
     const Cat cats[] = {
         {tr("compute"), a.computeMs, b.computeMs, QColor(0x3b, 0x82, 0xf6)},
         {tr("memory"), a.memoryMs, b.memoryMs, QColor(0x93, 0xc5, 0xfd)},
+        {tr("draft"), draftA, draftB, draftColor()},
         {tr("NVLink"), a.nvlinkMs + a.localMs, b.nvlinkMs + b.localMs, linkColor(LinkClass::NvLink)},
         {tr("network"), a.networkMs, b.networkMs, linkColor(LinkClass::Network)},
         {tr("pipeline"), a.pipelineMs, b.pipelineMs, QColor(0xf5, 0x9e, 0x0b)},
@@ -377,7 +408,7 @@ void ComparisonView::refreshBars() {
         set->setLabelColor(c.color.lightnessF() > 0.6 ? QColor(0x1f, 0x29, 0x37) : Qt::white);
         series->append(set);
         const QString name = c.name, left = qs(L->label), right = qs(R->label);
-        const double va = c.va, vb = c.vb, ta = a.total(), tb = b.total();
+        const double va = c.va, vb = c.vb, ta = a.total() + draftA, tb = b.total() + draftB;
         connect(set, &QBarSet::hovered, this, [=, this](bool on, int index) {
             if (!on) {
                 QToolTip::hideText();
@@ -406,7 +437,7 @@ void ComparisonView::refreshBars() {
     auto* val = new QValueAxis;
     val->setTitleText(tr("ms per %1 (slowest stage)").arg(qs(L->breakdown(prefill).phase)));
     val->setMin(0);
-    val->setMax(std::max({a.total(), b.total(), 1e-6}) * 1.05);
+    val->setMax(std::max({a.total() + draftA, b.total() + draftB, 1e-6}) * 1.05);
     val->applyNiceNumbers();
     m_chart->addAxis(cat, Qt::AlignLeft);
     m_chart->addAxis(val, Qt::AlignBottom);

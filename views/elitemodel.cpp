@@ -140,9 +140,9 @@ QVariant EliteModel::headerData(int section, Qt::Orientation o, int role) const 
         "Time per output token",
         "Sequences per replica per micro-batch (chosen by the cost model)",
         "Peak memory per GPU (of the usable capacity)",
-        "Parallelism degrees (MoE layers: expert-parallel, expert-tensor, expert replicas), and the layers "
-        "per "
-        "pipeline stage when the plan sets its own split",
+        "Parallelism degrees (MoE layers: expert-parallel, expert-tensor, expert replicas), the layers per "
+        "pipeline stage when the plan sets its own split, and speculative decoding when the plan drafts "
+        "(\"mtp x1\": MTP, one draft token a step)",
         "Mesh order: axes packed innermost (inside a node) first",
         "The searcher that found the plan",
         "Operator choices that depart from the Megatron recipe (the first layer group's), and the later "
@@ -163,11 +163,14 @@ QVariant EliteModel::data(const QModelIndex& index, int role) const {
     if (role == SortRole || role == Qt::DisplayRole) {
         // Text columns sort by what they show.
         switch (col) {
-        case Degrees:
-            // A plan's own pipeline split is part of its shape: plans that differ only by it are told apart.
-            return p.stageLayers.empty() ? degreesText(p.degrees, m_moe)
-                                         : degreesText(p.degrees, m_moe) + QStringLiteral(" | layers ") +
-                                               qs(stageLayersText(p));
+        case Degrees: {
+            // A plan's own pipeline split is part of its shape, and so is speculative decoding ("mtp x1"):
+            // plans that differ only by them are told apart.
+            QString text = degreesText(p.degrees, m_moe);
+            if (!p.stageLayers.empty()) text += QStringLiteral(" | layers ") + qs(stageLayersText(p));
+            if (p.spec.on()) text += QStringLiteral(" | ") + qs(specText(p.spec));
+            return text;
+        }
         case Mesh:
             return meshText(p);
         case Sharding:
@@ -233,6 +236,10 @@ QVariant EliteModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::DecorationRole && col == Searcher)
         return searcherColor(e.searcher.section(QLatin1Char(','), 0, 0));
     if (role == Qt::ToolTipRole && col == Sharding) return shardingText(p);
+    if (role == Qt::ToolTipRole && col == Tpot && m.feasible && m.spec.on() && m.stepMs > 0)
+        return tr("Speculative decoding (%1): the step, %2, over the %3 tokens it yields")
+            .arg(specSummary(m.spec), formatMs(m.stepMs))
+            .arg(m.tokensPerStep, 0, 'f', 2);
     if (role == Qt::ToolTipRole && !m.feasible)
         return tr("Infeasible: %1").arg(qs(m.violation.empty() ? std::string("?") : m.violation));
     if (role == Qt::FontRole && col == Throughput) {

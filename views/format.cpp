@@ -81,6 +81,31 @@ QString choiceName(Op op, int choice) {
     return qs(names[size_t(choice)]);
 }
 
+QString specMethodName(SpecMethod m) {
+    switch (m) {
+    case SpecMethod::None:
+        return QObject::tr("none");
+    case SpecMethod::Mtp:
+        return QStringLiteral("MTP");
+    case SpecMethod::Eagle3:
+        return QStringLiteral("EAGLE-3");
+    case SpecMethod::Draft:
+        return QObject::tr("draft model");
+    case SpecMethod::Ngram:
+        return QObject::tr("n-gram");
+    }
+    return {};
+}
+
+QString specSummary(const Speculative& s, double tokensPerStep) {
+    if (!s.on()) return QObject::tr("off");
+    QString t = s.draftTokens == 1
+                    ? QObject::tr("%1, 1 draft token").arg(specMethodName(s.method))
+                    : QObject::tr("%1, %2 draft tokens").arg(specMethodName(s.method)).arg(s.draftTokens);
+    if (tokensPerStep > 0) t += QObject::tr(", %1 tokens a step").arg(tokensPerStep, 0, 'f', 2);
+    return t;
+}
+
 ShardFamily familyOf(Op op, int c) {
     using F = ShardFamily;
     switch (baseOp(op)) {
@@ -211,6 +236,10 @@ QColor linkColor(LinkClass l) {
         return QColor(0xd9, 0x46, 0xef);
     }
     return Qt::gray;
+}
+
+QColor draftColor() {
+    return QColor(0x0d, 0x94, 0x88); // teal: apart from the blues of the operators and the links' colours
 }
 
 } // namespace sp::views

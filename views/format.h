@@ -40,6 +40,11 @@ QString meshText(const Plan& p);
 /// The display name of an operator: "qkv", or "qkv (MoE layers)" for the MoE overrides.
 QString opDisplayName(Op op);
 QString choiceName(Op op, int choice);
+/// A speculative-decoding method as people write it: "MTP", "EAGLE-3", "draft model", "n-gram".
+QString specMethodName(SpecMethod m);
+/// A plan's speculative decoding in words: "MTP, 3 draft tokens", with `tokensPerStep` (E) when above 0:
+/// "MTP, 3 draft tokens, 2.45 tokens a step"; "off" without.
+QString specSummary(const Speculative& s, double tokensPerStep = 0);
 
 /// Sharding families for colouring: choices that split the same way share a colour.
 enum class ShardFamily { Replicated, Split, Row, Token, Sequence, Batch, ExpertTensor };
@@ -61,5 +66,7 @@ QColor textOn(const QColor& background);
 
 /// Link classes and the communication categories of a step.
 QColor linkColor(LinkClass l);
+/// Speculative decoding's draft passes (the timeline's draft block, the comparison's draft bar).
+QColor draftColor();
 
 } // namespace sp::views

@@ -97,9 +97,30 @@ void PlanDetails::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPt
     h += tile(tr("Roofline"), QStringLiteral("%1%").arg(100 * m.rooflineFraction, 0, 'f', 1),
               tr("of %1").arg(formatRate(m.rooflineThroughput)));
     if (m.ttftMs > 0) h += tile(tr("TTFT"), formatMs(m.ttftMs), slo(m.ttftMs, w.ttftMs));
-    if (m.tpotMs > 0) h += tile(tr("TPOT"), formatMs(m.tpotMs), slo(m.tpotMs, w.tpotMs));
+    // Under speculative decoding a step yields E tokens a sequence: TPOT is the step over E.
+    const bool drafts = m.spec.on() && m.tokensPerStep > 0 && m.stepMs > 0;
+    if (m.tpotMs > 0)
+        h += tile(tr("TPOT"), formatMs(m.tpotMs),
+                  drafts ? tr("%1<br>step %2 / %3")
+                               .arg(slo(m.tpotMs, w.tpotMs), formatMs(m.stepMs))
+                               .arg(m.tokensPerStep, 0, 'f', 2)
+                         : slo(m.tpotMs, w.tpotMs));
     h += tile(tr("Batch"), QString::number(m.batch), tr("sequences per replica"));
     h += QStringLiteral("</tr></table>");
+    if (m.spec.on()) {
+        // The method, its draft tokens and E, then how TPOT follows from the step and where the drafts go.
+        QString spec = tr("Speculative decoding: %1.").arg(specSummary(m.spec, m.tokensPerStep));
+        if (drafts)
+            spec += QStringLiteral(" ") + tr("TPOT is the step over the tokens it yields: %1 / %2 = %3.")
+                                              .arg(formatMs(m.stepMs))
+                                              .arg(m.tokensPerStep, 0, 'f', 2)
+                                              .arg(formatMs(m.stepMs / m.tokensPerStep));
+        if (const Breakdown& d = plan->breakdown(false); !d.draft.empty())
+            spec += QStringLiteral(" ") + tr("The draft passes take %1 of the step, after the verify pass on "
+                                             "the last stage (%2).")
+                                              .arg(formatMs(d.draftMs), qs(d.draft));
+        h += QStringLiteral("<p style='color:#4b5563'>%1</p>").arg(esc(spec));
+    }
     if (m.ttftChunks > 0) {
         const QString budget = formatInteger(double(m.prefillBudget));
         const QString why =

@@ -213,7 +213,8 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
     connect(m_phase, &QComboBox::activated, this, [this](int i) {
         m_scenario.workload.phase = Phase(i);
         m_prefillBudget->setEnabled(Phase(i) != Phase::Decode);
-        refreshSpace(); // the budget's decision comes and goes with the phase
+        refreshSpec();  // prefill drafts nothing: no options to pin
+        refreshSpace(); // the budget's and speculative decoding's decisions come and go with the phase
         changed();
     });
     QWidget* input = addField(
@@ -377,6 +378,7 @@ QStringList ScenarioEditor::errors() const {
     for (const Field& f : m_fields)
         if (f.error->isVisibleTo(this) && !f.error->text().isEmpty()) out << f.error->text();
     if (m_dtypeError->isVisibleTo(this)) out << m_dtypeError->text();
+    if (m_specError->isVisibleTo(this)) out << m_specError->text();
     for (DegreeChecks* d : m_degrees)
         if (d && d->isVisibleTo(this) && d->noneChecked())
             out << tr("Constraints: allow at least one degree per axis");

@@ -65,6 +65,10 @@ public:
     /// The prefill token budget: the engines' default (0) or searched (1) (Constraints::searchPrefillBudget;
     /// disabled for decode).
     QComboBox* prefillBudgetCombo() const { return m_prefillBudget; }
+    /// Speculative decoding (Constraints::specPolicy, specPin): searched (0), off (1), or pinned to one of
+    /// the options the scenario offers (speculativeOptions), labelled "mtp x1". A pin the scenario cannot
+    /// run (after a change of model or workload) stays listed, outlined red, with its reason under the row.
+    QComboBox* specCombo() const { return m_spec; }
 
 signals:
     /// A valid change was made to the scenario.
@@ -100,6 +104,10 @@ private:
     void buildConstraints(QFormLayout* form);
     void rebuildConstraints();
     void refreshPinToggle();
+    /// Lists the spec combo's items for the scenario and selects its policy; refreshSpecCheck marks a pin
+    /// the scenario cannot run.
+    void refreshSpec();
+    void refreshSpecCheck();
     void checkDtypes();
     void constraintsEdited();
     void refreshSpace();
@@ -126,6 +134,8 @@ private:
     QComboBox* m_granularity = nullptr;
     QSpinBox* m_layerGroups = nullptr;
     QComboBox* m_prefillBudget = nullptr;
+    QComboBox* m_spec = nullptr;
+    QLabel* m_specError = nullptr;
     QSpinBox* m_gpus = nullptr;
     QLabel* m_spaceInfo = nullptr;
     bool m_loading = false;

@@ -1,6 +1,6 @@
 // The scenario editor's Constraints group: GPUs to use and memory headroom, the allowed degrees per axis,
 // the layers per stage (balanced or tuned), how finely the operators' choices go (per type, per stage or per
-// layer group, and how many groups),
+// layer group, and how many groups), speculative decoding (searched, off or pinned),
 // the pinned operators (folded away until asked for: at 1600x1000 the whole group fits beside the model,
 // cluster and workload without scrolling), and the size of the search space they leave.
 #include "views/scenarioeditor.h"
@@ -24,6 +24,16 @@ namespace sp::views {
 using editor::kErrorStyle;
 using editor::kInfoStyle;
 using editor::makeNote;
+
+namespace {
+/// A pinned speculative decoding as the spec combo's item data, and back.
+int specCode(const Speculative& s) {
+    return int(s.method) * 100 + s.draftTokens;
+}
+Speculative specOfCode(int code) {
+    return {SpecMethod(code / 100), code % 100};
+}
+} // namespace
 
 void ScenarioEditor::buildConstraints(QFormLayout* kf) {
     m_constraintForm = kf;
@@ -128,12 +138,41 @@ void ScenarioEditor::buildConstraints(QFormLayout* kf) {
         refreshSpace();
         changed();
     });
+    // Speculative decoding (Constraints::specPolicy and specPin): searched, off, or one of the scenario's
+    // options in every plan. On the operator choices' row: a row of its own would push the group past the
+    // panel at 1600x1000 (tst_layout).
+    m_spec = new QComboBox(this);
+    m_spec->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_spec->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed); // its items whole; the row gives way
+    m_spec->setToolTip(
+        tr("Speculative decoding: searched (the search weighs every method the model has, with each "
+           "draft count its acceptance rates cover, and none), off, or one method and draft count in "
+           "every plan"));
+    connect(m_spec, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (m_loading || i < 0) return;
+        Constraints& c = m_scenario.constraints;
+        c.specPolicy = i == 0   ? Constraints::SpecPolicy::Search
+                       : i == 1 ? Constraints::SpecPolicy::Off
+                                : Constraints::SpecPolicy::Pinned;
+        // The pin only where it applies, as a constraints file holds it.
+        c.specPin = i >= 2 ? specOfCode(m_spec->itemData(i).toInt()) : Speculative{};
+        refreshSpecCheck();
+        refreshSpace();
+        changed();
+    });
+    m_specError = makeNote(this, kErrorStyle);
     auto* granularityRow = new QWidget(this);
     auto* gh = new QHBoxLayout(granularityRow);
     gh->setContentsMargins(0, 0, 0, 0);
     gh->addWidget(m_granularity, 1);
     gh->addWidget(m_layerGroups);
+    auto* specLabel = new QLabel(tr("Speculative"), granularityRow);
+    specLabel->setBuddy(m_spec);
+    specLabel->setToolTip(m_spec->toolTip());
+    gh->addWidget(specLabel);
+    gh->addWidget(m_spec);
     kf->addRow(tr("Operator choices"), granularityRow);
+    kf->addRow(m_specError);
 
     m_pinToggle = new QToolButton(this);
     m_pinToggle->setCheckable(true);
@@ -217,7 +256,48 @@ void ScenarioEditor::rebuildConstraints() {
         m_pinForm->setRowVisible(c, opRelevant(s.model, Op(i)));
     }
     refreshPinToggle();
+    refreshSpec();
     refreshSpace();
+}
+
+void ScenarioEditor::refreshSpec() {
+    const QSignalBlocker b(m_spec);
+    m_spec->clear();
+    m_spec->addItem(tr("searched"));
+    m_spec->addItem(tr("off"));
+    // What a search may weigh, whatever the policy now: the items a pin can take.
+    Scenario searched = m_scenario;
+    searched.constraints.specPolicy = Constraints::SpecPolicy::Search;
+    for (const Speculative& o : speculativeOptions(searched)) {
+        m_spec->addItem(qs(specText(o)), specCode(o));
+        const double e = tokensPerStep(acceptanceRates(m_scenario, o.method), o.draftTokens);
+        m_spec->setItemData(m_spec->count() - 1, specSummary(o, e), Qt::ToolTipRole);
+    }
+    const Constraints& c = m_scenario.constraints;
+    int current = c.specPolicy == Constraints::SpecPolicy::Off ? 1 : 0;
+    if (c.specPolicy == Constraints::SpecPolicy::Pinned) {
+        current = m_spec->findData(specCode(c.specPin));
+        if (current < 0) {
+            // A pin this scenario does not offer: kept, outlined red with the reason below (its label no
+            // longer than the others', so the panel keeps its width).
+            m_spec->addItem(qs(specText(c.specPin)), specCode(c.specPin));
+            current = m_spec->count() - 1;
+            m_spec->setItemData(current, tr("Not available in this scenario"), Qt::ToolTipRole);
+        }
+    }
+    m_spec->setCurrentIndex(current);
+    refreshSpecCheck();
+}
+
+void ScenarioEditor::refreshSpecCheck() {
+    const Constraints& c = m_scenario.constraints;
+    std::optional<std::string> why;
+    if (c.specPolicy == Constraints::SpecPolicy::Pinned) why = checkSpeculative(m_scenario, c.specPin);
+    m_specError->setText(why ? tr("Constraints: %1").arg(qs(*why)) : QString());
+    m_specError->setVisible(bool(why));
+    m_spec->setStyleSheet(why ? QStringLiteral("QComboBox { border: 1px solid #dc2626; }") : QString());
+    // Prefill drafts nothing; a pin left from before stays editable so it can be cleared.
+    m_spec->setEnabled(m_scenario.workload.phase != Phase::Prefill || why);
 }
 
 void ScenarioEditor::constraintsEdited() {

@@ -70,8 +70,19 @@ QColor itemColor(const TimelineItem& it) {
         return kPipeline;
     case TimelineItem::Kind::Bubble:
         return kBubble;
+    case TimelineItem::Kind::Draft:
+        return draftColor();
     }
     return kCompute;
+}
+
+/// The draft block's label from the breakdown's "mtp x3: 1 pass over 768 tokens + 2 over 256":
+/// "draft: mtp x3 \u2014 1 pass over 768 tokens + 2 over 256".
+QString draftName(const std::string& draft) {
+    QString d = qs(draft);
+    const int colon = d.indexOf(QStringLiteral(": "));
+    if (colon >= 0) d.replace(colon, 2, QStringLiteral(" \u2014 "));
+    return QObject::tr("draft: %1").arg(d);
 }
 
 bool onCommTrack(const TimelineItem& it) {
@@ -146,6 +157,21 @@ Timeline buildTimeline(const Scenario& s, const PlanRecord& rec, bool prefill, c
         const auto [first, count] = t.layers[size_t(st)];
         for (int l = first; l < first + count; ++l) place(kindOf(l), l);
         if (st == pp - 1) place(LayerKind::Head, -1);
+        if (st == pp - 1 && !b.draft.empty()) {
+            // Speculative decoding: the draft passes follow the verify pass (everything above) on the last
+            // stage. The breakdown lists them only when the last stage is the slowest.
+            const Metrics& m = rec.metrics();
+            TimelineItem it;
+            it.kind = TimelineItem::Kind::Draft;
+            it.stage = st;
+            it.startMs = now;
+            it.durMs = b.draftMs;
+            it.name = draftName(b.draft);
+            it.detail = QObject::tr("speculative decoding: %1; after the verify pass")
+                            .arg(specSummary(m.spec.on() ? m.spec : rec.plan.spec, m.tokensPerStep));
+            now += it.durMs;
+            t.items.push_back(it);
+        }
         if (st < pp - 1 && b.pipelineTransferMs > 0) {
             TimelineItem it;
             it.kind = TimelineItem::Kind::Pipeline;
@@ -202,7 +228,9 @@ void TimelineCanvas::rebuild() {
     m_timeline = m_scenario && m_plan ? buildTimeline(*m_scenario, *m_plan, m_prefill) : Timeline{};
     m_hover = -1;
     const Frame f = frame(QRect(0, 0, std::max(width(), 360), 1));
-    setMinimumHeight(std::max(200, 60 + m_timeline.stages * f.laneH + 60));
+    // A plan that drafts has a line more under the legend, and maybe a second legend line.
+    const int extra = m_plan && m_plan->metrics().spec.on() ? 2 * (QFontMetrics(font()).height() + 4) : 0;
+    setMinimumHeight(std::max(200, 60 + m_timeline.stages * f.laneH + 60 + extra));
     update();
 }
 
@@ -256,6 +284,11 @@ QString TimelineCanvas::itemDescription(int i) const {
     if (!it.detail.isEmpty()) s += QStringLiteral("<br>") + it.detail.toHtmlEscaped();
     if (it.hiddenMs > 0) s += tr("<br>%1 of it hidden under compute").arg(formatMs(it.hiddenMs));
     return s;
+}
+
+bool TimelineCanvas::hasDraft() const {
+    return std::any_of(m_timeline.items.begin(), m_timeline.items.end(),
+                       [](const TimelineItem& it) { return it.kind == TimelineItem::Kind::Draft; });
 }
 
 void TimelineCanvas::paintEvent(QPaintEvent*) {
@@ -328,9 +361,13 @@ void TimelineCanvas::paintTo(QPainter& p, const QRect& r) const {
             p.setPen(c.darker(125));
             p.drawLine(rr.topRight(), rr.bottomRight());
         }
-        if (rr.width() > fm.horizontalAdvance(it.name) + 6) {
+        QString label = it.name;
+        if (it.kind == TimelineItem::Kind::Draft) // shortened to what fits: "draft: mtp x3", "draft"
+            for (const QString& shorter : {it.name.section(QStringLiteral(" \u2014 "), 0, 0), tr("draft")})
+                if (rr.width() <= fm.horizontalAdvance(label) + 6) label = shorter;
+        if (rr.width() > fm.horizontalAdvance(label) + 6) {
             p.setPen(c.lightnessF() > 0.6 ? QColor(0x1f, 0x29, 0x37) : Qt::white);
-            p.drawText(rr, Qt::AlignCenter, it.name);
+            p.drawText(rr, Qt::AlignCenter, label);
         }
     }
     if (m_hover >= 0) {
@@ -339,17 +376,26 @@ void TimelineCanvas::paintTo(QPainter& p, const QRect& r) const {
         p.drawRect(itemRectIn(f, m_hover).adjusted(-1, -1, 1, 1));
     }
     // Legend.
-    int x = r.left() + 120;
-    const int y = f.plot.bottom() + 14;
-    const std::pair<QColor, QString> legend[] = {{kCompute, tr("compute-bound operator")},
-                                                 {kMemory, tr("memory-bound operator")},
-                                                 {linkColor(LinkClass::NvLink), tr("collective, NVLink")},
-                                                 {linkColor(LinkClass::Network), tr("collective, network")},
-                                                 {kPipeline, tr("pipeline send")},
-                                                 {kBubble, tr("bubble (idle)")}};
+    const bool drafts = hasDraft();
+    int x = r.left() + 120, y = f.plot.bottom() + 14;
+    std::vector<std::pair<QColor, QString>> legend{{kCompute, tr("compute-bound operator")},
+                                                   {kMemory, tr("memory-bound operator")},
+                                                   {linkColor(LinkClass::NvLink), tr("collective, NVLink")},
+                                                   {linkColor(LinkClass::Network), tr("collective, network")},
+                                                   {kPipeline, tr("pipeline send")},
+                                                   {kBubble, tr("bubble (idle)")}};
+    // Only a plan that drafts has the entry; beside the operators, so a narrow canvas keeps it.
+    if (drafts) legend.insert(legend.begin() + 2, {draftColor(), tr("draft passes")});
+    bool wrapped = false;
     for (const auto& [c, text] : legend) {
         const int w = fm.horizontalAdvance(text) + 30;
-        if (x + w > r.right()) break;
+        if (x + w > r.right()) {
+            // The draft's entry takes a second line rather than push the others out.
+            if (!drafts || wrapped) break;
+            wrapped = true;
+            x = r.left() + 120;
+            y += fm.height() + 4;
+        }
         if (text.startsWith(tr("bubble")))
             p.fillRect(QRect(x, y, 14, 12), QBrush(c, Qt::BDiagPattern));
         else
@@ -366,6 +412,19 @@ void TimelineCanvas::paintTo(QPainter& p, const QRect& r) const {
             ? tr("MoE layers run as two overlapped half-batches: a collective's hatched part ran under the "
                  "other half's compute.")
             : tr("Collectives run after the operator before them."));
+    const Metrics& m = m_plan->metrics();
+    QString spec;
+    if (drafts)
+        spec = tr("Speculative decoding (%1): a verify pass, then the draft passes; TPOT = step / %2.")
+                   .arg(specSummary(m.spec, m.tokensPerStep))
+                   .arg(m.tokensPerStep, 0, 'f', 2);
+    else if (&b == &m_plan->eval.decode && m.spec.on()) // the breakdown is the slowest stage's
+        spec = tr("Speculative decoding (%1): its draft passes, on the last stage, are not drawn: the "
+                  "breakdown is the slowest stage's.")
+                   .arg(specSummary(m.spec, m.tokensPerStep));
+    if (!spec.isEmpty())
+        p.drawText(QRect(r.left() + 120, y + 2 * (fm.height() + 4), r.width() - 130, fm.height() + 2),
+                   Qt::AlignLeft, spec);
     p.restore();
 }
 
@@ -380,6 +439,13 @@ void TimelineCanvas::mouseMoveEvent(QMouseEvent* e) {
         QToolTip::showText(e->globalPosition().toPoint(), itemDescription(i), this);
     else
         QToolTip::hideText();
+}
+
+void TimelineCanvas::setHoveredItem(int i) {
+    if (i < -1 || i >= int(m_timeline.items.size()) || i == m_hover) return;
+    m_hover = i;
+    update();
+    emit hovered(i);
 }
 
 void TimelineCanvas::leaveEvent(QEvent*) {
@@ -399,6 +465,8 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     m_info = new QLabel(tr("Hover an operator or collective for its numbers."), this);
     m_info->setTextFormat(Qt::RichText);
     m_info->setStyleSheet(QStringLiteral("color: #374151;"));
+    // A long description is cut at the window's edge rather than widening the window.
+    m_info->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(10, 6, 10, 2);
     bar->addWidget(m_info, 1);

@@ -7,6 +7,9 @@
 // The breakdown does not report communication overlapped with compute yet: every collective runs after the
 // operator before it. TimelineOptions::hiddenMs is the hook for it: a collective with hidden time starts that
 // much earlier, under the operator before it, drawn hatched.
+//
+// Under speculative decoding the last stage's step is the verify pass (the layers, embedding and head, as
+// without) followed by the draft passes: one block of Breakdown::draftMs, in its own colour.
 
 #include "core/model/scenario.h"
 #include "views/planrecord.h"
@@ -23,7 +26,8 @@ class QComboBox;
 namespace sp::views {
 
 struct TimelineItem {
-    enum class Kind { Compute, Memory, Comm, Pipeline, Bubble };
+    /// Draft: speculative decoding's draft passes of the step (the last stage, after the verify pass).
+    enum class Kind { Compute, Memory, Comm, Pipeline, Bubble, Draft };
     Kind kind = Kind::Compute;
     int stage = 0;
     int layer = -1; ///< model layer index (-1: embedding, head, pipeline, bubble)
@@ -62,6 +66,10 @@ public:
     /// The item under a point (index into timeline().items), or -1.
     int itemAt(const QPoint& pos) const;
     QString itemDescription(int index) const;
+    /// Whether the step shows speculative decoding's draft passes (a Draft item).
+    bool hasDraft() const;
+    /// Outlines an item and reports it as hovered (-1: none), as the mouse would (the screenshot mode).
+    void setHoveredItem(int index);
     /// Where an item is drawn in a canvas rectangle.
     QRectF itemRect(int index, const QRect& canvas) const;
     void paintTo(QPainter& p, const QRect& rect) const;

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string_view>
@@ -19,8 +20,9 @@ struct Bounds {
 };
 constexpr double kMaxInt = 9007199254740992.0; // 2^53: every integer up to it is exact in a double
 constexpr Bounds kBounds[] = {
-    {"budget", 1, 1e12, false},  // evaluations: far more than a search can run (see bench --eval-speed)
-    {"seconds", 0, 1e6, true},   // wall-clock limit: 1e6 s is 11.6 days
+    {"budget", 1, 1e12, false}, // evaluations: far more than a search can run (see bench --eval-speed)
+    {"seconds", 0.1, 1e6,
+     false},                     // wall-clock limit: below 0.1 s no plan may be evaluated; 1e6 s is 11.6 days
     {"seed", 0, kMaxInt, false}, //
     {"seeds", 1, 10000, false},  //
     {"threads", 0, 4096, false}, // 0: all cores
@@ -46,7 +48,9 @@ const Bounds* boundsOf(const std::string& name) {
 
 std::string numText(double v) {
     if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
-    return std::to_string(v);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    return buf;
 }
 
 std::string rangeText(const Bounds& b) {

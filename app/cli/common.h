@@ -13,7 +13,7 @@ namespace sp::cli {
 inline constexpr int kOk = 0, kBadInput = 1, kUsage = 2;
 
 /// Prints why and the verb's usage line; returns the usage exit code.
-inline int usageError(const std::string& why, const char* usage) {
+inline int usageError(const std::string& why, const std::string& usage) {
     std::cerr << "shardplan: " << why << "\n\nusage: " << usage << "\n";
     return kUsage;
 }

@@ -3,7 +3,9 @@
 #include "args.h"
 #include "common.h"
 #include "disagg_commands.h"
+#include "interrupt.h"
 #include "metrics_json.h"
+#include "verbs.h"
 
 #include "core/cost/calibration.h"
 #include "core/io/formats.h"
@@ -12,6 +14,7 @@
 #include "core/sim/servingchecks.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -56,8 +59,9 @@ void printBreakdown(const Breakdown& b) {
 } // namespace
 
 int cmdEvaluate(const std::vector<std::string>& argv) {
-    const char* usage = "shardplan evaluate --scenario S [--plan P] [--load L] [--json]";
-    Args a(argv, {"json"}, {"scenario", "plan", "load"});
+    const VerbSpec& spec = verb("evaluate");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -169,8 +173,9 @@ Rate measure(const CostModel& model, const std::vector<Plan>& pool, double secon
 } // namespace
 
 int cmdEvalSpeed(const std::vector<std::string>& argv) {
-    const char* usage = "shardplan bench --eval-speed [--json] [--scenario S]... [--seconds T]";
-    Args a(argv, {"json", "eval-speed"}, {"scenario", "seconds"});
+    const VerbSpec& spec = verb("bench --eval-speed");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     const double seconds = a.number("seconds").value_or(2.0);
     if (!a.ok() || seconds <= 0) return usageError("--seconds must be a positive number", usage);
@@ -274,6 +279,12 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
             clusterPath.c_str(), f.after.rows.size(), source.c_str(), 100 * f.before.medianAbsError,
             100 * f.after.medianAbsError, 100 * f.looMedianAfter);
         std::string text = head;
+        if (f.stopped)
+            text += f.fullFitDone
+                        ? "# Stopped during the leave-one-out fits: that error is over the " +
+                              std::to_string(f.looErrors.size()) + " runs done.\n"
+                        : std::string("# Stopped before the fit converged: the best factors so far; "
+                                      "no leave-one-out error.\n");
         for (const auto& fac : f.factors) {
             char line[160];
             std::snprintf(line, sizeof line, "#   %-12s %.4g -> %.4g (bounds %.3g-%.3g)\n", fac.name.c_str(),
@@ -297,11 +308,15 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
                 {{"name", x.name}, {"before", x.before}, {"after", x.after}, {"lo", x.lo}, {"hi", x.hi}});
         j["median_abs_error_before"] = f.before.medianAbsError;
         j["median_abs_error_after"] = f.after.medianAbsError;
-        j["loo_median_abs_error"] = f.looMedianAfter;
+        // No leave-one-out fit ran when the full fit was stopped: null, not a zero error.
+        j["loo_median_abs_error"] =
+            !f.looErrors.empty() ? nlohmann::ordered_json(f.looMedianAfter) : nlohmann::ordered_json(nullptr);
         j["before"] = rowsJson(f.before);
         j["after"] = rowsJson(f.after);
         j["loo_errors"] = f.looErrors;
         j["skipped"] = f.before.skipped;
+        j["stopped"] = f.stopped;
+        j["fit_converged"] = f.fullFitDone;
         if (!written.empty()) j["written"] = written;
         std::cout << jsonText(j) << "\n";
         return kOk;
@@ -314,13 +329,28 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
         if (i < f.looErrors.size()) std::printf(" %+8.0f%%", 100 * f.looErrors[i]);
         std::printf("\n");
     }
+    for (const auto& s : f.before.skipped) std::printf("skipped: %s\n", s.c_str());
     std::printf("\nfactor            before     after   bounds\n");
     for (const auto& x : f.factors)
         std::printf("%-16s %7.4g %9.4g   %g-%g\n", x.name.c_str(), x.before, x.after, x.lo, x.hi);
-    std::printf(
-        "\nmedian absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out (%zu measurements)\n",
-        100 * f.before.medianAbsError, 100 * f.after.medianAbsError, 100 * f.looMedianAfter,
-        f.after.rows.size());
+    if (!f.stopped)
+        std::printf("\nmedian absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out (%zu "
+                    "measurements)\n",
+                    100 * f.before.medianAbsError, 100 * f.after.medianAbsError, 100 * f.looMedianAfter,
+                    f.after.rows.size());
+    else if (!f.fullFitDone || f.looErrors.empty()) {
+        std::printf(f.fullFitDone ? "\nstopped before the first leave-one-out fit: no leave-one-out errors\n"
+                                  : "\nstopped: the best factors so far, before the fit converged; no "
+                                    "leave-one-out errors\n");
+        std::printf("median absolute error: %.1f%% before, %.1f%% with these factors (%zu measurements)\n",
+                    100 * f.before.medianAbsError, 100 * f.after.medianAbsError, f.after.rows.size());
+    } else {
+        std::printf("\nstopped during the leave-one-out fits (%zu of %zu done)\n"
+                    "median absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out over the %zu "
+                    "done\n",
+                    f.looErrors.size(), f.after.rows.size(), 100 * f.before.medianAbsError,
+                    100 * f.after.medianAbsError, 100 * f.looMedianAfter, f.looErrors.size());
+    }
     if (!written.empty()) std::printf("written: %s\n", written.c_str());
     return kOk;
 }
@@ -330,7 +360,7 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
 namespace {
 
 /// calibrate --serving: the simulation against MLPerf server runs (core/sim/servingchecks.h).
-int calibrateServing(Args& a, const char* usage) {
+int calibrateServing(Args& a, const std::string& usage) {
     for (auto o : {"fit", "cluster", "scenario", "plan", "out", "factors"})
         if (a.option(o)) return usageError(std::string("--") + o + " does not go with --serving", usage);
     if (a.positionals().size() > 1) return usageError("at most one checks file", usage);
@@ -385,18 +415,9 @@ int calibrateServing(Args& a, const char* usage) {
 } // namespace
 
 int cmdCalibrate(const std::vector<std::string>& argv) {
-    const char* usage =
-        "shardplan calibrate [--json] [MEASUREMENTS.yaml]\n"
-        "       shardplan calibrate --serving [--requests N] [--json] [CHECKS.yaml]\n"
-        "       shardplan calibrate --fit FILE[,FILE...] [--cluster C] [--factors F1,F2...] [--scenario S "
-        "[--plan P]]\n"
-        "                           [--out FITTED.yaml] [--json]\n"
-        "  FILE: measurements in the project's format (several, comma separated, fit together), or `vllm "
-        "bench\n"
-        "  serve --save-result` JSON (with --scenario: the model and cluster it ran on, and --plan: its "
-        "layout,\n"
-        "  default the Megatron plan); --factors: fit only these (compute, compute_fp4, memory, ...)";
-    Args a(argv, {"json", "serving"}, {"fit", "cluster", "scenario", "plan", "out", "factors", "requests"});
+    const VerbSpec& spec = verb("calibrate");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     const std::string samples = samplesDir();
     if (a.flag("serving")) return calibrateServing(a, usage);
@@ -461,7 +482,18 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
                 std::fprintf(stderr, "\rfit %d of %d%s", done, total, done == total ? "\n" : "");
                 std::fflush(stderr);
             };
-        auto f = fitEfficiency(set.value(), start.value().efficiency, true, control);
+        // Ctrl-C: the best factors so far, as search prints the best plan so far (the fit of 166 runs with
+        // its leave-one-out fits takes minutes).
+        std::atomic<bool> stop{false};
+        control.stop = &stop;
+        control.bestSoFarOnStop = true;
+        Result<FitResult> f = Error{};
+        {
+            InterruptToStop interrupt;
+            std::stop_callback onStop(interrupt.token(), [&stop] { stop = true; });
+            f = fitEfficiency(set.value(), start.value().efficiency, true, control);
+        }
+        if (f && f->stopped && isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
         if (!f) {
             std::cerr << *fitPath << ": " << f.error().message << "\n";
             return kBadInput;

@@ -6,6 +6,7 @@
 #include "common.h"
 #include "disagg_commands.h"
 #include "interrupt.h"
+#include "verbs.h"
 
 #include "core/export/launch.h"
 #include "core/io/formats.h"
@@ -23,54 +24,10 @@ constexpr int64_t kDefaultBudget = 2000;
 
 } // namespace
 
-const std::vector<OptionSpec>& exportOptions() {
-    static const std::vector<OptionSpec> table = {
-        {"scenario", "S", "the scenario file"},
-        {"plan", "P", "the plan (default: Megatron's); a disaggregated plan: both pools"},
-        {"searcher", "NAME", "search first (sa, ga, rl, ...); Ctrl-C exports the best so far"},
-        {"budget", "N", "the search's evaluations (default 2000)"},
-        {"seed", "K", "the search's seed (default 1)"},
-        {"format", "F", "json|yaml: a plan file; vllm|sglang: as --engine"},
-        {"engine", "E", "vllm|sglang|trtllm|dynamo: the engine's launch"},
-        {"engine-version", "V", "a row of the engine's version table (default: newest)"},
-        {"worker", "W", "Dynamo's worker: vllm (default), sglang or trtllm"},
-        {"strict", "", "refuse a plan the version cannot run (default: adapt it)"},
-        {"model", "PATH", "the path the engine loads (default: the model's Hub id)"},
-        {"out", "F", "write the text to F"},
-        {"out-dir", "DIR", "write the node scripts, plan.yaml and NOTES.txt into DIR"},
-    };
-    return table;
-}
-
-std::string exportUsage() {
-    std::string out =
-        "  export --scenario S (--plan P | --searcher NAME [--budget N] [--seed K])\n"
-        "         (--format json|yaml | --engine E [--engine-version V] [--worker W] [--strict]\n"
-        "          [--model PATH]) [--out F | --out-dir DIR]\n"
-        "                                            a plan file, or the plan as an engine's launch\n";
-    return out + optionLines(exportOptions());
-}
-
-std::string optionLines(const std::vector<OptionSpec>& table) {
-    std::string out;
-    for (const OptionSpec& o : table) {
-        std::string left = std::string("         --") + o.name + (*o.value ? std::string(" ") + o.value : "");
-        if (left.size() < 44)
-            left.resize(44, ' ');
-        else
-            left += " ";
-        out += left + o.help + "\n";
-    }
-    return out;
-}
-
 int cmdExport(const std::vector<std::string>& argv) {
-    // The usage line after "usage: ": export's entry with the program's name.
-    const std::string usageText = "\n  shardplan " + exportUsage().substr(2);
-    const char* usage = usageText.c_str();
-    std::set<std::string> flags, values;
-    for (const OptionSpec& o : exportOptions()) (*o.value ? values : flags).insert(o.name);
-    Args a(argv, flags, values);
+    const VerbSpec& spec = verb("export");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);

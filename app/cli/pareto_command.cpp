@@ -6,6 +6,7 @@
 #include "interrupt.h"
 #include "metrics_json.h"
 #include "search_util.h"
+#include "verbs.h"
 
 #include "core/io/formats.h"
 #include "core/search/disagg_search.h"
@@ -87,13 +88,9 @@ void printPoints(const char* title, const std::vector<ParetoPoint>& points, cons
 } // namespace
 
 int cmdPareto(const std::vector<std::string>& argv) {
-    const char* usage =
-        "shardplan pareto --scenario S [--searcher NAME] [--points N] [--budget B] [--seed K]\n"
-        "                        [--threads T] [--seconds T] [--no-warm-start] [--json] [--csv F]\n"
-        "                        [--at-tpot MS | --at-user-tps X] [--disaggregated [--pool-budget N]]";
-    Args a(argv, {"json", "no-warm-start", "disaggregated"},
-           {"scenario", "searcher", "points", "budget", "seed", "threads", "seconds", "csv", "at-tpot",
-            "at-user-tps", "pool-budget"});
+    const VerbSpec& spec = verb("pareto");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);

@@ -4,7 +4,9 @@
 #include "common.h"
 #include "search_commands.h"
 #include "search_util.h"
+#include "verbs.h"
 
+#include "core/common/text.h"
 #include "core/io/formats.h"
 #include "core/search/benchmark.h"
 #include "core/search/searcher.h"
@@ -13,7 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -57,24 +59,29 @@ struct BestKnownFile {
 
 std::optional<BestKnownFile> readBestKnown(const std::string& path, bool mayBeMissing) {
     BestKnownFile f{path, json::object()};
-    std::ifstream in(path);
-    if (!in) {
-        if (mayBeMissing) {
-            f.doc["version"] = 1;
-            f.doc["scenarios"] = json::object();
-            return f;
-        }
-        std::cerr << path << ": cannot read the best-known file\n";
+    std::error_code ec;
+    // A missing file is a new one for --refresh-best; a dangling symlink is not missing (writing would
+    // replace the link), so symlink_status, not exists.
+    if (mayBeMissing && !std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+        f.doc["version"] = 1;
+        f.doc["scenarios"] = json::object();
+        return f;
+    }
+    // The same reader as every input: regular files of at most 64 MiB, depth, syntax and duplicate keys
+    // checked with line and column before the JSON library sees the text.
+    const auto text = readJsonFile(path);
+    if (!text) {
+        std::cerr << text.error().str() << "\n";
         return std::nullopt;
     }
     try {
-        f.doc = json::parse(in);
+        f.doc = json::parse(text.value());
     } catch (const std::exception& e) {
-        std::cerr << path << ": not valid JSON: " << e.what() << "\n";
+        std::cerr << "shardplan: " << path << ": not valid JSON: " << e.what() << "\n";
         return std::nullopt;
     }
     if (!f.doc.is_object() || !f.doc.contains("scenarios") || !f.doc["scenarios"].is_object()) {
-        std::cerr << path << ": expected an object with a \"scenarios\" object\n";
+        std::cerr << "shardplan: " << path << ": expected an object with a \"scenarios\" object\n";
         return std::nullopt;
     }
     return f;
@@ -125,7 +132,7 @@ std::string percent(double share) {
 
 /// Long runs of several searchers and seeds; the best plan replaces the stored one when it is better, or
 /// when the stored one no longer fits; the stored one is re-evaluated and kept otherwise.
-int refreshBest(Args& a, const std::vector<std::string>& scenarios, const char* usage) {
+int refreshBest(Args& a, const std::vector<std::string>& scenarios, const std::string& usage) {
     const std::string path = *a.option("refresh-best");
     auto file = readBestKnown(path, true);
     if (!file) return kBadInput;
@@ -218,7 +225,7 @@ int refreshBest(Args& a, const std::vector<std::string>& scenarios, const char* 
 /// slows both alike; medians of wall and processor time, their ratios, and the policy's processor time per
 /// new plan, (rl - random) / evaluations: everything rl does that random does not (sampling through the
 /// network, the updates) less nothing, since both evaluate the same number of new plans.
-int rlSpeed(Args& a, const std::vector<std::string>& scenarios, const char* usage) {
+int rlSpeed(Args& a, const std::vector<std::string>& scenarios, const std::string& usage) {
     const auto budget = a.integer("budget");
     const auto seeds = a.integer("seeds");
     const auto threads = a.integer("threads");
@@ -283,21 +290,9 @@ struct Row {
 } // namespace
 
 int cmdBench(const std::vector<std::string>& argv) {
-    const char* usage =
-        "shardplan bench --scenario S... [--searchers LIST] [--budgets LIST | --budget N] [--seeds K]\n"
-        "                       [--threads T] [--warm-start none|megatron|cd] [--best FILE] [--json] [--csv "
-        "F]\n"
-        "       shardplan bench --refresh-best FILE --scenario S... [--searchers LIST] [--budget N] [--seeds "
-        "K]\n"
-        "       shardplan bench --rl-speed --scenario S... [--searchers NAME] [--budget N] [--seeds K] "
-        "[--threads T]\n"
-        "       (defaults: --searchers random,random-seq,cd,cd-restarts,sa,ga,rl --budgets "
-        "100,500,2000,20000\n"
-        "        --seeds 20 --threads 1; refresh: --searchers sa,ga,cd-restarts,rl --budget 200000 --seeds "
-        "3)";
-    Args a(argv, {"json", "rl-speed"},
-           {"scenario", "searchers", "budget", "budgets", "seeds", "threads", "csv", "best", "refresh-best",
-            "warm-start"});
+    const VerbSpec& spec = verb("bench");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -515,7 +510,7 @@ int cmdBench(const std::vector<std::string>& argv) {
         for (size_t k = 0; k < std::size(kColumns); ++k) s << (k ? "," : "") << kColumns[k];
         s << "\n";
         for (const Row& r : rows) {
-            s << r.scenario << "," << r.searcher << "," << r.budget;
+            s << csvField(r.scenario) << "," << csvField(r.searcher) << "," << r.budget;
             for (double x : values(r)) {
                 char buf[64] = "";
                 if (std::isinf(x))

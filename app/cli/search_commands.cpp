@@ -7,6 +7,7 @@
 #include "interrupt.h"
 #include "metrics_json.h"
 #include "search_util.h"
+#include "verbs.h"
 
 #include "core/analysis/why.h"
 #include "core/cost/validity.h"
@@ -96,16 +97,9 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 // -----------------------------------------------------------------------------------------------------------------
 
 int cmdSearch(const std::vector<std::string>& argv) {
-    const char* usage =
-        "shardplan search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K]\n"
-        "                        [--threads T] [--warm-start none|megatron|cd] [--out plan.json|plan.yaml]\n"
-        "                        [--check N] [--requests N] [--json]\n"
-        "       shardplan search --scenario S --disaggregated [--searcher NAME] [--budget N] [--seconds T]\n"
-        "                        [--seed K] [--threads T] [--no-warm-start] [--out plan.json|plan.yaml]\n"
-        "                        [--json]";
-    Args a(argv, {"json", "disaggregated", "no-warm-start"},
-           {"scenario", "searcher", "budget", "seconds", "seed", "threads", "out", "warm-start", "check",
-            "requests"});
+    const VerbSpec& spec = verb("search");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -269,8 +263,9 @@ int cmdSearch(const std::vector<std::string>& argv) {
 // -----------------------------------------------------------------------------------------------------------------
 
 int cmdCompare(const std::vector<std::string>& argv) {
-    const char* usage = "shardplan compare --scenario S A.json B.json [--json]";
-    Args a(argv, {"json"}, {"scenario"});
+    const VerbSpec& spec = verb("compare");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     const auto scenarioPath = a.option("scenario");
     if (!scenarioPath) return usageError("--scenario is required", usage);
@@ -318,34 +313,14 @@ int cmdCompare(const std::vector<std::string>& argv) {
         {"roofline_fraction", "roofline fraction", ma.rooflineFraction, mb.rooflineFraction},
     };
     auto ratio = [](double x, double y) { return x != 0 ? y / x : std::nan(""); };
-    // Why B differs from A: replicas, sequences in flight and step time, and the sentence naming the causes.
-    const Why why = explainWhy(*scenario, pa, evals[0], pb, evals[1]);
-
-    // What differs: degrees, mesh order, batch, and the choices of the operators the model has.
+    // Why B differs from A: replicas, sequences in flight and step time, what limits each batch, B's step at
+    // A's batch, the settings that differ and what B loses with each taken back to A's.
+    const Why why = explainWhy(model, pa, pb);
     struct Diff {
         std::string field, a, b;
     };
     std::vector<Diff> diffs;
-    for (Axis ax : {Axis::PP, Axis::DP, Axis::TP, Axis::EP, Axis::ETP, Axis::EDP}) {
-        if (!moe && (ax == Axis::EP || ax == Axis::ETP || ax == Axis::EDP)) continue;
-        if (pa.degrees.get(ax) != pb.degrees.get(ax))
-            diffs.push_back({std::string(kAxisNames[int(ax)]), std::to_string(pa.degrees.get(ax)),
-                             std::to_string(pb.degrees.get(ax))});
-    }
-    if (pa.meshOrder != pb.meshOrder) diffs.push_back({"mesh_order", meshText(pa), meshText(pb)});
-    if (pa.stageLayers != pb.stageLayers)
-        diffs.push_back({"stage_layers", pa.stageLayers.empty() ? "balanced" : stageLayersText(pa),
-                         pb.stageLayers.empty() ? "balanced" : stageLayersText(pb)});
-    if (pa.layerGroups != pb.layerGroups)
-        diffs.push_back({"layer_groups", pa.layerGroups.empty() ? "none" : layerGroupsText(pa),
-                         pb.layerGroups.empty() ? "none" : layerGroupsText(pb)});
-    if (pa.batch != pb.batch)
-        diffs.push_back({"batch", pa.batch ? std::to_string(pa.batch) : "auto",
-                         pb.batch ? std::to_string(pb.batch) : "auto"});
-    for (int o = 0; o < kOpCount; ++o)
-        if (opRelevant(scenario->model, Op(o)) && pa.choices[o] != pb.choices[o])
-            diffs.push_back({opName(Op(o)), std::string(choiceNames(Op(o))[pa.choices[o]]),
-                             std::string(choiceNames(Op(o))[pb.choices[o]])});
+    for (const PlanDiff& d : why.differences) diffs.push_back({d.field, d.a, d.b});
 
     if (a.flag("json")) {
         nlohmann::ordered_json j;
@@ -377,6 +352,26 @@ int cmdCompare(const std::vector<std::string>& argv) {
         w["in_flight_ratio"] = num(why.inFlightRatio);
         w["step_ratio"] = num(why.stepRatio);
         w["sentence"] = why.sentence;
+        w["batch_limit_a"] = {{"limit", why.bindingA.name}, {"detail", why.bindingA.detail}};
+        w["batch_limit_b"] = {{"limit", why.bindingB.name}, {"detail", why.bindingB.detail}};
+        if (why.equalBatch > 0) {
+            auto& eq = w["b_at_a_batch"];
+            eq["batch"] = why.equalBatch;
+            auto& parts = eq["step_ms"] = nlohmann::ordered_json::array();
+            for (const WhyStepPart& p : why.stepAtEqualBatch)
+                parts.push_back({{"part", p.name}, {"a", num(p.aMs)}, {"b", num(p.bMs)}});
+            auto& moved = eq["collectives_moved"] = nlohmann::ordered_json::array();
+            for (const CommMove& m : why.commsMoved)
+                moved.push_back({{"collective", m.name}, {"a_ms", num(m.aMs)}, {"b_ms", num(m.bMs)}});
+        }
+        auto& flips = w["what_if"] = nlohmann::ordered_json::array();
+        for (const WhatIf& f : why.whatIf)
+            flips.push_back({{"field", f.diff.field},
+                             {"value", f.diff.a},
+                             {"valid", f.valid},
+                             {"feasible", f.metrics.feasible},
+                             {"throughput_ratio", num(f.ratio)},
+                             {"summary", f.summary}});
         j["why"] = w;
         std::cout << jsonText(j) << "\n";
         return kOk;
@@ -420,6 +415,21 @@ int cmdCompare(const std::vector<std::string>& argv) {
         std::printf("\n%-22s %14s %14s\n", "differs", "A", "B");
         for (const Diff& x : diffs)
             std::printf("%-22s %14s %14s\n", x.field.c_str(), x.a.c_str(), x.b.c_str());
+    }
+    std::printf("\nbatch limit A: %s%s%s\n", why.bindingA.name.c_str(),
+                why.bindingA.detail.empty() ? "" : ": ", why.bindingA.detail.c_str());
+    std::printf("batch limit B: %s%s%s\n", why.bindingB.name.c_str(), why.bindingB.detail.empty() ? "" : ": ",
+                why.bindingB.detail.c_str());
+    if (why.equalBatch > 0) {
+        std::printf("\nB at A's batch of %lld, ms per step: %s\n", (long long)why.equalBatch, "A -> B");
+        for (const WhyStepPart& p : why.stepAtEqualBatch)
+            if (p.aMs > 0 || p.bMs > 0) std::printf("  %-20s %10.3f %10.3f\n", p.name.c_str(), p.aMs, p.bMs);
+        for (const CommMove& m : why.commsMoved)
+            std::printf("  %s: %.3f -> %.3f\n", m.name.c_str(), m.aMs, m.bMs);
+    }
+    if (!why.whatIf.empty()) {
+        std::printf("\nwhat if B took A's setting (one at a time):\n");
+        for (const WhatIf& f : why.whatIf) std::printf("  %s\n", f.summary.c_str());
     }
     std::printf("\nwhy: %s\n", why.sentence.c_str());
     return kOk;

@@ -6,6 +6,7 @@
 #include "interrupt.h"
 #include "metrics_json.h"
 #include "search_util.h"
+#include "verbs.h"
 
 #include "core/io/formats.h"
 #include "core/io/gpudb.h"
@@ -26,18 +27,6 @@ namespace sp::cli {
 namespace {
 
 constexpr int64_t kDefaultRequests = 1000;
-
-std::string usageOf(const char* head, const std::vector<OptionSpec>& table) {
-    return std::string(head) + optionLines(table);
-}
-
-Args parse(const std::vector<std::string>& argv, const std::vector<OptionSpec>& table,
-           std::initializer_list<const char*> extraFlags = {}) {
-    std::set<std::string> flags, values;
-    for (const OptionSpec& o : table) (*o.value ? values : flags).insert(o.name);
-    for (const char* f : extraFlags) flags.insert(f);
-    return Args(argv, flags, values);
-}
 
 std::string group(double x, const char* fmt = "%.0f") {
     return thousands(x, fmt);
@@ -209,65 +198,10 @@ std::string readSimOptions(Args& a, SimOptions& o) {
 
 } // namespace
 
-const std::vector<OptionSpec>& simulateOptions() {
-    static const std::vector<OptionSpec> table = {
-        {"scenario", "S", "the scenario file (a serving workload)"},
-        {"plan", "P", "the plan (default: Megatron's); a disaggregated plan: both pools"},
-        {"searcher", "NAME", "search first (sa, ga, rl, ...) and simulate its best"},
-        {"budget", "N", "the search's evaluations (default 2000)"},
-        {"rate", "R", "requests/s, Poisson (or gamma gaps with --burst-cv)"},
-        {"burst-cv", "C", "coefficient of variation of the gaps (default 1: Poisson)"},
-        {"trace", "F", "replay a CSV or JSONL trace (Azure LLM inference layout read)"},
-        {"requests", "N", "requests to simulate (default 1000)"},
-        {"duration", "T", "stop arrivals after T seconds"},
-        {"seed", "K", "the seed of the arrivals, lengths and the search (default 1)"},
-        {"routing", "R", "least-loaded (default) or round-robin over the replicas"},
-        {"batch-cap", "N", "sequences per micro-batch (default: the plan's batch)"},
-        {"json", "", "machine output: percentiles, CDFs, the timeline"},
-    };
-    return table;
-}
-
-const std::vector<OptionSpec>& capacityOptions() {
-    static const std::vector<OptionSpec> table = {
-        {"scenario", "S", "the scenario file (a serving workload with SLOs)"},
-        {"rate", "R", "the fewest GPUs that sustain R requests/s under the SLOs"},
-        {"max-rate", "", "the highest rate the scenario's cluster sustains"},
-        {"gpus", "LIST", "GPU types to size (b200,h200,mi300x; default: the scenario's)"},
-        {"plan", "P", "--max-rate: the plan (default: Megatron's)"},
-        {"searcher", "NAME", "each cluster's plan from a search (default: Megatron's)"},
-        {"budget", "N", "the search's evaluations (default 500)"},
-        {"requests", "N", "requests a simulation (default 1000)"},
-        {"burst-cv", "C", "coefficient of variation of the gaps (default 1: Poisson)"},
-        {"seed", "K", "the seed (default 1)"},
-        {"max-nodes", "N", "the most nodes tried (default 4096)"},
-        {"json", "", "machine output"},
-    };
-    return table;
-}
-
-std::string simulateUsage() {
-    return usageOf(
-        "  simulate --scenario S [--plan P | --searcher NAME [--budget N]] (--rate R | --trace F)\n"
-        "           [--requests N] [--duration T] [--seed K] [--json]\n"
-        "                                            requests served by the plan, step by step: "
-        "percentiles,\n"
-        "                                            goodput, KV occupancy, preemptions\n",
-        simulateOptions());
-}
-
-std::string capacityUsage() {
-    return usageOf(
-        "  capacity --scenario S (--rate R | --max-rate) [--gpus b200,h200,mi300x] [--json]\n"
-        "                                            GPUs a rate needs under the SLOs, or the highest "
-        "rate, with cost\n",
-        capacityOptions());
-}
-
 int cmdSimulate(const std::vector<std::string>& argv) {
-    const std::string usageText = "\n  shardplan " + simulateUsage().substr(2);
-    const char* usage = usageText.c_str();
-    Args a = parse(argv, simulateOptions());
+    const VerbSpec& spec = verb("simulate");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -401,9 +335,9 @@ int cmdSimulate(const std::vector<std::string>& argv) {
 }
 
 int cmdCapacity(const std::vector<std::string>& argv) {
-    const std::string usageText = "\n  shardplan " + capacityUsage().substr(2);
-    const char* usage = usageText.c_str();
-    Args a = parse(argv, capacityOptions());
+    const VerbSpec& spec = verb("capacity");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     if (!a.positionals().empty())
         return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
@@ -598,9 +532,9 @@ double processCpuSeconds() {
 } // namespace
 
 int cmdSimSpeed(const std::vector<std::string>& argv) {
-    const char* usage =
-        "shardplan bench --sim-speed [--scenario S] [--requests N] [--rate R] [--runs K] [--json]";
-    Args a(argv, {"json", "sim-speed"}, {"scenario", "requests", "rate", "runs"});
+    const VerbSpec& spec = verb("bench --sim-speed");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     const int64_t requests = a.integer("requests").value_or(100000);
     const int runs = int(a.integer("runs").value_or(5));

@@ -1,17 +1,10 @@
 #pragma once
 // The serving simulation's verbs (core/sim): simulate, capacity, and bench --sim-speed.
-#include "export_commands.h"
 
 #include <string>
 #include <vector>
 
 namespace sp::cli {
-
-/// simulate's and capacity's options: the tables their parsers and help come from (as export's).
-const std::vector<OptionSpec>& simulateOptions();
-const std::vector<OptionSpec>& capacityOptions();
-std::string simulateUsage();
-std::string capacityUsage();
 
 /// shardplan simulate --scenario S [--plan P | --searcher NAME [--budget N]] (--rate R | --trace F) ...
 int cmdSimulate(const std::vector<std::string>& argv);

@@ -199,6 +199,13 @@ void MainWindow::runScreenshots(const QString& dir, qint64 budget) {
             // A large cluster fitted to the window.
             if (gpus > 64) m_topology->canvas()->setMinCell(views::TopologyCanvas::kFitCell);
         }
+        if ((*shots)[i].tab == Tab::Timeline) {
+            // A plan that drafts: its draft passes hovered, so the picture names them.
+            const auto& items = m_timeline->canvas()->timeline().items;
+            for (int k = 0; k < int(items.size()); ++k)
+                if (items[size_t(k)].kind == views::TimelineItem::Kind::Draft)
+                    m_timeline->canvas()->setHoveredItem(k);
+        }
         QTimer::singleShot(400, this, [next, i] { (*next)(i + 1); });
     };
     connect(

@@ -1,5 +1,6 @@
 #include "sessionfiles.h"
 
+#include "core/io/formats.h"
 #include "mainwindow.h"
 #include "session.h"
 #include "views/elitemodel.h"
@@ -53,13 +54,15 @@ bool SessionFiles::save(MainWindow& w, const QString& path) {
 }
 
 bool SessionFiles::open(MainWindow& w, const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        w.showError(MainWindow::tr("%1: cannot read: %2").arg(path, f.errorString()));
+    // The reader of every input: a regular file of at most 64 MiB (a FIFO must not block the window, nor
+    // /dev/zero fill the memory).
+    const auto text = readTextFile(path.toStdString());
+    if (!text) {
+        w.showError(QString::fromStdString(text.error().str()));
         return false;
     }
     QString error;
-    auto s = Session::fromJson(f.readAll(), path, &error);
+    auto s = Session::fromJson(QByteArray::fromStdString(text.value()), path, &error);
     if (!s) {
         w.showError(error);
         return false;
@@ -69,11 +72,22 @@ bool SessionFiles::open(MainWindow& w, const QString& path) {
     if (!s->searchers.isEmpty()) w.m_runPanel->setSelectedSearchers(s->searchers);
     w.m_runPanel->setBudget(s->budget);
     w.m_runPanel->setSeed(s->seed);
+    QStringList dropped;
     if (s->hasResults) {
         for (SessionRun& run : s->runs) {
             RunState r;
-            r.elite = std::move(run.elite);
-            for (Candidate& c : r.elite) c.metrics = w.m_ctx->costModel().evaluate(c.plan);
+            // A session is a file like any other: a plan in it that does not fit the scenario (edited by
+            // hand, or from another version) is left out and said so, never evaluated.
+            for (Candidate& c : run.elite) {
+                if (auto why = w.m_ctx->costModel().checkPlan(c.plan)) {
+                    dropped << MainWindow::tr("%1: %2").arg(run.searcher, QString::fromStdString(*why));
+                    continue;
+                }
+                // The assignment is the space's own, not the file's (which may not match the plan).
+                c.choices = w.m_ctx->space().fromPlan(c.plan).value_or(std::vector<int>{});
+                c.metrics = w.m_ctx->costModel().evaluate(c.plan);
+                r.elite.push_back(std::move(c));
+            }
             r.curve = run.curve;
             r.evaluations = r.target = run.evaluations;
             r.seconds = run.seconds;
@@ -117,6 +131,14 @@ bool SessionFiles::open(MainWindow& w, const QString& path) {
     w.addRecent(path);
     w.updateTitle();
     w.statusBar()->showMessage(MainWindow::tr("Opened session %1").arg(QDir::toNativeSeparators(path)), 5000);
+    if (!dropped.isEmpty())
+        w.showInfo(
+            (dropped.size() == 1
+                 ? MainWindow::tr("%1: 1 plan of the session does not fit its scenario and was left out: %2")
+                 : MainWindow::tr(
+                       "%1: %3 plans of the session do not fit its scenario and were left out: %2"))
+                .arg(QFileInfo(path).fileName(), dropped.join(QStringLiteral("; ")),
+                     QString::number(dropped.size())));
     return true;
 }
 

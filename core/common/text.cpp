@@ -59,4 +59,17 @@ std::string describeControlChar(char c) {
     }
 }
 
+std::string csvField(std::string_view s) {
+    std::string text = printable(s);
+    if (!text.empty() && (text[0] == '=' || text[0] == '+' || text[0] == '-' || text[0] == '@'))
+        text.insert(text.begin(), '\'');
+    if (text.find_first_of(",\"'") == std::string::npos) return text; // a plain name stays as it is
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
 } // namespace sp

@@ -19,4 +19,10 @@ std::string printable(std::string_view s);
 /// "a line break (\n)", "a tab (\t)", "the control character \x1b": for error messages.
 std::string describeControlChar(char c);
 
+/// `s` as one CSV field (RFC 4180): control characters escaped, quoted (inner quotes doubled) when it holds a
+/// comma, quote or apostrophe; a field that a spreadsheet would run as a formula (it starts with =, +, -, @)
+/// gets a leading apostrophe, as OWASP's "CSV Injection" page advises, so a file named "=1+2" is shown,
+/// never computed. A plain name is written as it is.
+std::string csvField(std::string_view s);
+
 } // namespace sp

@@ -174,9 +174,11 @@ Breakdown CostModel::Impl::breakdown(const Compiled& c, const Step& step, std::s
         char buf[160];
         if (c.spec.method == SpecMethod::Ngram)
             std::snprintf(buf, sizeof buf, "%s: prompt lookup on the CPU", specText(c.spec).c_str());
-        else
+        else if (K > 1)
             std::snprintf(buf, sizeof buf, "%s: 1 pass over %.0f tokens + %.0f over %.0f",
                           specText(c.spec).c_str(), step.dec, K - 1, b);
+        else // one draft token: the pass over the verified tokens is the only one
+            std::snprintf(buf, sizeof buf, "%s: 1 pass over %.0f tokens", specText(c.spec).c_str(), step.dec);
         out.draft = buf;
     }
     return out;

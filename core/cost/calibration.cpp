@@ -212,13 +212,9 @@ Result<CalibrationSet> loadCalibrationSet(const std::string& path, const std::st
         const std::string here = std::filesystem::path(path).parent_path().string();
         CalibrationSet set;
         for (size_t i = 0; i < list.size(); ++i) {
-            // null fields ("not stated by the source") read as absent
-            YAML::Node entry = YAML::Clone(list[i]);
-            std::vector<std::string> nulls;
-            for (auto it = entry.begin(); it != entry.end(); ++it)
-                if (it->second.IsNull()) nulls.push_back(it->first.Scalar());
-            for (const auto& k : nulls) entry.remove(k);
-            const io::MapReader e(path, entry, "measurements[" + std::to_string(i) + "]");
+            // Null fields ("not stated by the source") read as absent: MapReader::has and the *Or readers
+            // take a null as unset. The node is read in place (a clone would lose every line and column).
+            const io::MapReader e(path, list[i], "measurements[" + std::to_string(i) + "]");
             auto c = buildCase(e, samplesDir, here);
             if (c)
                 set.cases.push_back(std::move(c.value()));

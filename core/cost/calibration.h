@@ -74,6 +74,10 @@ struct FitResult {
     double looMedianBefore = 0;        ///< median |error| before fitting (the same as before.medianAbsError)
     double looMedianAfter = 0;         ///< median |leave-one-out error| after
     int objectiveEvaluations = 0;
+    /// Stopped early (FitControl::bestSoFarOnStop): `fullFitDone` says whether the full fit converged; the
+    /// leave-one-out errors are those of the first looErrors.size() cases.
+    bool stopped = false;
+    bool fullFitDone = true;
 };
 
 /// Fits the efficiency factors (compute, memory, NVLink, NIC, launch, two-batch overlap, grouped GEMM, KV
@@ -91,6 +95,10 @@ struct FitControl {
     /// The factors to fit, by their cluster-file names ("compute", "compute_fp4", ...); empty: every one. The
     /// others keep their start values (a GPU family fitted on few runs moves only what differs physically).
     std::vector<std::string> factors;
+    /// On stop, return what was fitted so far (FitResult::stopped) rather than the error "fit stopped": the
+    /// best factors of the full fit when it was cut short (no leave-one-out), or the full fit with the
+    /// leave-one-out fits done so far.
+    bool bestSoFarOnStop = false;
 };
 /// The names of the fit factors, in the order they are fitted.
 std::vector<std::string> fitFactorNames();

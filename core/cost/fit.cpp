@@ -55,12 +55,14 @@ double objective(const std::vector<CalibrationCase>& cases, const Efficiency& e)
     return sum;
 }
 
-struct Stopped {};
+struct Stopped {
+    Efficiency best;
+};
 
-Efficiency fit(const std::vector<CalibrationCase>& cases, Efficiency e, int& evaluations,
-               const std::atomic<bool>* stop, const std::vector<std::string>& only) {
+Efficiency fitUntilStopped(const std::vector<CalibrationCase>& cases, Efficiency e, int& evaluations,
+                           const std::atomic<bool>* stop, const std::vector<std::string>& only) {
     auto objective = [&](const std::vector<CalibrationCase>& cs, const Efficiency& x) {
-        if (stop && stop->load(std::memory_order_relaxed)) throw Stopped{};
+        if (stop && stop->load(std::memory_order_relaxed)) throw Stopped{e};
         return sp::objective(cs, x);
     };
     double best = objective(cases, e);
@@ -97,6 +99,18 @@ Efficiency fit(const std::vector<CalibrationCase>& cases, Efficiency e, int& eva
     return e;
 }
 
+/// The fit; when `stop` is set, the best factors so far with `stopped` set (every factor of `e` is only ever
+/// replaced by a better one, so the partial result is a consistent, improved set).
+Efficiency fit(const std::vector<CalibrationCase>& cases, Efficiency e, int& evaluations,
+               const std::atomic<bool>* stop, const std::vector<std::string>& only, bool& stopped) {
+    try {
+        return fitUntilStopped(cases, e, evaluations, stop, only);
+    } catch (const Stopped& s) {
+        stopped = true;
+        return s.best;
+    }
+}
+
 double medianAbs(const std::vector<double>& v) {
     std::vector<double> a;
     for (double x : v) a.push_back(std::fabs(x));
@@ -117,22 +131,36 @@ FitResult fitStoppable(const CalibrationSet& set, const Efficiency& from, bool l
     CalibrationSet startSet = set;
     startSet.cases = withEfficiency(set.cases, start);
     r.before = calibrationReport(startSet);
-    r.efficiency = fit(startSet.cases, start, r.objectiveEvaluations, control.stop, control.factors);
-    if (control.progress) control.progress(1, total);
+    // Without bestSoFarOnStop a stop is the error "fit stopped" (fitEfficiency catches this).
+    auto stopHere = [&] {
+        if (!control.bestSoFarOnStop) throw Stopped{};
+        r.stopped = true;
+    };
+    bool stopped = false;
+    r.efficiency = fit(startSet.cases, start, r.objectiveEvaluations, control.stop, control.factors, stopped);
+    if (stopped) {
+        stopHere();
+        r.fullFitDone = false;
+    }
+    if (control.progress && !stopped) control.progress(1, total);
     CalibrationSet fitted = set;
     fitted.cases = withEfficiency(set.cases, r.efficiency);
     r.after = calibrationReport(fitted);
     for (const Factor& f : kFactors)
         r.factors.push_back({f.name, start.*f.member, r.efficiency.*f.member, f.lo, f.hi});
     r.looMedianBefore = r.before.medianAbsError;
-    if (leaveOneOut) {
+    if (leaveOneOut && !stopped) {
         // Each case predicted by factors fitted on the others (from the full fit, which is near).
         for (size_t i = 0; i < set.cases.size(); ++i) {
             std::vector<CalibrationCase> rest;
             for (size_t j = 0; j < set.cases.size(); ++j)
                 if (j != i) rest.push_back(fitted.cases[j]);
             const Efficiency e =
-                fit(rest, r.efficiency, r.objectiveEvaluations, control.stop, control.factors);
+                fit(rest, r.efficiency, r.objectiveEvaluations, control.stop, control.factors, stopped);
+            if (stopped) { // this case's fit is cut short: its error would not be a leave-one-out one
+                stopHere();
+                break;
+            }
             CalibrationCase c = set.cases[i];
             c.scenario.cluster.efficiency = e;
             r.looErrors.push_back(predictCase(c).error);

@@ -243,6 +243,11 @@ Result<std::vector<std::string>> previousExport(const std::string& dir) {
     std::error_code ec;
     const fs::file_status st = fs::symlink_status(dir, ec);
     if (ec || !fs::exists(st)) return std::vector<std::string>{};
+    // A link to nowhere, said plainly (create_directories would say only "File exists").
+    if (fs::is_symlink(st) && !fs::exists(fs::status(dir, ec)))
+        return Error{dir, 0, 0, "",
+                     "a link to '" + printable(fs::read_symlink(dir, ec).string()) +
+                         "', which does not exist: remove the link, or give a new or empty folder"};
     if (!fs::is_directory(fs::status(dir, ec)))
         return Error{dir, 0, 0, "", "not a folder: give a new or empty folder, or a previous export's"};
     const fs::path manifest = fs::path(dir) / kExportManifest;

@@ -91,6 +91,26 @@ Result<FileKind> detectKind(const std::string& path) {
     });
 }
 
+Result<std::string> readTextFile(const std::string& path) {
+    try {
+        return io::readFile(path);
+    } catch (const InputError& e) {
+        return e.error();
+    }
+}
+
+Result<std::string> readJsonFile(const std::string& path) {
+    try {
+        std::string text = io::readFile(path);
+        // Only for its checks (depth, syntax with line and column, one document, duplicate keys); the caller
+        // parses the checked text with the JSON library it needs.
+        (void)io::parseDocument(text, path, true);
+        return text;
+    } catch (const InputError& e) {
+        return e.error();
+    }
+}
+
 Result<bool> writeFileAtomic(const std::string& path, const std::string& content) {
     namespace fs = std::filesystem;
     const fs::path target(path);

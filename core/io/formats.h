@@ -46,6 +46,12 @@ Result<DisaggPlan> parseDisaggPlan(const std::string& text, const std::string& f
                                    const Scenario* scenario = nullptr);
 /// Whether a plan file is a disaggregated one (false for other files; an error if it cannot be read).
 Result<bool> isDisaggregatedPlan(const std::string& path);
+/// A whole input file read as every input file is: a regular file of at most 64 MiB (a FIFO, a device or a
+/// folder is an error, never a wait).
+Result<std::string> readTextFile(const std::string& path);
+/// The same, for a JSON document read with a JSON library: also refuses malformed JSON (with line and
+/// column), nesting deeper than 2,000 levels, a top level that is not an object, and duplicate keys.
+Result<std::string> readJsonFile(const std::string& path);
 std::string toYaml(const DisaggPlan& p, const Model& m);
 std::string toJson(const DisaggPlan& p, const Model& m);
 

@@ -266,7 +266,10 @@ struct KeyWalk {
 } // namespace
 
 YAML::Node parseDocument(const std::string& text, const std::string& file) {
-    const bool json = file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0;
+    return parseDocument(text, file, file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0);
+}
+
+YAML::Node parseDocument(const std::string& text, const std::string& file, bool json) {
     const char* syntax = json ? "malformed JSON" : "malformed YAML";
     if (const auto deep = tooDeep(text, json))
         throw InputError(

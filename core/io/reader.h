@@ -16,6 +16,9 @@ namespace sp::io {
 
 /// Parses text (YAML, or JSON when the file name ends in .json) into a node; syntax errors become InputError.
 YAML::Node parseDocument(const std::string& text, const std::string& file);
+/// The same, JSON or YAML as told whatever the file is called (a JSON file named by the user, e.g. bench's
+/// best-known file): the depth limit, the one-document rule and duplicate keys are checked either way.
+YAML::Node parseDocument(const std::string& text, const std::string& file, bool json);
 /// The largest input file read: the largest sample is tens of KiB, a Hugging Face config.json a few KiB.
 inline constexpr int64_t kMaxFileBytes = int64_t(64) << 20;
 /// Reads a whole regular file of at most kMaxFileBytes; a missing, unreadable, non-regular (device, FIFO,
