@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -369,6 +370,86 @@ private slots:
             shardplan(base + QStringList{"--at-tpot", QString::number(b["tpot_ms"].toDouble() / 2)});
         QCOMPARE(none.code, 1);
         QVERIFY2(none.err.contains("no frontier point has TPOT"), qPrintable(none.err));
+    }
+
+    // The CSV holds every series drawn: the sweep's two, then the disaggregated frontier and the overlay; the
+    // loose end's target (no TPOT limit) is empty, not 0; a name with a comma is quoted. Rows by hand.
+    void csvHoldsEverySeries() {
+        const auto pointAt = [](double perGpu, double tpot, double ttft, double target, int64_t batch,
+                                const char* family, Degrees d) {
+            ParetoPoint p = point(perGpu, 1000.0 / tpot);
+            p.ttftMs = ttft;
+            p.targetTpotMs = target;
+            p.metrics.batch = batch;
+            p.family = family;
+            p.plan.degrees = d;
+            return p;
+        };
+        ParetoResult r;
+        // By tokens/s per user ascending, as the sweep returns it: the loose end first.
+        r.frontier = {pointAt(2000, 200, 900, 0, 64, "attention-DP + EP", {1, 8, 1, 8, 1, 1}),
+                      pointAt(300, 20, 300, 20, 4, "TP", {1, 1, 8, 1, 1, 1})};
+        r.megatron = {pointAt(150, 40, 500, 0, 32, "TP + EP", {1, 1, 8, 8, 1, 1})};
+        ParetoCsvExtras x;
+        x.scenario = "DeepSeek-V3 on 4x8";
+        DisaggFrontierPoint d;
+        d.targetTpotMs = 20;
+        d.throughputPerGpu = 450;
+        d.userTokensPerS = 1000.0 / 16;
+        d.split.plan.prefill.nodes = 1;
+        d.split.plan.decode.nodes = 3;
+        d.split.plan.decode.plan.degrees = {1, 3, 8, 24, 1, 1};
+        d.split.metrics.tpotMs = 16;
+        d.split.metrics.ttftMs = 700;
+        d.split.metrics.decode.batch = 16;
+        d.split.metrics.bound = "decode";
+        x.disaggregated = {d};
+        x.overlayScenario = "Llama, on H200";
+        x.overlay = {pointAt(1000, 100, 800, 0, 128, "TP", {1, 2, 4, 1, 1, 1})};
+        const QStringList lines = QString::fromStdString(paretoCsv(r, x)).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 6);
+        QCOMPARE(lines[0],
+                 "frontier,user_tokens_per_s,throughput_per_gpu,tpot_ms,ttft_ms,target_tpot_ms,batch,"
+                 "family,pp,dp,tp,ep,etp,edp,prefill_nodes,decode_nodes,bound,scenario");
+        QCOMPARE(lines[1], "searched,5,2000,200,900,,64,attention-DP + EP,1,8,1,8,1,1,,,,DeepSeek-V3 on 4x8");
+        QCOMPARE(lines[2], "searched,50,300,20,300,20,4,TP,1,1,8,1,1,1,,,,DeepSeek-V3 on 4x8");
+        QCOMPARE(lines[3], "megatron,25,150,40,500,,32,TP + EP,1,1,8,8,1,1,,,,DeepSeek-V3 on 4x8");
+        // 1000 / 16 ms = 62.5 tokens/s per user; no model given, so no decode family.
+        QCOMPARE(lines[4], "disaggregated,62.5,450,16,700,20,16,,1,3,8,24,1,1,1,3,decode,DeepSeek-V3 on 4x8");
+        QCOMPARE(lines[5], "overlay,10,1000,100,800,,128,TP,1,2,4,1,1,1,,,,\"Llama, on H200\"");
+        // With the model, the disaggregated row names its decode pool's layout (dp3 tp8 and EP24: batch-
+        // sharded attention would say attention-DP; the default choices shard it by head).
+        const Model model = loadSample("deepseek-v3-h100-32x8.yaml").model;
+        x.model = &model;
+        const QString withModel = QString::fromStdString(paretoCsv(r, x)).split('\n')[4];
+        QCOMPARE(withModel.section(',', 7, 7),
+                 QString::fromStdString(layoutFamily(d.split.plan.decode.plan, model)));
+        QVERIFY(!withModel.section(',', 7, 7).isEmpty());
+        // Without extras: the sweep's two series only, as before.
+        QCOMPARE(QString::fromStdString(paretoCsv(r)).count('\n'), 4);
+    }
+
+    // `--csv` with --disaggregated writes the disaggregated rows too.
+    void cliCsvHoldsDisaggregated() {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("front.csv");
+        const Run r =
+            shardplan({"pareto", "--scenario",
+                       QString::fromStdString(kScenarios + "deepseek-v3-h100-32x8-long-prompts.yaml"),
+                       "--points", "2", "--budget", "100", "--disaggregated", "--pool-budget", "30",
+                       "--threads", "2", "--json", "--csv", csv});
+        QCOMPARE(r.code, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const qsizetype dis = j["disaggregated"].toArray().size();
+        QVERIFY2(dis >= 1, qPrintable(r.out.left(500)));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + j["frontier"].toArray().size() + j["megatron"].toArray().size() + dis);
+        QCOMPARE(lines.filter(QRegularExpression("^disaggregated,")).size(), dis);
+        const QString scenario = j["scenario"].toString();
+        for (const QString& l : lines.mid(1))
+            QVERIFY2(l.endsWith(scenario) || l.endsWith(scenario + '"'), qPrintable(l));
     }
 
     // Ctrl-C stops a long sweep; it prints the points found so far and exits 0.

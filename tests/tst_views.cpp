@@ -24,12 +24,14 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QBarSet>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QHorizontalStackedBarSeries>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
 #include <QSignalSpy>
@@ -735,6 +737,161 @@ private slots:
                      v.lastBarTip().contains(QStringLiteral("ms")),
                  qPrintable(v.lastBarTip()));
         QVERIFY(v.lastBarTip().contains(QStringLiteral("right / left")));
+    }
+
+    // Issue 38's case: DeepSeek-V3 on 18x8 B200, TP pinned to 8, TPOT 30 ms; the right plan shards qkv,
+    // attention, out_proj and the rest by token or batch. The view names each batch's limit, lists what each
+    // of the right plan's settings costs when taken back, and a click puts that plan on the left.
+    void comparisonNamesTheLimitAndWhatIfs() {
+        Scenario s = scenario("deepseek-v3-b200-18x8.yaml");
+        s.workload.tpotMs = 30;
+        s.constraints.allowed[size_t(Axis::TP)] = {8};
+        s.constraints.specPolicy = Constraints::SpecPolicy::Off;
+        const CostModel model(s);
+        const Plan a = model.megatronPlan();
+        Plan b = a;
+        using namespace choice;
+        b.setChoice(Op::Qkv, QkvToken), b.setChoice(Op::MoeQkv, QkvToken);
+        b.setChoice(Op::Attention, AttnBatch), b.setChoice(Op::MoeAttention, AttnBatch);
+        b.setChoice(Op::OutProj, OutToken), b.setChoice(Op::MoeOutProj, OutToken);
+        QVERIFY(!model.checkPlan(b));
+        const auto ra = makePlanRecord(model, a, "Megatron", "megatron");
+        const auto rb = makePlanRecord(model, b, "Learned", "rl");
+        ComparisonView v;
+        v.resize(1200, 800);
+        v.setScenario(std::make_shared<const Scenario>(s));
+        v.setCandidates({{QStringLiteral("Megatron"), ra, nullptr}, {QStringLiteral("Learned"), rb, nullptr}},
+                        0, 1);
+        QTableWidget* t = v.metricsTable();
+        auto row = [t](const QString& name) {
+            for (int r = 0; r < t->rowCount(); ++r)
+                if (t->item(r, 0)->text() == name) return r;
+            return -1;
+        };
+        const int limit = row(QStringLiteral("Batch stops at"));
+        QVERIFY(limit >= 0);
+        QCOMPARE(t->item(limit, 1)->text(), QStringLiteral("the TPOT SLO of 30 ms"));
+        QCOMPARE(t->item(limit, 2)->text(), QStringLiteral("the TPOT SLO of 30 ms"));
+        QVERIFY2(v.whySentence().contains(QStringLiteral("Both batches stop at the TPOT SLO of 30 ms.")),
+                 qPrintable(v.whySentence()));
+        QVERIFY2(v.whySentence().contains(QStringLiteral("NVLink collectives")), qPrintable(v.whySentence()));
+        // What if: one row per differing operator, costliest first; each ratio is the cost model's.
+        QTableWidget* w = v.whatIfTable();
+        QCOMPARE(w->rowCount(), 6);
+        const Metrics mb = model.evaluate(b);
+        double previous = 0;
+        for (int r = 0; r < w->rowCount(); ++r) {
+            // Named and valued as in the settings table.
+            const QString field = w->item(r, 0)->text();
+            QTableWidget* st = v.settingsTable();
+            int at = -1;
+            for (int k = 0; k < st->rowCount(); ++k)
+                if (st->item(k, 0)->text() == QStringLiteral("\u2260 ") + field) at = k;
+            QVERIFY2(at >= 0, qPrintable(field));
+            QCOMPARE(w->item(r, 1)->text(), st->item(at, 2)->text());
+            QCOMPARE(w->item(r, 2)->text(), st->item(at, 1)->text());
+            const auto diffs = planDifferences(s.model, a, b);
+            QCOMPARE(int(diffs.size()), w->rowCount());
+            // The row's tooltip is the what-if's summary: "moe.qkv column (as A): 0.588x B's throughput ...".
+            const auto d = std::find_if(diffs.begin(), diffs.end(), [&](const PlanDiff& x) {
+                return w->item(r, 0)->toolTip().startsWith(QString::fromStdString(x.field + " " + x.a + " "));
+            });
+            QVERIFY2(d != diffs.end(), qPrintable(w->item(r, 0)->toolTip()));
+            const auto f = withSettingOf(b, a, d->field);
+            QVERIFY(f);
+            const double ratio = model.evaluate(*f).throughput / mb.throughput;
+            QCOMPARE(w->item(r, 3)->text(), QStringLiteral("%1x").arg(ratio, 0, 'f', 3));
+            QVERIFY(ratio >= previous);
+            previous = ratio;
+        }
+        // A click: the right plan with that one setting taken back goes on the left; it is the one
+        // difference.
+        const QString first = w->item(0, 0)->text();
+        v.showWhatIf(0);
+        QCOMPARE(v.differences(), QStringList{first});
+        QVERIFY(v.left()->label.find("Learned with " + first.toStdString()) == 0);
+        QCOMPARE(v.right()->label, std::string("Learned"));
+        // Only differences: the metric rows both plans share are left out (replicas: 18 on both sides).
+        QVERIFY(row(QStringLiteral("Replicas (dp)")) >= 0);
+        v.setSides(0, 1);
+        auto* only = v.findChild<QCheckBox*>();
+        QVERIFY(only && only->text() == QStringLiteral("Only differences"));
+        only->setChecked(true);
+        QCOMPARE(row(QStringLiteral("Replicas (dp)")), -1);
+        QCOMPARE(row(QStringLiteral("Batch stops at")), -1); // both at the TPOT SLO
+        QVERIFY(row(QStringLiteral("Batch per replica")) >= 0);
+        for (int r = 0; r < t->rowCount(); ++r)
+            QVERIFY(r == 0 || t->item(r, 1)->text() != t->item(r, 2)->text());
+        only->setChecked(false);
+        // The bars: a short axis title, and each bar names its plan's batch.
+        QCOMPARE(v.barAxisTitle(), QStringLiteral("ms per step (slowest stage)"));
+        QCOMPARE(v.barCategories(),
+                 (QStringList{QStringLiteral("Learned<br>batch %1").arg(mb.batch),
+                              QStringLiteral("Megatron<br>batch %1").arg(ra->metrics().batch)}));
+    }
+
+    // Two scenarios side by side: Llama 3.1 70B on 4x8 H100 against the same model on 1x8 MI300X. The
+    // figures compare as they stand, the scenarios are named settings, and no what-if is offered.
+    void comparisonOfTwoScenarios() {
+        const Scenario h = scenario("llama-3.1-70b-h100-4x8.yaml"),
+                       m = scenario("llama-3.1-70b-mi300x-1x8.yaml");
+        const CostModel mh(h), mm(m);
+        const auto rh = makePlanRecord(mh, mh.megatronPlan(), "H100 Megatron", "megatron");
+        const auto rm = makePlanRecord(mm, mm.megatronPlan(), "MI300X Megatron", "megatron");
+        auto sh = std::make_shared<const Scenario>(h);
+        ComparisonView v;
+        v.resize(1200, 800);
+        v.setScenario(sh);
+        v.setCandidates({{QStringLiteral("H100"), rh, nullptr},
+                         {QStringLiteral("MI300X"), rm, std::make_shared<const Scenario>(m)}},
+                        0, 1);
+        QCOMPARE(v.scenarioOf(1)->cluster.gpu.name, m.cluster.gpu.name);
+        QVERIFY(v.differences().contains(QStringLiteral("GPU")));
+        QVERIFY(v.differences().contains(QStringLiteral("scenario")));
+        QVERIFY(!v.differences().contains(QStringLiteral("model")));
+        QCOMPARE(v.whatIfTable()->rowCount(), 0);
+        const auto verdict = v.findChildren<QLabel*>();
+        QVERIFY(std::any_of(verdict.begin(), verdict.end(), [&](const QLabel* l) {
+            return l->text().contains(QStringLiteral("The plans serve two scenarios")) &&
+                   l->text().contains(QString::fromStdString(m.name).toHtmlEscaped());
+        }));
+        QTableWidget* t = v.metricsTable();
+        QCOMPARE(t->item(0, 3)->text(),
+                 QStringLiteral("%1x").arg(rm->metrics().throughput / rh->metrics().throughput, 0, 'f', 3));
+        // From files, as the "Other Scenario..." button does: the B200 sample's Megatron plan goes on the
+        // right, and stays listed when the window's plans change.
+        const QString b200 = kSamples + "/scenarios/qwen3-235b-b200-1x8.yaml";
+        QCOMPARE(v.addFromScenario(b200), QString());
+        QVERIFY(v.right()->label.find(": Megatron") != std::string::npos);
+        QCOMPARE(v.scenarioOf(1)->cluster.gpu.name,
+                 loadScenario(b200.toStdString()).value().cluster.gpu.name);
+        QCOMPARE(v.scenarioOf(0)->name, h.name);
+        v.setCandidates({{QStringLiteral("H100"), rh, nullptr}}, 0, 0);
+        QCOMPARE(v.findChildren<QComboBox*>().first()->count(), 2); // H100 and the B200 Megatron plan
+        // Bad input says where and what; nothing listed is lost.
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.yaml");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("name: x\nmodel: [\n");
+        f.close();
+        const QString error = v.addFromScenario(bad);
+        QVERIFY2(error.contains("bad.yaml:"), qPrintable(error));
+        const QString plan = kSamples + "/plans/deepseek-v3-dp-attention.yaml";
+        const QString misfit = v.addFromScenario(b200, plan);
+        QVERIFY2(misfit.contains("does not fit"), qPrintable(misfit));
+        QVERIFY(v.right()->label.find(": Megatron") != std::string::npos);
+        v.setCandidates({{QStringLiteral("H100"), rh, nullptr},
+                         {QStringLiteral("MI300X"), rm, std::make_shared<const Scenario>(m)}},
+                        0, 1);
+        // Sequences in flight from each plan's own figures: dp x pp x batch.
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (t->item(r, 0)->text() == QStringLiteral("Sequences in flight")) {
+                // The right side stays on the B200 plan the user put there.
+                const Degrees& d = v.right()->plan.degrees;
+                QCOMPARE(t->item(r, 2)->text(),
+                         formatInteger(double(d.dp * d.pp * v.right()->metrics().batch)));
+            }
     }
 
     void scenarioEditorValidates() {

@@ -27,6 +27,9 @@ struct NamedPlan {
     QString name; ///< as listed in the side pickers: "Megatron", "Best found (sa)", "Elite #3", "Opened:
                   ///< tp8.yaml"
     PlanRecordPtr record;
+    /// The scenario the plan was evaluated in; null: the view's. Two plans of different scenarios (the same
+    /// model on H100 and on B200, or two workloads) compare as they stand, with the scenarios named.
+    std::shared_ptr<const Scenario> scenario;
 };
 
 class ComparisonView : public QWidget {
@@ -53,6 +56,21 @@ public:
     QString lastBarTip() const { return m_barTip; }
     QTableWidget* settingsTable() const { return m_settings; }
     QTableWidget* metricsTable() const { return m_metrics; }
+    /// One row per setting of the right plan that can be taken back to the left plan's alone, the costliest
+    /// first: the setting, both values, the right plan's throughput with the left's value (x its own), and
+    /// the batch it then holds. Clicking a row shows that plan on the left against the right.
+    QTableWidget* whatIfTable() const { return m_whatIf; }
+    /// Shows what-if row `row` (as a click does): the right plan with that one setting taken back to the
+    /// left's goes on the left side.
+    void showWhatIf(int row);
+    /// Adds a plan of another scenario (the same model on other GPUs, another workload) to both pickers and
+    /// shows it on the right: the plan file `planPath`, or that scenario's Megatron plan when it is empty. It
+    /// stays listed when the window's plans change. Returns what went wrong (file and place), or "".
+    QString addFromScenario(const QString& scenarioPath, const QString& planPath = {});
+    /// The scenario of side 0 (left) or 1 (right).
+    std::shared_ptr<const Scenario> scenarioOf(int side) const;
+    QString barAxisTitle() const;
+    QStringList barCategories() const;
     /// The widget to render for image export (the whole comparison).
     QWidget* exportWidget() { return this; }
 
@@ -61,7 +79,10 @@ private:
     void refreshBars();
 
     std::shared_ptr<const Scenario> m_scenario;
+    std::shared_ptr<const CostModel> m_model; ///< of m_scenario: the why's batch limits and what-ifs
     QVector<NamedPlan> m_plans;
+    QVector<NamedPlan> m_foreign; ///< plans of other scenarios the user added: listed after the window's
+    std::vector<WhatIf> m_whatIfs;
     bool m_userPicked = false;
     QComboBox* m_left = nullptr;
     QComboBox* m_right = nullptr;
@@ -70,6 +91,7 @@ private:
     QLabel* m_verdict = nullptr;
     QTableWidget* m_metrics = nullptr;
     QTableWidget* m_settings = nullptr;
+    QTableWidget* m_whatIf = nullptr;
     QChart* m_chart = nullptr;
     QChartView* m_chartView = nullptr;
     QStringList m_diff;

@@ -65,6 +65,75 @@ void MessageBanner::showMessage(Kind kind, const QString& text) {
     show();
 }
 
+void MessageBanner::showPlainMessage(Kind kind, const QString& text) {
+    showMessage(kind, plainText(text).toHtmlEscaped());
+}
+
+QString MessageBanner::plainText(const QString& text) {
+    QString out;
+    out.reserve(text.size());
+    for (auto it = text.cbegin(); it != text.cend(); ++it) {
+        char32_t c = it->unicode();
+        if (it->isHighSurrogate() && it + 1 != text.cend() && (it + 1)->isLowSurrogate()) {
+            c = QChar::surrogateToUcs4(*it, *(it + 1));
+            ++it;
+        }
+        if (c == '\n') {
+            out += QChar(u'\n');
+        } else if (c == '\t') {
+            out += QStringLiteral("\\t");
+        } else if (c == '\r') {
+            out += QStringLiteral("\\r");
+        } else if (c < 0x20 || c == 0x7f) {
+            out += QStringLiteral("\\x%1").arg(uint(c), 2, 16, QChar(u'0'));
+        } else {
+            const QChar::Category cat = QChar::category(c);
+            const bool hidden = cat == QChar::Other_Control || cat == QChar::Other_Format ||
+                                cat == QChar::Other_Surrogate || cat == QChar::Other_PrivateUse ||
+                                cat == QChar::Other_NotAssigned || c == 0xfffd;
+            if (hidden)
+                out += QStringLiteral("\\u{%1}").arg(uint(c), 4, 16, QChar(u'0'));
+            else
+                out += QString::fromUcs4(&c, 1);
+        }
+    }
+    return out;
+}
+
+QString MessageBanner::fromBytes(std::string_view bytes) {
+    QString out;
+    const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+    const size_t n = bytes.size();
+    for (size_t i = 0; i < n;) {
+        // The length of the UTF-8 sequence starting here and its smallest code point (no overlong forms).
+        const unsigned char c = b[i];
+        size_t len = 0;
+        char32_t cp = 0, min = 0;
+        if (c < 0x80)
+            len = 1, cp = c;
+        else if ((c & 0xe0) == 0xc0)
+            len = 2, cp = c & 0x1f, min = 0x80;
+        else if ((c & 0xf0) == 0xe0)
+            len = 3, cp = c & 0x0f, min = 0x800;
+        else if ((c & 0xf8) == 0xf0)
+            len = 4, cp = c & 0x07, min = 0x10000;
+        bool ok = len > 0 && i + len <= n;
+        for (size_t k = 1; ok && k < len; ++k) {
+            ok = (b[i + k] & 0xc0) == 0x80;
+            cp = (cp << 6) | (b[i + k] & 0x3f);
+        }
+        ok = ok && cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
+        if (!ok) {
+            out += QStringLiteral("\\x%1").arg(uint(c), 2, 16, QChar(u'0'));
+            ++i;
+            continue;
+        }
+        out += QString::fromUcs4(&cp, 1);
+        i += len;
+    }
+    return plainText(out);
+}
+
 QToolButton* MessageBanner::addAction(const QString& text, const QString& toolTip) {
     auto* b = new QToolButton(this);
     b->setText(text);

@@ -1,6 +1,7 @@
 #include "views/pareto.h"
 
 #include "views/format.h"
+#include "views/messagebanner.h"
 
 #include <QChart>
 #include <QChartView>
@@ -8,6 +9,7 @@
 #include <QCursor>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -15,11 +17,13 @@
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace sp::views {
@@ -58,6 +62,8 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setToolTip(tr("Throughput per GPU against tokens/s per user: each point a plan searched under a "
                           "TPOT target and the TTFT SLO; click one to select its plan"));
+    // A point's tooltip is answered here, before the chart view's own help text (which would replace it).
+    m_view->viewport()->installEventFilter(this);
 
     m_x = new QLogValueAxis;
     m_x->setBase(10);
@@ -120,6 +126,9 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
 
     buildComparison();
 
+    m_staleBanner = new MessageBanner(this);
+    m_staleBanner->setObjectName(QStringLiteral("paretoStaleBanner"));
+
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 0);
     bar->addWidget(new QLabel(tr("Points")));
@@ -137,6 +146,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
     lay->addLayout(bar);
+    lay->addWidget(m_staleBanner);
     lay->addWidget(m_view, 1);
 
     m_flush.setObjectName(QStringLiteral("paretoFlush")); // named in bench_gui_stall's report
@@ -198,21 +208,6 @@ ParetoView::Family& ParetoView::family(const QString& name) {
     connect(f.series, &QScatterSeries::clicked, this, [this, nearest](const QPointF& at) {
         if (const ParetoPoint* p = nearest(at)) emit planClicked(*p);
     });
-    connect(f.series, &QScatterSeries::hovered, this, [this, nearest](const QPointF& at, bool state) {
-        const ParetoPoint* p = state ? nearest(at) : nullptr;
-        if (!p) {
-            QToolTip::hideText();
-            return;
-        }
-        QToolTip::showText(
-            QCursor::pos(),
-            tr("%1\n%2 tok/s per GPU, %3 tok/s per user\nTPOT %4, TTFT %5, batch %6\n%7")
-                .arg(qs(p->family), formatCompact(p->throughputPerGpu),
-                     QString::number(p->userTokensPerS, 'f', 1), formatMs(p->tpotMs), formatMs(p->ttftMs),
-                     QString::number(p->metrics.batch),
-                     degreesText(p->plan.degrees, p->plan.degrees.ep > 1 || p->plan.degrees.etp > 1)),
-            m_view);
-    });
     m_order << name;
     return *m_families.insert(name, f);
 }
@@ -230,6 +225,8 @@ void ParetoView::clear() {
     m_export->setEnabled(false);
     m_flush.stop();
     m_status->clear();
+    setScenarioName(QString());
+    setStale(QString());
     m_dirty = true;
     redraw();
 }
@@ -273,6 +270,90 @@ void ParetoView::setRunning(bool running) {
 void ParetoView::setStatus(const QString& text) {
     m_status->setText(text);
     m_status->setToolTip(text);
+}
+
+void ParetoView::setScenarioName(const QString& name) {
+    m_scenarioName = name;
+    m_chart->setTitle(name.isEmpty() ? QString() : tr("Pareto front: %1").arg(name.toHtmlEscaped()));
+}
+
+void ParetoView::setStale(const QString& why) {
+    if (why.isEmpty()) {
+        m_staleBanner->hide();
+        return;
+    }
+    m_staleBanner->showMessage(MessageBanner::Kind::Warning,
+                               tr("<b>The sweep is stale:</b> %1").arg(why.toHtmlEscaped()));
+    QToolButton* rerun = m_staleBanner->addAction(tr("Rerun"), tr("Sweep the scenario as it is now"));
+    // Also while a sweep of the old scenario runs: the new one supersedes it.
+    connect(rerun, &QToolButton::clicked, this,
+            [this] { emit startRequested(m_points->value(), qint64(m_budget->value())); });
+}
+
+bool ParetoView::isStale() const {
+    return !m_staleBanner->isHidden();
+}
+
+std::string ParetoView::csv(const Model* model) const {
+    if (!m_result) return {};
+    ParetoCsvExtras x;
+    x.scenario = m_scenarioName.toStdString();
+    x.model = model;
+    x.disaggregated = m_disagg;
+    x.overlayScenario = m_overlayName.toStdString();
+    x.overlay = m_overlay;
+    return paretoCsv(*m_result, x);
+}
+
+QString ParetoView::pointToolTip(const QPoint& at) const {
+    // Every drawn point within reach of its marker; the nearest wins, and of equally near ones the series
+    // drawn on top (added last: the searched families over the comparisons over the recipe's).
+    double bestD = std::numeric_limits<double>::infinity();
+    std::function<QString()> best;
+    const auto consider = [&](double x, double y, double markerSize, std::function<QString()> text) {
+        if (!(x > 0 && y > 0)) return;
+        const QPoint p = m_view->mapFromScene(m_chart->mapToPosition(QPointF(x, y)));
+        const double d = std::hypot(double(p.x() - at.x()), double(p.y() - at.y()));
+        if (d <= markerSize / 2 + 3 && d <= bestD) bestD = d, best = std::move(text);
+    };
+    const auto describe = [](const ParetoPoint& p, const QString& name) {
+        return tr("%1\n%2 tok/s per GPU, %3 tok/s per user\nTPOT %4, TTFT %5, batch %6\n%7")
+            .arg(name, formatCompact(p.throughputPerGpu), QString::number(p.userTokensPerS, 'f', 1),
+                 formatMs(p.tpotMs), formatMs(p.ttftMs), QString::number(p.metrics.batch),
+                 degreesText(p.plan.degrees, p.plan.degrees.ep > 1 || p.plan.degrees.etp > 1));
+    };
+    for (const auto& p : m_megatron)
+        consider(p.userTokensPerS, p.throughputPerGpu, m_megatronDots->markerSize(),
+                 [describe, q = &p] { return describe(*q, tr("Megatron recipe (%1)").arg(qs(q->family))); });
+    if (m_disaggDots->isVisible())
+        for (const auto& p : m_disagg)
+            consider(p.userTokensPerS, p.throughputPerGpu, m_disaggDots->markerSize(),
+                     [this, q = &p] { return disaggregatedToolTip(*q, disaggregatedGain(*q)); });
+    if (m_overlayDots->isVisible())
+        for (const auto& p : m_overlay)
+            consider(p.userTokensPerS, p.throughputPerGpu, m_overlayDots->markerSize(),
+                     [this, q = &p] { return overlayToolTip(*q); });
+    for (const QString& n : m_order) {
+        const Family& f = *m_families.constFind(n); // the stored one: the text is made from its points later
+        for (const auto& p : f.points)
+            consider(p.userTokensPerS, p.throughputPerGpu, f.series->markerSize(),
+                     [describe, q = &p] { return describe(*q, qs(q->family)); });
+    }
+    return best ? best() : QString();
+}
+
+bool ParetoView::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == m_view->viewport() && e->type() == QEvent::ToolTip) {
+        const auto* help = static_cast<QHelpEvent*>(e);
+        const QString text = pointToolTip(help->pos());
+        if (!text.isEmpty()) {
+            // Shown until the mouse leaves the point's marker.
+            QToolTip::showText(help->globalPos(), text, m_view->viewport(),
+                               QRect(help->pos() - QPoint(8, 8), QSize(16, 16)));
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, e);
 }
 
 void ParetoView::scheduleRedraw() {

@@ -34,6 +34,8 @@ class QSpinBox;
 
 namespace sp::views {
 
+class MessageBanner;
+
 class ParetoView : public QWidget {
     Q_OBJECT
 public:
@@ -49,6 +51,17 @@ public:
     /// Enables Start or Stop, and says what runs.
     void setRunning(bool running);
     void setStatus(const QString& text);
+    /// The name of the scenario swept: the chart's title (and so the exported image's); clear() empties it.
+    void setScenarioName(const QString& name);
+    QString scenarioName() const { return m_scenarioName; }
+    /// Marks the sweep shown stale (the scenario changed since): a warning above the chart saying `why`, with
+    /// Rerun (startRequested); an empty `why` clears it, as clear() and a new sweep do.
+    void setStale(const QString& why);
+    bool isStale() const;
+    MessageBanner* staleBanner() const { return m_staleBanner; }
+    /// The text of the tooltip at a position of the plot widget's viewport: the nearest point drawn within
+    /// reach of its marker (searched, Megatron, disaggregated or overlay), topmost first; empty when none is.
+    QString pointToolTip(const QPoint& viewportPos) const;
 
     /// The disaggregated frontier of the sweep shown (replaces the previous one).
     void setDisaggregated(const std::vector<DisaggFrontierPoint>& points);
@@ -57,6 +70,8 @@ public:
     void clearOverlay();
     /// The overlay's name; empty when there is none.
     QString overlayName() const { return m_overlayName; }
+    /// The overlay's points drawn.
+    const std::vector<ParetoPoint>& overlayPoints() const { return m_overlay; }
     /// While an overlay sweep runs, its controls are disabled.
     void setOverlayRunning(bool running);
 
@@ -79,6 +94,11 @@ public:
     QWidget* plotWidget() const;
     /// The last sweep's result (setResult), or null.
     const ParetoResult* result() const { return m_result ? &*m_result : nullptr; }
+    /// Every series drawn as CSV (core paretoCsv): the sweep's, the disaggregated and the overlay's.
+    std::string csv(const Model* model) const;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* e) override;
 
 signals:
     void startRequested(int points, qint64 budget);
@@ -104,6 +124,9 @@ private:
     void drawComparison(double& x0, double& x1, double& y0, double& y1);
     void scheduleRedraw();
     void redraw();
+    /// The comparison series' tooltips (pareto_compare.cpp).
+    static QString disaggregatedToolTip(const DisaggFrontierPoint& p, double gain);
+    QString overlayToolTip(const ParetoPoint& p) const;
 
     QChart* m_chart = nullptr;
     QChartView* m_view = nullptr;
@@ -130,6 +153,8 @@ private:
     std::vector<ParetoPoint> m_overlay;
     std::optional<ParetoResult> m_result;
     QLabel* m_status = nullptr;
+    MessageBanner* m_staleBanner = nullptr;
+    QString m_scenarioName;
     QTimer m_flush;
     bool m_dirty = false;
 };

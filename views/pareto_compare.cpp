@@ -7,13 +7,11 @@
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
-#include <QCursor>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPushButton>
 #include <QScatterSeries>
-#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -24,17 +22,6 @@ namespace sp::views {
 namespace {
 const QColor kDisagg(0x7b, 0x2d, 0x8e);  // purple: no layout family uses it (layoutFamilyColor)
 const QColor kOverlay(0xc0, 0x1c, 0x8b); // magenta: apart from the families and the disaggregated purple
-
-/// The index of the point nearest `at` in log space, as drawn; -1 when there is none.
-template <class P, class X, class Y> int nearest(const std::vector<P>& pts, const QPointF& at, X x, Y y) {
-    int best = -1;
-    double bestD = std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < pts.size(); ++i) {
-        const double dx = std::log(x(pts[i]) / at.x()), dy = std::log(y(pts[i]) / at.y());
-        if (dx * dx + dy * dy < bestD) bestD = dx * dx + dy * dy, best = int(i);
-    }
-    return best;
-}
 } // namespace
 
 void ParetoView::buildComparison() {
@@ -78,49 +65,25 @@ void ParetoView::buildComparison() {
     m_overlayDots->setVisible(false);
     if (auto markers = m_chart->legend()->markers(m_overlayDots); !markers.isEmpty())
         markers.front()->setVisible(false);
+}
 
-    connect(m_disaggDots, &QScatterSeries::hovered, this, [this](const QPointF& at, bool state) {
-        const int i = state ? nearest(
-                                  m_disagg, at, [](const auto& p) { return p.userTokensPerS; },
-                                  [](const auto& p) { return p.throughputPerGpu; })
-                            : -1;
-        if (i < 0) {
-            QToolTip::hideText();
-            return;
-        }
-        const DisaggFrontierPoint& p = m_disagg[size_t(i)];
-        const DisaggMetrics& m = p.split.metrics;
-        const double gain = disaggregatedGain(p);
-        QToolTip::showText(
-            QCursor::pos(),
-            tr("disaggregated: %1 prefill + %2 decode nodes (%3-bound)\n%4 tok/s per GPU, %5 tok/s per "
-               "user\nTPOT %6 (target %7), TTFT %8\n%9")
-                .arg(p.split.plan.prefill.nodes)
-                .arg(p.split.plan.decode.nodes)
-                .arg(qs(m.bound), formatCompact(p.throughputPerGpu),
-                     QString::number(p.userTokensPerS, 'f', 1), formatMs(m.tpotMs), formatMs(p.targetTpotMs),
-                     formatMs(m.ttftMs),
-                     gain > 0 ? tr("%1x the aggregated frontier at that TPOT").arg(gain, 0, 'f', 2)
-                              : tr("the aggregated frontier has no plan at that TPOT")),
-            m_view);
-    });
-    connect(m_overlayDots, &QScatterSeries::hovered, this, [this](const QPointF& at, bool state) {
-        const int i = state ? nearest(
-                                  m_overlay, at, [](const auto& p) { return p.userTokensPerS; },
-                                  [](const auto& p) { return p.throughputPerGpu; })
-                            : -1;
-        if (i < 0) {
-            QToolTip::hideText();
-            return;
-        }
-        const ParetoPoint& p = m_overlay[size_t(i)];
-        QToolTip::showText(QCursor::pos(),
-                           tr("%1: %2\n%3 tok/s per GPU, %4 tok/s per user\nTPOT %5, TTFT %6")
-                               .arg(m_overlayName, qs(p.family), formatCompact(p.throughputPerGpu),
-                                    QString::number(p.userTokensPerS, 'f', 1), formatMs(p.tpotMs),
-                                    formatMs(p.ttftMs)),
-                           m_view);
-    });
+QString ParetoView::disaggregatedToolTip(const DisaggFrontierPoint& p, double gain) {
+    const DisaggMetrics& m = p.split.metrics;
+    return tr("disaggregated: %1 prefill + %2 decode nodes (%3-bound)\n%4 tok/s per GPU, %5 tok/s per "
+              "user\nTPOT %6 (target %7), TTFT %8\n%9")
+        .arg(p.split.plan.prefill.nodes)
+        .arg(p.split.plan.decode.nodes)
+        .arg(qs(m.bound), formatCompact(p.throughputPerGpu), QString::number(p.userTokensPerS, 'f', 1),
+             formatMs(m.tpotMs), formatMs(p.targetTpotMs), formatMs(m.ttftMs),
+             gain > 0 ? tr("%1x the aggregated frontier at that TPOT").arg(gain, 0, 'f', 2)
+                      : tr("the aggregated frontier has no plan at that TPOT"));
+}
+
+QString ParetoView::overlayToolTip(const ParetoPoint& p) const {
+    return tr("%1: %2\n%3 tok/s per GPU, %4 tok/s per user\nTPOT %5, TTFT %6, batch %7")
+        .arg(m_overlayName, qs(p.family), formatCompact(p.throughputPerGpu),
+             QString::number(p.userTokensPerS, 'f', 1), formatMs(p.tpotMs), formatMs(p.ttftMs),
+             QString::number(p.metrics.batch));
 }
 
 bool ParetoView::disaggregated() const {

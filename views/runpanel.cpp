@@ -13,6 +13,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 namespace sp::views {
@@ -31,10 +32,20 @@ QString describe(const QString& name) {
         {QStringLiteral("ga"),
          QObject::tr("Genetic algorithm: tournament selection, crossover, mutation, elitism")},
         {QStringLiteral("rl"),
-         QObject::tr("Learn to Shard: a policy attending over the elite plans, trained with PPO; half "
-                     "of each batch refines the elite plans by one- and two-decision moves")}};
+         QObject::tr("Learn to Shard, the method of the paper this planner follows (arXiv 2509.00217): a "
+                     "policy attending over the elite plans, trained with PPO; half of each batch refines "
+                     "the elite plans by one- and two-decision moves")}};
     return d.value(name, QObject::tr("Searcher %1").arg(name));
 }
+
+/// The name shown in the list: the searcher's own (as the chart and the elite table name it), with the
+/// method's name where the short one does not say it.
+QString label(const QString& name) {
+    if (name == QLatin1String("rl")) return QObject::tr("rl — Learn to Shard");
+    return name;
+}
+
+constexpr int kNameRole = Qt::UserRole;
 } // namespace
 
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
@@ -102,7 +113,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
 void RunPanel::setSearchers(const QStringList& names, const QStringList& checked) {
     m_list->clear();
     for (const QString& n : names) {
-        auto* it = new QTreeWidgetItem(m_list, {n, QString(), QString()});
+        auto* it = new QTreeWidgetItem(m_list, {label(n), QString(), QString()});
+        it->setData(0, kNameRole, n);
         it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
         it->setCheckState(0, checked.contains(n) ? Qt::Checked : Qt::Unchecked);
         it->setToolTip(0, describe(n));
@@ -117,21 +129,23 @@ void RunPanel::setSearchers(const QStringList& names, const QStringList& checked
 
 QStringList RunPanel::searchers() const {
     QStringList out;
-    for (int i = 0; i < m_list->topLevelItemCount(); ++i) out << m_list->topLevelItem(i)->text(0);
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+        out << m_list->topLevelItem(i)->data(0, kNameRole).toString();
     return out;
 }
 
 QStringList RunPanel::selectedSearchers() const {
     QStringList out;
     for (int i = 0; i < m_list->topLevelItemCount(); ++i)
-        if (m_list->topLevelItem(i)->checkState(0) == Qt::Checked) out << m_list->topLevelItem(i)->text(0);
+        if (m_list->topLevelItem(i)->checkState(0) == Qt::Checked)
+            out << m_list->topLevelItem(i)->data(0, kNameRole).toString();
     return out;
 }
 
 void RunPanel::setSelectedSearchers(const QStringList& names) {
     for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
         QTreeWidgetItem* it = m_list->topLevelItem(i);
-        it->setCheckState(0, names.contains(it->text(0)) ? Qt::Checked : Qt::Unchecked);
+        it->setCheckState(0, names.contains(it->data(0, kNameRole).toString()) ? Qt::Checked : Qt::Unchecked);
     }
 }
 
@@ -159,7 +173,7 @@ void RunPanel::setRunning(bool running) {
 
 QTreeWidgetItem* RunPanel::itemOf(const QString& name) const {
     for (int i = 0; i < m_list->topLevelItemCount(); ++i)
-        if (m_list->topLevelItem(i)->text(0) == name) return m_list->topLevelItem(i);
+        if (m_list->topLevelItem(i)->data(0, kNameRole).toString() == name) return m_list->topLevelItem(i);
     return nullptr;
 }
 
@@ -199,6 +213,24 @@ void RunPanel::setFinished(const QString& text) {
     m_progress->setValue(m_progress->maximum());
     m_progress->setFormat(tr("done"));
     m_rate->setText(text);
+}
+
+void RunPanel::setStopped(qint64 done, qint64 total, const QString& text) {
+    setProgress(done, std::max(done, total), 0, -1); // the bar as far as the run got
+    m_progress->setFormat(
+        tr("stopped at %1 of %2")
+            .arg(formatInteger(double(done)), formatInteger(double(std::max(done, total)))));
+    m_rate->setText(text);
+}
+
+QString RunPanel::searcherLabel(const QString& name) const {
+    const QTreeWidgetItem* it = itemOf(name);
+    return it ? it->text(0) : QString();
+}
+
+QString RunPanel::searcherToolTip(const QString& name) const {
+    const QTreeWidgetItem* it = itemOf(name);
+    return it ? it->toolTip(0) : QString();
 }
 
 QString RunPanel::rateText() const {

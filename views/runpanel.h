@@ -36,7 +36,14 @@ public:
     void setSearcherStatus(const QString& name, qint64 evaluations, double best, const QString& note = {});
     /// Overall progress; negative secondsLeft: unknown.
     void setProgress(qint64 done, qint64 total, double evalsPerSecond, double secondsLeft);
+    /// The run ended: a full bar, "done", and `text` under it.
     void setFinished(const QString& text);
+    /// The run was stopped: the bar as far as it got (`done` of the `total` evaluations planned), "stopped",
+    /// and `text` under it.
+    void setStopped(qint64 done, qint64 total, const QString& text);
+    /// A searcher's row as shown: its label and tooltip.
+    QString searcherLabel(const QString& name) const;
+    QString searcherToolTip(const QString& name) const;
 
     QPushButton* startButton() const { return m_start; }
     QPushButton* stopButton() const { return m_stop; }

@@ -6,13 +6,16 @@
 
 #include "core/io/formats.h"
 #include "core/model/scenario.h"
+#include "views/clustereditor.h"
 #include "views/degreechecks.h"
 
 #include <QHash>
+#include <QPointer>
 #include <QWidget>
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <vector>
 
 class QComboBox;
@@ -39,7 +42,9 @@ public:
     bool isValid() const;
     QStringList errors() const;
 
-    /// Replace one part (from File > Open or a picker); emit edited().
+    /// Replace one part (from File > Open or a picker); emit edited(). `origin`: the file it came from. A
+    /// cluster is taken as its file gives it (a sample's name states its shape: b200-18x8 is 18 nodes of 8),
+    /// and the note under the Cluster box lists what that changed (clusterNote()).
     void replaceModel(const Model& m, const QString& origin);
     void replaceCluster(const Cluster& c, const QString& origin);
     void replaceWorkload(const Workload& w, const QString& origin);
@@ -47,6 +52,24 @@ public:
     /// Loads a model, cluster, workload or constraints file into the scenario. On error: false, the message
     /// shown inline and in `error`.
     bool loadPart(FileKind kind, const QString& path, QString* error = nullptr);
+
+    /// Opens the cluster editor on the scenario's cluster (raises it when open); "Apply to Scenario" replaces
+    /// the cluster as an edit (edited()).
+    void editCluster();
+    /// The open cluster editor, or nullptr.
+    ClusterEditor* clusterEditor() const { return m_clusterDialog; }
+    /// Writes the scenario's cluster as a cluster file (atomically); the Cluster box then names that file.
+    bool saveCluster(const QString& path, QString* error = nullptr);
+    /// Asks where to save a cluster: (title, proposed file name, filter) -> path or empty; default: a file
+    /// dialog.
+    using AskPath = std::function<QString(const QString&, const QString&, const QString&)>;
+    void setAskSavePath(AskPath ask) { m_askSavePath = std::move(ask); }
+    /// What the last change of cluster (a picked or opened file, the cluster editor) changed, as shown
+    /// under the Cluster box; empty when hidden.
+    QString clusterNote() const;
+    /// A part's picker (FileKind::Model, Cluster or Workload): the sample files, or the part's own entry
+    /// ("b200-18x8 (edited)", "<name> (custom)") when it is none of them.
+    QComboBox* pickerCombo(FileKind kind) const;
 
     /// Test access: the line edit of a key field ("nodes", "gpus_per_node", "input_tokens", "output_tokens",
     /// "ttft_ms", "tpot_ms"), and the message shown under it.
@@ -101,6 +124,10 @@ private:
     void refreshFields();
     void refreshInfo();
     void refreshPickers();
+    /// The Cluster box: the sample equal to the scenario's cluster, else the file it was opened from or
+    /// saved to, else "<sample> (edited)" for a sample's cluster changed since, else "<name> (custom)".
+    void refreshClusterPicker();
+    void showClusterNote(const QString& what, const Cluster& before);
     void buildConstraints(QFormLayout* form);
     void rebuildConstraints();
     void refreshPinToggle();
@@ -139,6 +166,12 @@ private:
     QSpinBox* m_gpus = nullptr;
     QLabel* m_spaceInfo = nullptr;
     bool m_loading = false;
+    QLabel* m_clusterNote = nullptr;
+    std::vector<std::optional<Cluster>> m_sampleClusters; ///< m_cluster.paths read once (nullopt: broken)
+    QString m_clusterFile; ///< the cluster file last opened or saved outside the samples
+    Cluster m_clusterFileCluster;
+    QPointer<ClusterEditor> m_clusterDialog;
+    AskPath m_askSavePath;
 };
 
 } // namespace sp::views

@@ -167,7 +167,12 @@ int cmdPareto(const std::vector<std::string>& argv) {
     const ParetoPoint* chosen = at ? pointAtTpot(r.frontier, atMs) : nullptr;
 
     if (auto csv = a.option("csv")) {
-        if (auto w = writeFileAtomic(*csv, paretoCsv(r, &scenario->cluster)); !w) {
+        ParetoCsvExtras extras;
+        extras.scenario = scenario->name;
+        extras.model = &scenario->model;
+        extras.disaggregated = dis;
+        extras.cluster = &scenario->cluster;
+        if (auto w = writeFileAtomic(*csv, paretoCsv(r, extras)); !w) {
             std::cerr << w.error().str() << "\n";
             return kBadInput;
         }

@@ -320,7 +320,7 @@ int cmdCompare(const std::vector<std::string>& argv) {
         std::string field, a, b;
     };
     std::vector<Diff> diffs;
-    for (const PlanDiff& d : why.differences) diffs.push_back({d.field, d.a, d.b});
+    for (const PlanDiff& d : why.differences) diffs.push_back({d.key, d.a, d.b});
 
     if (a.flag("json")) {
         nlohmann::ordered_json j;

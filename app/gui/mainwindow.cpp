@@ -108,7 +108,7 @@ void MainWindow::setScenario(const Scenario& s, const QString& path) {
 bool MainWindow::openScenario(const QString& path) {
     auto s = loadScenario(path.toStdString());
     if (!s) {
-        showError(qs(s.error().str()));
+        showError(views::MessageBanner::fromBytes(s.error().str()), Cause::OpenFile);
         return false;
     }
     if (!confirmDiscard(tr("open another scenario"))) return false;
@@ -121,6 +121,7 @@ bool MainWindow::openScenario(const QString& path) {
 void MainWindow::scenarioEdited() {
     // A field that does not validate keeps its last valid value: the other edits still apply.
     clearFixedErrors();
+    refreshParetoStale();
     const Scenario& s = m_editor->scenario();
     if (m_ctx && s == m_ctx->scenario()) {
         m_staleBanner->hide();
@@ -175,9 +176,11 @@ void MainWindow::clearResults() {
 // Messages and title
 
 void MainWindow::showError(const QString& message, Cause cause) {
-    m_banner->showMessage(views::MessageBanner::Kind::Error, message.toHtmlEscaped());
+    // Errors quote files: a control character or a byte that is not text shows as an escape, not a glyph.
+    const QString text = views::MessageBanner::plainText(message);
+    m_banner->showMessage(views::MessageBanner::Kind::Error, text.toHtmlEscaped());
     m_errorCause = cause;
-    statusBar()->showMessage(message, 15000);
+    statusBar()->showMessage(text, 15000);
 }
 
 void MainWindow::clearFixedErrors() {
@@ -193,6 +196,7 @@ void MainWindow::clearFixedErrors() {
     case Cause::PartFile:
         fixed = true; // a part was loaded or edited since
         break;
+    case Cause::OpenFile: // goes when another file opens (clearOpenError)
     case Cause::None:
     case Cause::Other:
         break;
@@ -201,6 +205,12 @@ void MainWindow::clearFixedErrors() {
     m_banner->hide();
     m_errorCause = Cause::None;
     statusBar()->clearMessage();
+}
+
+void MainWindow::clearOpenError() {
+    if (m_errorCause != Cause::OpenFile && m_errorCause != Cause::PartFile) return;
+    m_banner->hide();
+    m_errorCause = Cause::None;
 }
 
 void MainWindow::showInfo(const QString& message) {
@@ -280,9 +290,17 @@ int MainWindow::ask(const QString& title, const QString& text, int buttons, int 
 bool MainWindow::confirmDiscard(const QString& what) {
     if (isSearching() && (m_options.confirmClose || m_options.ask)) {
         // The running search's results would be lost: ask, whether or not earlier ones were saved.
-        const int answer = ask(tr("Search running"),
-                               tr("A search is running. Stop it and discard its results to %1?").arg(what),
-                               QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+        const int answer =
+            ask(tr("Search running"),
+                tr("A search is running. Stop it and save the session, or discard its "
+                   "results, to %1?")
+                    .arg(what),
+                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+        if (answer == QMessageBox::Save) {
+            stopSearchAndWait();
+            saveSessionDialog(false);
+            return !m_unsaved;
+        }
         if (answer != QMessageBox::Discard) return false;
         m_controller->cancel();
         return true;

@@ -165,11 +165,13 @@ private:
     friend class WindowActions;
     friend class SessionFiles;
     /// What an error in the banner is about, so that it goes away when its cause is fixed.
-    enum class Cause { None, InvalidScenario, EmptySpace, PartFile, Other };
+    enum class Cause { None, InvalidScenario, EmptySpace, PartFile, OpenFile, Other };
 
     void buildUi();
     void buildParetoTab();
     void buildParetoOverlay();
+    /// Marks the Pareto tab's sweep stale when the scenario being edited is not the one swept.
+    void refreshParetoStale();
     void buildCalibrationDock();
     void buildServingTab(); ///< mainwindow_serving.cpp
     /// The edited scenario and the plan the Serving tab simulates (the plan shown, else Megatron's);
@@ -186,6 +188,8 @@ private:
     void startAfresh(const Scenario& s);
     void showError(const QString& message, Cause cause = Cause::Other);
     void clearFixedErrors();
+    /// A file opened: an error left by opening (or loading a part of) a previous one goes.
+    void clearOpenError();
     int ask(const QString& title, const QString& text, int buttons, int defaultButton);
     void fitScenarioPanel();
     void showInfo(const QString& message);
@@ -193,6 +197,8 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     bool confirmDiscard(const QString& what);
+    /// Stops the search and returns once its batch has ended (its results kept, as Stop keeps them).
+    void stopSearchAndWait();
 
     void onProgress(quint64 batch, SearchUpdatePtr u);
     void onRunFinished(quint64 batch, const QString& searcher, SearchResultPtr r);
@@ -245,6 +251,7 @@ private:
     ParetoRunner* m_paretoRunner = nullptr;
     ParetoRunner* m_overlayRunner = nullptr;          ///< sweeps the scenario overlaid on the Pareto tab
     std::shared_ptr<const Scenario> m_paretoScenario; ///< of the sweep shown in the Pareto tab
+    std::shared_ptr<const Scenario> m_overlayScenario; ///< of the overlay shown in the Pareto tab
     views::ServingView* m_serving = nullptr;
     ServingRunner* m_servingRunner = nullptr;
     views::CalibrationView* m_calibration = nullptr;

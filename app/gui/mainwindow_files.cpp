@@ -11,7 +11,7 @@ bool MainWindow::openFile(const QString& path) {
     if (QFileInfo(path).suffix() == kSessionSuffix) return openSession(path);
     auto kind = detectKind(path.toStdString());
     if (!kind) {
-        showError(qs(kind.error().str()));
+        showError(views::MessageBanner::fromBytes(kind.error().str()), Cause::OpenFile);
         return false;
     }
     switch (kind.value()) {
@@ -22,6 +22,7 @@ bool MainWindow::openFile(const QString& path) {
     default: {
         QString error;
         if (!m_editor->loadPart(kind.value(), path, &error)) return false; // shown through failed()
+        clearOpenError();
         addRecent(path);
         statusBar()->showMessage(tr("Replaced the %1 of the scenario with %2")
                                      .arg(qs(nameOf(kind.value())), QFileInfo(path).fileName()),
@@ -34,20 +35,21 @@ bool MainWindow::openFile(const QString& path) {
 bool MainWindow::openPlan(const QString& path) {
     auto plan = loadPlan(path.toStdString());
     if (!plan) {
-        showError(qs(plan.error().str()));
+        showError(views::MessageBanner::fromBytes(plan.error().str()), Cause::OpenFile);
         return false;
     }
     if (!m_ctx) {
-        showError(tr("Open a scenario before a plan."));
+        showError(tr("Open a scenario before a plan."), Cause::OpenFile);
         return false;
     }
     if (auto why = m_ctx->costModel().checkPlan(plan.value())) {
-        showError(tr("%1: the plan does not fit the scenario: %2").arg(path, qs(*why)));
+        showError(tr("%1: the plan does not fit the scenario: %2").arg(path, qs(*why)), Cause::OpenFile);
         return false;
     }
     m_openedLabel = QFileInfo(path).fileName();
     m_opened = views::makePlanRecord(m_ctx->costModel(), plan.value(), m_openedLabel.toStdString(), "file");
     m_eliteView->selectionModel()->clearSelection();
+    clearOpenError();
     showPlan(m_opened);
     refreshComparison();
     addRecent(path);

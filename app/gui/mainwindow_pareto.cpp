@@ -46,6 +46,7 @@ void MainWindow::buildParetoTab() {
         const ParetoOptions o = paretoOptions(points, budget, m_options.threadsPerRun);
         m_paretoScenario = std::make_shared<const Scenario>(m_editor->scenario());
         m_pareto->clear();
+        m_pareto->setScenarioName(scenarioTitle());
         m_pareto->setRunning(true);
         m_pareto->setStatus(tr("Searching the two ends..."));
         m_paretoRunner->start(*m_paretoScenario, o,
@@ -93,7 +94,10 @@ void MainWindow::buildParetoTab() {
         if (path.isEmpty()) return;
         QString error;
         const bool ok = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)
-                            ? views::saveFile(path, QByteArray::fromStdString(paretoCsv(*r)), &error)
+                            ? views::saveFile(path,
+                                              QByteArray::fromStdString(m_pareto->csv(
+                                                  m_paretoScenario ? &m_paretoScenario->model : nullptr)),
+                                              &error)
                             : views::saveImage(m_pareto->plotWidget(), path, &error);
         if (ok)
             statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
@@ -114,36 +118,54 @@ void MainWindow::buildParetoTab() {
     buildParetoOverlay();
 }
 
+void MainWindow::refreshParetoStale() {
+    if (!m_paretoScenario || m_editor->scenario() == *m_paretoScenario) {
+        m_pareto->setStale(QString());
+        return;
+    }
+    m_pareto->setStale(tr("it was swept on %1, and the scenario has changed since. It stays on display "
+                          "until you sweep again.")
+                           .arg(m_pareto->scenarioName()));
+}
+
 void MainWindow::buildParetoOverlay() {
     m_overlayRunner = new ParetoRunner(this);
     auto overlayName = std::make_shared<QString>();
-    connect(m_pareto, &views::ParetoView::overlayRequested, this, [this, overlayName] {
+    auto overlayScenario = std::make_shared<std::shared_ptr<const Scenario>>(); // of the sweep running
+    connect(m_pareto, &views::ParetoView::overlayRequested, this, [this, overlayName, overlayScenario] {
         const QString path =
             m_dialogs->openFile(tr("Overlay scenario"), tr("Scenarios (*.yaml *.yml *.json);;All files (*)"));
         if (path.isEmpty()) return;
         auto s = loadScenario(path.toStdString());
         if (!s) { // the frontier shown stays as it is
-            showError(tr("Overlay: %1").arg(QString::fromStdString(s.error().str())));
+            showError(tr("Overlay: %1").arg(views::MessageBanner::fromBytes(s.error().str())),
+                      Cause::OpenFile);
             return;
         }
         *overlayName = s->name.empty() ? QFileInfo(path).completeBaseName() : QString::fromStdString(s->name);
+        *overlayScenario = std::make_shared<const Scenario>(s.value());
         m_pareto->setOverlayRunning(true);
         m_pareto->setStatus(tr("Sweeping %1 for the overlay...").arg(*overlayName));
         m_overlayRunner->start(
             *s, paretoOptions(m_pareto->points(), m_pareto->budget(), m_options.threadsPerRun));
     });
-    connect(m_pareto, &views::ParetoView::overlayCleared, m_overlayRunner, &ParetoRunner::cancel);
+    connect(m_pareto, &views::ParetoView::overlayCleared, this, [this] {
+        m_overlayRunner->cancel();
+        m_overlayScenario = nullptr;
+    });
     connect(m_overlayRunner, &ParetoRunner::pointsFound, this,
             [this, overlayName](quint64, const std::vector<ParetoPoint>&, const std::vector<bool>&, int done,
                                 int total) {
                 m_pareto->setStatus(
                     tr("Overlay %1: %2 of %3 targets searched").arg(*overlayName).arg(done).arg(total));
             });
-    connect(m_overlayRunner, &ParetoRunner::finished, this, [this, overlayName](quint64, ParetoResultPtr r) {
-        m_pareto->setOverlayRunning(false);
-        m_pareto->setOverlay(*overlayName, *r);
-        m_pareto->setStatus(tr("Overlay %1: %2 points").arg(*overlayName).arg(r->frontier.size()));
-    });
+    connect(m_overlayRunner, &ParetoRunner::finished, this,
+            [this, overlayName, overlayScenario](quint64, ParetoResultPtr r) {
+                m_pareto->setOverlayRunning(false);
+                m_overlayScenario = *overlayScenario;
+                m_pareto->setOverlay(*overlayName, *r);
+                m_pareto->setStatus(tr("Overlay %1: %2 points").arg(*overlayName).arg(r->frontier.size()));
+            });
     connect(m_overlayRunner, &ParetoRunner::failed, this, [this](quint64, const QString& message) {
         m_pareto->setOverlayRunning(false);
         m_pareto->setStatus(QString());

@@ -2,6 +2,9 @@
 // elite table and the run panel, and the end of the batch.
 #include "mainwindow_p.h"
 
+#include <QEventLoop>
+#include <QTimer>
+
 namespace sp::app {
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -71,6 +74,17 @@ void MainWindow::stopSearch() {
     if (!isSearching()) return;
     m_controller->stop();
     statusBar()->showMessage(tr("Stopping..."));
+}
+
+void MainWindow::stopSearchAndWait() {
+    if (!isSearching()) return;
+    QEventLoop loop;
+    connect(this, &MainWindow::searchFinished, &loop, &QEventLoop::quit);
+    stopSearch();
+    // The runs end within about 100 ms of a stop; their results reach this thread through its event loop.
+    // The timer only guards against a run that never ends: the save then holds what has arrived.
+    QTimer::singleShot(10000, &loop, &QEventLoop::quit);
+    if (isSearching()) loop.exec(QEventLoop::ExcludeUserInputEvents);
 }
 
 void MainWindow::onProgress(quint64 batch, SearchUpdatePtr u) {
@@ -159,8 +173,19 @@ void MainWindow::onBatchFinished(quint64 batch, bool stopped) {
     } else {
         text = tr("No feasible plan found");
     }
-    if (stopped) text = tr("Stopped. %1").arg(text);
-    m_runPanel->setFinished(text);
+    if (stopped) {
+        // The bar shows how far the searchers got of the evaluations they were to make.
+        int64_t done = 0, planned = 0;
+        for (const QString& n : m_runs.order()) {
+            const RunState& r = m_runs.at(n);
+            done += r.evaluations;
+            planned += std::max(r.target, r.evaluations);
+        }
+        text = tr("Stopped. %1").arg(text);
+        m_runPanel->setStopped(done, planned, text);
+    } else {
+        m_runPanel->setFinished(text);
+    }
     statusBar()->showMessage(text, 15000);
     m_unsaved = true;
     if (!m_userSelected && m_eliteModel->rowCount() > 0) {

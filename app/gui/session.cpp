@@ -6,6 +6,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+#include <cmath>
+
 namespace sp::app {
 
 namespace {
@@ -34,6 +37,187 @@ QJsonObject metricsJson(const Metrics& m) {
                        {"memory_per_gpu_gib", m.memoryPerGpuGiB},
                        {"roofline_fraction", m.rooflineFraction},
                        {"violation", QString::fromStdString(m.violation)}};
+}
+
+void putScenario(QJsonObject& o, const Scenario& s) {
+    o["scenario_yaml"] = QString::fromStdString(toYaml(s));
+    o["constraints_yaml"] = QString::fromStdString(toYaml(s.constraints));
+}
+
+std::optional<Scenario> scenarioFrom(const QJsonObject& o, const QString& where, const QString& file,
+                                     QString* error) {
+    auto s = parseScenario(o["scenario_yaml"].toString().toStdString(), file.toStdString());
+    if (!s) {
+        *error = QObject::tr("%1.scenario_yaml: %2").arg(where, QString::fromStdString(s.error().str()));
+        return std::nullopt;
+    }
+    if (o.contains("constraints_yaml")) {
+        auto c = parseConstraints(o["constraints_yaml"].toString().toStdString(), file.toStdString());
+        if (!c) {
+            *error =
+                QObject::tr("%1.constraints_yaml: %2").arg(where, QString::fromStdString(c.error().str()));
+            return std::nullopt;
+        }
+        s.value().constraints = c.value();
+    }
+    return s.value();
+}
+
+/// A finite number >= 0 (a TPOT target: null for none), or nullopt.
+std::optional<double> nonNegative(const QJsonValue& v) {
+    if (v.isNull() || v.isUndefined()) return 0.0;
+    if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < 0) return std::nullopt;
+    return v.toDouble();
+}
+
+QJsonArray paretoPointsJson(const std::vector<SessionParetoPoint>& points) {
+    QJsonArray a;
+    for (const auto& p : points)
+        a.append(
+            QJsonObject{{"target_tpot_ms", p.targetTpotMs > 0 ? QJsonValue(p.targetTpotMs) : QJsonValue()},
+                        {"searcher", QString::fromStdString(p.searcher)},
+                        {"plan", planJson(p.plan)}});
+    return a;
+}
+
+bool paretoPointsFrom(const QJsonValue& v, const QString& where, const QString& file,
+                      std::vector<SessionParetoPoint>& out, QString* error) {
+    if (!v.isUndefined() && !v.isArray()) {
+        *error = QObject::tr("%1: expected a list of points").arg(where);
+        return false;
+    }
+    const QJsonArray a = v.toArray();
+    for (qsizetype i = 0; i < a.size(); ++i) {
+        const QString at = QStringLiteral("%1[%2]").arg(where).arg(i);
+        const QJsonObject o = a[i].toObject();
+        SessionParetoPoint p;
+        const auto target = nonNegative(o["target_tpot_ms"]);
+        if (!target) {
+            *error = QObject::tr("%1.target_tpot_ms: expected a number of ms >= 0, or null").arg(at);
+            return false;
+        }
+        p.targetTpotMs = *target;
+        p.searcher = o["searcher"].toString().toStdString();
+        QString perr;
+        auto plan = planFrom(o["plan"], file, &perr);
+        if (!plan) {
+            *error = QStringLiteral("%1.plan: %2").arg(at, perr);
+            return false;
+        }
+        p.plan = *plan;
+        out.push_back(std::move(p));
+    }
+    return true;
+}
+
+QJsonObject paretoJson(const SessionPareto& p) {
+    QJsonObject o;
+    o["name"] = p.name;
+    putScenario(o, p.scenario);
+    QJsonArray targets;
+    for (double t : p.targetsMs) targets.append(t);
+    o["targets_tpot_ms"] = targets;
+    o["min_tpot_ms"] = p.minTpotMs;
+    o["max_tpot_ms"] = p.maxTpotMs;
+    o["evaluations"] = qint64(p.evaluations);
+    o["searches"] = p.searches;
+    o["seconds"] = p.seconds;
+    o["stopped"] = p.stopped;
+    o["frontier"] = paretoPointsJson(p.frontier);
+    o["megatron"] = paretoPointsJson(p.megatron);
+    o["disaggregated_checked"] = p.disaggregatedChecked;
+    QJsonArray dis;
+    for (const auto& d : p.disaggregated)
+        dis.append(QJsonObject{{"target_tpot_ms", d.targetTpotMs},
+                               {"prefill_nodes", d.plan.prefill.nodes},
+                               {"prefill", planJson(d.plan.prefill.plan)},
+                               {"decode_nodes", d.plan.decode.nodes},
+                               {"decode", planJson(d.plan.decode.plan)}});
+    o["disaggregated"] = dis;
+    if (!p.overlayName.isEmpty()) {
+        QJsonObject ov;
+        ov["name"] = p.overlayName;
+        putScenario(ov, p.overlayScenario);
+        ov["frontier"] = paretoPointsJson(p.overlay);
+        o["overlay"] = ov;
+    }
+    return o;
+}
+
+std::optional<SessionPareto> paretoFrom(const QJsonObject& o, const QString& file, QString* error) {
+    SessionPareto p;
+    p.name = o["name"].toString();
+    auto s = scenarioFrom(o, QStringLiteral("pareto"), file, error);
+    if (!s) return std::nullopt;
+    p.scenario = *s;
+    for (const QJsonValue& t : o["targets_tpot_ms"].toArray()) {
+        const auto v = nonNegative(t);
+        if (!v || *v <= 0) {
+            *error = QObject::tr("pareto.targets_tpot_ms: expected positive numbers of ms");
+            return std::nullopt;
+        }
+        p.targetsMs.push_back(*v);
+    }
+    const auto minT = nonNegative(o["min_tpot_ms"]), maxT = nonNegative(o["max_tpot_ms"]),
+               seconds = nonNegative(o["seconds"]);
+    if (!minT || !maxT || !seconds) {
+        *error = QObject::tr("pareto: min_tpot_ms, max_tpot_ms and seconds must be numbers >= 0");
+        return std::nullopt;
+    }
+    p.minTpotMs = *minT, p.maxTpotMs = *maxT, p.seconds = *seconds;
+    p.evaluations = std::max<qint64>(0, o["evaluations"].toInteger());
+    p.searches = std::max(0, o["searches"].toInt());
+    p.stopped = o["stopped"].toBool();
+    p.disaggregatedChecked = o["disaggregated_checked"].toBool();
+    if (!paretoPointsFrom(o["frontier"], QStringLiteral("pareto.frontier"), file, p.frontier, error) ||
+        !paretoPointsFrom(o["megatron"], QStringLiteral("pareto.megatron"), file, p.megatron, error))
+        return std::nullopt;
+    const QJsonArray dis = o["disaggregated"].toArray();
+    for (qsizetype i = 0; i < dis.size(); ++i) {
+        const QString at = QStringLiteral("pareto.disaggregated[%1]").arg(i);
+        const QJsonObject d = dis[i].toObject();
+        const auto target = nonNegative(d["target_tpot_ms"]);
+        if (!target || *target <= 0) {
+            *error = QObject::tr("%1.target_tpot_ms: expected a positive number of ms").arg(at);
+            return std::nullopt;
+        }
+        // Each pool's plan in the form every plan of a session has (planJson): a dense model's plan keeps its
+        // fields too, so it comes back as it was.
+        SessionDisaggPoint point{*target, {}};
+        for (auto [name, pool] : {std::pair{QStringLiteral("prefill"), &point.plan.prefill},
+                                  std::pair{QStringLiteral("decode"), &point.plan.decode}}) {
+            const QJsonValue nodes = d[name + QStringLiteral("_nodes")];
+            if (!nodes.isDouble() || nodes.toDouble() < 1 ||
+                nodes.toDouble() != std::floor(nodes.toDouble()) || nodes.toDouble() > 1e6) {
+                *error = QObject::tr("%1.%2_nodes: expected a whole number of nodes >= 1").arg(at, name);
+                return std::nullopt;
+            }
+            pool->nodes = nodes.toInt();
+            QString perr;
+            auto plan = planFrom(d[name], file, &perr);
+            if (!plan) {
+                *error = QStringLiteral("%1.%2: %3").arg(at, name, perr);
+                return std::nullopt;
+            }
+            pool->plan = *plan;
+        }
+        p.disaggregated.push_back(std::move(point));
+    }
+    if (o.contains("overlay")) {
+        const QJsonObject ov = o["overlay"].toObject();
+        p.overlayName = ov["name"].toString();
+        if (p.overlayName.isEmpty()) {
+            *error = QObject::tr("pareto.overlay.name: expected the overlaid scenario's name");
+            return std::nullopt;
+        }
+        auto os = scenarioFrom(ov, QStringLiteral("pareto.overlay"), file, error);
+        if (!os) return std::nullopt;
+        p.overlayScenario = *os;
+        if (!paretoPointsFrom(ov["frontier"], QStringLiteral("pareto.overlay.frontier"), file, p.overlay,
+                              error))
+            return std::nullopt;
+    }
+    return p;
 }
 
 } // namespace
@@ -76,6 +260,7 @@ QByteArray Session::toJson() const {
         if (selectedPlan) results["selected_plan"] = planJson(*selectedPlan);
         root["results"] = results;
     }
+    if (pareto) root["pareto"] = paretoJson(*pareto);
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -148,6 +333,11 @@ std::optional<Session> Session::fromJson(const QByteArray& json, const QString& 
             s.selectedPlan = planFrom(results["selected_plan"], file, &perr);
             if (!s.selectedPlan) return fail(QObject::tr("selected_plan: %1").arg(perr));
         }
+    }
+    if (root.contains("pareto")) {
+        QString perr;
+        s.pareto = paretoFrom(root["pareto"].toObject(), file, &perr);
+        if (!s.pareto) return fail(perr);
     }
     return s;
 }

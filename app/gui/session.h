@@ -1,9 +1,10 @@
 #pragma once
 // A planner session on disk (JSON): the scenario being edited (as YAML text, constraints included), the run
 // settings, and the results (each searcher's elite plans with their metrics, its curve and counts), the plan
-// opened from a file and the selected plan. Restoring re-evaluates the plans with the cost model
-// (deterministic), so the metrics shown are always the model's.
+// opened from a file and the selected plan, and the Pareto sweep shown (session_pareto.cpp). Restoring
+// re-evaluates the plans with the cost model (deterministic), so the metrics shown are always the model's.
 
+#include "core/model/disaggplan.h"
 #include "core/model/scenario.h"
 #include "core/search/engine.h"
 
@@ -28,6 +29,36 @@ struct SessionRun {
     QString message;
 };
 
+/// A point of a saved Pareto series: its plan (batch fixed) and the TPOT target it was searched under.
+struct SessionParetoPoint {
+    double targetTpotMs = 0; ///< 0: none (the loose end)
+    Plan plan;
+    std::string searcher;
+};
+
+struct SessionDisaggPoint {
+    double targetTpotMs = 0;
+    DisaggPlan plan; ///< batches fixed
+};
+
+/// The Pareto tab's sweep: every series drawn and the scenario each was swept on.
+struct SessionPareto {
+    QString name;      ///< the swept scenario's name, as the chart's title gives it
+    Scenario scenario; ///< the scenario swept
+    std::vector<SessionParetoPoint> frontier, megatron;
+    std::vector<SessionDisaggPoint> disaggregated;
+    bool disaggregatedChecked = false;
+    std::vector<double> targetsMs;
+    double minTpotMs = 0, maxTpotMs = 0;
+    int64_t evaluations = 0;
+    int searches = 0;
+    double seconds = 0;
+    bool stopped = false;
+    QString overlayName; ///< empty: no overlay
+    Scenario overlayScenario;
+    std::vector<SessionParetoPoint> overlay;
+};
+
 struct Session {
     static constexpr int kVersion = 1;
     QString scenarioPath; ///< where the scenario came from (informational)
@@ -41,6 +72,7 @@ struct Session {
     std::optional<Plan> openedPlan;
     QString openedLabel;
     std::optional<Plan> selectedPlan;
+    std::optional<SessionPareto> pareto;
 
     QByteArray toJson() const;
     /// Parses a session file's content. `file` names it in errors and is the base for relative paths.

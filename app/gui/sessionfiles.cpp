@@ -3,9 +3,12 @@
 #include "core/io/formats.h"
 #include "mainwindow.h"
 #include "session.h"
+#include "session_pareto.h"
 #include "views/elitemodel.h"
 #include "views/format.h"
 #include "views/imageexport.h"
+#include "views/messagebanner.h"
+#include "views/pareto.h"
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"
 #include "views/searchchart.h"
@@ -40,6 +43,12 @@ bool SessionFiles::save(MainWindow& w, const QString& path) {
         if (!w.m_hasResults && w.m_ctx) s.resultsScenario = w.m_ctx->scenario();
     }
     if (w.m_current && w.m_ctx && w.m_current != w.m_ctx->megatron()) s.selectedPlan = w.m_current->plan;
+    // The Pareto tab's sweep, once it has ended (a running one has no frontier yet).
+    if (const ParetoResult* r = w.m_pareto->result(); r && w.m_paretoScenario)
+        s.pareto =
+            sessionPareto(w.m_pareto->scenarioName(), *w.m_paretoScenario, *r,
+                          w.m_pareto->disaggregatedPoints(), w.m_pareto->disaggregated(),
+                          w.m_pareto->overlayName(), w.m_overlayScenario.get(), w.m_pareto->overlayPoints());
     QString error;
     if (!views::saveFile(path, s.toJson(), &error)) {
         w.showError(error);
@@ -53,18 +62,42 @@ bool SessionFiles::save(MainWindow& w, const QString& path) {
     return true;
 }
 
+void SessionFiles::restorePareto(MainWindow& w, const SessionPareto& saved, QStringList& dropped) {
+    const RestoredPareto r = app::restorePareto(saved);
+    dropped << r.dropped;
+    w.m_paretoScenario = std::make_shared<const Scenario>(saved.scenario);
+    views::ParetoView* v = w.m_pareto;
+    v->clear();
+    v->setScenarioName(saved.name);
+    v->setDisaggregatedChecked(saved.disaggregatedChecked);
+    v->setResult(r.result);
+    v->setDisaggregated(r.disaggregated);
+    w.m_overlayRunner->cancel();
+    v->setOverlayRunning(false);
+    if (saved.overlayName.isEmpty()) {
+        v->clearOverlay();
+        w.m_overlayScenario = nullptr;
+    } else {
+        v->setOverlay(saved.overlayName, r.overlay);
+        w.m_overlayScenario = std::make_shared<const Scenario>(saved.overlayScenario);
+    }
+    v->setStatus(MainWindow::tr("%1 points (Megatron %2), restored from the session")
+                     .arg(r.result.frontier.size())
+                     .arg(r.result.megatron.size()));
+}
+
 bool SessionFiles::open(MainWindow& w, const QString& path) {
     // The reader of every input: a regular file of at most 64 MiB (a FIFO must not block the window, nor
     // /dev/zero fill the memory).
     const auto text = readTextFile(path.toStdString());
     if (!text) {
-        w.showError(QString::fromStdString(text.error().str()));
+        w.showError(views::MessageBanner::fromBytes(text.error().str()), MainWindow::Cause::OpenFile);
         return false;
     }
     QString error;
     auto s = Session::fromJson(QByteArray::fromStdString(text.value()), path, &error);
     if (!s) {
-        w.showError(error);
+        w.showError(error, MainWindow::Cause::OpenFile);
         return false;
     }
     if (!w.confirmDiscard(MainWindow::tr("open another session"))) return false;
@@ -120,10 +153,12 @@ bool SessionFiles::open(MainWindow& w, const QString& path) {
             w.selectEliteRow(w.m_proxy->mapToSource(w.m_proxy->index(0, 0)).row());
         w.m_runPanel->setFinished(MainWindow::tr("Restored from %1").arg(QFileInfo(path).fileName()));
     }
+    if (s->pareto) restorePareto(w, *s->pareto, dropped);
     if (!(s->scenario == w.m_ctx->scenario())) {
         w.m_editor->setScenario(s->scenario);
         w.scenarioEdited(); // shows the stale banner (results) or follows the edits (none)
     }
+    w.refreshParetoStale();
     w.refreshComparison();
     w.m_undo->reset(w.m_editor->scenario());
     w.m_sessionPath = path;

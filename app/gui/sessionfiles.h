@@ -3,16 +3,22 @@
 // settings, every searcher's results, the opened plan and the selection.
 
 #include <QString>
+#include <QStringList>
 
 namespace sp::app {
 
 class MainWindow;
+struct SessionPareto;
 
 class SessionFiles {
 public:
     static bool save(MainWindow& w, const QString& path);
     /// On bad input: false, the error shown, the window unchanged.
     static bool open(MainWindow& w, const QString& path);
+
+private:
+    /// The session's Pareto sweep into the Pareto tab; points left out are added to `dropped`.
+    static void restorePareto(MainWindow& w, const SessionPareto& saved, QStringList& dropped);
 };
 
 } // namespace sp::app

@@ -1,11 +1,14 @@
 #include "windowactions.h"
 
 #include "mainwindow.h"
+#include "views/clustereditor.h"
 #include "views/messagebanner.h"
 #include "views/runpanel.h"
+#include "views/scenarioeditor.h"
 #include "views/searchchart.h"
 
 #include <QAction>
+#include <QDir>
 #include <QDockWidget>
 #include <QIcon>
 #include <QLineEdit>
@@ -13,6 +16,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QPixmap>
+#include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
 #include <QUndoStack>
@@ -65,6 +69,30 @@ void WindowActions::build(MainWindow& w) {
     reg(QStringLiteral("saveSessionAs"),
         file->addAction(MainWindow::tr("Save Session &As..."), QKeySequence(MainWindow::tr("Ctrl+Shift+S")),
                         &w, [&w] { w.saveSessionDialog(true); }));
+    // The scenario's cluster as a cluster file (the cluster editor's Save As saves the one being edited);
+    // both ask through the window's file dialogs.
+    const QString clusterFilter = MainWindow::tr("Cluster file (*.yaml *.yml)");
+    w.m_editor->setAskSavePath([&w](const QString& title, const QString& name, const QString& filter) {
+        return w.m_dialogs->saveFile(title, name, filter, QStringLiteral("yaml"));
+    });
+    reg(QStringLiteral("saveClusterAs"),
+        file->addAction(MainWindow::tr("Save &Cluster As..."), &w,
+                        [&w, clusterFilter] {
+                            const QString path =
+                                w.m_dialogs->saveFile(MainWindow::tr("Save Cluster As"),
+                                                      views::clusterFileName(w.m_editor->scenario().cluster),
+                                                      clusterFilter, QStringLiteral("yaml"));
+                            if (path.isEmpty()) return;
+                            QString error;
+                            if (!w.m_editor->saveCluster(path, &error)) {
+                                w.showError(error);
+                                return;
+                            }
+                            w.statusBar()->showMessage(
+                                MainWindow::tr("Saved the cluster to %1").arg(QDir::toNativeSeparators(path)),
+                                8000);
+                        }))
+        ->setToolTip(MainWindow::tr("Write the scenario's cluster as a cluster file (YAML)"));
     file->addSeparator();
     auto* exp = file->addMenu(MainWindow::tr("&Export"));
     QAction* expPlan = reg(QStringLiteral("exportPlan"),
@@ -107,6 +135,11 @@ void WindowActions::build(MainWindow& w) {
     redo->setToolTip(MainWindow::tr("Redo the edit undone (Ctrl+Shift+Z)"));
     edit->addAction(undo);
     edit->addAction(redo);
+    edit->addSeparator();
+    reg(QStringLiteral("editCluster"),
+        edit->addAction(MainWindow::tr("Edit &Cluster..."), w.m_editor, &views::ScenarioEditor::editCluster))
+        ->setToolTip(MainWindow::tr("The cluster editor: GPU type, nodes, GPUs per NVLink domain and host, "
+                                    "network; saves cluster files"));
 
     auto* search = w.menuBar()->addMenu(MainWindow::tr("&Search"));
     w.m_startAction = reg(QStringLiteral("start"),

@@ -215,11 +215,11 @@ Why explainWhy(const Scenario& s, const Plan& pa, const Evaluation& ea, const Pl
 
 // ------------------------------------------------------------------ with the cost model
 
-namespace {
-
 std::string opField(Op op) {
     return std::string(op >= Op::MoeNorms ? "moe." : "") + std::string(kOpNames[int(op)]);
 }
+
+namespace {
 
 std::string meshWords(const Plan& p) {
     std::string out;
@@ -324,6 +324,17 @@ std::vector<PlanDiff> planDifferences(const Model& m, const Plan& a, const Plan&
         if (opRelevant(m, Op(o)) && a.choices[size_t(o)] != b.choices[size_t(o)])
             out.push_back({opField(Op(o)), std::string(choiceNames(Op(o))[size_t(a.choices[size_t(o)])]),
                            std::string(choiceNames(Op(o))[size_t(b.choices[size_t(o)])]), true});
+    static const std::pair<std::string_view, std::string_view> keys[] = {
+        {"mesh order", "mesh_order"},
+        {"layers per stage", "stage_layers"},
+        {"layer groups", "layer_groups"},
+        {"prefill budget", "prefill_budget"},
+        {"speculative decoding", "speculative"}};
+    for (PlanDiff& d : out) {
+        d.key = d.field;
+        for (const auto& [words, key] : keys)
+            if (d.field == words) d.key = key;
+    }
     return out;
 }
 

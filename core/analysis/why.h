@@ -84,7 +84,12 @@ struct PlanDiff {
     /// B can take A's value alone (an operator's choice, speculative decoding, the mesh order, the overlap,
     /// the batch, the prefill budget); a degree cannot, as other degrees must change with it.
     bool flippable = false;
+    /// The plan file's key for it ("mesh_order", "stage_layers", "layer_groups", "moe.qkv", ...): what
+    /// compare --json names it by.
+    std::string key;
 };
+/// An operator as PlanDiff::field names it: "qkv", "moe.qkv" (the MoE layers' own).
+std::string opField(Op op);
 std::vector<PlanDiff> planDifferences(const Model& m, const Plan& a, const Plan& b);
 /// `b` with `a`'s value of a flippable setting (PlanDiff::field); nullopt for another field.
 std::optional<Plan> withSettingOf(const Plan& b, const Plan& a, const std::string& field);

@@ -1,6 +1,7 @@
 // The throughput-interactivity Pareto front: a sweep of TPOT targets, each searched warm from its neighbour.
 #include "core/search/pareto.h"
 
+#include "core/common/text.h"
 #include "core/cost/economics.h"
 #include "core/cost/validity.h"
 #include "core/search/searcher.h"
@@ -15,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 namespace sp {
@@ -329,32 +331,53 @@ std::string layoutFamily(const Plan& plan, const Model& model) {
     return s;
 }
 
-std::string paretoCsv(const ParetoResult& r, const Cluster* cluster) {
+std::string paretoCsv(const ParetoResult& r, const ParetoCsvExtras& x) {
     std::ostringstream s;
     s << "frontier,user_tokens_per_s,throughput_per_gpu,tpot_ms,ttft_ms,target_tpot_ms,batch,family,pp,dp,tp,"
-         "ep,etp,edp"
-      << (cluster ? ",usd_per_million_tokens,tokens_per_s_per_mw" : "") << "\n";
-    const auto rows = [&s, cluster](const char* kind, const std::vector<ParetoPoint>& ps) {
-        for (const auto& p : ps) {
-            char buf[256];
-            std::snprintf(buf, sizeof buf, "%s,%.10g,%.10g,%.10g,%.10g,%.10g,%lld,", kind, p.userTokensPerS,
-                          p.throughputPerGpu, p.tpotMs, p.ttftMs, p.targetTpotMs, (long long)p.metrics.batch);
-            const Degrees& d = p.plan.degrees;
-            s << buf << '"' << p.family << '"' << ',' << d.pp << ',' << d.dp << ',' << d.tp << ',' << d.ep
-              << ',' << d.etp << ',' << d.edp;
-            if (cluster) {
-                // Per GPU: the point's throughput per GPU on one GPU's price and power.
-                const ServingCost c = servingCost(*cluster, 1, p.throughputPerGpu);
-                s << ',';
-                if (c.priced && c.usdPerMillionTokens > 0) s << c.usdPerMillionTokens;
-                s << ',';
-                if (c.powered) s << c.tokensPerSPerMegawatt;
-            }
-            s << "\n";
+         "ep,etp,edp,prefill_nodes,decode_nodes,bound,scenario"
+      << (x.cluster ? ",usd_per_million_tokens,tokens_per_s_per_mw" : "") << "\n";
+    // One row; target 0 (the loose end: no TPOT limit) is left empty rather than read as a 0 ms limit.
+    const auto row = [&s, &x](const char* kind, double user, double perGpu, double tpot, double ttft,
+                              double target, int64_t batch, const std::string& family, const Degrees& d,
+                              const std::string& split, const std::string& scenario) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%s,%.10g,%.10g,%.10g,%.10g,", kind, user, perGpu, tpot, ttft);
+        s << buf;
+        if (target > 0) {
+            std::snprintf(buf, sizeof buf, "%.10g", target);
+            s << buf;
         }
+        s << ',' << batch << ',' << csvField(family) << ',' << d.pp << ',' << d.dp << ',' << d.tp << ','
+          << d.ep << ',' << d.etp << ',' << d.edp << ',' << split << ',' << csvField(scenario);
+        if (x.cluster) {
+            // Per GPU: the point's throughput per GPU on one GPU's price and power; the overlay ran on
+            // another cluster.
+            const bool own = std::string_view(kind) != "overlay";
+            const ServingCost c = servingCost(*x.cluster, 1, perGpu);
+            s << ',';
+            if (own && c.priced && c.usdPerMillionTokens > 0) s << c.usdPerMillionTokens;
+            s << ',';
+            if (own && c.powered) s << c.tokensPerSPerMegawatt;
+        }
+        s << "\n";
     };
-    rows("searched", r.frontier);
-    rows("megatron", r.megatron);
+    const auto rows = [&](const char* kind, const std::vector<ParetoPoint>& ps, const std::string& scenario) {
+        for (const auto& p : ps)
+            row(kind, p.userTokensPerS, p.throughputPerGpu, p.tpotMs, p.ttftMs, p.targetTpotMs,
+                p.metrics.batch, p.family, p.plan.degrees, ",,", scenario);
+    };
+    rows("searched", r.frontier, x.scenario);
+    rows("megatron", r.megatron, x.scenario);
+    for (const auto& p : x.disaggregated) {
+        const DisaggPlan& plan = p.split.plan;
+        const std::string split = std::to_string(plan.prefill.nodes) + ',' +
+                                  std::to_string(plan.decode.nodes) + ',' + csvField(p.split.metrics.bound);
+        row("disaggregated", p.userTokensPerS, p.throughputPerGpu, p.split.metrics.tpotMs,
+            p.split.metrics.ttftMs, p.targetTpotMs, p.split.metrics.decode.batch,
+            x.model ? layoutFamily(plan.decode.plan, *x.model) : std::string(), plan.decode.plan.degrees,
+            split, x.scenario);
+    }
+    rows("overlay", x.overlay, x.overlayScenario);
     return s.str();
 }
 

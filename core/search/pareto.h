@@ -17,6 +17,7 @@
 // Cancellable (a stop token and a wall-clock limit; a stopped sweep returns the points found so far) and
 // observable (ParetoObserver, called on the sweeping thread).
 
+#include "core/search/disagg_search.h"
 #include "core/search/engine.h"
 
 #include <stop_token>
@@ -92,11 +93,26 @@ std::vector<ParetoPoint> nonDominated(std::vector<ParetoPoint> points);
 /// etp > 1), joined by " + "; "DP" for plain replicas. MoE models are named by their MoE layers' attention.
 std::string layoutFamily(const Plan& plan, const Model& model);
 
-/// The frontier and the Megatron frontier as CSV, one row per point: frontier (searched or megatron),
-/// tokens/s per user, per GPU, TPOT, TTFT, target, batch, family and the degrees; given the cluster, also
-/// each point's dollars per million tokens and tokens/s per MW of GPU TDP (empty where unknown), so cost can
-/// be plotted against interactivity.
-std::string paretoCsv(const ParetoResult& result, const Cluster* cluster = nullptr);
+/// What a CSV of the front holds besides the sweep's own two series: every other series drawn beside it.
+struct ParetoCsvExtras {
+    std::string scenario;         ///< the sweep's scenario name, in each row of its series
+    const Model* model = nullptr; ///< names the disaggregated rows' decode layout family (none when null)
+    std::vector<DisaggFrontierPoint> disaggregated; ///< the disaggregated frontier at the sweep's targets
+    std::string overlayScenario;                    ///< the overlaid scenario's name
+    std::vector<ParetoPoint> overlay;               ///< its frontier
+    /// The sweep's cluster: adds each point's dollars per million tokens and tokens/s per MW of GPU TDP
+    /// (empty where unknown, and for the overlay, of another cluster), so cost can be plotted against
+    /// interactivity. None when null.
+    const Cluster* cluster = nullptr;
+};
+
+/// The frontier, the Megatron frontier, then the extras' disaggregated and overlay frontiers as CSV, one row
+/// per point: frontier (searched, megatron, disaggregated or overlay), tokens/s per user, per GPU, TPOT,
+/// TTFT, target, batch, family, the degrees (a disaggregated row's: its decode pool's, with its batch),
+/// prefill and decode nodes and the bounding side (disaggregated rows only), the scenario, and with a cluster
+/// usd_per_million_tokens and tokens_per_s_per_mw. The target is
+/// empty for the loose end, which was searched with no TPOT limit (its TPOT is the loosest target).
+std::string paretoCsv(const ParetoResult& result, const ParetoCsvExtras& extras = {});
 
 /// The highest-throughput point whose TPOT is at most tpotMs; null when none is.
 const ParetoPoint* pointAtTpot(const std::vector<ParetoPoint>& frontier, double tpotMs);
