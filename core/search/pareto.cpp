@@ -334,8 +334,8 @@ std::string layoutFamily(const Plan& plan, const Model& model) {
 std::string paretoCsv(const ParetoResult& r, const ParetoCsvExtras& x) {
     std::ostringstream s;
     s << "frontier,user_tokens_per_s,throughput_per_gpu,tpot_ms,ttft_ms,target_tpot_ms,batch,family,pp,dp,tp,"
-         "ep,etp,edp,prefill_nodes,decode_nodes,bound,scenario"
-      << (x.cluster ? ",usd_per_million_tokens,tokens_per_s_per_mw" : "") << "\n";
+         "ep,etp,edp,prefill_nodes,decode_nodes,bound,"
+      << (x.cluster ? "usd_per_million_tokens,tokens_per_s_per_mw," : "") << "scenario\n";
     // One row; target 0 (the loose end: no TPOT limit) is left empty rather than read as a 0 ms limit.
     const auto row = [&s, &x](const char* kind, double user, double perGpu, double tpot, double ttft,
                               double target, int64_t batch, const std::string& family, const Degrees& d,
@@ -348,18 +348,18 @@ std::string paretoCsv(const ParetoResult& r, const ParetoCsvExtras& x) {
             s << buf;
         }
         s << ',' << batch << ',' << csvField(family) << ',' << d.pp << ',' << d.dp << ',' << d.tp << ','
-          << d.ep << ',' << d.etp << ',' << d.edp << ',' << split << ',' << csvField(scenario);
+          << d.ep << ',' << d.etp << ',' << d.edp << ',' << split << ',';
         if (x.cluster) {
             // Per GPU: the point's throughput per GPU on one GPU's price and power; the overlay ran on
             // another cluster.
             const bool own = std::string_view(kind) != "overlay";
             const ServingCost c = servingCost(*x.cluster, 1, perGpu);
-            s << ',';
             if (own && c.priced && c.usdPerMillionTokens > 0) s << c.usdPerMillionTokens;
             s << ',';
             if (own && c.powered) s << c.tokensPerSPerMegawatt;
+            s << ',';
         }
-        s << "\n";
+        s << csvField(scenario) << "\n";
     };
     const auto rows = [&](const char* kind, const std::vector<ParetoPoint>& ps, const std::string& scenario) {
         for (const auto& p : ps)

@@ -109,8 +109,8 @@ struct ParetoCsvExtras {
 /// The frontier, the Megatron frontier, then the extras' disaggregated and overlay frontiers as CSV, one row
 /// per point: frontier (searched, megatron, disaggregated or overlay), tokens/s per user, per GPU, TPOT,
 /// TTFT, target, batch, family, the degrees (a disaggregated row's: its decode pool's, with its batch),
-/// prefill and decode nodes and the bounding side (disaggregated rows only), the scenario, and with a cluster
-/// usd_per_million_tokens and tokens_per_s_per_mw. The target is
+/// prefill and decode nodes and the bounding side (disaggregated rows only), with a cluster
+/// usd_per_million_tokens and tokens_per_s_per_mw, and the scenario. The target is
 /// empty for the loose end, which was searched with no TPOT limit (its TPOT is the loosest target).
 std::string paretoCsv(const ParetoResult& result, const ParetoCsvExtras& extras = {});
 
