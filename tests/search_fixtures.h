@@ -2,7 +2,7 @@
 // What the search test suites share: sample scenarios, a toy scenario and objective with known structure, an
 // objective that records what it evaluates, and running a searcher by name.
 #include "core/io/formats.h"
-#include "core/search/searcher.h"
+#include "core/searchers/registry.h"
 
 #include <QTest>
 

@@ -8,8 +8,8 @@
 #include "core/model/quant.h"
 #include "core/search/engine.h"
 #include "core/search/rng.h"
-#include "core/search/searcher.h"
 #include "core/search/space.h"
+#include "core/searchers/registry.h"
 #include "search_fixtures.h"
 
 #include <QDir>

@@ -2,8 +2,8 @@
 // matching, and the two cases where the answer is known without the planner: a very slow network makes
 // disaggregation lose, long prompts under a tight TPOT make it win.
 #include "core/cost/disagg.h"
-#include "core/search/searcher.h"
 #include "core/search/space.h"
+#include "core/searchers/registry.h"
 
 #include "sample_fixtures.h"
 

@@ -1,13 +1,13 @@
-// Disaggregated plan files (core/io/formats.h), search --disaggregated (core/search/disagg_search.h) and the
-// CLI verbs on them.
+// Disaggregated plan files (core/io/formats.h), search --disaggregated (core/searchers/disagg_search.h) and
+// the CLI verbs on them.
 #include "core/cost/disagg.h"
 #include "core/export/check.h"
 #include "core/export/disagg_launch.h"
 #include "core/io/formats.h"
-#include "core/search/disagg_search.h"
-#include "core/search/pareto.h"
-#include "core/search/searcher.h"
 #include "core/search/space.h"
+#include "core/searchers/disagg_search.h"
+#include "core/searchers/pareto.h"
+#include "core/searchers/registry.h"
 
 #include "clirun.h"
 #include "sample_fixtures.h"

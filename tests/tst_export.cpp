@@ -11,8 +11,8 @@
 #include "core/io/formats.h"
 #include "core/search/engine.h"
 #include "core/search/rng.h"
-#include "core/search/searcher.h"
 #include "core/search/space.h"
+#include "core/searchers/registry.h"
 
 #include "launch_fixtures.h"
 #include <QDir>

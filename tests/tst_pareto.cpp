@@ -1,9 +1,9 @@
-// The throughput-interactivity Pareto front (core/search/pareto.h) and `shardplan pareto`.
+// The throughput-interactivity Pareto front (core/searchers/pareto.h) and `shardplan pareto`.
 #include "core/cost/costmodel.h"
 #include "core/io/formats.h"
-#include "core/search/pareto.h"
-#include "core/search/searcher.h"
 #include "core/search/space.h"
+#include "core/searchers/pareto.h"
+#include "core/searchers/registry.h"
 
 #include "clirun.h"
 #include <QElapsedTimer>

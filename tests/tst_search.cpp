@@ -6,7 +6,7 @@
 #include "core/io/formats.h"
 #include "core/search/flatmap.h"
 #include "core/search/rng.h"
-#include "core/search/searcher.h"
+#include "core/searchers/registry.h"
 
 #include <QElapsedTimer>
 #include <QTest>

@@ -6,8 +6,8 @@
 #include "core/cost/impl.h"
 #include "core/io/formats.h"
 #include "core/search/engine.h"
-#include "core/search/searcher.h"
 #include "core/search/space.h"
+#include "core/searchers/registry.h"
 
 #include <QTemporaryDir>
 #include "sample_fixtures.h"

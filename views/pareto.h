@@ -1,18 +1,19 @@
 #pragma once
-// The throughput-interactivity Pareto front (core/search/pareto.h) as a chart: tokens/s per GPU against
+// The throughput-interactivity Pareto front (core/searchers/pareto.h) as a chart: tokens/s per GPU against
 // tokens/s per user, one scatter series per layout family ("TP", "attention-DP + EP", ...), the Megatron
 // recipe's frontier as a dashed grey line, and the run controls (points, budget per search, start, stop).
 //
-// Beside them, optionally: the disaggregated frontier at the same TPOT targets (core/search/disagg_search.h),
-// triangles, each with its split and its gain over the aggregated frontier at that TPOT; and the frontier
-// of another scenario (an overlay, e.g. H100 against H200), a solid line named after it.
+// Beside them, optionally: the disaggregated frontier at the same TPOT targets
+// (core/searchers/disagg_search.h), triangles, each with its split and its gain over the aggregated frontier
+// at that TPOT; and the frontier of another scenario (an overlay, e.g. H100 against H200), a solid line named
+// after it.
 //
 // Points arrive as the sweep finds them (addPoint); they are buffered and a single-shot 40 ms timer moves
 // them into the series, as in SearchChart. setResult() replaces them with the final frontier, dominated
 // points dropped. The widget runs nothing itself: the main window's ParetoRunner does (app/gui).
 
-#include "core/search/disagg_search.h"
-#include "core/search/pareto.h"
+#include "core/searchers/disagg_search.h"
+#include "core/searchers/pareto.h"
 
 #include <QHash>
 #include <QTimer>

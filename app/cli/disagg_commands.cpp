@@ -8,7 +8,7 @@
 #include "core/cost/disagg.h"
 #include "core/export/disagg_launch.h"
 #include "core/io/formats.h"
-#include "core/search/disagg_search.h"
+#include "core/searchers/disagg_search.h"
 
 #include <cmath>
 #include <cstdio>

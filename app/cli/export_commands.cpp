@@ -10,7 +10,7 @@
 
 #include "core/export/launch.h"
 #include "core/io/formats.h"
-#include "core/search/searcher.h"
+#include "core/searchers/registry.h"
 
 #include <iostream>
 #include <optional>

@@ -1,4 +1,5 @@
-// shardplan pareto: throughput per GPU against tokens/s per user, each point a plan (core/search/pareto.h).
+// shardplan pareto: throughput per GPU against tokens/s per user, each point a plan
+// (core/searchers/pareto.h).
 #include "pareto_command.h"
 
 #include "args.h"
@@ -9,9 +10,9 @@
 #include "verbs.h"
 
 #include "core/io/formats.h"
-#include "core/search/disagg_search.h"
-#include "core/search/pareto.h"
-#include "core/search/searcher.h"
+#include "core/searchers/disagg_search.h"
+#include "core/searchers/pareto.h"
+#include "core/searchers/registry.h"
 
 #include <cstdio>
 #include <iostream>
@@ -144,7 +145,7 @@ int cmdPareto(const std::vector<std::string>& argv) {
     }
 
     // The disaggregated frontier at the same TPOT targets, each point's best split beside the aggregated
-    // frontier's best plan at that TPOT (core/search/disagg_search.h).
+    // frontier's best plan at that TPOT (core/searchers/disagg_search.h).
     std::vector<DisaggFrontierPoint> dis;
     if (disaggregated) {
         DisaggSearchOptions d;

@@ -1,5 +1,5 @@
 #pragma once
-// shardplan pareto: the throughput-interactivity frontier (core/search/pareto.h) on the command line.
+// shardplan pareto: the throughput-interactivity frontier (core/searchers/pareto.h) on the command line.
 #include <string>
 #include <vector>
 

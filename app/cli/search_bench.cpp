@@ -9,7 +9,7 @@
 #include "core/common/text.h"
 #include "core/io/formats.h"
 #include "core/search/benchmark.h"
-#include "core/search/searcher.h"
+#include "core/searchers/registry.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -12,7 +12,7 @@
 #include "core/analysis/why.h"
 #include "core/cost/validity.h"
 #include "core/io/formats.h"
-#include "core/search/searcher.h"
+#include "core/searchers/registry.h"
 #include "core/sim/capacity.h"
 
 #include <algorithm>

@@ -10,7 +10,7 @@
 
 #include "core/io/formats.h"
 #include "core/io/gpudb.h"
-#include "core/search/searcher.h"
+#include "core/searchers/registry.h"
 #include "core/sim/capacity.h"
 #include "core/sim/simulator.h"
 #include "core/sim/trace.h"

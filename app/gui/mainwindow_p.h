@@ -4,7 +4,7 @@
 #include "mainwindow.h"
 
 #include "core/io/formats.h"
-#include "core/search/searcher.h"
+#include "core/searchers/registry.h"
 #include "exports.h"
 #include "launchexportdialog.h"
 #include "sessionfiles.h"

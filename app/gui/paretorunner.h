@@ -1,11 +1,11 @@
 #pragma once
-// Runs the Pareto sweep (core/search/pareto.h) on a worker thread and reports to the GUI thread, the way
+// Runs the Pareto sweep (core/searchers/pareto.h) on a worker thread and reports to the GUI thread, the way
 // SearchController runs searchers: QtConcurrent::run on its own pool, a std::stop_source, a run id so the
 // reports of a superseded run are dropped, the core's observer calls buffered under a mutex and handed over
 // with one queued call at a time, and the result through QFuture::then on the GUI thread.
 
-#include "core/search/disagg_search.h"
-#include "core/search/pareto.h"
+#include "core/searchers/disagg_search.h"
+#include "core/searchers/pareto.h"
 
 #include <QFuture>
 #include <QList>
@@ -32,7 +32,8 @@ public:
 
     /// Starts a sweep of `scenario` (stopping and superseding a running one). Returns its id.
     /// With `disaggregated`, the sweep then searches the disaggregated frontier at the same TPOT targets
-    /// (disaggregatedFrontier, core/search/disagg_search.h), reported by disaggregatedFound before finished.
+    /// (disaggregatedFrontier, core/searchers/disagg_search.h), reported by disaggregatedFound before
+    /// finished.
     quint64 start(const Scenario& scenario, const ParetoOptions& options,
                   std::optional<DisaggSearchOptions> disaggregated = std::nullopt);
     /// Asks the sweep to stop; it finishes with the points found so far.

@@ -1,6 +1,6 @@
 #include "searchcontroller.h"
 
-#include "core/search/searcher.h"
+#include "core/searchers/registry.h"
 #include "views/background.h"
 
 #include <QMutexLocker>

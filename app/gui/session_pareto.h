@@ -5,8 +5,8 @@
 
 #include "session.h"
 
-#include "core/search/disagg_search.h"
-#include "core/search/pareto.h"
+#include "core/searchers/disagg_search.h"
+#include "core/searchers/pareto.h"
 
 #include <QStringList>
 

@@ -70,34 +70,16 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         bool live = false;
     };
     std::vector<Chain> chains(static_cast<size_t>(nChains));
+    const int policyEvery = chains.empty()        ? 1
+                            : m_o.policyEvery > 0 ? m_o.policyEvery
+                                                  : int(std::max<int64_t>(1, budget / 4000));
+    const int epochs = m_o.epochs > 0 ? m_o.epochs : policyEvery > 1 ? 1 : 2;
+    int64_t round = 0;
     const int patience = 6 * space.decisionCount();
     const AnnealingParams sa; // the chains cool and restart as sa's
     const double t0 = sa.startTemperature, t1 = sa.endTemperature;
 
     while (!run.done()) {
-        // The elite history as tokens: choices plus the z-score of log-throughput among the elite.
-        std::vector<rl::EliteToken> tokens;
-        {
-            const auto& elite = run.elite();
-            std::vector<double> r;
-            for (const auto& c : elite) {
-                if (c.choices.empty() || int(tokens.size()) >= eliteK) continue;
-                tokens.push_back({c.choices, 0.0});
-                r.push_back(c.metrics.feasible ? std::log(std::max(1e-12, c.metrics.throughput)) : NAN);
-            }
-            double mean = 0, n = 0;
-            for (double x : r)
-                if (!std::isnan(x)) mean += x, ++n;
-            mean = n > 0 ? mean / n : 0;
-            double var = 0;
-            for (double x : r)
-                if (!std::isnan(x)) var += (x - mean) * (x - mean);
-            const double sd = n > 1 ? std::sqrt(var / n) : 1.0;
-            for (size_t i = 0; i < tokens.size(); ++i)
-                tokens[i].reward = std::isnan(r[i]) ? -2.0 : (r[i] - mean) / (sd + 1e-3);
-        }
-        policy.setElite(std::move(tokens));
-
         const double sampledAt = temperature;
         std::vector<rl::Trace> traces;
         std::vector<std::vector<int>> batch;
@@ -141,9 +123,34 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
             }
         }
         const int local = int(batch.size());
-        // Each sample draws from its own generator, seeded from this iteration's draw.
-        const uint64_t iterationSeed = rng.next();
-        {
+        // With chains, the policy samples and learns on one iteration in policyEvery (and whenever the chains
+        // propose nothing); on the others the batch is the chains' steps alone.
+        const bool policyRound = round++ % policyEvery == 0 || local == 0;
+        if (policyRound) {
+            // The elite history as tokens: choices plus the z-score of log-throughput among the elite.
+            std::vector<rl::EliteToken> tokens;
+            {
+                const auto& elite = run.elite();
+                std::vector<double> r;
+                for (const auto& c : elite) {
+                    if (c.choices.empty() || int(tokens.size()) >= eliteK) continue;
+                    tokens.push_back({c.choices, 0.0});
+                    r.push_back(c.metrics.feasible ? std::log(std::max(1e-12, c.metrics.throughput)) : NAN);
+                }
+                double mean = 0, n = 0;
+                for (double x : r)
+                    if (!std::isnan(x)) mean += x, ++n;
+                mean = n > 0 ? mean / n : 0;
+                double var = 0;
+                for (double x : r)
+                    if (!std::isnan(x)) var += (x - mean) * (x - mean);
+                const double sd = n > 1 ? std::sqrt(var / n) : 1.0;
+                for (size_t i = 0; i < tokens.size(); ++i)
+                    tokens[i].reward = std::isnan(r[i]) ? -2.0 : (r[i] - mean) / (sd + 1e-3);
+            }
+            policy.setElite(std::move(tokens));
+            // Each sample draws from its own generator, seeded from this iteration's draw.
+            const uint64_t iterationSeed = rng.next();
             std::vector<Rng> rngs;
             for (int b = 0; b < batchSize - local; ++b)
                 rngs.emplace_back(iterationSeed + 0x9E3779B97F4A7C15ull * uint64_t(b + 1));
@@ -205,6 +212,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
             used.push_back(std::move(traces[b]));
             rewards.push_back(rewardOf(*o.metrics, logWorstFeasible));
         }
+        if (!policyRound) continue; // the chains' steps alone: nothing for the policy
         staleIterations = fresh == 0 ? staleIterations + 1 : 0;
         const double freshShare = double(freshSampled) / double(std::max<size_t>(1, traces.size()));
         // Exploration control: a converged policy keeps proposing plans it has already seen, which costs time
@@ -246,7 +254,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
             imitated.push_back(c.choices);
         }
         const double entropy = policy.update(used, adv, imitated, m_o.imitationAdvantage, mask, m_o.clip,
-                                             m_o.entropyWeight, m_o.epochs, grad, adam);
+                                             m_o.entropyWeight, epochs, grad, adam);
         LearningPoint lp;
         lp.iteration = ++iteration;
         lp.evaluations = run.evaluations();

@@ -73,7 +73,7 @@ struct SearchOptions {
     uint64_t seed = 1;
     int threads = 0; ///< evaluation threads; 0: all cores
     int eliteK = 32; ///< size of the elite set (distinct best plans) reported and kept
-    /// More places to start (e.g. the elite of a search under a neighbouring SLO, core/search/pareto.h):
+    /// More places to start (e.g. the elite of a search under a neighbouring SLO, core/searchers/pareto.h):
     /// assignments of this space, evaluated as one batch after warmStart's own start and against the
     /// budget; the best plan so far then becomes the start (see warmStart() in searcher.h). Assignments
     /// that are not valid in the space are skipped. cd and cd-restarts descend from the best of them and the

@@ -7,8 +7,7 @@
 //     SearchRun run(engine, space, options, observer, stop, name());
 //     while (!run.done()) { ...propose a batch...; auto outcomes = run.evaluate(batch); ...learn...; }
 //     return run.finish();
-// and add a line to the table in searcher.cpp (or call registerSearcher() before use: a static registration
-// object in a static library may be dropped by the linker).
+// and add a line to the registry's table (core/searchers/registry.cpp), which finds searchers by name.
 
 #include "core/search/engine.h"
 
@@ -33,19 +32,6 @@ public:
     virtual SearchResult run(const SearchSpace& space, Engine& engine, const SearchOptions& options,
                              Observer* observer, std::stop_token stop) = 0;
 };
-
-/// A searcher by name ("megatron", "exhaustive", "random", "random-seq", "cd", "cd-restarts", "sa", "ga",
-/// "rl", and any registered later; "rl:FLAG+FLAG" for rl with mechanisms off or set: no-elite, no-imitation,
-/// no-temperature, reinforce, one-epoch, no-local, no-policy, no-chains, batch=N (4..4096), local=F (0..1));
-/// null if unknown.
-std::unique_ptr<Searcher> makeSearcher(std::string_view name);
-/// "" if makeSearcher(name) would make a searcher, otherwise what is wrong with the name, for the user: the
-/// known names, or the bad rl flag and what it takes.
-std::string searcherError(std::string_view name);
-/// The registered names, in registration order.
-std::vector<std::string> searcherNames();
-/// Adds (or replaces) a searcher.
-void registerSearcher(std::string name, std::function<std::unique_ptr<Searcher>()> factory);
 
 /// Spends the start of a run on options.warmStart (engine.h) and returns the start's assignment, or nullopt
 /// (no warm start, or a Megatron plan outside the space). Then evaluates options.starts, if any, and returns

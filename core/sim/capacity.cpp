@@ -3,8 +3,8 @@
 #include "core/sim/capacity.h"
 
 #include "core/io/gpudb.h"
-#include "core/search/searcher.h"
 #include "core/search/space.h"
+#include "core/searchers/registry.h"
 
 #include <algorithm>
 #include <cmath>

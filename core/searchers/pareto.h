@@ -17,8 +17,8 @@
 // Cancellable (a stop token and a wall-clock limit; a stopped sweep returns the points found so far) and
 // observable (ParetoObserver, called on the sweeping thread).
 
-#include "core/search/disagg_search.h"
 #include "core/search/engine.h"
+#include "core/searchers/disagg_search.h"
 
 #include <stop_token>
 #include <string>
@@ -27,7 +27,7 @@
 namespace sp {
 
 struct ParetoOptions {
-    std::string searcher = "sa"; ///< any name makeSearcher() knows (core/search/searcher.h)
+    std::string searcher = "sa"; ///< any name makeSearcher() knows (core/searchers/registry.h)
     int points = 16;             ///< TPOT targets, the two ends included (at least 2)
     int64_t budget = 2000;       ///< evaluations of each search (the two bounds and every target)
     uint64_t seed = 1;           ///< target k searches with seed + k

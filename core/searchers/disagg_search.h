@@ -61,7 +61,7 @@ struct DisaggFrontierPoint {
     DisaggSplit split;           ///< its plan and metrics under the target
 };
 
-/// The disaggregated side of the throughput-interactivity frontier (core/search/pareto.h): for each TPOT
+/// The disaggregated side of the throughput-interactivity frontier (core/searchers/pareto.h): for each TPOT
 /// target, searchDisaggregated under it (the workload's TTFT SLO kept); the feasible points that no other
 /// dominates (throughput per GPU, tokens/s per user), by tokens/s per user ascending.
 std::vector<DisaggFrontierPoint> disaggregatedFrontier(const Scenario& scenario,

@@ -1,10 +1,10 @@
 // The disaggregated search (disagg_search.h): one search per pool size, warm-started along the pool sizes,
 // then every split evaluated with its pools' best plans.
 
-#include "core/search/disagg_search.h"
+#include "core/searchers/disagg_search.h"
 
-#include "core/search/searcher.h"
 #include "core/search/space.h"
+#include "core/searchers/registry.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,11 +1,11 @@
 // The throughput-interactivity Pareto front: a sweep of TPOT targets, each searched warm from its neighbour.
-#include "core/search/pareto.h"
+#include "core/searchers/pareto.h"
 
 #include "core/common/text.h"
 #include "core/cost/economics.h"
 #include "core/cost/validity.h"
-#include "core/search/searcher.h"
 #include "core/search/space.h"
+#include "core/searchers/registry.h"
 
 #include <algorithm>
 #include <chrono>
