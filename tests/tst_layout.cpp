@@ -1,18 +1,26 @@
-// The planner window's layout at the sizes users run it at: at 1600x1000 the scenario panel shows its
-// constraints without scrolling and the elite table ten rows; the panel's width survives a resize.
+// The planner window's layout at the sizes users run it at: it fits 1280x720 on every sample; at 1600x1000
+// the scenario panel shows its constraints without scrolling and the elite table ten rows; the panel's width
+// survives a resize.
 #include "gui_fixtures.h"
 #include "mainwindow.h"
 #include "views/elitemodel.h"
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"
+#include "views/timeline.h"
+#include "windowactions.h"
 
 #include <QAction>
+#include <QDir>
 #include <QDockWidget>
 #include <QGroupBox>
 #include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 #include <QToolButton>
@@ -80,10 +88,120 @@ private slots:
         const int rowH = t->verticalHeader()->defaultSectionSize();
         QVERIFY2(t->viewport()->height() >= 10 * rowH,
                  qPrintable(QStringLiteral("%1 px for rows of %2").arg(t->viewport()->height()).arg(rowH)));
+        // The Sharding column (what tells alike rows apart) follows the degrees, inside the view.
+        const QHeaderView* h = t->horizontalHeader();
+        QCOMPARE(h->visualIndex(views::EliteModel::Sharding), h->visualIndex(views::EliteModel::Degrees) + 1);
+        const int right = h->sectionViewportPosition(views::EliteModel::Sharding) +
+                          h->sectionSize(views::EliteModel::Sharding);
+        QVERIFY2(h->sectionSize(views::EliteModel::Sharding) >= 150 && right <= t->viewport()->width(),
+                 qPrintable(QStringLiteral("%1 px wide, ends at %2 of %3")
+                                .arg(h->sectionSize(views::EliteModel::Sharding))
+                                .arg(right)
+                                .arg(t->viewport()->width())));
         // The toolbar's Export Plan button has its own icon, not Save's.
         QAction* exp = w.action(QStringLiteral("exportPlan"));
         QCOMPARE(exp->iconText(), QStringLiteral("Export Plan"));
         QVERIFY(exp->icon().cacheKey() != w.action(QStringLiteral("saveSession"))->icon().cacheKey());
+    }
+
+    // A 1280x720 laptop screen: on every sample the window's minimum size fits it, and at that size the
+    // scenario panel, the search panel's Start button, the view tabs and the elite table are shown with
+    // room to use them.
+    void fitsLaptopScreen_data() {
+        QTest::addColumn<QString>("path");
+        const QDir dir(kSamples + QStringLiteral("/scenarios"));
+        for (const QString& f : dir.entryList({QStringLiteral("*.yaml")}, QDir::Files, QDir::Name))
+            QTest::addRow("%s", qPrintable(f)) << dir.filePath(f);
+    }
+    void fitsLaptopScreen() {
+        QFETCH(QString, path);
+        MainWindow w(testOptions());
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(path));
+        // Every view once, as a user looks at them: each may ask for more room.
+        for (int i = 0; i < w.tabs()->count(); ++i) {
+            w.tabs()->setCurrentIndex(i);
+            QTest::qWait(5);
+        }
+        w.tabs()->setCurrentIndex(0);
+        QTest::qWait(20);
+        const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+        QVERIFY2(min.width() <= 1280 && min.height() <= 720,
+                 qPrintable(QStringLiteral("minimum %1x%2").arg(min.width()).arg(min.height())));
+        QCOMPARE(w.size(), QSize(1280, 720));
+        auto shown = [&](QWidget* x, int minW, int minH) {
+            const QRect r(x->mapTo(&w, QPoint(0, 0)), x->size());
+            return x->isVisible() && r.width() >= minW && r.height() >= minH && w.rect().contains(r);
+        };
+        QVERIFY(shown(w.scenarioDock(), 300, 200));
+        QVERIFY(shown(w.tabs(), 600, 250));
+        QVERIFY(shown(w.eliteView(), 600, 100));
+        QPushButton* start = nullptr;
+        for (QPushButton* b : w.runPanel()->findChildren<QPushButton*>())
+            if (b->text().contains(QStringLiteral("Start"))) start = b;
+        QVERIFY(start);
+        QVERIFY(shown(start, 40, 16));
+    }
+
+    // Hovering a Timeline item shows its description on one line above the canvas; the longest one (a
+    // collective's, with its group and bytes) is cut at the window's edge, it never widens the window.
+    void timelineHoverKeepsWindowWidth() {
+        MainWindow w(testOptions());
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kSamples + QStringLiteral("/scenarios/deepseek-v3-gb200-nvl72-x2.yaml")));
+        w.showTab(MainWindow::Tab::Timeline);
+        QTest::qWait(20);
+        const int minWidth = w.minimumSizeHint().width();
+        views::TimelineCanvas* canvas = w.timelineView()->canvas();
+        int longest = -1;
+        qsizetype chars = 0;
+        for (int i = 0; i < int(canvas->timeline().items.size()); ++i)
+            if (canvas->itemDescription(i).size() > chars)
+                chars = canvas->itemDescription(i).size(), longest = i;
+        // On one line, wider than the tab (about 730 px at 1280 wide).
+        const QString plain =
+            canvas->itemDescription(longest).remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+        QVERIFY2(w.fontMetrics().horizontalAdvance(plain) > 900, qPrintable(plain));
+        canvas->setHoveredItem(longest);
+        QTest::qWait(20);
+        QCOMPARE(w.minimumSizeHint().width(), minWidth);
+        QCOMPARE(w.width(), 1280);
+        QVERIFY(w.minimumSizeHint().width() <= 1280);
+        // All of it readable: the line wraps within the tab, tall enough for its lines.
+        QLabel* info = nullptr;
+        for (QLabel* l : w.timelineView()->findChildren<QLabel*>())
+            if (l->text().contains(QStringLiteral("reduce-scatter")) ||
+                l->text().contains(QStringLiteral("all-")))
+                info = l;
+        QVERIFY(info);
+        const QRect r(info->mapTo(&w, QPoint(0, 0)), info->size());
+        QVERIFY(w.rect().contains(r));
+        QVERIFY2(info->wordWrap() && info->heightForWidth(info->width()) <= info->height(),
+                 qPrintable(QStringLiteral("%1 px wide, %2 px high").arg(info->width()).arg(info->height())));
+    }
+
+    // Help > Keyboard Shortcuts (F1) lists every shortcut of the window's actions (Ctrl+2 to Ctrl+6 as the
+    // range "Ctrl+1 ... Ctrl+7").
+    void shortcutListIsComplete() {
+        MainWindow w(testOptions());
+        const QString help = app::WindowActions::shortcutsHelp();
+        int checked = 0;
+        for (QAction* a : w.findChildren<QAction*>()) {
+            for (const QKeySequence& k : a->shortcuts()) {
+                const QString key = k.toString(QKeySequence::PortableText);
+                if (QRegularExpression(QStringLiteral("^Ctrl\\+[2-6]$")).match(key).hasMatch()) continue;
+                ++checked;
+                QVERIFY2(help.contains(QStringLiteral("<b>") + key) ||
+                             help.contains(QStringLiteral(" ") + key),
+                         qPrintable(QStringLiteral("%1 (%2) is not listed").arg(key, a->text())));
+            }
+        }
+        QVERIFY(checked >= 15);
+        QVERIFY(help.contains(QStringLiteral("Ctrl+1 ... Ctrl+7")));
     }
 
     void scenarioPanelWidthSurvivesResize() {

@@ -4,6 +4,7 @@
 #include "view_fixtures.h"
 #include "views/format.h"
 #include "views/imageexport.h"
+#include "views/meshgroups.h"
 #include "views/planrecord.h"
 #include "views/timeline.h"
 #include "views/topology.h"
@@ -12,8 +13,10 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QPainter>
+#include <QScrollArea>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <QWheelEvent>
 
 #include <numeric>
@@ -306,6 +309,149 @@ private slots:
         // Hovering outlines only that GPU's groups: its TP group of tp GPUs.
         canvas.setHoveredGpu(9);
         QCOMPARE(int(canvas.outlined(Axis::TP).size()), model.megatronPlan().degrees.tp);
+    }
+
+    // Fit puts every GPU in the visible part of the view, checked on the picture: the cell of each GPU lies
+    // in the scroll area's viewport and its centre has its pipeline stage's colour (Megatron on GB200 NVL72
+    // x2: 2 domains of 72 GPUs, pp1; on the 1.6T MoE: 128 nodes of 8, 1,024 GPUs). Sizes: the Topology tab
+    // at 1280x720 and at 1600x1000. Then + and - change the drawing: larger, then smaller cells.
+    void topologyFitShowsEveryGpu_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QSize>("size");
+        for (const char* f : {"deepseek-v3-gb200-nvl72-x2.yaml", "moe-1.6t-h100-128x8.yaml"}) {
+            QTest::addRow("%s laptop", f) << QString::fromLatin1(f) << QSize(727, 290);
+            QTest::addRow("%s desktop", f) << QString::fromLatin1(f) << QSize(1050, 560);
+        }
+    }
+    void topologyFitShowsEveryGpu() {
+        QFETCH(QString, file);
+        QFETCH(QSize, size);
+        const Scenario s = scenario(qPrintable(file));
+        const CostModel model(s);
+        const Plan meg = model.megatronPlan();
+        TopologyView view;
+        view.resize(size);
+        view.setPlan(std::make_shared<const Scenario>(s), makePlanRecord(model, meg, "Megatron", "megatron"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto button = [&](const QString& text) {
+            for (QToolButton* b : view.findChildren<QToolButton*>())
+                if (b->text() == text) return b;
+            return static_cast<QToolButton*>(nullptr);
+        };
+        QVERIFY(button(QStringLiteral("Fit")));
+        button(QStringLiteral("Fit"))->click();
+        QTest::qWait(20);
+        TopologyCanvas* canvas = view.canvas();
+        auto* scroll = view.findChild<QScrollArea*>();
+        const QRect viewport(scroll->viewport()->mapTo(&view, QPoint(0, 0)), scroll->viewport()->size());
+        const QImage img = view.grab().toImage();
+        auto shownCells = [&](QString* firstMissing) {
+            int shown = 0;
+            for (int gpu = 0; gpu < s.gpus(); ++gpu) {
+                const QRect cell = canvas->gpuRect(gpu, canvas->rect());
+                const QRect r(canvas->mapTo(&view, cell.topLeft()), cell.size());
+                const QColor want = stageColor(meshCoords(meg, gpu).pp);
+                // Above the GPU's number (drawn in the middle of large cells), below the border.
+                const QPoint at(r.left() + r.width() / 2, r.top() + std::max(2, r.height() / 5));
+                const QColor got =
+                    viewport.contains(r) ? img.pixelColor(at * img.devicePixelRatio()) : QColor();
+                const bool same = got.isValid() && std::abs(got.red() - want.red()) <= 12 &&
+                                  std::abs(got.green() - want.green()) <= 12 &&
+                                  std::abs(got.blue() - want.blue()) <= 12;
+                if (same)
+                    ++shown;
+                else if (firstMissing && firstMissing->isEmpty())
+                    *firstMissing = QStringLiteral("GPU %1 at %2,%3 %4x%5 (viewport %6x%7 at %8,%9)")
+                                        .arg(gpu)
+                                        .arg(r.x())
+                                        .arg(r.y())
+                                        .arg(r.width())
+                                        .arg(r.height())
+                                        .arg(viewport.width())
+                                        .arg(viewport.height())
+                                        .arg(viewport.x())
+                                        .arg(viewport.y());
+            }
+            return shown;
+        };
+        QString missing;
+        const int shown = shownCells(&missing);
+        QVERIFY2(shown == s.gpus(), qPrintable(QStringLiteral("%1 of %2 GPUs shown; first missing: %3")
+                                                   .arg(shown)
+                                                   .arg(s.gpus())
+                                                   .arg(missing)));
+        // Zooming in draws larger cells, zooming out smaller ones again.
+        const int fitted = canvas->gpuRect(0, canvas->rect()).width();
+        QVERIFY(fitted >= TopologyCanvas::kFitCell);
+        button(QStringLiteral("+"))->click();
+        QTest::qWait(20);
+        const int in = canvas->gpuRect(0, canvas->rect()).width();
+        QVERIFY2(in > fitted, qPrintable(QStringLiteral("%1 -> %2").arg(fitted).arg(in)));
+        QVERIFY(view.grab().toImage() != img);
+        button(QStringLiteral("\u2212"))->click();
+        QTest::qWait(20);
+        QVERIFY(canvas->gpuRect(0, canvas->rect()).width() < in);
+    }
+
+    // The Timeline's time axis zooms: Ctrl+wheel by 1.25 a step (the time under the mouse stays put), the +
+    // and - keys, and Fit back to the whole step. DeepSeek-V3's 61 layers on one stage: at 1x an
+    // operator is a few pixels wide, at 1.25^4 = 2.44x it is 2.44 times as wide.
+    void timelineZooms() {
+        const Scenario s = scenario("deepseek-v3-h200-16x8.yaml");
+        const CostModel model(s);
+        TimelineView view;
+        view.resize(900, 400);
+        view.setPlan(std::make_shared<const Scenario>(s),
+                     makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        TimelineCanvas* canvas = view.canvas();
+        auto* scroll = view.findChild<QScrollArea*>();
+        const int vw = scroll->viewport()->width();
+        QCOMPARE(canvas->width(), vw);
+        // The longest item: its width grows with the zoom (the first pixel of rounding aside).
+        int longest = 0;
+        for (int i = 0; i < int(canvas->timeline().items.size()); ++i)
+            if (canvas->timeline().items[size_t(i)].durMs > canvas->timeline().items[size_t(longest)].durMs)
+                longest = i;
+        auto width = [&] { return canvas->itemRect(longest, canvas->rect()).width(); };
+        const double w1 = width();
+        const QImage before = view.grab().toImage();
+        // Four wheel steps with Ctrl over the middle of the canvas.
+        const QPoint at(vw / 2, 100);
+        const double tAt = (at.x() - canvas->itemRect(0, canvas->rect()).left()); // px from the step's start
+        for (int k = 0; k < 4; ++k) {
+            QWheelEvent wheel(QPointF(canvas->mapFrom(scroll->viewport(), at)),
+                              QPointF(scroll->viewport()->mapToGlobal(at)), QPoint(), QPoint(0, 120),
+                              Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(canvas, &wheel);
+            QTest::qWait(5);
+        }
+        QVERIFY2(qAbs(width() / w1 - 2.44140625) < 0.05 * 2.44140625,
+                 qPrintable(QStringLiteral("%1 -> %2 px").arg(w1).arg(width())));
+        QVERIFY(canvas->width() > 2 * vw);
+        QVERIFY(qAbs(view.zoom() - 2.44140625) < 1e-6);
+        // The point of the step under the mouse is still under it (within a few pixels).
+        const double tNow =
+            canvas->mapFrom(scroll->viewport(), at).x() - canvas->itemRect(0, canvas->rect()).left();
+        QVERIFY2(qAbs(tNow / tAt - view.zoom()) < 0.05 * view.zoom(),
+                 qPrintable(QStringLiteral("%1 px from the start, was %2").arg(tNow).arg(tAt)));
+        QVERIFY(view.grab().toImage() != before);
+        // Keys: + zooms in, - out.
+        view.setFocus();
+        const double z = view.zoom();
+        QTest::keyClick(&view, Qt::Key_Plus);
+        QVERIFY(qAbs(view.zoom() - z * 1.25) < 1e-9);
+        QTest::keyClick(&view, Qt::Key_Minus);
+        QTest::keyClick(&view, Qt::Key_Minus);
+        QVERIFY(qAbs(view.zoom() - z / 1.25) < 1e-9);
+        // Fit: the whole step in the view again.
+        for (QToolButton* b : view.findChildren<QToolButton*>())
+            if (b->text() == QStringLiteral("Fit")) b->click();
+        QCOMPARE(view.zoom(), 1.0);
+        QTRY_COMPARE(canvas->width(), vw);
+        QCOMPARE(width(), w1);
     }
 };
 

@@ -477,6 +477,38 @@ private slots:
                  qPrintable(elite.data(elite.index(0, EliteModel::Sharding)).toString()));
     }
 
+    // Elite rows that differ only in their operator choices: the Sharding column (the last, often cut by
+    // the table's width) leads with each row's own departures from the Megatron recipe, those every row
+    // shares after "all rows:"; the tooltip keeps the operators' order.
+    void eliteShardingLeadsWithWhatDiffers() {
+        const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
+        const CostModel model(s);
+        Plan a = model.megatronPlan(), b = model.megatronPlan();
+        a.setChoice(Op::Qkv, choice::QkvRow);
+        a.setChoice(Op::Attention, choice::AttnBatch);
+        b.setChoice(Op::Attention, choice::AttnBatch);
+        b.setChoice(Op::OutProj, choice::OutToken);
+        EliteModel elite;
+        elite.setModel(s.model);
+        auto entry = [&](const Plan& p) {
+            Candidate c;
+            c.plan = p;
+            c.metrics = model.evaluate(p);
+            return EliteEntry{std::make_shared<const Candidate>(c), QStringLiteral("sa")};
+        };
+        elite.setEntries({entry(a), entry(b)});
+        auto text = [&](int row, int role) {
+            return elite.data(elite.index(row, EliteModel::Sharding), role).toString();
+        };
+        QCOMPARE(text(0, Qt::DisplayRole), QStringLiteral("qkv row; all rows: attention batch"));
+        QCOMPARE(text(1, Qt::DisplayRole), QStringLiteral("out_proj token; all rows: attention batch"));
+        QCOMPARE(text(1, Qt::ToolTipRole), QStringLiteral("attention batch, out_proj token"));
+        // One row: nothing to tell apart, the operators' order.
+        elite.clear();
+        elite.setEntries({entry(b)});
+        QCOMPARE(text(0, Qt::DisplayRole), QStringLiteral("attention batch, out_proj token"));
+    }
+
     void comparisonMarksDifferences() {
         const Scenario s = scenario("llama-3.1-8b-h100-1x8.yaml");
         const CostModel model(s);

@@ -46,12 +46,11 @@ void EliteModel::setModel(const Model& model) {
     m_ops.clear();
     for (int i = 0; i < kOpCount; ++i)
         if (opRelevant(model, Op(i))) m_ops.push_back(Op(i));
+    findCommonParts();
     if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
-QString EliteModel::shardingText(const Plan& p) const {
-    const sp::Degrees& d = p.degrees;
-    if (d.tp == 1 && (!m_moe || d.ep * d.etp == 1)) return tr("unsharded (tp 1)");
+QStringList EliteModel::shardingParts(const Plan& p) const {
     QStringList parts;
     for (Op op : m_ops)
         if (p.choice(op) != megatronChoice(op))
@@ -59,7 +58,31 @@ QString EliteModel::shardingText(const Plan& p) const {
                                                      ? QStringLiteral("moe.") + qs(kOpNames[size_t(op)])
                                                      : qs(kOpNames[size_t(op)]),
                                                  choiceName(op, p.choice(op)));
+    return parts;
+}
+
+void EliteModel::findCommonParts() {
+    m_commonParts.clear();
+    if (m_rows.size() < 2) return;
+    m_commonParts = shardingParts(m_rows.front().candidate->plan);
+    for (const EliteEntry& e : m_rows) {
+        const QStringList own = shardingParts(e.candidate->plan);
+        m_commonParts.removeIf([&](const QString& part) { return !own.contains(part); });
+    }
+}
+
+QString EliteModel::shardingText(const Plan& p, bool leadWithOwn) const {
+    const sp::Degrees& d = p.degrees;
+    if (d.tp == 1 && (!m_moe || d.ep * d.etp == 1)) return tr("unsharded (tp 1)");
+    QStringList parts = shardingParts(p);
     QString text = parts.isEmpty() ? tr("Megatron recipe") : parts.join(QStringLiteral(", "));
+    if (leadWithOwn && !m_commonParts.isEmpty()) {
+        QStringList own = parts;
+        own.removeIf([&](const QString& part) { return m_commonParts.contains(part); });
+        if (!own.isEmpty() && own.size() < parts.size())
+            text = own.join(QStringLiteral(", ")) + tr("; all rows: ") +
+                   m_commonParts.join(QStringLiteral(", "));
+    }
     // A plan whose later layers choose differently says so, with what they choose.
     if (!p.layerGroups.empty()) text += tr("; layer groups: %1").arg(qs(layerGroupsText(p, m_ops)));
     return text;
@@ -76,6 +99,7 @@ void EliteModel::clear() {
     beginResetModel();
     m_rows.clear();
     m_rank.clear();
+    m_commonParts.clear();
     endResetModel();
 }
 
@@ -116,6 +140,7 @@ void EliteModel::setEntries(std::vector<EliteEntry> entries) {
                         return planScore(o.candidate->metrics) > s;
                     }));
     }
+    findCommonParts();
     if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
@@ -174,7 +199,7 @@ QVariant EliteModel::data(const QModelIndex& index, int role) const {
         case Mesh:
             return meshText(p);
         case Sharding:
-            return shardingText(p);
+            return shardingText(p, true);
         case Searcher:
             return e.searcher;
         default:

@@ -65,7 +65,12 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
-    QString shardingText(const Plan& p) const;
+    /// The operator choices that depart from the Megatron recipe; with `leadWithOwn`, those every row shares
+    /// come last ("...; all rows: ..."), so a narrow column shows what tells the rows apart.
+    QString shardingText(const Plan& p, bool leadWithOwn = false) const;
+    QStringList shardingParts(const Plan& p) const;
+    void findCommonParts();
+    QStringList m_commonParts; ///< departures every row (of two or more) has
     std::vector<EliteEntry> m_rows;
     /// Rank by score of each row, updated once per setEntries (so a row's data changes only with
     /// dataChanged).

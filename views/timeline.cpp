@@ -9,8 +9,12 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QShortcut>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -240,9 +244,9 @@ TimelineCanvas::Frame TimelineCanvas::frame(const QRect& r) const {
     f.trackH = std::max(12, lh);
     // Many stages: thinner lanes (the canvas scrolls past that).
     f.laneH = m_timeline.stages > 16 ? 2 * f.trackH + 6 : 2 * f.trackH + 18;
-    const int top = r.top() + lh + 30, left = r.left() + 120;
+    const int top = r.top() + lh + 30, left = r.left() + kLabelsW;
     const int h = std::max(f.laneH, m_timeline.stages * f.laneH);
-    f.plot = QRect(left, top, std::max(50, r.width() - 120 - 16), h);
+    f.plot = QRect(left, top, std::max(50, r.width() - kLabelsW - kRightW), h);
     f.msPerPx = m_timeline.stepMs > 0 ? m_timeline.stepMs / f.plot.width() : 1;
     return f;
 }
@@ -448,6 +452,13 @@ void TimelineCanvas::setHoveredItem(int i) {
     emit hovered(i);
 }
 
+void TimelineCanvas::wheelEvent(QWheelEvent* e) {
+    if (!(e->modifiers() & Qt::ControlModifier)) return QWidget::wheelEvent(e); // the scroll area scrolls
+    const int steps = e->angleDelta().y() / 120;
+    if (steps != 0) emit zoomRequested(steps, int(e->position().x()));
+    e->accept();
+}
+
 void TimelineCanvas::leaveEvent(QEvent*) {
     if (m_hover < 0) return;
     m_hover = -1;
@@ -465,16 +476,52 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     m_info = new QLabel(tr("Hover an operator or collective for its numbers."), this);
     m_info->setTextFormat(Qt::RichText);
     m_info->setStyleSheet(QStringLiteral("color: #374151;"));
-    // A long description is cut at the window's edge rather than widening the window.
+    // A long description wraps (two lines kept, so the canvas does not jump) rather than widen the window.
+    m_info->setWordWrap(true);
     m_info->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_info->setMinimumHeight(2 * m_info->fontMetrics().lineSpacing());
+    auto button = [this](const QString& text, const QString& tip) {
+        auto* b = new QToolButton(this);
+        b->setText(text);
+        b->setToolTip(tip);
+        b->setAutoRaise(true);
+        return b;
+    };
+    QToolButton* fit = button(tr("Fit"), tr("The whole step in the view (0)"));
+    QToolButton* out = button(QStringLiteral("\u2212"), tr("Zoom out the time axis (-, Ctrl+wheel)"));
+    QToolButton* in = button(QStringLiteral("+"), tr("Zoom in the time axis (+, Ctrl+wheel)"));
+    m_zoomLabel = new QLabel(this);
+    m_zoomLabel->setStyleSheet(QStringLiteral("color: #6b7280;"));
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(10, 6, 10, 2);
     bar->addWidget(m_info, 1);
+    bar->addWidget(fit);
+    bar->addWidget(out);
+    bar->addWidget(in);
+    bar->addWidget(m_zoomLabel);
     bar->addWidget(m_phase);
     auto* scroll = new QScrollArea(this);
+    m_scroll = scroll;
     scroll->setWidget(m_canvas);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    scroll->viewport()->installEventFilter(this); // a wider view keeps the zoom
+    connect(fit, &QToolButton::clicked, this, [this] { setZoom(1); });
+    connect(out, &QToolButton::clicked, this, [this] { setZoom(m_zoom / 1.25); });
+    connect(in, &QToolButton::clicked, this, [this] { setZoom(m_zoom * 1.25); });
+    connect(m_canvas, &TimelineCanvas::zoomRequested, this, [this](int steps, int x) {
+        setZoom(m_zoom * std::pow(1.25, steps), x - m_scroll->horizontalScrollBar()->value());
+    });
+    const std::pair<QKeySequence, double> keys[] = {{QKeySequence(Qt::Key_Plus), 1.25},
+                                                    {QKeySequence(Qt::Key_Equal), 1.25},
+                                                    {QKeySequence(Qt::Key_Minus), 1 / 1.25},
+                                                    {QKeySequence(Qt::Key_0), 0}};
+    for (const auto& [key, factor] : keys) {
+        auto* sc = new QShortcut(key, this);
+        sc->setContext(Qt::WidgetWithChildrenShortcut);
+        connect(sc, &QShortcut::activated, this, [this, f = factor] { setZoom(f == 0 ? 1 : m_zoom * f); });
+    }
+    applyZoom();
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
@@ -486,6 +533,36 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
                               : m_canvas->itemDescription(i).replace(QStringLiteral("<br>"),
                                                                      QStringLiteral(" &middot; ")));
     });
+}
+
+void TimelineView::setZoom(double zoom, int anchor) {
+    zoom = std::clamp(zoom, 1.0, kMaxZoom);
+    QScrollBar* h = m_scroll->horizontalScrollBar();
+    const int vw = m_scroll->viewport()->width();
+    if (anchor < 0) anchor = vw / 2;
+    // The time under the anchor, as a share of the axis: the same share after the zoom.
+    const int left = TimelineCanvas::kLabelsW, margins = left + TimelineCanvas::kRightW;
+    const double at = double(h->value() + anchor - left) / std::max(1, m_canvas->width() - margins);
+    m_zoom = zoom;
+    applyZoom();
+    h->setValue(left + int(std::lround(at * (m_canvas->width() - margins))) - anchor);
+}
+
+void TimelineView::applyZoom() {
+    const int vw = m_scroll->viewport()->width();
+    // The time axis (not the labels beside it) grows with the zoom.
+    const int margins = TimelineCanvas::kLabelsW + TimelineCanvas::kRightW;
+    const int w = m_zoom <= 1 ? 0 : margins + int(std::lround(m_zoom * std::max(50, vw - margins)));
+    if (m_canvas->minimumWidth() != w) m_canvas->setMinimumWidth(w);
+    // At once (not at the next layout pass), so the scroll position can be set from the new width.
+    if (m_canvas->width() < w) m_canvas->resize(w, m_canvas->height());
+    m_zoomLabel->setText(m_zoom <= 1 ? tr("whole step")
+                                     : tr("\u00d7%1").arg(m_zoom, 0, 'f', m_zoom < 10 ? 1 : 0));
+}
+
+bool TimelineView::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == m_scroll->viewport() && e->type() == QEvent::Resize && m_zoom > 1) applyZoom();
+    return QWidget::eventFilter(watched, e);
 }
 
 void TimelineView::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan) {

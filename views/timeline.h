@@ -22,6 +22,7 @@
 
 class QLabel;
 class QComboBox;
+class QScrollArea;
 
 namespace sp::views {
 
@@ -73,16 +74,21 @@ public:
     /// Where an item is drawn in a canvas rectangle.
     QRectF itemRect(int index, const QRect& canvas) const;
     void paintTo(QPainter& p, const QRect& rect) const;
+    /// Pixels left and right of the time axis (stage labels, margin).
+    static constexpr int kLabelsW = 120, kRightW = 16;
     QSize sizeHint() const override { return {900, 420}; }
     QSize minimumSizeHint() const override { return {360, 200}; }
 
 signals:
     void hovered(int index);
+    /// Ctrl+wheel: zoom the time axis by 1.25 per step about this x (canvas coordinates).
+    void zoomRequested(int steps, int x);
 
 protected:
     void paintEvent(QPaintEvent*) override;
     void mouseMoveEvent(QMouseEvent* e) override;
     void leaveEvent(QEvent*) override;
+    void wheelEvent(QWheelEvent* e) override;
 
 private:
     struct Frame {
@@ -101,19 +107,33 @@ private:
     int m_hover = -1;
 };
 
-/// The canvas with the phase picker and a hover line.
+/// The canvas with the phase picker, a hover line and the zoom of the time axis: 1 fits the step to the
+/// view; more widens the canvas, which scrolls (Ctrl+wheel, the + and - buttons or keys; 0 or Fit resets).
 class TimelineView : public QWidget {
     Q_OBJECT
 public:
     explicit TimelineView(QWidget* parent = nullptr);
     TimelineCanvas* canvas() const { return m_canvas; }
     void setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan);
+    static constexpr double kMaxZoom = 256;
+    double zoom() const { return m_zoom; }
+    /// Zooms the time axis, keeping the time under `anchor` (x in the view's viewport; -1: its middle) in
+    /// place.
+    void setZoom(double zoom, int anchor = -1);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* e) override;
 
 private:
+    void applyZoom();
+
     TimelineCanvas* m_canvas = nullptr;
     QComboBox* m_phase = nullptr;
     QLabel* m_info = nullptr;
+    QLabel* m_zoomLabel = nullptr;
+    QScrollArea* m_scroll = nullptr;
     PlanRecordPtr m_plan;
+    double m_zoom = 1;
 };
 
 } // namespace sp::views

@@ -60,17 +60,46 @@ void TopologyCanvas::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecor
     m_scenario = std::move(scenario);
     m_plan = std::move(plan);
     if (m_scenario && m_hover >= m_scenario->gpus()) m_hover = -1;
-    setMinimumHeight(minimumHeightFor(width()));
+    relayout();
     recompute();
 }
 
 void TopologyCanvas::setMinCell(int px) {
     px = std::clamp(px, kFitCell, 96);
-    if (px == m_minCell) return;
+    if (px == m_minCell && !m_fit) return;
     m_minCell = px;
-    setMinimumHeight(minimumHeightFor(width()));
+    m_fit = false;
+    relayout();
     update();
     emit zoomChanged();
+}
+
+void TopologyCanvas::fit() {
+    m_minCell = kFitCell;
+    m_fit = true;
+    relayout();
+    update();
+    emit zoomChanged();
+}
+
+int TopologyCanvas::cell() const {
+    return m_scenario ? geometry(rect()).cell : m_minCell;
+}
+
+void TopologyCanvas::relayout() {
+    const int w = std::max(360, minimumWidthNeeded());
+    if (w != minimumWidth()) setMinimumWidth(w);
+    const int h = minimumHeightFor(std::max(width(), w));
+    if (h != minimumHeight()) setMinimumHeight(h);
+}
+
+int TopologyCanvas::minimumWidthNeeded() const {
+    if (!m_scenario) return 0;
+    Geometry g;
+    g.gpuCols = std::min(std::max(1, m_scenario->cluster.gpusPerNode), 8);
+    g.gpuRows = (std::max(1, m_scenario->cluster.gpusPerNode) + g.gpuCols - 1) / g.gpuCols;
+    g.setCell(m_minCell, QFontMetrics(font()).height(), m_scenario->cluster.nodes > 1);
+    return g.nodeW + 34; // the margins geometry() keeps around the nodes
 }
 
 void TopologyCanvas::mousePressEvent(QMouseEvent* e) {
@@ -87,7 +116,8 @@ void TopologyCanvas::mouseReleaseEvent(QMouseEvent* e) {
 void TopologyCanvas::wheelEvent(QWheelEvent* e) {
     if (!(e->modifiers() & Qt::ControlModifier)) return QWidget::wheelEvent(e); // the scroll area scrolls
     const int steps = e->angleDelta().y() / 120;
-    if (steps != 0) setMinCell(int(std::lround(m_minCell * std::pow(1.25, steps))) + (steps > 0 ? 1 : 0));
+    // From the cells as drawn (Fit or a wide view draws them larger than the zoom's smallest).
+    if (steps != 0) setMinCell(int(std::lround(cell() * std::pow(1.25, steps))) + (steps > 0 ? 1 : 0));
     e->accept();
 }
 
@@ -166,6 +196,29 @@ QString TopologyCanvas::gpuDescription(int gpu) const {
     return s;
 }
 
+void TopologyCanvas::Geometry::setCell(int s, int lineH, bool multi) {
+    // Large cells get labels and roomy padding; small ones (a large cluster fitted) thin frames, so that
+    // a thousand GPUs fit a laptop's tab.
+    const bool roomy = s >= 12;
+    cell = s;
+    labelH = s >= 14 ? lineH + 4 : roomy ? 6 : 2;
+    pad = roomy ? 8 : std::max(2, s / 2);
+    gap = roomy ? 4 : std::max(1, s / 3);
+    barGap = roomy ? 3 : 1;
+    barH = roomy ? std::max(4, s / 6) : std::max(1, s / 3);
+    railH = roomy ? 7 : std::max(2, s / 2);
+    nodeGapX = roomy ? 16 : 6;
+    nodeGapY = !multi ? 16 : roomy ? 26 : 8;
+    nodeW = 2 * pad + gpuCols * s + (gpuCols - 1) * gap;
+    nodeH =
+        labelH + pad + gpuRows * (s + barGap + barH) + (gpuRows - 1) * gap + railH + pad + (roomy ? 4 : 1);
+}
+
+int TopologyCanvas::visibleHeight() const {
+    // In the view the canvas scrolls: what is visible is its scroll area's viewport.
+    return parentWidget() ? parentWidget()->height() : height();
+}
+
 TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
     Geometry g;
     const QFontMetrics fm(font());
@@ -179,56 +232,47 @@ TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
     // Memory and link bars under the nodes, then the legend. Always drawn: where the canvas is too short
     // for them the canvas grows (minimumHeightFor) and scrolls.
     const int summaryH = summaryHeight();
-    g.nodes.setHeight(std::max(0, g.nodes.height() - summaryH - 20));
+    const int top = g.title.bottom() + 10, below = 28 + summaryH + 12 + legendH + 6;
     const int N = std::max(1, m_scenario->cluster.nodes), G = std::max(1, m_scenario->cluster.gpusPerNode);
     g.gpuCols = std::min(G, 8);
     g.gpuRows = (G + g.gpuCols - 1) / g.gpuCols;
-    g.pad = 8;
-    g.gap = 4;
-    g.labelH = lh + 4;
-    g.railH = 7;
     const bool multi = N > 1;
-    g.nodeGapX = 16;
-    g.nodeGapY = multi ? 26 : 16;
-    auto nodeW = [&](int s) { return 2 * g.pad + g.gpuCols * s + (g.gpuCols - 1) * g.gap; };
-    auto barH = [](int s) { return std::max(4, s / 6); };
-    auto nodeH = [&](int s) {
-        return g.labelH + g.pad + g.gpuRows * (s + barH(s) + 3) + (g.gpuRows - 1) * g.gap + g.railH + g.pad +
-               4;
+    // The largest cell (at least the zoom's smallest) at which the nodes fit the height, in as many columns
+    // as fit the width.
+    auto columns = [&](const Geometry& t) {
+        return std::clamp((g.nodes.width() + t.nodeGapX) / (t.nodeW + t.nodeGapX), 1, N);
     };
-    int bestS = -1, bestCols = 1;
-    for (int nc = 1; nc <= N; ++nc) {
-        const int nr = (N + nc - 1) / nc;
-        const int sW =
-            ((g.nodes.width() - (nc - 1) * g.nodeGapX) / nc - 2 * g.pad - (g.gpuCols - 1) * g.gap) /
-            g.gpuCols;
-        if (sW < m_minCell && nc > 1) break; // more columns only get narrower
-        int s = std::min(sW, 96);
-        while (s >= m_minCell && nr * nodeH(s) + (nr - 1) * g.nodeGapY > g.nodes.height()) --s;
-        if (s > bestS) bestS = s, bestCols = nc;
+    auto gridHeight = [&](const Geometry& t) {
+        const int rows = (N + columns(t) - 1) / columns(t);
+        return rows * t.nodeH + (rows - 1) * t.nodeGapY;
+    };
+    auto largestFitting = [&](int height) {
+        for (int s = 96; s >= m_minCell; --s) {
+            Geometry t = g;
+            t.setCell(s, lh, multi);
+            if ((t.nodeW <= g.nodes.width() || s == m_minCell) && gridHeight(t) <= height) return s;
+        }
+        return -1;
+    };
+    int cell = -1;
+    if (m_fit) {
+        // Fit: the whole cluster in the visible part, with the summary and the legend if they fit too
+        // (else they follow below it).
+        const int visible = r.size() == size() || r.height() <= 1 ? visibleHeight() : r.height();
+        cell = largestFitting(r.top() + visible - 1 - top - below);
+        if (cell < 0) cell = largestFitting(r.top() + visible - 1 - top - 6);
+    } else {
+        cell = largestFitting(r.bottom() - top - below);
     }
-    if (bestS < m_minCell) {
-        // Does not fit the height: as many node columns as fit the width at the minimum cell; the canvas
-        // grows (minimumHeightFor) and scrolls.
-        bestCols = 1;
-        for (int nc = 1; nc <= N; ++nc)
-            if (nc * nodeW(m_minCell) + (nc - 1) * g.nodeGapX <= g.nodes.width()) bestCols = nc;
-        const int sW = ((g.nodes.width() - (bestCols - 1) * g.nodeGapX) / bestCols - 2 * g.pad -
-                        (g.gpuCols - 1) * g.gap) /
-                       g.gpuCols;
-        bestS = std::clamp(sW, m_minCell, 96);
-    }
-    g.cell = bestS;
-    g.nodeCols = bestCols;
-    g.nodeRows = (N + bestCols - 1) / bestCols;
-    g.barH = barH(g.cell);
-    g.nodeW = nodeW(g.cell);
-    g.nodeH = nodeH(g.cell);
+    // Too many for the height even at the smallest cell: that cell, and the canvas grows (minimumHeightFor)
+    // and scrolls.
+    g.setCell(cell < 0 ? m_minCell : cell, lh, multi);
+    g.nodeCols = columns(g);
+    g.nodeRows = (N + g.nodeCols - 1) / g.nodeCols;
     const int gridH = g.nodeRows * g.nodeH + (g.nodeRows - 1) * g.nodeGapY;
     // Nodes, summary and legend as one block, a little above the middle of the canvas.
     legendH = g.legend.height();
     const int block = gridH + 28 + summaryH + 12 + legendH;
-    const int top = g.title.bottom() + 10;
     const int spare = std::max(0, r.bottom() - 6 - top - block);
     g.nodes.moveTop(top + spare / 3);
     g.nodes.setHeight(gridH);
@@ -260,8 +304,7 @@ int TopologyCanvas::minimumHeightFor(int w) const {
 }
 
 void TopologyCanvas::resizeEvent(QResizeEvent*) {
-    const int need = minimumHeightFor(width());
-    if (need != minimumHeight()) setMinimumHeight(need);
+    relayout();
 }
 
 QSize TopologyCanvas::sizeHint() const {
@@ -278,7 +321,7 @@ QRect TopologyCanvas::gpuRect(int gpu, const QRect& canvas) const {
     const QRect n = g.nodeRect(gpu / G);
     const int i = gpu % G, c = i % g.gpuCols, r = i / g.gpuCols;
     return QRect(n.left() + g.pad + c * (g.cell + g.gap),
-                 n.top() + g.labelH + g.pad + r * (g.cell + g.barH + 3 + g.gap), g.cell, g.cell);
+                 n.top() + g.labelH + g.pad + r * (g.cell + g.barGap + g.barH + g.gap), g.cell, g.cell);
 }
 
 int TopologyCanvas::gpuAt(const QPoint& pos) const {
@@ -431,7 +474,7 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
                     const QRect a = gpuRect(n * G + i, r), z = gpuRect(n * G + end - 1, r);
                     const double m = g.gap / 2.0;
                     p.drawRoundedRect(QRectF(a.left() - m, a.top() - m, z.right() - a.left() + 1 + 2 * m,
-                                             a.height() + g.barH + 3 + 2 * m),
+                                             a.height() + g.barGap + g.barH + 2 * m),
                                       3, 3);
                     i = end;
                 }
@@ -448,20 +491,24 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
             // A short connector to the rail.
             p.setPen(QPen(nvl, 2));
             if (i / g.gpuCols == g.gpuRows - 1)
-                p.drawLine(cr.center().x(), cr.bottom() + g.barH + 4, cr.center().x(), rail.top());
+                p.drawLine(cr.center().x(), cr.bottom() + g.barGap + g.barH + 1, cr.center().x(), rail.top());
             const MeshCoords c = meshCoords(plan, gpu);
             QColor fill = stageColor(c.pp);
             const bool member = inTp[size_t(gpu)] || inDp[size_t(gpu)] || inEp[size_t(gpu)];
             if (m_hover >= 0 && !member) fill = blendWhite(fill, 0.65);
-            p.setPen(QPen(fill.darker(130), 1));
-            p.setBrush(fill);
-            p.drawRoundedRect(QRectF(cr).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
+            if (g.cell >= 8) {
+                p.setPen(QPen(fill.darker(130), 1));
+                p.setBrush(fill);
+                p.drawRoundedRect(QRectF(cr).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
+            } else {
+                p.fillRect(cr, fill); // too small for a border: a plain square
+            }
             if (g.cell >= 22) {
                 p.setPen(textOn(fill));
                 p.drawText(cr, Qt::AlignCenter, QString::number(i));
             }
             // Memory bar: weights, KV cache, activations, reserve, of the usable capacity.
-            const QRect bar(cr.left(), cr.bottom() + 3, cr.width(), g.barH);
+            const QRect bar(cr.left(), cr.bottom() + 1 + g.barGap, cr.width(), g.barH);
             p.setPen(Qt::NoPen);
             p.setBrush(QColor(0xe5, 0xe7, 0xeb));
             p.drawRect(bar);

@@ -21,11 +21,17 @@ class TopologyCanvas : public QWidget {
     Q_OBJECT
 public:
     explicit TopologyCanvas(QWidget* parent = nullptr);
-    /// The smallest GPU cell the layout may shrink to: kFitCell fits the cluster to the window; larger values
-    /// zoom in (the canvas grows and scrolls; drag to pan, Ctrl+wheel to zoom).
+    /// The smallest GPU cell the layout may shrink to; larger values zoom in (the canvas grows and scrolls;
+    /// drag to pan, Ctrl+wheel to zoom). Cells are as large as the visible part allows, at least this.
     static constexpr int kFitCell = 3;
     void setMinCell(int px);
     int minCell() const { return m_minCell; }
+    /// Fits the whole cluster in the visible part (its scroll area's viewport), at cells of kFitCell or more;
+    /// the summary and the legend follow below when they do not fit too. Zooming leaves it.
+    void fit();
+    bool fitted() const { return m_fit; }
+    /// The size of the GPU cells as drawn now.
+    int cell() const;
 
     void setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan);
     void setPrefill(bool prefill);
@@ -50,6 +56,8 @@ public:
     QSize minimumSizeHint() const override;
     /// The height at which the smallest readable GPU cells fit this width (larger clusters scroll).
     int minimumHeightFor(int width) const;
+    /// The width the smallest cells need (a node wider than the view scrolls sideways).
+    int minimumWidthNeeded() const;
     /// Where the summary (memory, communication and operator bars) and the legend are drawn.
     QRect summaryRect(const QRect& canvas) const;
     QRect legendRect(const QRect& canvas) const;
@@ -74,11 +82,15 @@ private:
     struct Geometry {
         QRect title, nodes, legend, summary; ///< summary: memory and link bars under the nodes (when room)
         int nodeCols = 1, nodeRows = 1, gpuCols = 1, gpuRows = 1;
-        int cell = 0, barH = 0, gap = 0, pad = 0, labelH = 0, railH = 0;
+        int cell = 0, barGap = 0, barH = 0, gap = 0, pad = 0, labelH = 0, railH = 0;
         int nodeW = 0, nodeH = 0, nodeGapX = 0, nodeGapY = 0;
         QRect nodeRect(int node) const;
+        /// Cell size and the frames around it (labels, padding, rails: thinner at small cells).
+        void setCell(int s, int lineH, bool multi);
     };
     Geometry geometry(const QRect& r) const;
+    int visibleHeight() const;
+    void relayout();
     void recompute();
     int summaryHeight() const;
 
@@ -87,6 +99,7 @@ private:
     bool m_prefill = false;
     int m_hover = -1;
     int m_minCell = 12;
+    bool m_fit = false;
     std::optional<QPoint> m_dragFrom;
     double m_share[3] = {0, 0, 0};
     double m_bytes[3] = {0, 0, 0};
@@ -99,6 +112,9 @@ public:
     explicit TopologyView(QWidget* parent = nullptr);
     TopologyCanvas* canvas() const { return m_canvas; }
     void setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* e) override;
 
 private:
     TopologyCanvas* m_canvas = nullptr;

@@ -1,6 +1,7 @@
 // The topology canvas in its view: the hover line, Fit and zoom buttons, the scroll area it pans.
 #include "views/topology.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
@@ -46,13 +47,22 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
     lay->setSpacing(0);
     lay->addLayout(bar);
     lay->addWidget(scroll, 1);
-    connect(fit, &QToolButton::clicked, this, [this] { m_canvas->setMinCell(TopologyCanvas::kFitCell); });
-    connect(out, &QToolButton::clicked, this, [this] { m_canvas->setMinCell(m_canvas->minCell() * 4 / 5); });
-    connect(in, &QToolButton::clicked, this,
-            [this] { m_canvas->setMinCell(m_canvas->minCell() * 5 / 4 + 1); });
-    auto showZoom = [this] { m_zoom->setText(tr("cells ≥ %1 px").arg(m_canvas->minCell())); };
+    connect(fit, &QToolButton::clicked, this, [this] {
+        m_canvas->fit();
+        m_scroll->verticalScrollBar()->setValue(0);
+        m_scroll->horizontalScrollBar()->setValue(0);
+    });
+    // Zoom from the cells as drawn: the layout draws them larger than the smallest allowed when there is
+    // room.
+    connect(out, &QToolButton::clicked, this, [this] { m_canvas->setMinCell(m_canvas->cell() * 4 / 5); });
+    connect(in, &QToolButton::clicked, this, [this] { m_canvas->setMinCell(m_canvas->cell() * 5 / 4 + 1); });
+    auto showZoom = [this] {
+        m_zoom->setText(m_canvas->fitted() ? tr("fitted") : tr("cells ≥ %1 px").arg(m_canvas->minCell()));
+    };
     connect(m_canvas, &TopologyCanvas::zoomChanged, this, showZoom);
     showZoom();
+    // Fit follows the visible part: a taller or shorter viewport lays the cluster out again.
+    scroll->viewport()->installEventFilter(this);
     connect(m_canvas, &TopologyCanvas::panRequested, this, [scroll](QPoint d) {
         scroll->horizontalScrollBar()->setValue(scroll->horizontalScrollBar()->value() + d.x());
         scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->value() + d.y());
@@ -61,6 +71,15 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
         m_info->setText(gpu < 0 ? tr("Hover a GPU to outline its tensor-, data- and expert-parallel groups.")
                                 : m_canvas->gpuDescription(gpu));
     });
+}
+
+bool TopologyView::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == m_scroll->viewport() && e->type() == QEvent::Resize && m_canvas->fitted()) {
+        const int h = m_canvas->minimumHeightFor(m_canvas->width());
+        if (h != m_canvas->minimumHeight()) m_canvas->setMinimumHeight(h);
+        m_canvas->update();
+    }
+    return QWidget::eventFilter(watched, e);
 }
 
 void TopologyView::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan) {

@@ -169,6 +169,7 @@ private:
 
     void buildUi();
     void buildParetoTab();
+    static QScrollArea* scrolledPage(QWidget* page);
     void buildParetoOverlay();
     /// Marks the Pareto tab's sweep stale when the scenario being edited is not the one swept.
     void refreshParetoStale();

@@ -5,6 +5,15 @@
 
 namespace sp::app {
 
+QScrollArea* MainWindow::scrolledPage(QWidget* page) {
+    // A view wider or taller than a laptop's tab area scrolls inside its tab rather than widen the window.
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(page);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    return scroll;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Building
 
@@ -82,7 +91,9 @@ void MainWindow::buildUi() {
         "The selected plan's metrics and file (Ctrl+6)",
         "One step of the selected plan: operators and collectives per pipeline stage (Ctrl+7)"};
     for (const auto& [t, w] : tabs) {
-        const int i = m_tabs->addTab(w, tabName(t));
+        // The topology and the timeline scroll their canvases themselves.
+        const bool scrolls = t == Tab::Topology || t == Tab::Timeline;
+        const int i = m_tabs->addTab(scrolls ? w : scrolledPage(w), tabName(t));
         m_tabs->setTabToolTip(i, tr(tips[i]));
     }
     buildParetoTab();
@@ -110,6 +121,12 @@ void MainWindow::buildUi() {
                                   10 * m_eliteView->verticalHeader()->defaultSectionSize() + 6 +
                                   m_eliteView->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
     m_eliteView->horizontalHeader()->setStretchLastSection(true);
+    // The operator choices beside the degrees: rows alike in every figure differ there, and at the end of a
+    // wide table the column was cut off.
+    {
+        QHeaderView* h = m_eliteView->horizontalHeader();
+        h->moveSection(h->visualIndex(views::EliteModel::Sharding), h->visualIndex(views::EliteModel::Mesh));
+    }
     m_eliteView->horizontalHeader()->setHighlightSections(false);
     m_eliteView->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_eliteView->setToolTip(tr("The best distinct plans found; select one to show it in every view"));
@@ -198,7 +215,7 @@ void MainWindow::runScreenshots(const QString& dir, qint64 budget) {
             const int gpus = m_ctx ? m_ctx->scenario().gpus() : 0;
             m_topology->canvas()->setHoveredGpu(gpus > 8 ? gpus / 2 + 1 : std::min(1, gpus - 1));
             // A large cluster fitted to the window.
-            if (gpus > 64) m_topology->canvas()->setMinCell(views::TopologyCanvas::kFitCell);
+            if (gpus > 64) m_topology->canvas()->fit();
         }
         if ((*shots)[i].tab == Tab::Timeline) {
             // A plan that drafts: its draft passes hovered, so the picture names them.

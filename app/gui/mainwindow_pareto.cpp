@@ -33,7 +33,7 @@ DisaggSearchOptions MainWindow::disaggregatedOptions(const ParetoOptions& o) {
 
 void MainWindow::buildParetoTab() {
     m_pareto = new views::ParetoView;
-    const int tab = m_tabs->addTab(m_pareto, tr("Pareto front"));
+    const int tab = m_tabs->addTab(scrolledPage(m_pareto), tr("Pareto front"));
     m_tabs->setTabToolTip(tab, tr("Throughput per GPU against tokens/s per user: one plan per TPOT target"));
     m_paretoRunner = new ParetoRunner(this);
 

@@ -210,8 +210,9 @@ void MainWindow::refreshElite() {
         m_eliteView->resizeColumnsToContents();
         for (int c = 0; c < views::EliteModel::ColumnCount - 1; ++c)
             m_eliteView->setColumnWidth(c, m_eliteView->columnWidth(c) + 6);
-        // The sharding summary (last) takes what is left; its full text is in the tooltip.
-        m_eliteView->setColumnWidth(views::EliteModel::Sharding, 120);
+        // The sharding summary, beside the degrees, leads with what sets a row apart; its full text is in
+        // the tooltip.
+        m_eliteView->setColumnWidth(views::EliteModel::Sharding, 200);
     }
     m_eliteCaption->setText(
         tr("<b>Elite plans</b> &nbsp;<span style='color:#6b7280'>%n distinct plan(s), best first; "

@@ -42,6 +42,29 @@ QIcon exportPlanIcon() {
 }
 } // namespace
 
+QString WindowActions::shortcutsHelp() {
+    return MainWindow::tr(
+        "<table cellpadding='3'>"
+        "<tr><td><b>Ctrl+O</b></td><td>Open a file (scenario, part, plan, session)</td></tr>"
+        "<tr><td><b>Ctrl+S / Ctrl+Shift+S</b></td><td>Save the session / as</td></tr>"
+        "<tr><td><b>Ctrl+Shift+O</b></td><td>Open a session</td></tr>"
+        "<tr><td><b>Ctrl+R, F5</b></td><td>Start (or rerun) the search</td></tr>"
+        "<tr><td><b>Esc</b></td><td>Stop the search</td></tr>"
+        "<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>Undo / redo a scenario or constraint "
+        "edit</td></tr>"
+        "<tr><td><b>Ctrl+E / Ctrl+Shift+E</b></td><td>Export the plan / the search history</td></tr>"
+        "<tr><td><b>Ctrl+Alt+E</b></td><td>Export the plan's launch files (vLLM, SGLang, Dynamo)</td></tr>"
+        "<tr><td><b>Ctrl+1 ... Ctrl+7</b></td><td>Progress, learning curve, sharding, topology, "
+        "comparison, plan, timeline</td></tr>"
+        "<tr><td><b>+ / - / 0, Ctrl+wheel</b></td><td>Timeline: zoom the time axis in / out / whole step; "
+        "topology: Ctrl+wheel zooms</td></tr>"
+        "<tr><td><b>Ctrl+L</b></td><td>Logarithmic evaluations axis</td></tr>"
+        "<tr><td><b>Ctrl+F</b></td><td>Filter the elite plans</td></tr>"
+        "<tr><td><b>Ctrl+Shift+C</b></td><td>Calibration: measured runs and the fit</td></tr>"
+        "<tr><td><b>F1</b></td><td>This list</td></tr>"
+        "<tr><td><b>Ctrl+Q</b></td><td>Quit</td></tr></table>");
+}
+
 void WindowActions::build(MainWindow& w) {
     using Tab = MainWindow::Tab;
     auto reg = [&w](const QString& name, QAction* a) {
@@ -196,24 +219,7 @@ void WindowActions::build(MainWindow& w) {
 
     auto* help = w.menuBar()->addMenu(MainWindow::tr("&Help"));
     help->addAction(MainWindow::tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, &w, [&w] {
-        QMessageBox::information(
-            &w, MainWindow::tr("Keyboard shortcuts"),
-            MainWindow::tr(
-                "<table cellpadding='3'>"
-                "<tr><td><b>Ctrl+O</b></td><td>Open a file (scenario, part, plan, session)</td></tr>"
-                "<tr><td><b>Ctrl+S / Ctrl+Shift+S</b></td><td>Save the session / as</td></tr>"
-                "<tr><td><b>Ctrl+Shift+O</b></td><td>Open a session</td></tr>"
-                "<tr><td><b>Ctrl+R, F5</b></td><td>Start (or rerun) the search</td></tr>"
-                "<tr><td><b>Esc</b></td><td>Stop the search</td></tr>"
-                "<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>Undo / redo a scenario or constraint "
-                "edit</td></tr>"
-                "<tr><td><b>Ctrl+E / Ctrl+Shift+E</b></td><td>Export the plan / the search history</td></tr>"
-                "<tr><td><b>Ctrl+1 ... Ctrl+7</b></td><td>Progress, learning curve, sharding, topology, "
-                "comparison, plan, timeline</td></tr>"
-                "<tr><td><b>Ctrl+L</b></td><td>Logarithmic evaluations axis</td></tr>"
-                "<tr><td><b>Ctrl+F</b></td><td>Filter the elite plans</td></tr>"
-                "<tr><td><b>Ctrl+Shift+C</b></td><td>Calibration: measured runs and the fit</td></tr>"
-                "<tr><td><b>Ctrl+Q</b></td><td>Quit</td></tr></table>"));
+        QMessageBox::information(&w, MainWindow::tr("Keyboard shortcuts"), shortcutsHelp());
     });
     help->addAction(MainWindow::tr("&About Shard Planner"), &w, &MainWindow::showAbout);
 
