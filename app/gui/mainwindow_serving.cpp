@@ -12,7 +12,8 @@ namespace sp::app {
 
 void MainWindow::buildServingTab() {
     m_serving = new views::ServingView;
-    const int tab = m_tabs->addTab(m_serving, tr("Serving"));
+    // Scrolled, as the other pages, so that its controls and charts do not raise the window's minimum size.
+    const int tab = m_tabs->addTab(scrolledPage(m_serving), tr("Serving"));
     m_tabs->setTabToolTip(tab,
                           tr("The plan shown serving requests, step by step: latency percentiles against "
                              "the SLOs, KV pool and queue over time, capacity"));
