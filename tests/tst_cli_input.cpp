@@ -305,8 +305,9 @@ private slots:
             }
             return out;
         };
-        const QStringList verbs = {"validate", "evaluate", "calibrate",         "search", "compare", "export",
-                                   "bench",    "pareto",   "bench --eval-speed"};
+        const QStringList verbs = {
+            "validate", "evaluate", "calibrate",          "search",   "compare",  "export",
+            "bench",    "pareto",   "bench --eval-speed", "simulate", "capacity", "bench --sim-speed"};
         QMap<QString, QMap<QString, bool>> help;
         for (const QString& verb : verbs) {
             help[verb] = helpOptions(verb);
@@ -338,6 +339,7 @@ private slots:
             if (code.startsWith("shardplan ")) {
                 verb = code.section(' ', 1, 1);
                 if (verb == "bench" && code.contains("--eval-speed")) verb = "bench --eval-speed";
+                if (verb == "bench" && code.contains("--sim-speed")) verb = "bench --sim-speed";
             } else if (!code.startsWith(' ')) {
                 continue;
             }
@@ -345,7 +347,9 @@ private slots:
             QRegularExpression re("(--[a-z][a-z0-9-]*)");
             for (auto it = re.globalMatch(code); it.hasNext();) {
                 const QString o = it.next().captured(1);
-                if (verb == "bench --eval-speed" && o == "--eval-speed") continue;
+                if ((verb == "bench --eval-speed" && o == "--eval-speed") ||
+                    (verb == "bench --sim-speed" && o == "--sim-speed"))
+                    continue;
                 QVERIFY2(help[verb].contains(o),
                          qPrintable("README: shardplan " + verb + " " + o + " is not in its help"));
                 ++checked;

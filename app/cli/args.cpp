@@ -29,6 +29,15 @@ constexpr Bounds kBounds[] = {
     {"load", 0, 0.99, false},    // arrival rate as a share of a disaggregated plan's capacity (queueing)
     // pareto --disaggregated: evaluations of each pool search
     {"pool-budget", 1, 1e12, false},
+    // simulate and capacity
+    {"rate", 0, 1e9, true},       // requests/s
+    {"burst-cv", 0, 100, true},   // coefficient of variation of the arrival gaps (1: Poisson)
+    {"requests", 1, 1e9, false},  //
+    {"duration", 0, 1e9, true},   // seconds of arrivals
+    {"batch-cap", 1, 1e7, false}, //
+    {"max-nodes", 1, 1e5, false}, //
+    {"check", 1, 100, false},     // search: plans simulated for a percentile SLO
+    {"runs", 1, 1000, false},     // bench --sim-speed
 };
 
 const Bounds* boundsOf(const std::string& name) {

@@ -11,12 +11,14 @@
 #include "core/io/formats.h"
 #include "core/search/rng.h"
 #include "core/search/space.h"
+#include "core/sim/servingchecks.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -98,6 +100,7 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     const bool moe = s->model.moe.present();
     if (a.flag("json")) {
         nlohmann::ordered_json j = metricsJson(m);
+        j["cost"] = costJson(planCost(*s, m));
         j["efficiency_source"] = s->cluster.efficiencySource;
         j["plan"] = nlohmann::ordered_json::parse(toJson(plan, s->model));
         nlohmann::ordered_json br;
@@ -128,6 +131,7 @@ int cmdEvaluate(const std::vector<std::string>& argv) {
     std::printf("           %s's rule: %s %.3g of the %.1f GiB the driver reports; KV pool %.1f GiB\n",
                 std::string(kMemoryRuleNames[size_t(m.memoryRule)]).c_str(), kFlag[size_t(m.memoryRule)],
                 m.memoryFraction, m.gpuMemoryGiB, m.kvPoolGiB);
+    std::printf("cost       %s\n", costText(planCost(*s, m), tokensWord(*s)).c_str());
     if (!s->cluster.efficiencySource.empty())
         std::printf("factors    %s\n", s->cluster.efficiencySource.c_str());
     if (!e.decode.ops.empty()) printBreakdown(e.decode);
@@ -353,12 +357,71 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
 
 } // namespace
 
+namespace {
+
+/// calibrate --serving: the simulation against MLPerf server runs (core/sim/servingchecks.h).
+int calibrateServing(Args& a, const std::string& usage) {
+    for (auto o : {"fit", "cluster", "scenario", "plan", "out", "factors"})
+        if (a.option(o)) return usageError(std::string("--") + o + " does not go with --serving", usage);
+    if (a.positionals().size() > 1) return usageError("at most one checks file", usage);
+    const int64_t requests = a.integer("requests").value_or(1000); // at least; each run lasts 600 s
+    if (!a.ok()) return usageError(a.error(), usage);
+    const std::filesystem::path beside = std::filesystem::path(calibrationFile()).parent_path();
+    const std::string path =
+        a.positionals().empty() ? (beside / "mlperf-server-sim.yaml").string() : a.positionals()[0];
+    auto checks = loadServingChecks(path, samplesDir());
+    if (!checks) {
+        std::cerr << checks.error().str() << "\n";
+        return kBadInput;
+    }
+    const ServingCheckReport rep = runServingChecks(checks.value(), requests);
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["requests"] = requests;
+        j["median_abs_error"] = rep.medianAbsError;
+        auto& rows = j["rows"] = nlohmann::ordered_json::array();
+        for (const auto& r : rep.rows)
+            rows.push_back({{"id", r.id},
+                            {"figure", r.figure},
+                            {"measured", r.measured},
+                            {"simulated", r.simulated},
+                            {"error", r.error}});
+        auto& loads = j["capacity"] = nlohmann::ordered_json::array();
+        for (const auto& l : rep.loads)
+            loads.push_back({{"id", l.id},
+                             {"analytical_tokens_per_s", l.analyticalTokensPerS},
+                             {"measured_tokens_per_s", l.measuredTokensPerS}});
+        std::cout << jsonText(j) << "\n";
+        return kOk;
+    }
+    std::printf("%-52s %-20s %12s %12s %8s\n", "run (simulated at its rate)", "figure", "measured",
+                "simulated", "error");
+    for (const auto& r : rep.rows)
+        std::printf("%-52s %-20s %12.1f %12.1f %+7.0f%%\n", r.id.c_str(), r.figure.c_str(), r.measured,
+                    r.simulated, 100.0 * r.error);
+    std::printf(
+        "median absolute error: %.1f%% over %zu figures; each run 600 s of arrivals (MLPerf's minimum) "
+        "and at least %lld requests\n",
+        100.0 * rep.medianAbsError, rep.rows.size(), (long long)requests);
+    std::printf("\n%-52s %22s %22s %8s\n", "load: the run's rate against the model's capacity",
+                "model at batch cap", "measured tokens/s", "load");
+    for (const auto& l : rep.loads)
+        std::printf("%-52s %22.0f %22.0f %7.0f%%\n", l.id.c_str(), l.analyticalTokensPerS,
+                    l.measuredTokensPerS,
+                    l.analyticalTokensPerS > 0 ? 100.0 * l.measuredTokensPerS / l.analyticalTokensPerS : 0.0);
+    return kOk;
+}
+
+} // namespace
+
 int cmdCalibrate(const std::vector<std::string>& argv) {
     const VerbSpec& spec = verb("calibrate");
     const std::string usage = synopsisText(spec);
     Args a = parseArgs(argv, spec);
     if (!a.ok()) return usageError(a.error(), usage);
     const std::string samples = samplesDir();
+    if (a.flag("serving")) return calibrateServing(a, usage);
+    if (a.option("requests")) return usageError("--requests goes with --serving", usage);
     if (auto fitPath = a.option("fit")) {
         if (!a.positionals().empty())
             return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);

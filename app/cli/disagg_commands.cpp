@@ -116,12 +116,15 @@ int evaluateDisaggregated(const Scenario& s, const std::string& path, bool json,
     }
     if (json) {
         nlohmann::ordered_json j = disaggJson(m);
+        j["cost"] = costJson(servingCost(s.cluster, m.prefillGpus + m.decodeGpus, m.throughput));
         j["plan"] = nlohmann::ordered_json::parse(toJson(p.value(), s.model));
         std::cout << jsonText(j) << "\n";
         return kOk;
     }
     std::printf("scenario   %s\nplan       %s: disaggregated prefill/decode\n", s.name.c_str(), path.c_str());
     printDisagg(p.value(), m, s.model.moe.present());
+    std::printf("cost       %s\n",
+                costText(servingCost(s.cluster, m.prefillGpus + m.decodeGpus, m.throughput)).c_str());
     return kOk;
 }
 

@@ -7,6 +7,7 @@
 #include "jsonerror.h"
 #include "pareto_command.h"
 #include "search_commands.h"
+#include "sim_commands.h"
 #include "verbs.h"
 
 #include "core/common/version.h"
@@ -105,17 +106,20 @@ int main(int argc, char** argv) {
         std::cout << "shardplan " << sp::kVersion << "\n";
         return kOk;
     }
-    // "bench --eval-speed" is a mode parsed on its own, with its own help.
-    const bool evalSpeed =
-        cmd == "bench" && std::find(rest.begin(), rest.end(), "--eval-speed") != rest.end();
+    // "bench --eval-speed" and "bench --sim-speed" are modes parsed on their own, with their own help.
+    const auto has = [&rest](const char* o) { return std::find(rest.begin(), rest.end(), o) != rest.end(); };
+    const char* benchMode = cmd != "bench"        ? nullptr
+                            : has("--eval-speed") ? "bench --eval-speed"
+                            : has("--sim-speed")  ? "bench --sim-speed"
+                                                  : nullptr;
     if (cmd == "help") {
-        if (rest.size() == 2 && rest[0] == "bench" && rest[1] == "--eval-speed")
-            return printCommandUsage("bench --eval-speed");
+        if (rest.size() == 2 && rest[0] == "bench" && (rest[1] == "--eval-speed" || rest[1] == "--sim-speed"))
+            return printCommandUsage("bench " + rest[1]);
         if (rest.size() > 1) return usage("help takes one command");
         return printCommandUsage(rest[0]);
     }
     if (!sp::cli::verbHelp(cmd).empty() && wantsHelp(rest))
-        return printCommandUsage(evalSpeed ? "bench --eval-speed" : cmd);
+        return printCommandUsage(benchMode ? benchMode : cmd);
     const auto dashes = std::find(rest.begin(), rest.end(), "--");
     if (std::find(rest.begin(), dashes, "--json") == dashes) return run(cmd, rest);
     // --json: a failure that printed nothing to stdout prints its error there as JSON too.
@@ -138,6 +142,10 @@ int run(const std::string& cmd, const std::vector<std::string>& rest) {
     if (cmd == "calibrate") return sp::cli::cmdCalibrate(rest);
     if (cmd == "bench" && std::find(rest.begin(), rest.end(), "--eval-speed") != rest.end())
         return sp::cli::cmdEvalSpeed(rest);
+    if (cmd == "bench" && std::find(rest.begin(), rest.end(), "--sim-speed") != rest.end())
+        return sp::cli::cmdSimSpeed(rest);
+    if (cmd == "simulate") return sp::cli::cmdSimulate(rest);
+    if (cmd == "capacity") return sp::cli::cmdCapacity(rest);
     if (cmd == "search") return sp::cli::cmdSearch(rest);
     if (cmd == "compare") return sp::cli::cmdCompare(rest);
     if (cmd == "export") return sp::cli::cmdExport(rest);

@@ -1,9 +1,11 @@
 #pragma once
 // JSON forms of the cost model's results, shared by the CLI verbs.
 #include "core/cost/costmodel.h"
+#include "core/cost/economics.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -19,6 +21,67 @@ inline std::string ttftText(const sp::Metrics& m) {
     else
         std::snprintf(buf, sizeof buf, "TTFT %.1f ms", m.ttftMs);
     return buf;
+}
+
+/// x with thousands separators on its integer part: "48,022", thousands(0.85, "%.3f") = "0.850".
+inline std::string thousands(double x, const char* fmt = "%.0f") {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, x);
+    const std::string s = buf;
+    const size_t dot = std::min(s.find('.'), s.size());
+    const size_t start = !s.empty() && s[0] == '-' ? 1 : 0;
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (i > start && i < dot && (dot - i) % 3 == 0) out.push_back(',');
+        out.push_back(s[i]);
+    }
+    return out;
+}
+
+/// What a plan's throughput costs on the scenario's GPUs (core/cost/economics.h).
+inline sp::ServingCost planCost(const sp::Scenario& s, const sp::Metrics& m) {
+    return sp::servingCost(s.cluster, s.gpus(), m.throughput);
+}
+/// The tokens a scenario's throughput counts: prompt tokens for a prefill workload, else output tokens.
+inline const char* tokensWord(const sp::Scenario& s) {
+    return s.workload.phase == sp::Phase::Prefill ? "prompt tokens" : "output tokens";
+}
+
+/// Dollars per million tokens and tokens/s per megawatt of GPU board power: the "cost" object the verbs
+/// report (null where the price or the TDP is unknown).
+inline nlohmann::ordered_json costJson(const sp::ServingCost& c) {
+    using J = nlohmann::ordered_json;
+    J j;
+    j["usd_per_gpu_hour"] = c.priced ? J(c.usdPerGpuHour) : J(nullptr);
+    j["usd_per_hour"] = c.priced ? J(c.usdPerHour) : J(nullptr);
+    j["usd_per_million_tokens"] =
+        c.priced && c.usdPerMillionTokens > 0 ? J(c.usdPerMillionTokens) : J(nullptr);
+    j["price_source"] = c.priced ? J(c.priceSource) : J(nullptr);
+    j["tdp_w"] = c.powered ? J(c.tdpW) : J(nullptr);
+    j["tokens_per_s_per_mw"] = c.powered ? J(c.tokensPerSPerMegawatt) : J(nullptr);
+    j["energy_basis"] = "GPU board power (TDP), not measured draw";
+    return j;
+}
+
+/// "$0.850 per million output tokens at $2.99 a GPU-hour (source); 243,567 tokens/s per MW of GPU TDP (...)".
+inline std::string costText(const sp::ServingCost& c, const char* tokens = "output tokens") {
+    std::string s;
+    char buf[400];
+    if (c.priced && c.usdPerMillionTokens > 0) {
+        std::snprintf(buf, sizeof buf, "$%.3f per million %s at $%.4g a GPU-hour (%s)", c.usdPerMillionTokens,
+                      tokens, c.usdPerGpuHour, c.priceSource.c_str());
+        s = buf;
+    } else {
+        s = "no price for this GPU (give price_per_gpu_hour in the cluster file)";
+    }
+    if (c.powered) {
+        std::snprintf(buf, sizeof buf, "; %s tokens/s per MW of GPU TDP (%.0f W a GPU; not measured draw)",
+                      thousands(c.tokensPerSPerMegawatt).c_str(), c.tdpW);
+        s += buf;
+    } else {
+        s += "; no TDP for this GPU (give tdp_w in the cluster file's gpu)";
+    }
+    return s;
 }
 
 inline nlohmann::ordered_json metricsJson(const sp::Metrics& m) {

@@ -51,7 +51,8 @@ private:
     int m_done = 0, m_total = 0;
 };
 
-nlohmann::ordered_json pointJson(const ParetoPoint& p, const Model& model) {
+nlohmann::ordered_json pointJson(const ParetoPoint& p, const Scenario& s) {
+    const Model& model = s.model;
     nlohmann::ordered_json j;
     j["user_tokens_per_s"] = num(p.userTokensPerS);
     j["throughput_per_gpu"] = p.throughputPerGpu;
@@ -63,17 +64,26 @@ nlohmann::ordered_json pointJson(const ParetoPoint& p, const Model& model) {
     j["searcher"] = p.searcher;
     j["plan"] = nlohmann::ordered_json::parse(toJson(p.plan, model));
     j["metrics"] = metricsJson(p.metrics);
+    // Per GPU: a frontier point's dollars per million tokens and tokens/s per MW follow its throughput per
+    // GPU.
+    j["cost"] = costJson(servingCost(s.cluster, 1, p.throughputPerGpu));
     return j;
 }
 
-void printPoints(const char* title, const std::vector<ParetoPoint>& points, bool moe) {
+void printPoints(const char* title, const std::vector<ParetoPoint>& points, const Cluster& cluster,
+                 bool moe) {
     std::printf("%s (%zu point%s)\n", title, points.size(), points.size() == 1 ? "" : "s");
-    std::printf("  %10s %9s %9s %11s %7s  %-24s %s\n", "tok/s/user", "TPOT ms", "TTFT ms", "tok/s/GPU",
-                "batch", "family", "degrees");
-    for (const auto& p : points)
-        std::printf("  %10.2f %9.2f %9.1f %11.1f %7lld  %-24s %s\n", p.userTokensPerS, p.tpotMs, p.ttftMs,
-                    p.throughputPerGpu, (long long)p.metrics.batch, p.family.c_str(),
+    std::printf("  %10s %9s %9s %11s %9s %7s  %-24s %s\n", "tok/s/user", "TPOT ms", "TTFT ms", "tok/s/GPU",
+                "$/M tok", "batch", "family", "degrees");
+    for (const auto& p : points) {
+        const ServingCost c = servingCost(cluster, 1, p.throughputPerGpu);
+        char usd[32] = "-";
+        if (c.priced && c.usdPerMillionTokens > 0)
+            std::snprintf(usd, sizeof usd, "%.3f", c.usdPerMillionTokens);
+        std::printf("  %10.2f %9.2f %9.1f %11.1f %9s %7lld  %-24s %s\n", p.userTokensPerS, p.tpotMs, p.ttftMs,
+                    p.throughputPerGpu, usd, (long long)p.metrics.batch, p.family.c_str(),
                     degreesText(p.plan, moe).c_str());
+    }
 }
 
 } // namespace
@@ -162,6 +172,7 @@ int cmdPareto(const std::vector<std::string>& argv) {
         extras.scenario = scenario->name;
         extras.model = &scenario->model;
         extras.disaggregated = dis;
+        extras.cluster = &scenario->cluster;
         if (auto w = writeFileAtomic(*csv, paretoCsv(r, extras)); !w) {
             std::cerr << w.error().str() << "\n";
             return kBadInput;
@@ -187,9 +198,9 @@ int cmdPareto(const std::vector<std::string>& argv) {
         j["message"] =
             r.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.message);
         auto& f = j["frontier"] = nlohmann::ordered_json::array();
-        for (const auto& p : r.frontier) f.push_back(pointJson(p, scenario->model));
+        for (const auto& p : r.frontier) f.push_back(pointJson(p, *scenario));
         auto& m = j["megatron"] = nlohmann::ordered_json::array();
-        for (const auto& p : r.megatron) m.push_back(pointJson(p, scenario->model));
+        for (const auto& p : r.megatron) m.push_back(pointJson(p, *scenario));
         if (disaggregated) {
             auto& dj = j["disaggregated"] = nlohmann::ordered_json::array();
             for (const auto& p : dis)
@@ -207,7 +218,7 @@ int cmdPareto(const std::vector<std::string>& argv) {
         }
         if (at) {
             j["at_tpot_ms"] = atMs;
-            j["at"] = chosen ? pointJson(*chosen, scenario->model) : nlohmann::ordered_json(nullptr);
+            j["at"] = chosen ? pointJson(*chosen, *scenario) : nlohmann::ordered_json(nullptr);
         }
         std::cout << jsonText(j) << "\n";
     } else {
@@ -220,8 +231,8 @@ int cmdPareto(const std::vector<std::string>& argv) {
                                           : "unlimited",
             r.searches, (long long)r.evaluations, r.seconds, r.cpuSeconds, r.stopped ? " (stopped)" : "");
         if (!at) {
-            printPoints("frontier", r.frontier, moe);
-            printPoints("megatron", r.megatron, moe);
+            printPoints("frontier", r.frontier, scenario->cluster, moe);
+            printPoints("megatron", r.megatron, scenario->cluster, moe);
             if (disaggregated) {
                 std::printf(
                     "\ndisaggregated (best split per TPOT target; aggregated: the frontier's best under the "

@@ -13,6 +13,7 @@
 #include "core/cost/validity.h"
 #include "core/io/formats.h"
 #include "core/searchers/registry.h"
+#include "core/sim/capacity.h"
 
 #include <algorithm>
 #include <atomic>
@@ -76,7 +77,7 @@ std::string operatorsText(const Plan& p, const Model& m) {
     return joined(parts);
 }
 
-void printMetrics(const Metrics& m) {
+void printMetrics(const Scenario& s, const Metrics& m) {
     std::printf("feasible    %s\n", m.feasible ? "yes" : "no");
     for (const auto& v : m.violations) std::printf("  violation: %s\n", v.c_str());
     std::printf("throughput  %.1f tokens/s (%.1f per GPU), %.1f%% of the roofline bound\n", m.throughput,
@@ -84,6 +85,7 @@ void printMetrics(const Metrics& m) {
     std::printf("latency     %s, TPOT %.2f ms, batch %lld per replica\n", ttftText(m).c_str(), m.tpotMs,
                 (long long)m.batch);
     std::printf("memory      %.1f of %.1f GiB per GPU\n", m.memoryPerGpuGiB, m.capacityGiB);
+    std::printf("cost        %s\n", costText(planCost(s, m), tokensWord(s)).c_str());
 }
 
 bool endsWith(const std::string& s, const std::string& suffix) {
@@ -113,6 +115,8 @@ int cmdSearch(const std::vector<std::string>& argv) {
     const auto seconds = a.number("seconds");
     const auto seed = a.integer("seed");
     const auto threads = a.integer("threads");
+    const auto check = a.integer("check");
+    const auto requests = a.integer("requests");
     if (!a.ok()) return usageError(a.error(), usage);
     if (budget && *budget < 1) return usageError("--budget must be at least 1", usage);
     if (seconds && !(*seconds > 0)) return usageError("--seconds must be positive", usage);
@@ -167,7 +171,33 @@ int cmdSearch(const std::vector<std::string>& argv) {
         std::cerr << "shardplan: " << r.message << "\n";
         return kBadInput;
     }
-    const Candidate& best = r.best;
+    Candidate best = r.best;
+    // A percentile SLO (slo: {percentile: 99}): the analytical search ranked the plans on the mean; the best
+    // few are simulated, each at the highest rate that meets the SLOs at the percentile, and the plan shown
+    // is the one that sustains the most.
+    const Workload& w = scenario->workload;
+    SimulatedRanking ranking;
+    std::vector<Plan> checked;
+    if (w.sloPercentile > 0 && w.phase == Phase::Serving && (w.ttftMs > 0 || w.tpotMs > 0)) {
+        for (const Candidate& c : r.elite)
+            if (c.metrics.feasible && int64_t(checked.size()) < check.value_or(4)) checked.push_back(c.plan);
+        RateSearchOptions ro;
+        ro.sim.requests = requests.value_or(1000);
+        ro.sim.seed = o.seed;
+        {
+            InterruptToStop interrupt;
+            ranking = rankBySimulation(model, checked, ro, interrupt.token());
+        }
+        if (ranking.best >= 0) {
+            best.plan = checked[size_t(ranking.best)];
+            best.metrics = model.evaluate(best.plan);
+        }
+    }
+    if (!checked.empty() && ranking.best < 0) {
+        std::cerr << "shardplan: none of the " << checked.size() << " best plans meets the p"
+                  << w.sloPercentile << " SLOs in simulation, at any rate\n";
+        best.metrics.feasible = false;
+    }
     if (out) {
         const std::string text =
             endsWith(*out, ".json") ? toJson(best.plan, scenario->model) : toYaml(best.plan, scenario->model);
@@ -180,6 +210,7 @@ int cmdSearch(const std::vector<std::string>& argv) {
         nlohmann::ordered_json j;
         j["plan"] = nlohmann::ordered_json::parse(toJson(best.plan, scenario->model));
         j["metrics"] = metricsJson(best.metrics);
+        j["metrics"]["cost"] = costJson(planCost(*scenario, best.metrics));
         j["evaluations"] = r.evaluations;
         j["seconds"] = r.seconds;
         j["searcher"] = r.searcher;
@@ -187,6 +218,19 @@ int cmdSearch(const std::vector<std::string>& argv) {
         j["stopped"] = r.stopped;
         j["message"] =
             r.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.message);
+        if (!checked.empty()) {
+            auto& pc = j["percentile_check"] = nlohmann::ordered_json::array();
+            for (size_t i = 0; i < ranking.rates.size(); ++i) {
+                const MaxRate& m = ranking.rates[i];
+                pc.push_back({{"plan", nlohmann::ordered_json::parse(toJson(checked[i], scenario->model))},
+                              {"analytical_tokens_per_s", model.evaluate(checked[i]).throughput},
+                              {"max_rate", m.rate},
+                              {"output_tokens_per_s", m.at ? m.at->sustainedOutputTokensPerS : 0.0},
+                              {"binding", m.binding},
+                              {"why", m.why},
+                              {"chosen", int(i) == ranking.best}});
+            }
+        }
         std::cout << jsonText(j) << "\n";
     } else {
         std::printf("scenario    %s (%s)\n", scenario->name.c_str(), scenarioPath->c_str());
@@ -195,7 +239,21 @@ int cmdSearch(const std::vector<std::string>& argv) {
                     r.stopped ? " (stopped)" : "");
         std::printf("plan        %s\n", degreesAndMesh(best.plan, scenario->model.moe.present()).c_str());
         std::printf("operators   %s\n", operatorsText(best.plan, scenario->model).c_str());
-        printMetrics(best.metrics);
+        printMetrics(*scenario, best.metrics);
+        if (!checked.empty()) {
+            std::printf("p%g SLOs   simulated (%lld requests a run): the highest rate each of the best plans "
+                        "sustains\n",
+                        w.sloPercentile, (long long)requests.value_or(1000));
+            for (size_t i = 0; i < ranking.rates.size(); ++i) {
+                const MaxRate& m = ranking.rates[i];
+                std::printf("  %c %-44s analytical %9.0f tokens/s, simulated %7.3g requests/s (%9.0f "
+                            "tokens/s); above: %s\n",
+                            int(i) == ranking.best ? '*' : ' ',
+                            degreesText(checked[i], scenario->model.moe.present()).c_str(),
+                            model.evaluate(checked[i]).throughput, m.rate,
+                            m.at ? m.at->sustainedOutputTokensPerS : 0.0, m.binding.c_str());
+            }
+        }
         if (out) std::printf("written     %s\n", out->c_str());
     }
     if (!r.message.empty()) std::cerr << "shardplan: " << r.message << "\n";
@@ -271,6 +329,7 @@ int cmdCompare(const std::vector<std::string>& argv) {
             side["file"] = files[k];
             side["plan"] = nlohmann::ordered_json::parse(toJson(plans[k], scenario->model));
             side["metrics"] = metricsJson(metrics[k]);
+            side["metrics"]["cost"] = costJson(planCost(*scenario, metrics[k]));
             j[k == 0 ? "a" : "b"] = side;
         }
         nlohmann::ordered_json ratios;
@@ -335,6 +394,16 @@ int cmdCompare(const std::vector<std::string>& argv) {
         std::string label = r.label;
         for (char& c : label) c = char(std::tolower(static_cast<unsigned char>(c)));
         std::printf("%-22s %14.6g %14.6g %10s\n", label.c_str(), r.a, r.b, cell);
+    }
+    {
+        // Cost and energy per million tokens: the same GPUs, so their ratio is the throughputs' inverse.
+        const ServingCost ca = planCost(*scenario, ma), cb = planCost(*scenario, mb);
+        if (ca.priced && ca.usdPerMillionTokens > 0 && cb.usdPerMillionTokens > 0)
+            std::printf("%-22s %14.4g %14.4g %10.3f\n", "$ per M tokens", ca.usdPerMillionTokens,
+                        cb.usdPerMillionTokens, cb.usdPerMillionTokens / ca.usdPerMillionTokens);
+        if (ca.powered && ca.tokensPerSPerMegawatt > 0)
+            std::printf("%-22s %14.6g %14.6g %10.3f\n", "tokens/s per MW (TDP)", ca.tokensPerSPerMegawatt,
+                        cb.tokensPerSPerMegawatt, cb.tokensPerSPerMegawatt / ca.tokensPerSPerMegawatt);
     }
     std::printf("%-22s %14s %14s\n", "feasible", ma.feasible ? "yes" : "no", mb.feasible ? "yes" : "no");
     for (int k = 0; k < 2; ++k)

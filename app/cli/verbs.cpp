@@ -34,11 +34,13 @@ std::vector<VerbSpec> makeVerbs() {
                   kJson}});
     v.push_back({"calibrate",
                  {"calibrate [--json] [MEASUREMENTS.yaml]",
+                  "calibrate --serving [--requests N] [--json] [CHECKS.yaml]",
                   "calibrate --fit FILE[,FILE...] [--cluster C] [--factors F1,F2...]",
                   "          [--scenario S [--plan P]] [--out FITTED.yaml] [--json]"},
-                 "the cost model against public measurements; --fit: fit a\n"
-                 "cluster's efficiency factors to measured runs (Ctrl-C stops it\n"
-                 "with the factors fitted so far)",
+                 "the cost model against public measurements; --serving: the\n"
+                 "serving simulation against MLPerf server runs (p99 TTFT and\n"
+                 "TPOT at their rates); --fit: fit a cluster's efficiency factors\n"
+                 "to measured runs (Ctrl-C stops it with the factors fitted so far)",
                  {{"fit", "FILE",
                    "measurements to fit to (several, comma separated, fit together), or a "
                    "`vllm bench serve --save-result` JSON"},
@@ -49,8 +51,11 @@ std::vector<VerbSpec> makeVerbs() {
                   {"scenario", "S", "with a vLLM JSON: the model and cluster it ran on"},
                   {"plan", "P", "with --scenario: the layout it ran (default: the Megatron plan)"},
                   {"out", "F", "write the cluster with the fitted factors to F"},
+                  {"serving", "", "simulate the MLPerf server runs of CHECKS.yaml at their rates"},
+                  {"requests", "N", "--serving: requests a run at least (default 1000; each run 600 s)"},
                   kJson},
-                 "without --fit: MEASUREMENTS.yaml defaults to the measurements installed with the program"});
+                 "without --fit: MEASUREMENTS.yaml defaults to the measurements installed with the program;\n"
+                 "with --serving, CHECKS.yaml to mlperf-server-sim.yaml beside them"});
     v.push_back({"bench --eval-speed",
                  {"bench --eval-speed [--json] [--scenario S]... [--seconds T]"},
                  "plan evaluations per second on one core",
@@ -58,10 +63,59 @@ std::vector<VerbSpec> makeVerbs() {
                   {"scenario", "S", "a scenario to time (repeatable; default: the samples')"},
                   {"seconds", "T", "time per scenario (default 2)"},
                   kJson}});
+    v.push_back({"bench --sim-speed",
+                 {"bench --sim-speed [--scenario S] [--requests N] [--rate R] [--runs K] [--json]"},
+                 "CPU seconds of a serving simulation on one core (default:\n"
+                 "100,000 chat requests, DeepSeek-V3 on 256 H100), the median\n"
+                 "of K runs",
+                 {{"sim-speed", "", "this mode"},
+                  {"scenario", "S", "the scenario (default: deepseek-v3-h100-32x8.yaml)"},
+                  {"requests", "N", "requests a run (default 100000)"},
+                  {"rate", "R", "requests/s (default: 90% of the Megatron plan's capacity)"},
+                  {"runs", "K", "runs with seeds 1..K, the median reported (default 5)"},
+                  kJson}});
+    v.push_back({"simulate",
+                 {"simulate --scenario S [--plan P | --searcher NAME [--budget N]] (--rate R | --trace F)",
+                  "         [--requests N] [--duration T] [--seed K] [--json]"},
+                 "requests served by the plan, step by step: TTFT, TPOT,\n"
+                 "inter-token and end-to-end percentiles, goodput, KV occupancy,\n"
+                 "preemptions; Ctrl-C stops it with what completed",
+                 {{"scenario", "S", "the scenario file (a serving workload)"},
+                  {"plan", "P", "the plan (default: Megatron's); a disaggregated plan: both pools"},
+                  {"searcher", "NAME", "search first (sa, ga, rl, ...) and simulate its best"},
+                  {"budget", "N", "the search's evaluations (default 2000)"},
+                  {"rate", "R", "requests/s, Poisson (or gamma gaps with --burst-cv)"},
+                  {"burst-cv", "C", "coefficient of variation of the gaps (default 1: Poisson)"},
+                  {"trace", "F", "replay a CSV or JSONL trace (the Azure LLM inference layout reads)"},
+                  {"requests", "N", "requests to simulate (default 1000; with --trace: all of it)"},
+                  {"duration", "T", "stop arrivals after T seconds"},
+                  {"seed", "K", "the seed of the arrivals, lengths and the search (default 1)"},
+                  {"routing", "R", "least-loaded (default) or round-robin over the replicas"},
+                  {"batch-cap", "N", "sequences per micro-batch (default: the plan's batch)"},
+                  {"json", "", "percentiles, CDFs and the timeline as JSON (a failure too)"}}});
+    v.push_back({"capacity",
+                 {"capacity --scenario S (--rate R | --max-rate) [--gpus b200,h200,mi300x] [--json]"},
+                 "the fewest GPUs of each type that sustain R requests/s under\n"
+                 "the workload's SLOs, or the highest rate the scenario's cluster\n"
+                 "sustains; with $/hour, $/M tokens and what binds",
+                 {{"scenario", "S", "the scenario file (a serving workload with SLOs)"},
+                  {"rate", "R", "the fewest GPUs that sustain R requests/s under the SLOs"},
+                  {"max-rate", "", "the highest rate the scenario's cluster sustains"},
+                  {"gpus", "LIST", "GPU types to size (b200,h200,mi300x; default: the scenario's)"},
+                  {"plan", "P", "--max-rate: the plan (default: Megatron's)"},
+                  {"searcher", "NAME", "each cluster's plan from a search (default: Megatron's)"},
+                  {"budget", "N", "the search's evaluations (default 500)"},
+                  {"requests", "N", "requests a simulation at least (default 1000)"},
+                  {"burst-cv", "C", "coefficient of variation of the gaps (default 1: Poisson)"},
+                  {"seed", "K", "the seed (default 1)"},
+                  {"max-nodes", "N", "the most nodes tried (default 4096)"},
+                  kJson},
+                 "each run lasts at least 20 analytical request latencies (a run starts empty)"});
     v.push_back(
         {"search",
          {"search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K] [--threads T]",
-          "       [--warm-start none|megatron|cd] [--out plan.json|plan.yaml] [--json]",
+          "       [--warm-start none|megatron|cd] [--out plan.json|plan.yaml] [--check N] [--requests N]",
+          "       [--json]",
           "search --scenario S --disaggregated [--searcher NAME] [--budget N] [--seconds T] [--seed K]",
           "       [--threads T] [--no-warm-start] [--out plan.json|plan.yaml] [--json]"},
          "the best plan a searcher finds; Ctrl-C stops it with the best so\n"
@@ -77,6 +131,8 @@ std::vector<VerbSpec> makeVerbs() {
           {"disaggregated", "", "search prefill and decode pools apart"},
           {"no-warm-start", "", "--disaggregated: each pool size from scratch (to compare)"},
           {"out", "F", "write the best plan to F (.json, .yaml or .yml)"},
+          {"check", "N", "percentile SLOs: simulate the N best plans, show the best (default 4)"},
+          {"requests", "N", "percentile SLOs: requests a simulation at least (default 1000)"},
           kJson},
          kSearchers});
     v.push_back({"compare",

@@ -87,6 +87,7 @@ void MainWindow::setScenario(const Scenario& s, const QString& path) {
     m_pareto->clear();
     m_pareto->setRunning(false);
     m_paretoScenario = nullptr;
+    resetServing();
     m_runPanel->setRunning(false);
     m_startAction->setEnabled(true);
     m_stopAction->setEnabled(false);

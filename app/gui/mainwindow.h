@@ -41,6 +41,7 @@ class LearningCurveView;
 class MessageBanner;
 class ParetoView;
 class PlanDetails;
+class ServingView;
 class RunPanel;
 class ScenarioEditor;
 class SearchChart;
@@ -50,6 +51,8 @@ class TopologyView;
 } // namespace sp::views
 
 namespace sp::app {
+
+class ServingRunner;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -111,6 +114,8 @@ public:
     views::CalibrationView* calibrationView() const { return m_calibration; }
     views::ParetoView* paretoView() const { return m_pareto; }
     ParetoRunner* paretoRunner() const { return m_paretoRunner; }
+    views::ServingView* servingView() const { return m_serving; }
+    ServingRunner* servingRunner() const { return m_servingRunner; }
     /// The disaggregated sweep's options for a Pareto sweep's, as `shardplan pareto --disaggregated`'s.
     static DisaggSearchOptions disaggregatedOptions(const ParetoOptions& o);
     QDockWidget* calibrationDock() const { return m_calibrationDock; }
@@ -169,6 +174,11 @@ private:
     /// Marks the Pareto tab's sweep stale when the scenario being edited is not the one swept.
     void refreshParetoStale();
     void buildCalibrationDock();
+    void buildServingTab(); ///< mainwindow_serving.cpp
+    /// The edited scenario and the plan the Serving tab simulates (the plan shown, else Megatron's);
+    /// nullopt after showing why not.
+    std::optional<std::pair<Scenario, Plan>> servingScenario();
+    void resetServing(); ///< another scenario: the Serving tab's run dropped, its charts cleared
     /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.
     void useFittedEfficiency(const Efficiency& fitted);
     void showAbout();
@@ -243,6 +253,8 @@ private:
     ParetoRunner* m_overlayRunner = nullptr;          ///< sweeps the scenario overlaid on the Pareto tab
     std::shared_ptr<const Scenario> m_paretoScenario; ///< of the sweep shown in the Pareto tab
     std::shared_ptr<const Scenario> m_overlayScenario; ///< of the overlay shown in the Pareto tab
+    views::ServingView* m_serving = nullptr;
+    ServingRunner* m_servingRunner = nullptr;
     views::CalibrationView* m_calibration = nullptr;
     QDockWidget* m_calibrationDock = nullptr;
     views::MessageBanner* m_banner = nullptr;

@@ -97,6 +97,7 @@ void MainWindow::buildUi() {
         m_tabs->setTabToolTip(i, tr(tips[i]));
     }
     buildParetoTab();
+    buildServingTab();
     buildCalibrationDock();
 
     m_eliteModel = new views::EliteModel(this);

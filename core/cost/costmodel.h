@@ -196,6 +196,7 @@ public:
     struct Impl;
 
 private:
+    friend class StepCost; // core/cost/stepcost.h: the step at a simulation's compositions
     std::unique_ptr<Impl> d;
 };
 

@@ -49,7 +49,7 @@ Database parseDatabase() {
         for (size_t i = 0; i < list.size(); ++i) {
             const io::MapReader g(file, list[i], "gpus[" + std::to_string(i) + "]");
             g.allowKeys({"id", "name", "family", "tflops", "hbm_gb", "memory_mib", "hbm_tb_s", "scale_up",
-                         "nic_gbit_s_per_gpu", "source"});
+                         "nic_gbit_s_per_gpu", "source", "tdp_w", "price_per_hour_usd", "price_source"});
             GpuSpec s;
             s.id = g.string("id");
             s.family = g.string("family");
@@ -71,6 +71,10 @@ Database parseDatabase() {
             s.scaleUp.meshLinkGbPerS = u.numberOr("mesh_link_gb_s", 0.0, 1, 1e6);
             s.nicGbitPerGpu = g.number("nic_gbit_s_per_gpu", 1, 1e6);
             s.source = g.string("source");
+            s.gpu.tdpW = g.numberOr("tdp_w", 0.0, 1, 1e5);
+            s.pricePerHourUsd = g.numberOr("price_per_hour_usd", 0.0, 0.001, 1e4);
+            // A price is a claim about a market on a date: it must say which and when.
+            if (s.pricePerHourUsd > 0) s.priceSource = g.string("price_source");
             out.push_back(std::move(s));
         }
     } catch (const InputError& e) {
@@ -116,6 +120,28 @@ const GpuSpec* findGpu(std::string_view id) {
     for (const auto& g : gpuDatabase())
         if (g.id == id) return &g;
     return nullptr;
+}
+
+const GpuSpec* findGpuByName(std::string_view name) {
+    for (const auto& g : gpuDatabase())
+        if (g.gpu.name == name) return &g;
+    return nullptr;
+}
+
+Cluster clusterOf(const GpuSpec& g, int nodes) {
+    Cluster c;
+    c.name = std::to_string(nodes) + "x" + std::to_string(g.scaleUpDomain) + " " + g.gpu.name;
+    c.nodes = nodes;
+    c.gpusPerNode = g.scaleUpDomain;
+    c.gpu = g.gpu;
+    c.intraNode = g.scaleUp;
+    if (nodes > 1) c.interNode = Link{"NIC", g.nicGbitPerGpu / 8.0, 6.0};
+    const GpuFamily* family = findGpuFamily(g.family);
+    if (family && family->fitted) c.efficiency = family->efficiency;
+    c.efficiencySource = familySource(family, g.gpu.name);
+    c.pricePerGpuHour = g.pricePerHourUsd;
+    c.priceSource = g.priceSource;
+    return c;
 }
 
 std::string knownGpuIds() {

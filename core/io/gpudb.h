@@ -30,6 +30,10 @@ struct GpuSpec {
     int scaleUpDomain = 0; ///< GPUs in one scale-up domain (NVL72: 72)
     double nicGbitPerGpu = 0;
     std::string source; ///< the datasheets
+    /// A public cloud's list price for one GPU an hour, USD, and where and when it was listed; 0: none found.
+    /// (Gpu::tdpW holds the board power.)
+    double pricePerHourUsd = 0;
+    std::string priceSource;
 };
 
 /// Every GPU of the database, in file order. The file is checked when first read; a broken entry aborts with
@@ -37,6 +41,13 @@ struct GpuSpec {
 const std::vector<GpuSpec>& gpuDatabase();
 /// nullptr when unknown.
 const GpuSpec* findGpu(std::string_view id);
+/// The GPU of the database whose name is `name` (a cluster file that gives its GPU inline under the
+/// database's name), or nullptr.
+const GpuSpec* findGpuByName(std::string_view name);
+/// A cluster of `nodes` scale-up domains of the GPU, as a cluster file naming only `gpu: <id>` and `nodes`
+/// reads: the database's links (NVLink / Infinity Fabric 3 us, NIC 6 us), its family's fitted factors, its
+/// power and price.
+Cluster clusterOf(const GpuSpec& g, int nodes);
 /// "a100-sxm-80gb, h100-sxm, ..." for error messages.
 std::string knownGpuIds();
 /// The families of the database; nullptr when unknown.

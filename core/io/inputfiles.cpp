@@ -180,7 +180,7 @@ Model readAnyModel(const MapReader& r) {
 Cluster readCluster(const MapReader& r) {
     checkHeader(r, FileKind::Cluster);
     r.allowKeys({"version", "kind", "name", "nodes", "gpus_per_node", "gpus_per_host", "gpu", "intra_node",
-                 "inter_node", "efficiency"});
+                 "inter_node", "efficiency", "price_per_gpu_hour"});
     Cluster c;
     c.name = r.stringOr("name", "");
     // `gpu: b200` names a GPU of the database: its figures, and defaults for the domain size and the links.
@@ -205,9 +205,10 @@ Cluster readCluster(const MapReader& r) {
     if (c.gpusPerHost == c.gpusPerNode) c.gpusPerHost = 0;
     if (spec) {
         c.gpu = spec->gpu;
+        c.pricePerGpuHour = spec->pricePerHourUsd, c.priceSource = spec->priceSource;
     } else {
         const MapReader g = r.map("gpu");
-        g.allowKeys({"name", "tflops", "hbm_gb", "memory_mib", "hbm_tb_s"});
+        g.allowKeys({"name", "tflops", "hbm_gb", "memory_mib", "hbm_tb_s", "tdp_w"});
         c.gpu.name = g.stringOr("name", "");
         const MapReader t = g.map("tflops");
         t.allowKeys({"fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"});
@@ -221,7 +222,16 @@ Cluster readCluster(const MapReader& r) {
         // What the driver reports, MiB (nvidia-smi, rocm-smi); without it the datasheet's 10^9 bytes.
         c.gpu.memoryMiB = g.numberOr("memory_mib", 0.0, 1e-3, 1e10);
         c.gpu.hbmTBs = g.number("hbm_tb_s", 1e-3, 1e4);
+        // Board power and price: the file's, else those of the database's GPU of the same name.
+        const GpuSpec* named = findGpuByName(c.gpu.name);
+        c.gpu.tdpW = g.numberOr("tdp_w", named ? named->gpu.tdpW : 0.0, 1, 1e5);
+        if (named) c.pricePerGpuHour = named->pricePerHourUsd, c.priceSource = named->priceSource;
     }
+    if (r.has("price_per_gpu_hour")) {
+        c.pricePerGpuHour = r.number("price_per_gpu_hour", 0.0, 1e4);
+        c.priceSource = "the cluster file's price_per_gpu_hour";
+    }
+    if (c.pricePerGpuHour <= 0) c.priceSource.clear();
     if (spec && !r.has("intra_node")) {
         c.intraNode = spec->scaleUp;
     } else {
@@ -265,17 +275,23 @@ Cluster readCluster(const MapReader& r) {
 Workload readWorkload(const MapReader& r) {
     checkHeader(r, FileKind::Workload);
     r.allowKeys({"version", "kind", "name", "phase", "input_tokens", "output_tokens", "slo", "batch",
-                 "kv_reservation", "acceptance_rates"});
+                 "kv_reservation", "acceptance_rates", "prefix_cache_hit"});
     Workload w;
     w.name = r.stringOr("name", "");
     w.phase = static_cast<Phase>(r.oneOf("phase", {"prefill", "decode", "serving"}));
-    w.inputTokens = r.integer("input_tokens", 1, kMaxTokens);
-    w.outputTokens = r.integerOr("output_tokens", 1, 1, kMaxTokens);
+    w.inputLengths = io::readLength(r, "input_tokens", w.inputTokens);
+    w.outputTokens = 1;
+    if (r.has("output_tokens")) w.outputLengths = io::readLength(r, "output_tokens", w.outputTokens);
+    // Share of a prompt's tokens found in the prefix cache: below 1, since a prompt's last token is always
+    // computed (its logits give the first output token).
+    w.prefixCacheHit = r.numberOr("prefix_cache_hit", 0.0, 0.0, 0.99);
     if (r.has("slo")) {
         const MapReader s = r.map("slo");
-        s.allowKeys({"ttft_ms", "tpot_ms"});
+        s.allowKeys({"ttft_ms", "tpot_ms", "percentile"});
         w.ttftMs = s.numberOr("ttft_ms", 0.0, 0.0, 1e9);
         w.tpotMs = s.numberOr("tpot_ms", 0.0, 0.0, 1e9);
+        // 99: p99 TTFT and TPOT (MLPerf's server scenario); absent: the mean, as the analytical model checks.
+        w.sloPercentile = s.numberOr("percentile", 0.0, 1.0, 100.0);
     }
     if (r.has("batch")) {
         const MapReader b = r.map("batch");
@@ -490,7 +506,9 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     e << YAML::Key << "hbm_gb" << YAML::Value << c.gpu.hbmGB;
     if (c.gpu.memoryMiB > 0) e << YAML::Key << "memory_mib" << YAML::Value << c.gpu.memoryMiB;
     e << YAML::Key << "hbm_tb_s" << YAML::Value << c.gpu.hbmTBs;
+    if (c.gpu.tdpW > 0) e << YAML::Key << "tdp_w" << YAML::Value << c.gpu.tdpW;
     e << YAML::EndMap;
+    if (c.pricePerGpuHour > 0) e << YAML::Key << "price_per_gpu_hour" << YAML::Value << c.pricePerGpuHour;
     e << YAML::Key << "intra_node" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
       << c.intraNode.name;
     e << YAML::Key << "gb_s_per_gpu" << YAML::Value << c.intraNode.gbPerS;
@@ -526,11 +544,16 @@ void emitWorkload(YAML::Emitter& e, const Workload& w) {
     e << YAML::Key << "version" << YAML::Value << 1 << YAML::Key << "kind" << YAML::Value << "workload";
     e << YAML::Key << "name" << YAML::Value << w.name << YAML::Key << "phase" << YAML::Value
       << phases[int(w.phase)];
-    e << YAML::Key << "input_tokens" << YAML::Value << w.inputTokens;
-    e << YAML::Key << "output_tokens" << YAML::Value << w.outputTokens;
+    e << YAML::Key << "input_tokens" << YAML::Value;
+    io::emitLength(e, w.inputLengths, w.inputTokens);
+    e << YAML::Key << "output_tokens" << YAML::Value;
+    io::emitLength(e, w.outputLengths, w.outputTokens);
+    if (w.prefixCacheHit > 0) e << YAML::Key << "prefix_cache_hit" << YAML::Value << w.prefixCacheHit;
     e << YAML::Key << "slo" << YAML::Value << YAML::BeginMap << YAML::Key << "ttft_ms" << YAML::Value
       << w.ttftMs;
-    e << YAML::Key << "tpot_ms" << YAML::Value << w.tpotMs << YAML::EndMap;
+    e << YAML::Key << "tpot_ms" << YAML::Value << w.tpotMs;
+    if (w.sloPercentile > 0) e << YAML::Key << "percentile" << YAML::Value << w.sloPercentile;
+    e << YAML::EndMap;
     e << YAML::Key << "batch" << YAML::Value << YAML::BeginMap;
     e << YAML::Key << "policy" << YAML::Value << (w.fixedBatch ? "fixed" : "auto");
     if (w.fixedBatch) e << YAML::Key << "size" << YAML::Value << w.batch;

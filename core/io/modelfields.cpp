@@ -5,6 +5,7 @@
 namespace sp::io {
 
 namespace {
+constexpr int64_t kMaxTokens = 100'000'000; // as the workload reader bounds lengths
 constexpr int64_t kMaxDim = 10'000'000; // as the model and config readers bound sizes
 std::vector<std::string_view> dtypeOptions() {
     return {kDtypeNames.begin(), kDtypeNames.end()};
@@ -238,6 +239,92 @@ Efficiency readEfficiency(const MapReader& e, const Efficiency& d) {
     f.opOverlap = e.numberOr("op_overlap", d.opOverlap, 0.0, 1.0);
     f.fusedMoeMemory = e.numberOr("fused_moe_memory", d.fusedMoeMemory, 0.0, 1.0);
     return f;
+}
+
+/// A length: a whole number of tokens (every request alike), or how the simulation draws it,
+/// {distribution: uniform, min, max}, {distribution: lognormal, mean, cv[, min][, max]} or
+/// {distribution: histogram, bins: [[lo, hi, weight], ...]}. `tokens` receives the number, or the
+/// distribution's mean rounded (what the analytical model prices).
+LengthDist readLength(const MapReader& r, std::string_view key, int64_t& tokens) {
+    LengthDist d;
+    if (!r.node(key).IsMap()) {
+        tokens = r.integer(key, 1, kMaxTokens);
+        return d;
+    }
+    const MapReader m = r.map(key);
+    d.kind =
+        static_cast<LengthDist::Kind>(1 + m.oneOf("distribution", {"uniform", "lognormal", "histogram"}));
+    switch (d.kind) {
+    case LengthDist::Kind::Uniform:
+        m.allowKeys({"distribution", "min", "max"});
+        d.min = m.integer("min", 1, kMaxTokens);
+        d.max = m.integer("max", 1, kMaxTokens);
+        if (d.max < d.min) m.failAt("max", "must be at least min (" + std::to_string(d.min) + ")");
+        break;
+    case LengthDist::Kind::Lognormal:
+        m.allowKeys({"distribution", "mean", "cv", "min", "max"});
+        d.mean = m.number("mean", 1.0, double(kMaxTokens));
+        d.cv = m.number("cv", 0.0, 100.0);
+        d.min = m.integerOr("min", 1, 1, kMaxTokens);
+        d.max = m.integerOr("max", 0, 0, kMaxTokens);
+        if (d.max > 0 && d.max < d.min)
+            m.failAt("max", "must be at least min (" + std::to_string(d.min) + "), or 0 for no limit");
+        break;
+    case LengthDist::Kind::Histogram: {
+        m.allowKeys({"distribution", "bins"});
+        const YAML::Node bins = m.node("bins");
+        const std::string field = m.field("bins");
+        if (!bins.IsSequence() || bins.size() == 0)
+            fail(m.file(), bins, field, "expected a list of [lo, hi, weight] bins, e.g. [[1, 512, 0.6]]");
+        double total = 0;
+        for (size_t i = 0; i < bins.size(); ++i) {
+            const std::string f = field + "[" + std::to_string(i) + "]";
+            if (!bins[i].IsSequence() || bins[i].size() != 3)
+                fail(m.file(), bins[i], f, "expected [lo, hi, weight]: lengths lo to hi, the bin's weight");
+            LengthDist::Bin b;
+            b.lo = asInteger(m.file(), bins[i][0], f + "[0]", 1, kMaxTokens);
+            b.hi = asInteger(m.file(), bins[i][1], f + "[1]", 1, kMaxTokens);
+            if (b.hi < b.lo) fail(m.file(), bins[i][1], f + "[1]", "hi must be at least lo");
+            b.weight = asNumber(m.file(), bins[i][2], f + "[2]", 0.0, 1e12);
+            total += b.weight;
+            d.bins.push_back(b);
+        }
+        if (total <= 0) fail(m.file(), bins, field, "at least one bin needs a weight above 0");
+        break;
+    }
+    case LengthDist::Kind::Fixed:
+        break;
+    }
+    tokens = std::max<int64_t>(1, std::llround(d.expected()));
+    return d;
+}
+
+void emitLength(YAML::Emitter& e, const LengthDist& d, int64_t tokens) {
+    if (d.kind == LengthDist::Kind::Fixed) {
+        e << tokens;
+        return;
+    }
+    e << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "distribution" << YAML::Value << kLengthDistNames[int(d.kind)];
+    switch (d.kind) {
+    case LengthDist::Kind::Uniform:
+        e << YAML::Key << "min" << YAML::Value << d.min << YAML::Key << "max" << YAML::Value << d.max;
+        break;
+    case LengthDist::Kind::Lognormal:
+        e << YAML::Key << "mean" << YAML::Value << d.mean << YAML::Key << "cv" << YAML::Value << d.cv;
+        e << YAML::Key << "min" << YAML::Value << d.min;
+        if (d.max > 0) e << YAML::Key << "max" << YAML::Value << d.max;
+        break;
+    case LengthDist::Kind::Histogram:
+        e << YAML::Key << "bins" << YAML::Value << YAML::BeginSeq;
+        for (const auto& b : d.bins)
+            e << YAML::Flow << YAML::BeginSeq << b.lo << b.hi << b.weight << YAML::EndSeq;
+        e << YAML::EndSeq;
+        break;
+    case LengthDist::Kind::Fixed:
+        break;
+    }
+    e << YAML::EndMap;
 }
 
 } // namespace sp::io

@@ -5,6 +5,7 @@
 #include "core/io/reader.h"
 #include "core/model/cluster.h"
 #include "core/model/model.h"
+#include "core/model/workload.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -34,5 +35,13 @@ void emitSpecSupport(YAML::Emitter& e, const SpecSupport& s);
 Speculative readSpeculative(const MapReader& r);
 /// Acceptance rates: a list of probabilities in (0, 1], at most kMaxDraftTokens of them.
 std::vector<double> readAcceptanceRates(const MapReader& r, std::string_view key);
+
+/// A request length (a workload's input_tokens or output_tokens): a whole number of tokens (every request
+/// alike), or how the simulation draws it, {distribution: uniform, min, max}, {distribution: lognormal, mean,
+/// cv[, min][, max]} or {distribution: histogram, bins: [[lo, hi, weight], ...]}. `tokens` receives the
+/// number, or the distribution's mean rounded (what the analytical model prices).
+LengthDist readLength(const MapReader& r, std::string_view key, int64_t& tokens);
+/// The length as readLength reads it: the number for LengthDist::Kind::Fixed, else the distribution.
+void emitLength(YAML::Emitter& e, const LengthDist& d, int64_t tokens);
 
 } // namespace sp::io

@@ -22,6 +22,9 @@ struct Gpu {
     /// (74.5 GiB): memoryBytes().
     double memoryMiB = 0;
     double memoryBytes() const { return memoryMiB > 0 ? memoryMiB * 1048576.0 : hbmGB * 1e9; }
+    /// Board power (the datasheet's maximum TDP), W; 0: unknown. Energy figures are TDP-based: the most the
+    /// boards draw, not a measurement of what they draw.
+    double tdpW = 0;
     bool operator==(const Gpu&) const = default;
 };
 
@@ -102,15 +105,19 @@ struct Cluster {
     Link intraNode;
     Link interNode;
     Efficiency efficiency;
+    /// What one GPU costs an hour, USD (the cluster file's price_per_gpu_hour, else the GPU database's cloud
+    /// list price); 0: unknown. priceSource says where it comes from, with its date.
+    double pricePerGpuHour = 0;
+    std::string priceSource;
     int gpus() const { return nodes * gpusPerNode; }
     int hostGpus() const { return gpusPerHost > 0 ? gpusPerHost : gpusPerNode; }
     int hosts() const { return gpus() / hostGpus(); }
-    /// Alike clusters are equal whatever their efficiencySource says (it describes the factors, which are
-    /// compared).
+    /// Alike clusters are equal whatever their efficiencySource and priceSource say (they describe the
+    /// factors and the price, which are compared).
     bool operator==(const Cluster& o) const {
         return name == o.name && nodes == o.nodes && gpusPerNode == o.gpusPerNode &&
                gpusPerHost == o.gpusPerHost && gpu == o.gpu && intraNode == o.intraNode &&
-               interNode == o.interNode && efficiency == o.efficiency;
+               interNode == o.interNode && efficiency == o.efficiency && pricePerGpuHour == o.pricePerGpuHour;
     }
 };
 

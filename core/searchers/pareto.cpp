@@ -2,6 +2,7 @@
 #include "core/searchers/pareto.h"
 
 #include "core/common/text.h"
+#include "core/cost/economics.h"
 #include "core/cost/validity.h"
 #include "core/search/space.h"
 #include "core/searchers/registry.h"
@@ -15,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 namespace sp {
@@ -332,11 +334,12 @@ std::string layoutFamily(const Plan& plan, const Model& model) {
 std::string paretoCsv(const ParetoResult& r, const ParetoCsvExtras& x) {
     std::ostringstream s;
     s << "frontier,user_tokens_per_s,throughput_per_gpu,tpot_ms,ttft_ms,target_tpot_ms,batch,family,pp,dp,tp,"
-         "ep,etp,edp,prefill_nodes,decode_nodes,bound,scenario\n";
+         "ep,etp,edp,prefill_nodes,decode_nodes,bound,"
+      << (x.cluster ? "usd_per_million_tokens,tokens_per_s_per_mw," : "") << "scenario\n";
     // One row; target 0 (the loose end: no TPOT limit) is left empty rather than read as a 0 ms limit.
-    const auto row = [&s](const char* kind, double user, double perGpu, double tpot, double ttft,
-                          double target, int64_t batch, const std::string& family, const Degrees& d,
-                          const std::string& split, const std::string& scenario) {
+    const auto row = [&s, &x](const char* kind, double user, double perGpu, double tpot, double ttft,
+                              double target, int64_t batch, const std::string& family, const Degrees& d,
+                              const std::string& split, const std::string& scenario) {
         char buf[256];
         std::snprintf(buf, sizeof buf, "%s,%.10g,%.10g,%.10g,%.10g,", kind, user, perGpu, tpot, ttft);
         s << buf;
@@ -345,7 +348,18 @@ std::string paretoCsv(const ParetoResult& r, const ParetoCsvExtras& x) {
             s << buf;
         }
         s << ',' << batch << ',' << csvField(family) << ',' << d.pp << ',' << d.dp << ',' << d.tp << ','
-          << d.ep << ',' << d.etp << ',' << d.edp << ',' << split << ',' << csvField(scenario) << "\n";
+          << d.ep << ',' << d.etp << ',' << d.edp << ',' << split << ',';
+        if (x.cluster) {
+            // Per GPU: the point's throughput per GPU on one GPU's price and power; the overlay ran on
+            // another cluster.
+            const bool own = std::string_view(kind) != "overlay";
+            const ServingCost c = servingCost(*x.cluster, 1, perGpu);
+            if (own && c.priced && c.usdPerMillionTokens > 0) s << c.usdPerMillionTokens;
+            s << ',';
+            if (own && c.powered) s << c.tokensPerSPerMegawatt;
+            s << ',';
+        }
+        s << csvField(scenario) << "\n";
     };
     const auto rows = [&](const char* kind, const std::vector<ParetoPoint>& ps, const std::string& scenario) {
         for (const auto& p : ps)

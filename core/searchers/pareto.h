@@ -17,8 +17,8 @@
 // Cancellable (a stop token and a wall-clock limit; a stopped sweep returns the points found so far) and
 // observable (ParetoObserver, called on the sweeping thread).
 
-#include "core/searchers/disagg_search.h"
 #include "core/search/engine.h"
+#include "core/searchers/disagg_search.h"
 
 #include <stop_token>
 #include <string>
@@ -100,12 +100,17 @@ struct ParetoCsvExtras {
     std::vector<DisaggFrontierPoint> disaggregated; ///< the disaggregated frontier at the sweep's targets
     std::string overlayScenario;                    ///< the overlaid scenario's name
     std::vector<ParetoPoint> overlay;               ///< its frontier
+    /// The sweep's cluster: adds each point's dollars per million tokens and tokens/s per MW of GPU TDP
+    /// (empty where unknown, and for the overlay, of another cluster), so cost can be plotted against
+    /// interactivity. None when null.
+    const Cluster* cluster = nullptr;
 };
 
 /// The frontier, the Megatron frontier, then the extras' disaggregated and overlay frontiers as CSV, one row
 /// per point: frontier (searched, megatron, disaggregated or overlay), tokens/s per user, per GPU, TPOT,
 /// TTFT, target, batch, family, the degrees (a disaggregated row's: its decode pool's, with its batch),
-/// prefill and decode nodes and the bounding side (disaggregated rows only), and the scenario. The target is
+/// prefill and decode nodes and the bounding side (disaggregated rows only), with a cluster
+/// usd_per_million_tokens and tokens_per_s_per_mw, and the scenario. The target is
 /// empty for the loose end, which was searched with no TPOT limit (its TPOT is the loosest target).
 std::string paretoCsv(const ParetoResult& result, const ParetoCsvExtras& extras = {});
 

@@ -1,0 +1,597 @@
+// shardplan simulate, capacity and bench --sim-speed: the request-level serving simulation (core/sim).
+#include "sim_commands.h"
+
+#include "args.h"
+#include "common.h"
+#include "interrupt.h"
+#include "metrics_json.h"
+#include "search_util.h"
+#include "verbs.h"
+
+#include "core/io/formats.h"
+#include "core/io/gpudb.h"
+#include "core/searchers/registry.h"
+#include "core/sim/capacity.h"
+#include "core/sim/simulator.h"
+#include "core/sim/trace.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+namespace sp::cli {
+
+namespace {
+
+constexpr int64_t kDefaultRequests = 1000;
+
+std::string group(double x, const char* fmt = "%.0f") {
+    return thousands(x, fmt);
+}
+
+nlohmann::ordered_json percentilesJson(const Percentiles& p) {
+    return {{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90},
+            {"p99", p.p99},   {"max", p.max}, {"count", p.count}};
+}
+
+/// 100 points of a CDF: the value at each percentile 1..100.
+nlohmann::ordered_json cdfJson(const std::vector<double>& sorted) {
+    auto a = nlohmann::ordered_json::array();
+    if (sorted.empty()) return a;
+    for (int p = 1; p <= 100; ++p) a.push_back(percentileOf(sorted, p));
+    return a;
+}
+
+std::string sloName(const Workload& w) {
+    char buf[24] = "mean";
+    if (w.sloPercentile > 0) std::snprintf(buf, sizeof buf, "p%g", w.sloPercentile);
+    return buf;
+}
+
+nlohmann::ordered_json simJson(const SimResult& r, const Workload& w) {
+    nlohmann::ordered_json j;
+    j["setup"] = r.plan;
+    j["requests"] = r.requests;
+    j["completed"] = r.completed;
+    j["stopped"] = r.stopped;
+    if (!r.error.empty()) j["note"] = r.error;
+    j["duration_s"] = r.durationS;
+    j["offered_rate"] = r.offeredRate;
+    j["steps"] = r.steps;
+    j["ttft_ms"] = percentilesJson(r.ttftMs);
+    j["tpot_ms"] = percentilesJson(r.tpotMs);
+    j["itl_ms"] = percentilesJson(r.itlMs);
+    j["e2e_ms"] = percentilesJson(r.e2eMs);
+    j["throughput"] = {{"requests_per_s", r.requestsPerS},
+                       {"output_tokens_per_s", r.outputTokensPerS},
+                       {"total_tokens_per_s", r.totalTokensPerS},
+                       {"sustained_output_tokens_per_s", r.sustainedOutputTokensPerS}};
+    const SloCheck c = checkSlo(r, w);
+    j["slo"] = {{"percentile", w.sloPercentile > 0 ? nlohmann::ordered_json(w.sloPercentile) : nullptr},
+                {"ttft_ms", w.ttftMs > 0 ? nlohmann::ordered_json(w.ttftMs) : nullptr},
+                {"tpot_ms", w.tpotMs > 0 ? nlohmann::ordered_json(w.tpotMs) : nullptr},
+                {"ttft_at_percentile_ms", c.ttftMs},
+                {"tpot_at_percentile_ms", c.tpotMs},
+                {"met", c.met},
+                {"goodput_requests_per_s", r.goodputRequestsPerS},
+                {"attainment", r.sloAttainment}};
+    j["mean_in_flight"] = r.meanInFlight;
+    j["kv"] = {{"blocks_per_lane", r.kvBlocksPerLane}, {"block_tokens", r.blockTokens},
+               {"peak_share", r.kvPeakShare},          {"mean_share", r.kvMeanShare},
+               {"preemptions", r.preemptions},         {"admissions_blocked", r.admissionsBlockedByKv}};
+    j["lanes"] = r.lanes;
+    j["batch_cap"] = r.batchCap;
+    j["token_budget"] = r.tokenBudget;
+    j["cdf"] = {{"ttft_ms", cdfJson(r.ttftSortedMs)}, {"tpot_ms", cdfJson(r.tpotSortedMs)}};
+    auto tl = nlohmann::ordered_json::array();
+    for (const auto& p : r.timeline)
+        tl.push_back({{"t_s", p.t}, {"waiting", p.waiting}, {"running", p.running}, {"kv_share", p.kvShare}});
+    j["timeline"] = tl;
+    return j;
+}
+
+void printSim(const SimResult& r, const Workload& w) {
+    std::printf("setup      %s; %lld tokens a step\n", r.plan.c_str(), (long long)r.tokenBudget);
+    std::printf("completed  %lld of %lld requests in %.1f s simulated (%s steps)%s\n", (long long)r.completed,
+                (long long)r.requests, r.durationS, group(double(r.steps)).c_str(),
+                r.stopped ? ", stopped early" : "");
+    if (!r.error.empty()) std::printf("note       %s\n", r.error.c_str());
+    std::printf("           %10s %10s %10s %10s %10s\n", "mean", "p50", "p90", "p99", "max");
+    const auto row = [](const char* name, const Percentiles& p) {
+        std::printf("%-10s %10.1f %10.1f %10.1f %10.1f %10.1f\n", name, p.mean, p.p50, p.p90, p.p99, p.max);
+    };
+    row("TTFT ms", r.ttftMs);
+    row("TPOT ms", r.tpotMs);
+    row("ITL ms", r.itlMs);
+    row("E2E ms", r.e2eMs);
+    std::printf("throughput %.2f requests/s, %s output tokens/s (sustained %s), %s tokens/s in and out\n",
+                r.requestsPerS, group(r.outputTokensPerS).c_str(), group(r.sustainedOutputTokensPerS).c_str(),
+                group(r.totalTokensPerS).c_str());
+    const SloCheck c = checkSlo(r, w);
+    if (w.ttftMs > 0 || w.tpotMs > 0) {
+        std::string line = sloName(w) + ":";
+        if (w.ttftMs > 0)
+            line += " TTFT " + group(c.ttftMs, "%.1f") + " of " + group(w.ttftMs, "%.4g") + " ms" +
+                    (c.ttftRatio <= 1 ? " (met)" : " (missed)");
+        if (w.tpotMs > 0)
+            line += std::string(w.ttftMs > 0 ? "," : "") + " TPOT " + group(c.tpotMs, "%.2f") + " of " +
+                    group(w.tpotMs, "%.4g") + " ms" + (c.tpotRatio <= 1 ? " (met)" : " (missed)");
+        std::printf("SLOs       %s\n", line.c_str());
+        std::printf("goodput    %.2f requests/s meet every SLO (%.1f%% of the requests)\n",
+                    r.goodputRequestsPerS, 100.0 * r.sloAttainment);
+    }
+    std::printf(
+        "memory     KV pool peak %.1f%%, mean %.1f%% of %s blocks a lane; %lld preemptions, %lld steps with "
+        "requests waiting for blocks\n",
+        100.0 * r.kvPeakShare, 100.0 * r.kvMeanShare, group(double(r.kvBlocksPerLane)).c_str(),
+        (long long)r.preemptions, (long long)r.admissionsBlockedByKv);
+    std::printf("in flight mean %.1f requests (Little's law: %.2f requests/s x %.3f s = %.1f)\n",
+                r.meanInFlight, r.requestsPerS, r.e2eMs.mean / 1e3, r.requestsPerS * r.e2eMs.mean / 1e3);
+}
+
+/// The plan a verb runs: --plan (a file), --searcher (its best), or Megatron's.
+struct PlanArgs {
+    std::optional<std::string> path, searcher;
+    int64_t budget = 2000;
+    uint64_t seed = 1;
+};
+
+/// A plan for the scenario, or an exit code after reporting why not.
+std::optional<Plan> planFor(const CostModel& model, const PlanArgs& a, std::string& name, int& exitCode) {
+    const Scenario& s = model.scenario();
+    if (a.path) {
+        const auto p = loadPlanOrReport(*a.path);
+        if (!p) {
+            exitCode = kBadInput;
+            return std::nullopt;
+        }
+        if (auto why = model.checkPlan(*p)) {
+            std::cerr << *a.path << ": plan does not fit the scenario: " << *why << "\n";
+            exitCode = kBadInput;
+            return std::nullopt;
+        }
+        name = *a.path;
+        return *p;
+    }
+    if (a.searcher) {
+        PlanChoice c;
+        {
+            InterruptToStop interrupt;
+            c = choosePlan(model, *a.searcher, a.budget, a.seed, interrupt.token());
+        }
+        if (!c.ok) {
+            std::cerr << "shardplan: " << *a.searcher << " found no feasible plan: " << c.why << "\n";
+            exitCode = kBadInput;
+            return std::nullopt;
+        }
+        name = *a.searcher + " (seed " + std::to_string(a.seed) + ")";
+        std::cerr << "shardplan: " << name << ": best " << degreesText(c.plan, s.model.moe.present()) << ", "
+                  << static_cast<long long>(c.metrics.throughput) << " tokens/s\n";
+        return c.plan;
+    }
+    name = "megatron";
+    return model.megatronPlan();
+}
+
+/// Reads the options simulate and capacity share into SimOptions; an empty string, or what is wrong.
+std::string readSimOptions(Args& a, SimOptions& o) {
+    o.requests = a.integer("requests").value_or(kDefaultRequests);
+    o.rate = a.number("rate").value_or(0.0);
+    o.burstCv = a.number("burst-cv").value_or(1.0);
+    o.duration = a.number("duration").value_or(0.0);
+    o.seed = uint64_t(a.integer("seed").value_or(1));
+    o.batchCap = a.integer("batch-cap").value_or(0);
+    if (!a.ok()) return a.error();
+    if (auto r = a.option("routing")) {
+        if (*r == "least-loaded")
+            o.routing = Routing::LeastLoaded;
+        else if (*r == "round-robin")
+            o.routing = Routing::RoundRobin;
+        else
+            return "--routing must be least-loaded or round-robin, not '" + *r + "'";
+    }
+    return "";
+}
+
+} // namespace
+
+int cmdSimulate(const std::vector<std::string>& argv) {
+    const VerbSpec& spec = verb("simulate");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (!a.positionals().empty())
+        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
+    const auto scenarioPath = a.option("scenario");
+    if (!scenarioPath) return usageError("--scenario is required", usage);
+    SimOptions o;
+    if (auto e = readSimOptions(a, o); !e.empty()) return usageError(e, usage);
+    const auto budget = a.integer("budget");
+    if (!a.ok()) return usageError(a.error(), usage);
+    const auto tracePath = a.option("trace");
+    if (tracePath && a.option("rate")) return usageError("give --rate or --trace, not both", usage);
+    if (!tracePath && !a.option("rate")) return usageError("--rate or --trace is required", usage);
+    if (tracePath && a.option("burst-cv")) return usageError("--burst-cv goes with --rate", usage);
+    if (a.option("plan") && a.option("searcher"))
+        return usageError("give --plan or --searcher, not both", usage);
+    if (budget && !a.option("searcher")) return usageError("--budget goes with --searcher", usage);
+    if (auto n = a.option("searcher"); n && !searcherError(*n).empty())
+        return usageError(searcherError(*n), usage);
+    if (tracePath && !a.option("requests")) o.requests = 0; // the whole trace
+    const auto s = loadScenarioOrReport(*scenarioPath);
+    if (!s) return kBadInput;
+    if (s->workload.phase != Phase::Serving) {
+        std::cerr << *scenarioPath
+                  << ": the simulation serves requests: the workload's phase must be serving\n";
+        return kBadInput;
+    }
+    if (tracePath) {
+        auto t = loadTrace(*tracePath);
+        if (!t) {
+            std::cerr << t.error().str() << "\n";
+            return kBadInput;
+        }
+        o.trace = std::move(t).value();
+    }
+    const bool json = a.flag("json");
+    std::shared_ptr<const SimResult> r;
+    nlohmann::ordered_json planJson;
+    std::string planName;
+    Metrics analytic;
+    ServingCost cost;
+    bool disaggregated = false;
+    if (auto pp = a.option("plan")) {
+        auto dis = isDisaggregatedPlan(*pp);
+        if (!dis) {
+            std::cerr << dis.error().str() << "\n";
+            return kBadInput;
+        }
+        disaggregated = dis.value();
+    }
+    InterruptToStop interrupt;
+    if (disaggregated) {
+        const auto dp = loadDisaggPlan(*a.option("plan"), &s.value());
+        if (!dp) {
+            std::cerr << dp.error().str() << "\n";
+            return kBadInput;
+        }
+        const DisaggModel model(s.value());
+        const DisaggMetrics dm = model.evaluate(dp.value());
+        if (!dm.valid) {
+            std::cerr << *a.option("plan") << ": " << dm.violation << "\n";
+            return kBadInput;
+        }
+        r = simulate(model, dp.value(), o, {}, interrupt.token());
+        planName = *a.option("plan");
+        planJson = nlohmann::ordered_json::parse(toJson(dp.value(), s->model));
+        analytic.throughput = dm.throughput, analytic.ttftMs = dm.ttftMs, analytic.tpotMs = dm.tpotMs;
+        analytic.batch = dm.decode.batch;
+        cost = servingCost(s->cluster, dm.prefillGpus + dm.decodeGpus,
+                           r->sustainedOutputTokensPerS > 0 ? r->sustainedOutputTokensPerS
+                                                            : r->outputTokensPerS);
+    } else {
+        const CostModel model(s.value());
+        PlanArgs pa;
+        pa.path = a.option("plan");
+        pa.searcher = a.option("searcher");
+        pa.budget = budget.value_or(2000);
+        pa.seed = o.seed;
+        int code = kOk;
+        const auto plan = planFor(model, pa, planName, code);
+        if (!plan) return code;
+        analytic = model.evaluate(*plan);
+        r = simulate(model, *plan, o, {}, interrupt.token());
+        planJson = nlohmann::ordered_json::parse(toJson(*plan, s->model));
+        if (!json)
+            std::printf("scenario   %s\nplan       %s: %s\n", s->name.c_str(), planName.c_str(),
+                        degreesText(*plan, s->model.moe.present()).c_str());
+        cost = servingCost(s->cluster, s->gpus(),
+                           r->sustainedOutputTokensPerS > 0 ? r->sustainedOutputTokensPerS
+                                                            : r->outputTokensPerS);
+    }
+    if (!r->ok) {
+        std::cerr << "shardplan: " << r->error << "\n";
+        return kBadInput;
+    }
+    if (interrupt.interrupted()) std::cerr << "shardplan: interrupted; the figures cover what completed\n";
+    if (json) {
+        nlohmann::ordered_json j;
+        j["scenario"] = s->name;
+        j["plan_name"] = planName;
+        j["plan"] = planJson;
+        j["arrivals"] = o.trace.empty()
+                            ? nlohmann::ordered_json{{"process", o.burstCv == 1 ? "poisson" : "gamma"},
+                                                     {"rate", o.rate},
+                                                     {"cv", o.burstCv},
+                                                     {"requests", o.requests},
+                                                     {"seed", o.seed}}
+                            : nlohmann::ordered_json{{"trace", *tracePath}, {"requests", o.trace.size()}};
+        j["simulation"] = simJson(*r, s->workload);
+        j["analytical"] = {{"throughput_tokens_per_s", analytic.throughput},
+                           {"ttft_ms", analytic.ttftMs},
+                           {"tpot_ms", analytic.tpotMs},
+                           {"batch", analytic.batch}};
+        j["cost"] = costJson(cost);
+        std::cout << jsonText(j) << "\n";
+        return kOk;
+    }
+    if (disaggregated)
+        std::printf("scenario   %s\nplan       %s (disaggregated)\n", s->name.c_str(), planName.c_str());
+    if (o.trace.empty())
+        std::printf("arrivals   %s at %.4g requests/s, %lld requests, seed %llu\n",
+                    o.burstCv == 1 ? "Poisson" : ("gamma gaps of CV " + group(o.burstCv, "%.3g")).c_str(),
+                    o.rate, (long long)o.requests, (unsigned long long)o.seed);
+    else
+        std::printf("arrivals   the trace %s (%zu requests)\n", tracePath->c_str(), o.trace.size());
+    printSim(*r, s->workload);
+    std::printf("analytical steady state %s tokens/s, TTFT %.1f ms, TPOT %.2f ms at batch %lld\n",
+                group(analytic.throughput).c_str(), analytic.ttftMs, analytic.tpotMs,
+                (long long)analytic.batch);
+    std::printf("cost       %s\n", costText(cost).c_str());
+    return kOk;
+}
+
+int cmdCapacity(const std::vector<std::string>& argv) {
+    const VerbSpec& spec = verb("capacity");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
+    if (!a.ok()) return usageError(a.error(), usage);
+    if (!a.positionals().empty())
+        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
+    const auto scenarioPath = a.option("scenario");
+    if (!scenarioPath) return usageError("--scenario is required", usage);
+    SimOptions so;
+    if (auto e = readSimOptions(a, so); !e.empty()) return usageError(e, usage);
+    const auto budget = a.integer("budget");
+    const auto maxNodes = a.integer("max-nodes");
+    if (!a.ok()) return usageError(a.error(), usage);
+    const bool maxRateMode = a.flag("max-rate");
+    if (maxRateMode == bool(a.option("rate"))) return usageError("give --rate R or --max-rate", usage);
+    if (a.option("plan") && !maxRateMode) return usageError("--plan goes with --max-rate", usage);
+    if (a.option("plan") && a.option("searcher"))
+        return usageError("give --plan or --searcher, not both", usage);
+    if (a.option("plan") && a.option("gpus"))
+        return usageError("--plan is for the scenario's own cluster", usage);
+    if (auto n = a.option("searcher"); n && !searcherError(*n).empty())
+        return usageError(searcherError(*n), usage);
+    std::vector<std::string> gpus;
+    if (auto list = a.option("gpus")) {
+        std::stringstream ss(*list);
+        for (std::string id; std::getline(ss, id, ',');) {
+            if (id.empty()) continue;
+            if (!findGpu(id)) return usageError("unknown GPU '" + id + "'; known: " + knownGpuIds(), usage);
+            gpus.push_back(id);
+        }
+    }
+    const auto s = loadScenarioOrReport(*scenarioPath);
+    if (!s) return kBadInput;
+    const Workload& w = s->workload;
+    if (w.phase != Phase::Serving) {
+        std::cerr << *scenarioPath << ": capacity serves requests: the workload's phase must be serving\n";
+        return kBadInput;
+    }
+    if (w.ttftMs <= 0 && w.tpotMs <= 0) {
+        std::cerr << *scenarioPath << ": capacity is the rate under the SLOs, and the workload sets none\n";
+        return kBadInput;
+    }
+    const bool json = a.flag("json");
+    InterruptToStop interrupt;
+    char sloBuf[160];
+    std::snprintf(sloBuf, sizeof sloBuf, "%s TTFT %s ms, TPOT %s ms", sloName(w).c_str(),
+                  w.ttftMs > 0 ? group(w.ttftMs, "%.4g").c_str() : "-",
+                  w.tpotMs > 0 ? group(w.tpotMs, "%.4g").c_str() : "-");
+    if (maxRateMode) {
+        // Each cluster (the scenario's, or as many GPUs of each listed type, in whole scale-up domains).
+        std::vector<std::string> ids = gpus.empty() ? std::vector<std::string>{""} : gpus;
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        if (!json)
+            std::printf("the highest rate under %s (%s); each run lasts 20 request latencies, at least %lld "
+                        "requests\n",
+                        sloBuf, w.name.c_str(), (long long)so.requests);
+        for (const std::string& id : ids) {
+            int nodes = s->cluster.nodes;
+            if (!id.empty()) {
+                const GpuSpec* g = findGpu(id);
+                nodes = std::max(1, (s->gpus() + g->scaleUpDomain - 1) / g->scaleUpDomain);
+            }
+            const Scenario sc = id.empty() ? s.value() : scenarioOn(s.value(), id, nodes);
+            const CostModel model(sc);
+            PlanArgs pa;
+            pa.path = a.option("plan");
+            pa.searcher = a.option("searcher");
+            pa.budget = budget.value_or(500);
+            pa.seed = so.seed;
+            std::string planName;
+            int code = kOk;
+            const auto plan = planFor(model, pa, planName, code);
+            if (!plan) return code;
+            RateSearchOptions ro;
+            ro.sim = so;
+            const MaxRate mr = maxRate(model, *plan, ro, {}, interrupt.token());
+            if (!mr.ok) {
+                std::cerr << "shardplan: " << mr.error << "\n";
+                return kBadInput;
+            }
+            const double tokens = mr.at ? mr.at->sustainedOutputTokensPerS : 0.0;
+            const ServingCost cost = servingCost(sc.cluster, sc.gpus(), tokens);
+            const std::string gpuName = id.empty() ? sc.cluster.gpu.name : id;
+            if (json) {
+                nlohmann::ordered_json j;
+                j["gpu"] = gpuName;
+                j["gpus"] = sc.gpus();
+                j["plan_name"] = planName;
+                j["plan"] = nlohmann::ordered_json::parse(toJson(*plan, sc.model));
+                j["max_rate"] = mr.rate;
+                j["missed_at"] = mr.rateAbove;
+                j["binding"] = mr.binding;
+                j["why"] = mr.why;
+                j["simulations"] = mr.simulations;
+                j["output_tokens_per_s"] = tokens;
+                if (mr.at) j["at_max_rate"] = simJson(*mr.at, sc.workload);
+                j["cost"] = costJson(cost);
+                rows.push_back(j);
+            } else {
+                std::printf("\n%s, %d GPUs, %s: %s\n", gpuName.c_str(), sc.gpus(), planName.c_str(),
+                            degreesText(*plan, sc.model.moe.present()).c_str());
+                std::printf("  max rate %.3g requests/s (%s output tokens/s); at %.3g it misses: %s (%s)\n",
+                            mr.rate, group(tokens).c_str(), mr.rateAbove, mr.binding.c_str(), mr.why.c_str());
+                if (mr.at) {
+                    const SloCheck c = checkSlo(*mr.at, sc.workload);
+                    std::printf("  at the max rate: %s TTFT %.1f ms, TPOT %.2f ms; %lld preemptions; %d "
+                                "simulations\n",
+                                sloName(sc.workload).c_str(), c.ttftMs, c.tpotMs,
+                                (long long)mr.at->preemptions, mr.simulations);
+                }
+                std::printf("  cost     %s\n", costText(cost).c_str());
+            }
+        }
+        if (json)
+            std::cout << jsonText(nlohmann::ordered_json{
+                             {"scenario", s->name}, {"mode", "max-rate"}, {"rows", rows}})
+                      << "\n";
+        return kOk;
+    }
+    CapacityOptions co;
+    co.rate = *a.number("rate");
+    co.gpus = gpus;
+    co.maxNodes = int(maxNodes.value_or(4096));
+    co.searcher = a.option("searcher").value_or("");
+    co.budget = budget.value_or(500);
+    co.sim = so;
+    const auto rows = fewestGpus(s.value(), co, {}, interrupt.token());
+    if (json) {
+        nlohmann::ordered_json out;
+        out["scenario"] = s->name;
+        out["rate"] = co.rate;
+        out["slo"] = {{"percentile", w.sloPercentile > 0 ? nlohmann::ordered_json(w.sloPercentile) : nullptr},
+                      {"ttft_ms", w.ttftMs},
+                      {"tpot_ms", w.tpotMs}};
+        auto arr = nlohmann::ordered_json::array();
+        for (const auto& r : rows) {
+            nlohmann::ordered_json j;
+            j["gpu"] = r.gpu;
+            j["met"] = r.met;
+            j["nodes"] = r.nodes;
+            j["gpus"] = r.gpus;
+            j["why"] = r.why;
+            if (r.gpus > 0) j["plan"] = nlohmann::ordered_json::parse(toJson(r.plan, s->model));
+            j["ttft_at_percentile_ms"] = r.slo.ttftMs;
+            j["tpot_at_percentile_ms"] = r.slo.tpotMs;
+            j["simulations"] = r.simulations;
+            if (r.run) j["simulation"] = simJson(*r.run, w);
+            j["cost"] = costJson(r.cost);
+            arr.push_back(j);
+        }
+        out["rows"] = arr;
+        std::cout << jsonText(out) << "\n";
+        return kOk;
+    }
+    std::printf("GPUs for %.4g requests/s under %s (%s); each run lasts 20 request latencies, at least %lld "
+                "requests\n\n",
+                co.rate, sloBuf, w.name.c_str(), (long long)so.requests);
+    std::printf("%-16s %5s %5s %10s %10s %10s %12s %14s  %s\n", "gpu", "nodes", "gpus", "TTFT ms", "TPOT ms",
+                "$/hour", "$/M tokens", "tokens/s/MW", "plan");
+    for (const auto& r : rows) {
+        if (!r.met) {
+            std::printf("%-16s %s\n", r.gpu.c_str(), r.why.c_str());
+            continue;
+        }
+        std::printf("%-16s %5d %5d %10.1f %10.2f %10s %12s %14s  %s\n", r.gpu.c_str(), r.nodes, r.gpus,
+                    r.slo.ttftMs, r.slo.tpotMs,
+                    r.cost.priced ? group(r.cost.usdPerHour, "%.2f").c_str() : "-",
+                    r.cost.priced ? group(r.cost.usdPerMillionTokens, "%.3f").c_str() : "-",
+                    r.cost.powered ? group(r.cost.tokensPerSPerMegawatt).c_str() : "-",
+                    degreesText(r.plan, s->model.moe.present()).c_str());
+    }
+    std::printf("\nwhat binds one size down:\n");
+    for (const auto& r : rows)
+        if (r.met) std::printf("  %-14s %s\n", r.gpu.c_str(), r.why.c_str());
+    std::printf("prices: ");
+    bool first = true;
+    for (const auto& r : rows)
+        if (r.cost.priced)
+            std::printf("%s%s $%.4g/GPU-hour (%s)", first ? "" : "; ", r.gpu.c_str(), r.cost.usdPerGpuHour,
+                        r.cost.priceSource.c_str()),
+                first = false;
+    std::printf("%s\nenergy: tokens/s per MW of GPU board power (TDP), not measured draw\n",
+                first ? "none known" : "");
+    return kOk;
+}
+
+namespace {
+
+double processCpuSeconds() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+} // namespace
+
+int cmdSimSpeed(const std::vector<std::string>& argv) {
+    const VerbSpec& spec = verb("bench --sim-speed");
+    const std::string usage = synopsisText(spec);
+    Args a = parseArgs(argv, spec);
+    if (!a.ok()) return usageError(a.error(), usage);
+    const int64_t requests = a.integer("requests").value_or(100000);
+    const int runs = int(a.integer("runs").value_or(5));
+    const auto rateOpt = a.number("rate");
+    if (!a.ok()) return usageError(a.error(), usage);
+    const std::string path =
+        a.option("scenario").value_or(samplesDir() + "/scenarios/deepseek-v3-h100-32x8.yaml");
+    const auto s = loadScenarioOrReport(path);
+    if (!s) return kBadInput;
+    const CostModel model(s.value());
+    const Plan plan = model.megatronPlan();
+    const Metrics m = model.evaluate(plan);
+    // By default 90% of the analytical capacity: every replica busy, queues stable.
+    const double rate =
+        rateOpt.value_or(0.9 * m.throughput / std::max<double>(1.0, double(s->workload.outputTokens)));
+    SimOptions o;
+    o.rate = rate;
+    o.requests = requests;
+    std::vector<double> cpu;
+    std::shared_ptr<const SimResult> last;
+    for (int i = 0; i < runs; ++i) {
+        o.seed = uint64_t(i + 1);
+        const double t0 = processCpuSeconds();
+        last = simulate(model, plan, o);
+        cpu.push_back(processCpuSeconds() - t0);
+        if (!last->ok) {
+            std::cerr << "shardplan: " << last->error << "\n";
+            return kBadInput;
+        }
+    }
+    std::vector<double> sorted = cpu;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    if (a.flag("json")) {
+        nlohmann::ordered_json j;
+        j["scenario"] = path;
+        j["plan"] = degreesText(plan, s->model.moe.present());
+        j["requests"] = requests;
+        j["rate"] = rate;
+        j["cpu_seconds"] = cpu;
+        j["median_cpu_seconds"] = median;
+        j["steps"] = last->steps;
+        j["simulated_seconds"] = last->durationS;
+        std::cout << jsonText(j) << "\n";
+        return kOk;
+    }
+    std::printf("scenario   %s\nplan       megatron: %s\n", path.c_str(),
+                degreesText(plan, s->model.moe.present()).c_str());
+    std::printf(
+        "simulation %lld requests at %.4g requests/s (90%% of the analytical capacity unless --rate), "
+        "%s steps, %.0f s simulated\n",
+        (long long)requests, rate, group(double(last->steps)).c_str(), last->durationS);
+    std::printf("CPU s      ");
+    for (double c : cpu) std::printf("%.3f ", c);
+    std::printf("\nmedian     %.3f CPU-seconds (one thread), %s requests per CPU-second\n", median,
+                group(double(requests) / median).c_str());
+    return kOk;
+}
+
+} // namespace sp::cli

@@ -1,0 +1,100 @@
+#pragma once
+// Capacity planning on the simulation: the highest request rate a plan sustains under the workload's SLOs
+// (bisection on simulated runs), and for a target rate the fewest GPUs of each type, with what they cost.
+
+#include "core/cost/economics.h"
+#include "core/sim/simulator.h"
+
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace sp {
+
+struct RateSearchOptions {
+    /// The runs' options (requests, seed, arrivals' burstiness, routing); the rate is the search's.
+    SimOptions sim;
+    /// Bisection ends when the bracket is within this share of its top.
+    double tolerance = 0.01;
+    /// Each run lasts at least this many analytical request latencies (TTFT + (O - 1) TPOT at the plan's
+    /// batch), its requests raised to rate x that time: a run starts empty, and its concurrency takes a few
+    /// latencies to settle, so short runs report the ramp-up (0: sim.requests as given).
+    double steadyLatencies = 20;
+};
+/// The requests a run at `rate` needs to last `latencies` of the plan's analytical request latency.
+int64_t steadyRequests(const Metrics& m, const Workload& w, double rate, double latencies);
+
+/// The highest rate (requests/s) whose simulated run meets the workload's SLOs at its percentile.
+struct MaxRate {
+    bool ok = false;
+    std::string error;
+    double rate = 0;      ///< requests/s that met the SLOs; 0: not even one request at a time does
+    double rateAbove = 0; ///< the lowest rate tried that missed them
+    std::shared_ptr<const SimResult> at;    ///< the run at `rate` (null at 0)
+    std::shared_ptr<const SimResult> above; ///< the run at rateAbove
+    /// What failed above the rate: "ttft", "tpot" or "memory" (the KV pool: preemptions, or requests that
+    /// waited for blocks), and in words why.
+    std::string binding, why;
+    int simulations = 0;
+    bool stopped = false;
+};
+MaxRate maxRate(const CostModel& model, const Plan& plan, const RateSearchOptions& o,
+                const SimProgressFn& progress = {}, std::stop_token stop = {});
+
+/// A percentile SLO checked on the plans a search ranked analytically (Workload::sloPercentile): each plan's
+/// highest rate under the SLOs at that percentile, and which of them sustains the most output tokens/s.
+struct SimulatedRanking {
+    std::vector<MaxRate> rates; ///< one per plan, in the order given
+    int best = -1;              ///< the plan with the highest sustained rate meeting the SLOs; -1: none does
+};
+SimulatedRanking rankBySimulation(const CostModel& model, const std::vector<Plan>& plans,
+                                  const RateSearchOptions& o, std::stop_token stop = {});
+
+/// One GPU type's answer for a target rate.
+struct CapacityRow {
+    std::string gpu;  ///< database id, or the scenario's GPU name
+    bool met = false; ///< some node count up to the limit sustains the rate
+    std::string why;  ///< why not, or what binds at one node fewer
+    int nodes = 0, gpus = 0;
+    Plan plan;
+    Metrics metrics;                      ///< the plan's analytical metrics on those nodes
+    std::shared_ptr<const SimResult> run; ///< the simulation at the target rate
+    SloCheck slo;
+    ServingCost cost; ///< at the simulated output tokens/s
+    int simulations = 0;
+};
+
+struct CapacityOptions {
+    double rate = 0;               ///< requests/s to sustain
+    std::vector<std::string> gpus; ///< database ids; empty: the scenario's own cluster, scaled in nodes
+    int maxNodes = 4096;
+    /// The plan on each cluster: the cost model's Megatron recipe, or a searcher's best (core/search).
+    std::string searcher; ///< empty: megatron
+    int64_t budget = 500;
+    SimOptions sim;              ///< the runs' options (requests, seed, arrivals)
+    double steadyLatencies = 20; ///< as RateSearchOptions::steadyLatencies
+};
+
+/// For each GPU type, the fewest nodes that sustain the rate under the SLOs: node counts doubled until one
+/// does, then bisected (the cost model's plan on each count; whole scale-up domains). Rows in the order
+/// asked.
+std::vector<CapacityRow> fewestGpus(const Scenario& s, const CapacityOptions& o,
+                                    const SimProgressFn& progress = {}, std::stop_token stop = {});
+
+/// The scenario on `nodes` nodes of a database GPU (its links, factors, power and price), or of its own GPU
+/// when gpuId is empty; the GPU-count constraint dropped.
+Scenario scenarioOn(const Scenario& s, const std::string& gpuId, int nodes);
+
+/// The plan a capacity answer uses on a scenario: Megatron's, or the searcher's best feasible (nullopt with
+/// the reason when it finds none).
+struct PlanChoice {
+    bool ok = false;
+    Plan plan;
+    Metrics metrics;
+    std::string why;
+};
+PlanChoice choosePlan(const CostModel& model, const std::string& searcher, int64_t budget, uint64_t seed,
+                      std::stop_token stop = {});
+
+} // namespace sp

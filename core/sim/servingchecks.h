@@ -1,0 +1,51 @@
+#pragma once
+// The simulation against published serving measurements that state a request rate and latency percentiles
+// (MLPerf Inference server-scenario results: Poisson arrivals at a target rate, p99 TTFT and TPOT under the
+// benchmark's limits). Each check is a scenario, the plan the submission ran, the rate, and the figures
+// measured; runServingChecks simulates each and gives the error of every figure.
+
+#include "core/common/error.h"
+#include "core/model/scenario.h"
+
+#include <string>
+#include <vector>
+
+namespace sp {
+
+struct ServingCheck {
+    std::string id, source;
+    Scenario scenario;
+    Plan plan;
+    double rate = 0; ///< requests/s, as the run's loadgen issued them
+    /// Measured figures by name: ttft_mean_ms, ttft_p99_ms, tpot_mean_ms, tpot_p99_ms, output_tokens_per_s.
+    std::vector<std::pair<std::string, double>> measured;
+};
+
+/// A checks file (tests/data/calibration/mlperf-server-sim.yaml): models from samplesDir/models, clusters
+/// from samplesDir/clusters, each check's workload (its length distributions and SLOs) inline.
+Result<std::vector<ServingCheck>> loadServingChecks(const std::string& path, const std::string& samplesDir);
+
+struct ServingCheckRow {
+    std::string id, figure;
+    double measured = 0, simulated = 0;
+    double error = 0; ///< simulated / measured - 1
+};
+struct ServingCheckReport {
+    std::vector<ServingCheckRow> rows;
+    /// Per check: the cost model's steady-state output tokens/s at the plan's batch (its capacity) beside the
+    /// run's measured rate; latency near capacity is steep, so this ratio explains most latency errors.
+    struct Load {
+        std::string id;
+        double analyticalTokensPerS = 0, measuredTokensPerS = 0;
+    };
+    std::vector<Load> loads;
+    double medianAbsError = 0;
+};
+/// Each check simulated at its rate (seed fixed) for as long as MLPerf's server runs last at least, 600 s
+/// (`*.Server.min_duration = 600000` ms, mlcommons/inference language/llama2-70b/mlperf.conf at 42e800b), and
+/// for at least `requests` requests; its figures beside the measured (over every request, as loadgen reports
+/// them). `durationS` 0 takes `requests` alone.
+ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int64_t requests,
+                                    uint64_t seed = 1, double durationS = 600);
+
+} // namespace sp

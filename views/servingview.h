@@ -1,0 +1,128 @@
+#pragma once
+// The Serving tab: the request-level simulation (core/sim) of the plan shown, as charts. Controls: Poisson
+// arrivals at a rate or a trace file, the requests to simulate, Run, Capacity (the highest rate under the
+// workload's SLOs, core/sim/capacity.h) and Stop. Charts: the cumulative distributions of TTFT and TPOT with
+// the workload's SLO as a vertical line (and its percentile as a horizontal one), and the run's KV-pool
+// occupancy and queue length over time. The widget runs nothing itself: the main window's ServingRunner does
+// (app/gui).
+
+#include "core/sim/capacity.h"
+#include "core/sim/simulator.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QButtonGroup;
+class QChart;
+class QChartView;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QLineSeries;
+class QProgressBar;
+class QPushButton;
+class QRadioButton;
+class QShortcut;
+class QSpinBox;
+class QValueAxis;
+
+namespace sp::views {
+
+class ServingView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ServingView(QWidget* parent = nullptr);
+    ~ServingView() override;
+
+    double rate() const;
+    void setRate(double requestsPerS);
+    qint64 requests() const;
+    void setRequests(qint64 n);
+    /// Arrivals from the trace file rather than at the rate.
+    bool useTrace() const;
+    void setUseTrace(bool on);
+    QString tracePath() const;
+    void setTracePath(const QString& path);
+
+    /// Enables Stop (and Esc) or Run and Capacity; the progress bar shows while running.
+    void setRunning(bool running);
+    bool isRunning() const { return m_running; }
+    /// Requests completed of the run's total (0: unknown, a busy bar).
+    void setProgress(qint64 completed, qint64 total);
+    void setStatus(const QString& text);
+    QString status() const;
+
+    /// Draws a finished (or stopped) run against the workload's SLOs.
+    void setResult(std::shared_ptr<const SimResult> result, const Workload& workload);
+    /// The capacity answer, in words, and its run at the highest rate drawn.
+    void setCapacity(const MaxRate& answer, const Workload& workload);
+    /// Removes the charts' contents and the answers (another scenario).
+    void clear();
+
+    const SimResult* result() const { return m_result.get(); }
+    QString summaryText() const;
+    QString capacityText() const;
+    // The series, for tests and exports.
+    QLineSeries* ttftCurve() const { return m_ttft; }
+    QLineSeries* tpotCurve() const { return m_tpot; }
+    QLineSeries* ttftSloLine() const { return m_ttftSlo; }
+    QLineSeries* tpotSloLine() const { return m_tpotSlo; }
+    QLineSeries* kvSeries() const { return m_kv; }
+    QLineSeries* queueSeries() const { return m_queue; }
+    /// The widget to render when exporting an image (the charts).
+    QWidget* plotWidget() const { return m_plots; }
+
+    /// At most this many points draw a CDF (the last is always the maximum, at 1.0).
+    static constexpr int kCdfPoints = 400;
+    /// The CDF of sorted values as chart points: (v[0], 0), then (v[i], (i + 1) / n) at most kCdfPoints
+    /// times, always ending at (v[n-1], 1).
+    static QList<QPointF> cdfPoints(const std::vector<double>& sorted);
+
+signals:
+    void runRequested();
+    void capacityRequested();
+    void stopRequested();
+    /// "Trace..." was clicked: the main window asks for a file and calls setTracePath.
+    void traceRequested();
+
+private:
+    QChart* makeChart(const QString& title);
+    void drawCdf(QChart* chart, QLineSeries* curve, QLineSeries* slo, QLineSeries* level,
+                 const std::vector<double>& sorted, double sloMs, double percentile, const QString& what);
+    void updateSourceControls();
+
+    QRadioButton* m_byRate = nullptr;
+    QRadioButton* m_byTrace = nullptr;
+    QDoubleSpinBox* m_rate = nullptr;
+    QLineEdit* m_trace = nullptr;
+    QPushButton* m_traceButton = nullptr;
+    QSpinBox* m_requests = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_capacity = nullptr;
+    QPushButton* m_stop = nullptr;
+    QShortcut* m_esc = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    QLabel* m_summary = nullptr;
+    QLabel* m_capacityLabel = nullptr;
+    QWidget* m_plots = nullptr;
+    QChart* m_ttftChart = nullptr;
+    QChart* m_tpotChart = nullptr;
+    QChart* m_timeChart = nullptr;
+    QLineSeries* m_ttft = nullptr;
+    QLineSeries* m_tpot = nullptr;
+    QLineSeries* m_ttftSlo = nullptr;
+    QLineSeries* m_tpotSlo = nullptr;
+    QLineSeries* m_ttftLevel = nullptr;
+    QLineSeries* m_tpotLevel = nullptr;
+    QLineSeries* m_kv = nullptr;
+    QLineSeries* m_queue = nullptr;
+    QValueAxis* m_timeX = nullptr;
+    QValueAxis* m_kvAxis = nullptr;
+    QValueAxis* m_queueAxis = nullptr;
+    std::shared_ptr<const SimResult> m_result;
+    bool m_running = false;
+};
+
+} // namespace sp::views
