@@ -1,6 +1,7 @@
 // The reusable widgets of views/: group placement, the elite model, the throttled chart, the heatmap, the
 // comparison, the scenario editor and the image export (the topology and timeline: tst_plan_views).
 // Offscreen.
+#include "core/cost/economics.h"
 #include "core/io/formats.h"
 #include "core/search/engine.h"
 #include "core/search/rng.h"
@@ -916,6 +917,19 @@ private slots:
         v.setCandidates({{QStringLiteral("H100"), rh, nullptr},
                          {QStringLiteral("MI300X"), rm, std::make_shared<const Scenario>(m)}},
                         0, 1);
+        // Cost per million tokens on each side's GPUs: the price per GPU-hour of all its GPUs over its
+        // million tokens an hour (the right side is the B200 plan the user put there).
+        QVERIFY(!t->findItems(QStringLiteral("Per million tokens"), Qt::MatchExactly).isEmpty());
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (t->item(r, 0)->text() == QStringLiteral("Per million tokens")) {
+                const Scenario& x = *v.scenarioOf(1);
+                const double tps = v.right()->metrics().throughput;
+                const ServingCost c = servingCost(x.cluster, x.gpus(), tps);
+                QVERIFY(c.priced && c.usdPerGpuHour > 0);
+                QCOMPARE(
+                    t->item(r, 2)->text(),
+                    QStringLiteral("$%1").arg(c.usdPerGpuHour * x.gpus() / (tps * 3600 / 1e6), 0, 'f', 3));
+            }
         // Sequences in flight from each plan's own figures: dp x pp x batch.
         for (int r = 0; r < t->rowCount(); ++r)
             if (t->item(r, 0)->text() == QStringLiteral("Sequences in flight")) {

@@ -1,6 +1,7 @@
 #include "views/comparison.h"
 
 #include "core/analysis/why.h"
+#include "core/cost/economics.h"
 #include "core/cost/validity.h"
 #include "core/io/formats.h"
 #include "views/format.h"
@@ -444,6 +445,32 @@ void ComparisonView::refresh() {
                step ? -1 : 0);
         QTableWidgetItem* named = m_metrics->item(m_metrics->rowCount() - 1, 0);
         named->setToolTip(named->text() + QStringLiteral(": ") + qs(w.tip));
+    }
+    // What a million tokens cost on each side's GPUs (the cluster's price per GPU-hour;
+    // core/cost/economics.h): the figure two scenarios on two GPU types are compared by.
+    {
+        const ServingCost ca = servingCost(sL->cluster, sL->gpus(), a.feasible ? a.throughput : 0),
+                          cb = servingCost(sR->cluster, sR->gpus(), b.feasible ? b.throughput : 0);
+        const auto usd = [](const ServingCost& c) {
+            return c.priced && c.usdPerMillionTokens > 0
+                       ? QStringLiteral("$%1").arg(c.usdPerMillionTokens, 0, 'f', 3)
+                       : tr("unknown");
+        };
+        if (ca.priced || cb.priced) {
+            metric(tr("Per million tokens"), ca.usdPerMillionTokens, cb.usdPerMillionTokens, usd(ca), usd(cb),
+                   -1);
+            QTableWidgetItem* named = m_metrics->item(m_metrics->rowCount() - 1, 0);
+            if (named && named->text() == tr("Per million tokens")) {
+                named->setToolTip(tr("Per million tokens: dollars at the cluster's price per GPU-hour "
+                                     "(%1 a GPU-hour left, %2 right)")
+                                      .arg(ca.usdPerGpuHour, 0, 'f', 2)
+                                      .arg(cb.usdPerGpuHour, 0, 'f', 2));
+                for (int side : {1, 2}) {
+                    const ServingCost& c = side == 1 ? ca : cb;
+                    m_metrics->item(m_metrics->rowCount() - 1, side)->setToolTip(qs(c.priceSource));
+                }
+            }
+        }
     }
     metric(tr("Memory per GPU"), a.memoryPerGpuGiB, b.memoryPerGpuGiB,
            QStringLiteral("%1 GiB").arg(a.memoryPerGpuGiB, 0, 'f', 1),
