@@ -59,14 +59,11 @@ void printBreakdown(const Breakdown& b) {
 } // namespace
 
 int cmdEvaluate(const std::vector<std::string>& argv) {
-    const VerbSpec& spec = verb("evaluate");
-    const std::string usage = synopsisText(spec);
-    Args a = parseArgs(argv, spec);
-    if (!a.ok()) return usageError(a.error(), usage);
-    if (!a.positionals().empty())
-        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
-    const auto scenarioPath = a.option("scenario");
-    if (!scenarioPath) return usageError("--scenario is required", usage);
+    ScenarioVerb start = startScenarioVerb(argv, "evaluate");
+    if (start.exit) return *start.exit;
+    Args& a = start.args;
+    const std::string& usage = start.usage;
+    const std::optional<std::string>& scenarioPath = start.scenario;
     const auto load = a.number("load");
     if (!a.ok()) return usageError(a.error(), usage);
     const auto s = loadScenarioOrReport(*scenarioPath);

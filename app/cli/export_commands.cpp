@@ -25,14 +25,11 @@ constexpr int64_t kDefaultBudget = 2000;
 } // namespace
 
 int cmdExport(const std::vector<std::string>& argv) {
-    const VerbSpec& spec = verb("export");
-    const std::string usage = synopsisText(spec);
-    Args a = parseArgs(argv, spec);
-    if (!a.ok()) return usageError(a.error(), usage);
-    if (!a.positionals().empty())
-        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
-    const auto scenarioPath = a.option("scenario");
-    if (!scenarioPath) return usageError("--scenario is required", usage);
+    ScenarioVerb start = startScenarioVerb(argv, "export");
+    if (start.exit) return *start.exit;
+    Args& a = start.args;
+    const std::string& usage = start.usage;
+    const std::optional<std::string>& scenarioPath = start.scenario;
     const auto format = a.option("format");
     const auto engineName = a.option("engine");
     if (format && engineName) return usageError("give --format or --engine, not both", usage);

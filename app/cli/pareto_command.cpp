@@ -89,14 +89,11 @@ void printPoints(const char* title, const std::vector<ParetoPoint>& points, cons
 } // namespace
 
 int cmdPareto(const std::vector<std::string>& argv) {
-    const VerbSpec& spec = verb("pareto");
-    const std::string usage = synopsisText(spec);
-    Args a = parseArgs(argv, spec);
-    if (!a.ok()) return usageError(a.error(), usage);
-    if (!a.positionals().empty())
-        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
-    const auto scenarioPath = a.option("scenario");
-    if (!scenarioPath) return usageError("--scenario is required", usage);
+    ScenarioVerb start = startScenarioVerb(argv, "pareto");
+    if (start.exit) return *start.exit;
+    Args& a = start.args;
+    const std::string& usage = start.usage;
+    const std::optional<std::string>& scenarioPath = start.scenario;
     ParetoOptions o;
     if (auto s = a.option("searcher")) o.searcher = *s;
     if (const std::string e = searcherError(o.searcher); !e.empty()) return usageError(e, usage);

@@ -97,14 +97,11 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 // -----------------------------------------------------------------------------------------------------------------
 
 int cmdSearch(const std::vector<std::string>& argv) {
-    const VerbSpec& spec = verb("search");
-    const std::string usage = synopsisText(spec);
-    Args a = parseArgs(argv, spec);
-    if (!a.ok()) return usageError(a.error(), usage);
-    if (!a.positionals().empty())
-        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
-    const auto scenarioPath = a.option("scenario");
-    if (!scenarioPath) return usageError("--scenario is required", usage);
+    ScenarioVerb start = startScenarioVerb(argv, "search");
+    if (start.exit) return *start.exit;
+    Args& a = start.args;
+    const std::string& usage = start.usage;
+    const std::optional<std::string>& scenarioPath = start.scenario;
     const bool disaggregated = a.flag("disaggregated");
     const auto searcherName = disaggregated ? std::optional<std::string>(a.option("searcher").value_or("sa"))
                                             : a.option("searcher");

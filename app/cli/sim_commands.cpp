@@ -199,14 +199,11 @@ std::string readSimOptions(Args& a, SimOptions& o) {
 } // namespace
 
 int cmdSimulate(const std::vector<std::string>& argv) {
-    const VerbSpec& spec = verb("simulate");
-    const std::string usage = synopsisText(spec);
-    Args a = parseArgs(argv, spec);
-    if (!a.ok()) return usageError(a.error(), usage);
-    if (!a.positionals().empty())
-        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
-    const auto scenarioPath = a.option("scenario");
-    if (!scenarioPath) return usageError("--scenario is required", usage);
+    ScenarioVerb start = startScenarioVerb(argv, "simulate");
+    if (start.exit) return *start.exit;
+    Args& a = start.args;
+    const std::string& usage = start.usage;
+    const std::optional<std::string>& scenarioPath = start.scenario;
     SimOptions o;
     if (auto e = readSimOptions(a, o); !e.empty()) return usageError(e, usage);
     const auto budget = a.integer("budget");
@@ -335,14 +332,11 @@ int cmdSimulate(const std::vector<std::string>& argv) {
 }
 
 int cmdCapacity(const std::vector<std::string>& argv) {
-    const VerbSpec& spec = verb("capacity");
-    const std::string usage = synopsisText(spec);
-    Args a = parseArgs(argv, spec);
-    if (!a.ok()) return usageError(a.error(), usage);
-    if (!a.positionals().empty())
-        return usageError("unexpected argument '" + a.positionals()[0] + "'", usage);
-    const auto scenarioPath = a.option("scenario");
-    if (!scenarioPath) return usageError("--scenario is required", usage);
+    ScenarioVerb start = startScenarioVerb(argv, "capacity");
+    if (start.exit) return *start.exit;
+    Args& a = start.args;
+    const std::string& usage = start.usage;
+    const std::optional<std::string>& scenarioPath = start.scenario;
     SimOptions so;
     if (auto e = readSimOptions(a, so); !e.empty()) return usageError(e, usage);
     const auto budget = a.integer("budget");

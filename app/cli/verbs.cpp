@@ -1,5 +1,7 @@
 #include "verbs.h"
 
+#include "common.h"
+
 #include <set>
 #include <stdexcept>
 
@@ -278,6 +280,18 @@ std::string programUsage() {
     return out + "  help COMMAND            one command's usage and options (also: COMMAND --help)\n"
                  "  --version               the version\n\n"
                  "exit status: 0 ok, 1 bad input, 2 usage error\n";
+}
+
+ScenarioVerb startScenarioVerb(const std::vector<std::string>& argv, std::string_view name) {
+    const VerbSpec& spec = verb(name);
+    ScenarioVerb v{parseArgs(argv, spec), synopsisText(spec), std::nullopt, std::nullopt};
+    if (!v.args.ok())
+        v.exit = usageError(v.args.error(), v.usage);
+    else if (!v.args.positionals().empty())
+        v.exit = usageError("unexpected argument '" + v.args.positionals()[0] + "'", v.usage);
+    else if (!(v.scenario = v.args.option("scenario")))
+        v.exit = usageError("--scenario is required", v.usage);
+    return v;
 }
 
 } // namespace sp::cli

@@ -5,6 +5,7 @@
 
 #include "args.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,15 @@ const VerbSpec& verb(std::string_view name);
 
 /// The parser of a verb: exactly the options of its table.
 Args parseArgs(const std::vector<std::string>& argv, const VerbSpec& v);
+/// How most verbs start: their options parsed against their table, no positional argument, --scenario given.
+/// `exit` is set, with the usage error printed, when one of those fails.
+struct ScenarioVerb {
+    Args args;
+    std::string usage;
+    std::optional<std::string> scenario;
+    std::optional<int> exit;
+};
+ScenarioVerb startScenarioVerb(const std::vector<std::string>& argv, std::string_view name);
 /// "shardplan search --scenario S ...\n       shardplan search ...": the synopsis, its second and later lines
 /// indented to follow "usage: " (indent 7) or another prefix.
 std::string synopsisText(const VerbSpec& v, int indent = 7);
