@@ -7,6 +7,7 @@
 #include "gui_fixtures.h"
 #include "mainwindow.h"
 #include "views/clustereditor.h"
+#include "views/format.h"
 #include "views/messagebanner.h"
 #include "views/scenarioeditor.h"
 
@@ -151,11 +152,14 @@ private slots:
         typeField(d, "gpus_per_host", QStringLiteral("4"));
         QCOMPARE(d.cluster().gpusPerHost, 0);
         // The summary line: 6 x 4 = 24 GPUs; 24 / 4 = 6 hosts of 4 (one host per domain).
+        // With a price per GPU-hour the line adds the cluster's: 24 x the price an hour.
+        QString expected = QStringLiteral("24 GPUs: 6 NVLink domain(s) of 4, 6 host(s) of 4");
+        if (d.cluster().pricePerGpuHour > 0)
+            expected +=
+                QStringLiteral("; $%1 an hour").arg(views::formatInteger(24 * d.cluster().pricePerGpuHour));
         bool summary = false;
-        for (QLabel* l : d.findChildren<QLabel*>())
-            summary =
-                summary || l->text() == QStringLiteral("24 GPUs: 6 NVLink domain(s) of 4, 6 host(s) of 4");
-        QVERIFY(summary);
+        for (QLabel* l : d.findChildren<QLabel*>()) summary = summary || l->text() == expected;
+        QVERIFY2(summary, qPrintable(expected));
     }
 
     // Refused with a message, outlined, the text kept; the cluster keeps its last valid value, Apply and Save
@@ -236,6 +240,38 @@ private slots:
     }
 
     // Every sample cluster, and one edited in every field, saved and read back by the core reader: equal.
+    // The price per GPU-hour: choosing a GPU puts in the database's (a dated cloud list price), the user's
+    // own is kept with its source, is saved as price_per_gpu_hour and reads back; a negative price is
+    // refused.
+    void pricePerGpuHour() {
+        ClusterEditor d(sampleCluster(QStringLiteral("h100-4x8")));
+        d.show();
+        QVERIFY(d.chooseGpu(QStringLiteral("b200")));
+        const GpuSpec* b200 = findGpu("b200");
+        QVERIFY(b200 && b200->pricePerHourUsd > 0);
+        QCOMPARE(d.cluster().pricePerGpuHour, b200->pricePerHourUsd);
+        QCOMPARE(d.cluster().priceSource, b200->priceSource);
+        QCOMPARE(d.field(QStringLiteral("price_per_gpu_hour"))->text().toDouble(), b200->pricePerHourUsd);
+        typeField(d, "price_per_gpu_hour", QStringLiteral("-1"));
+        QVERIFY(!d.isValid());
+        QVERIFY(!d.fieldError(QStringLiteral("price_per_gpu_hour")).isEmpty());
+        typeField(d, "price_per_gpu_hour", QStringLiteral("3.25"));
+        QVERIFY2(d.isValid(), qPrintable(d.errors().join(QLatin1Char('\n'))));
+        QCOMPARE(d.cluster().pricePerGpuHour, 3.25);
+        QCOMPARE(d.cluster().priceSource, std::string("the cluster file's price_per_gpu_hour"));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("priced.yaml"));
+        QVERIFY(d.saveAs(path));
+        auto back = loadCluster(path.toStdString());
+        QVERIFY2(back.ok(), back.error().str().c_str());
+        QCOMPARE(back->pricePerGpuHour, 3.25);
+        // 4 nodes x 8 B200 at $3.25: $104 an hour.
+        bool summary = false;
+        for (QLabel* l : d.findChildren<QLabel*>())
+            summary = summary || l->text().endsWith(QStringLiteral("; $104 an hour"));
+        QVERIFY(summary);
+    }
+
     void savedFileLoadsBackEqual_data() {
         QTest::addColumn<QString>("sample");
         for (const QFileInfo& fi :

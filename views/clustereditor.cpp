@@ -105,7 +105,13 @@ QStringList clusterChanges(const Cluster& a, const Cluster& b) {
                     ? QObject::tr("efficiency factors")
                     : QObject::tr("efficiency: %1")
                           .arg(qs(b.efficiencySource).section(QStringLiteral(", "), 0, 0)));
-    // Price per GPU-hour: a line here once Cluster carries one (the GPU database's and the cluster file's).
+    if (a.pricePerGpuHour != b.pricePerGpuHour)
+        out << QObject::tr("price per GPU-hour %1%2%3")
+                   .arg(a.pricePerGpuHour > 0 ? QStringLiteral("$") + num(a.pricePerGpuHour)
+                                              : QObject::tr("none"),
+                        arrow,
+                        b.pricePerGpuHour > 0 ? QStringLiteral("$") + num(b.pricePerGpuHour)
+                                              : QObject::tr("none"));
     return out;
 }
 
@@ -128,6 +134,9 @@ Cluster withGpu(const Cluster& c, const GpuSpec& spec) {
     const GpuFamily* family = findGpuFamily(spec.family);
     out.efficiency = family && family->fitted ? family->efficiency : Efficiency{};
     out.efficiencySource = familySource(family, spec.gpu.name);
+    // And the database's price (a cloud list price, dated), as a file naming the GPU gets it.
+    out.pricePerGpuHour = spec.pricePerHourUsd;
+    out.priceSource = spec.pricePerHourUsd > 0 ? spec.priceSource : std::string();
     return out;
 }
 
@@ -183,9 +192,12 @@ ClusterEditor::ClusterEditor(const Cluster& c, QWidget* parent)
              tr("GPUs per server (compute tray); must divide the GPUs per NVLink domain; empty: one host per "
                 "domain. Used by the exports (one launch script per host) and the topology drawing"),
              tr("one host per domain"));
-    // Price per GPU-hour: its row goes here, under the counts it multiplies (a "price" field read and
-    // checked in validate(), shown in showCluster(), kept by gpuChosen()), once Cluster and the cluster file
-    // carry the price.
+    addField(
+        cf, QStringLiteral("price_per_gpu_hour"), tr("Price per GPU-hour (USD)"),
+        tr("What one GPU costs an hour: the cost per million tokens is all the GPUs' price over the tokens "
+           "served. Choosing a GPU type puts in the database's cloud list price (its source and date "
+           "below); empty: unknown"),
+        tr("unknown"));
 
     auto* ng = new QGroupBox(tr("Network"), this);
     QFormLayout* nf = form(ng);
@@ -336,6 +348,9 @@ void ClusterEditor::gpuChosen(int index) {
     set("nic_name", qs(next.interNode.name));
     set("nic_gbit_s", next.interNode.gbPerS > 0 ? exact(next.interNode.gbPerS * 8) : QString());
     set("nic_latency_us", exact(next.interNode.latencyUs));
+    set("price_per_gpu_hour", next.pricePerGpuHour > 0 ? exact(next.pricePerGpuHour) : QString());
+    m_cluster.pricePerGpuHour = next.pricePerGpuHour;
+    m_cluster.priceSource = next.priceSource;
     m_loading = false;
     m_gpuNote->setText(
         changes.isEmpty()
@@ -368,6 +383,7 @@ void ClusterEditor::showCluster() {
     set("nic_name", qs(c.interNode.name));
     set("nic_gbit_s", c.interNode.gbPerS > 0 ? exact(c.interNode.gbPerS * 8) : QString());
     set("nic_latency_us", exact(c.interNode.latencyUs));
+    set("price_per_gpu_hour", c.pricePerGpuHour > 0 ? exact(c.pricePerGpuHour) : QString());
     m_loading = false;
 }
 
@@ -425,6 +441,13 @@ void ClusterEditor::validate() {
         c.interNode = Link{}; // one node: no scale-out network (the file leaves inter_node out)
     }
 
+    err("price_per_gpu_hour", parseNumber(text("price_per_gpu_hour"), 0, 1e4, 0, x));
+    if (!errors.contains(QStringLiteral("price_per_gpu_hour")) && x != c.pricePerGpuHour) {
+        // The user's own price: the file says so (the database's source no longer describes it).
+        c.pricePerGpuHour = x;
+        c.priceSource = x > 0 ? "the cluster file's price_per_gpu_hour" : "";
+    }
+
     m_errors.clear();
     for (auto it = m_fields.begin(); it != m_fields.end(); ++it) {
         const QString e = errors.value(it.key());
@@ -444,10 +467,12 @@ void ClusterEditor::validate() {
     m_status->setVisible(!m_errors.isEmpty());
 
     const Cluster& v = m_cluster;
-    // The cluster's price an hour joins this line with the price field.
-    m_summary->setText(tr("%1 GPUs: %2 NVLink domain(s) of %3, %4 host(s) of %5")
-                           .arg(formatInteger(v.gpus()), formatInteger(v.nodes), formatInteger(v.gpusPerNode),
-                                formatInteger(v.hosts()), formatInteger(v.hostGpus())));
+    QString summary = tr("%1 GPUs: %2 NVLink domain(s) of %3, %4 host(s) of %5")
+                          .arg(formatInteger(v.gpus()), formatInteger(v.nodes), formatInteger(v.gpusPerNode),
+                               formatInteger(v.hosts()), formatInteger(v.hostGpus()));
+    if (v.pricePerGpuHour > 0)
+        summary += tr("; $%1 an hour").arg(formatInteger(v.pricePerGpuHour * v.gpus()));
+    m_summary->setText(summary);
 }
 
 void ClusterEditor::showFigures() {
@@ -480,6 +505,10 @@ void ClusterEditor::showFigures() {
         row(tr("NVLink"), link);
         row(tr("NIC"), tr("%1 Gb/s per GPU in the reference system").arg(num(spec->nicGbitPerGpu)));
         row(tr("Efficiency"), qs(familySource(family, spec->gpu.name)));
+        row(tr("Price"),
+            spec->pricePerHourUsd > 0
+                ? tr("$%1 a GPU-hour (%2)").arg(num(spec->pricePerHourUsd), qs(spec->priceSource))
+                : tr("no public list price found"));
         row(tr("Source"), qs(spec->source));
     } else {
         row(tr("Efficiency"), qs(m_cluster.efficiencySource));
