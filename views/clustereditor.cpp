@@ -37,17 +37,6 @@ QString exact(double v) {
     return QString::number(v, 'g', 12);
 }
 
-/// A whole number in [lo, hi] (thousands separators allowed), or an error.
-QString parseInt(const QString& text, qint64 lo, qint64 hi, qint64& out) {
-    QString t = text.trimmed();
-    t.remove(QLatin1Char(',')).remove(QLatin1Char('_'));
-    bool ok = false;
-    out = t.toLongLong(&ok);
-    if (!ok || out < lo || out > hi)
-        return QObject::tr("expected a whole number from %1 to %2")
-            .arg(formatInteger(double(lo)), formatInteger(double(hi)));
-    return {};
-}
 /// A number in [lo, hi]; empty text is `empty`.
 QString parseNumber(const QString& text, double lo, double hi, double empty, double& out) {
     QString t = text.trimmed();
@@ -400,15 +389,15 @@ void ClusterEditor::validate() {
 
     err("name", checkText(text("name")));
     c.name = text("name").trimmed().toStdString();
-    err("nodes", parseInt(text("nodes"), 1, 100000, n));
+    err("nodes", parseWholeNumber(text("nodes"), 1, 100000, n));
     if (!errors.contains(QStringLiteral("nodes"))) c.nodes = int(n);
     // 1,024 at most: the limit of a cluster file that gives its GPU inline, as a saved one does.
-    err("gpus_per_node", parseInt(text("gpus_per_node"), 1, 1024, n));
+    err("gpus_per_node", parseWholeNumber(text("gpus_per_node"), 1, 1024, n));
     if (!errors.contains(QStringLiteral("gpus_per_node"))) c.gpusPerNode = int(n);
     if (text("gpus_per_host").trimmed().isEmpty()) {
         c.gpusPerHost = 0;
     } else {
-        err("gpus_per_host", parseInt(text("gpus_per_host"), 1, 1024, n));
+        err("gpus_per_host", parseWholeNumber(text("gpus_per_host"), 1, 1024, n));
         if (!errors.contains(QStringLiteral("gpus_per_host"))) {
             if (n > c.gpusPerNode || c.gpusPerNode % n != 0)
                 err("gpus_per_host", tr("must divide the GPUs per NVLink domain (%1): a host's GPUs sit in "

@@ -242,4 +242,16 @@ QColor draftColor() {
     return QColor(0x0d, 0x94, 0x88); // teal: apart from the blues of the operators and the links' colours
 }
 
+/// A whole number in [lo, hi] (thousands separators allowed), or an error.
+QString parseWholeNumber(const QString& text, qint64 lo, qint64 hi, qint64& out) {
+    QString t = text.trimmed();
+    t.remove(QLatin1Char(',')).remove(QLatin1Char('_'));
+    bool ok = false;
+    out = t.toLongLong(&ok);
+    if (!ok || out < lo || out > hi)
+        return QObject::tr("expected a whole number from %1 to %2")
+            .arg(formatInteger(double(lo)), formatInteger(double(hi)));
+    return {};
+}
+
 } // namespace sp::views

@@ -69,4 +69,7 @@ QColor linkColor(LinkClass l);
 /// Speculative decoding's draft passes (the timeline's draft block, the comparison's draft bar).
 QColor draftColor();
 
+/// A whole number in [lo, hi] typed in a field (thousands separators allowed): "" and `out`, or the error.
+QString parseWholeNumber(const QString& text, qint64 lo, qint64 hi, qint64& out);
+
 } // namespace sp::views

@@ -34,17 +34,6 @@ using editor::makeNote;
 
 namespace {
 
-/// A whole number in [lo, hi] (thousands separators allowed), or an error.
-QString parseInt(const QString& text, qint64 lo, qint64 hi, qint64& out) {
-    QString t = text.trimmed();
-    t.remove(QLatin1Char(',')).remove(QLatin1Char('_'));
-    bool ok = false;
-    out = t.toLongLong(&ok);
-    if (!ok || out < lo || out > hi)
-        return QObject::tr("expected a whole number from %1 to %2")
-            .arg(formatInteger(double(lo)), formatInteger(double(hi)));
-    return {};
-}
 QString parseNumber(const QString& text, double lo, double hi, double& out) {
     QString t = text.trimmed();
     if (t.isEmpty()) t = QStringLiteral("0");
@@ -180,7 +169,7 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
         nullptr, QStringLiteral("nodes"), tr("Nodes"), tr("Nodes in the cluster (each an NVLink domain)"),
         [this](const QString& t) {
             qint64 v;
-            QString e = parseInt(t, 1, 100000, v);
+            QString e = parseWholeNumber(t, 1, 100000, v);
             // Collectives across nodes run over the NICs: a one-node cluster file may have none.
             if (e.isEmpty() && v > 1 && m_scenario.cluster.interNode.gbPerS <= 0)
                 e = tr("the cluster has no NIC between nodes; give it one in the cluster editor (Edit...)");
@@ -192,7 +181,7 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
         nullptr, QStringLiteral("gpus_per_node"), tr("GPUs per node"), tr("GPUs in one node's NVLink domain"),
         [this](const QString& t) {
             qint64 v;
-            QString e = parseInt(t, 1, 1024, v);
+            QString e = parseWholeNumber(t, 1, 1024, v);
             // A host's GPUs sit in one domain (an NVL72 rack: 18 hosts of 4), as the cluster file's reader
             // checks.
             const int host = m_scenario.cluster.gpusPerHost;
@@ -243,7 +232,7 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
         nullptr, QStringLiteral("input_tokens"), tr("Input tokens"), tr("Prompt length per request"),
         [this](const QString& t) {
             qint64 v;
-            QString e = parseInt(t, 1, 100'000'000, v);
+            QString e = parseWholeNumber(t, 1, 100'000'000, v);
             if (e.isEmpty()) m_scenario.workload.inputTokens = v;
             return e;
         },
@@ -252,7 +241,7 @@ ScenarioEditor::ScenarioEditor(const QString& samplesDir, QWidget* parent)
         nullptr, QStringLiteral("output_tokens"), tr("Output tokens"), tr("Generated tokens per request"),
         [this](const QString& t) {
             qint64 v;
-            QString e = parseInt(t, 1, 100'000'000, v);
+            QString e = parseWholeNumber(t, 1, 100'000'000, v);
             if (e.isEmpty()) m_scenario.workload.outputTokens = v;
             return e;
         },
