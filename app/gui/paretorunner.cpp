@@ -33,7 +33,7 @@ public:
             this,
             [this, targets] {
                 flush();
-                if (m_run == m_owner->m_run) emit m_owner->disaggregatedStarted(m_run, targets);
+                if (m_run == m_owner->m_slot.current()) emit m_owner->disaggregatedStarted(m_run, targets);
             },
             Qt::QueuedConnection);
     }
@@ -50,7 +50,7 @@ public:
             done = m_done, total = m_total;
             m_posted = false;
         }
-        if (!points.empty() && m_run == m_owner->m_run)
+        if (!points.empty() && m_run == m_owner->m_slot.current())
             emit m_owner->pointsFound(m_run, points, megatron, done, total);
     }
 
@@ -64,45 +64,31 @@ private:
     bool m_posted = false;             ///< guarded by m_mutex
 };
 
-ParetoRunner::ParetoRunner(QObject* parent) : QObject(parent) {
-    m_pool.setMaxThreadCount(1); // one sweep at a time; its searches use the engines' workers
-}
+ParetoRunner::ParetoRunner(QObject* parent) : QObject(parent) {}
 
-ParetoRunner::~ParetoRunner() {
-    // The only wait on the worker: it reports to a relay this object owns. A stop makes it short.
-    m_stop.request_stop();
-    for (QFuture<void>& f : m_futures) f.waitForFinished();
-    m_pool.waitForDone();
-}
+ParetoRunner::~ParetoRunner() = default;
 
 void ParetoRunner::stop() {
-    m_stop.request_stop();
+    m_slot.stop();
 }
 
 void ParetoRunner::cancel() {
-    m_stop.request_stop();
-    m_stop = std::stop_source();
-    ++m_run;
+    m_slot.next();
     m_running = false;
 }
 
 quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& options,
                             std::optional<DisaggSearchOptions> disaggregated) {
-    m_stop.request_stop();
-    m_stop = std::stop_source();
-    const quint64 run = ++m_run;
-    m_futures.erase(std::remove_if(m_futures.begin(), m_futures.end(),
-                                   [](const QFuture<void>& f) { return f.isFinished(); }),
-                    m_futures.end());
+    const quint64 run = m_slot.next();
     auto* relay = new Relay(this, run);
-    std::stop_token stop = m_stop.get_token();
+    std::stop_token stop = m_slot.token();
     struct Outcome {
         ParetoResultPtr result;
         DisaggFrontierPtr disaggregated; ///< null unless asked for and the aggregated sweep succeeded
         QString error;
     };
     QFuture<Outcome> f =
-        QtConcurrent::run(&m_pool, [scenario, options, disaggregated, relay, stop]() -> Outcome {
+        QtConcurrent::run(m_slot.pool(), [scenario, options, disaggregated, relay, stop]() -> Outcome {
             views::lowerThreadPriority();
             try {
                 auto r = std::make_shared<const ParetoResult>(paretoFront(scenario, options, relay, stop));
@@ -121,7 +107,7 @@ quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& optio
     f.then(this, [this, run, relay](Outcome o) {
         relay->flush(); // its last points first, then the result
         relay->deleteLater();
-        if (run != m_run) return;
+        if (run != m_slot.current()) return;
         m_running = false;
         if (o.result && !o.result->refused) {
             if (o.disaggregated) emit disaggregatedFound(run, o.disaggregated);
@@ -129,7 +115,7 @@ quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& optio
         } else
             emit failed(run, o.result ? QString::fromStdString(o.result->message) : o.error);
     });
-    m_futures << QFuture<void>(f);
+    m_slot.track(QFuture<void>(f));
     return run;
 }
 

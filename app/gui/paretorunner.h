@@ -6,6 +6,7 @@
 
 #include "core/searchers/disagg_search.h"
 #include "core/searchers/pareto.h"
+#include "workerslot.h"
 
 #include <QFuture>
 #include <QList>
@@ -55,11 +56,8 @@ signals:
 
 private:
     class Relay;
-    QThreadPool m_pool;
-    std::stop_source m_stop;
-    quint64 m_run = 0;
+    WorkerSlot m_slot;
     bool m_running = false;
-    QList<QFuture<void>> m_futures;
 };
 
 } // namespace sp::app

@@ -38,7 +38,7 @@ public:
             completed = m_completed, total = m_total, simulation = m_simulation;
             m_posted = false;
         }
-        if (m_run == m_owner->m_run) emit m_owner->progress(m_run, completed, total, simulation);
+        if (m_run == m_owner->m_slot.current()) emit m_owner->progress(m_run, completed, total, simulation);
     }
 
 private:
@@ -50,42 +50,28 @@ private:
     bool m_seen = false, m_posted = false;
 };
 
-ServingRunner::ServingRunner(QObject* parent) : QObject(parent) {
-    m_pool.setMaxThreadCount(1);
-}
+ServingRunner::ServingRunner(QObject* parent) : QObject(parent) {}
 
-ServingRunner::~ServingRunner() {
-    // The only wait on the worker: it reports to a relay this object owns. A stop makes it short.
-    m_stop.request_stop();
-    for (QFuture<void>& f : m_futures) f.waitForFinished();
-    m_pool.waitForDone();
-}
+ServingRunner::~ServingRunner() = default;
 
 void ServingRunner::stop() {
-    m_stop.request_stop();
+    m_slot.stop();
 }
 
 void ServingRunner::cancel() {
-    m_stop.request_stop();
-    m_stop = std::stop_source();
-    ++m_run;
+    m_slot.next();
     m_running = false;
 }
 
 template <class Result, class Job> quint64 ServingRunner::launch(Job job) {
-    m_stop.request_stop();
-    m_stop = std::stop_source();
-    const quint64 run = ++m_run;
-    m_futures.erase(std::remove_if(m_futures.begin(), m_futures.end(),
-                                   [](const QFuture<void>& f) { return f.isFinished(); }),
-                    m_futures.end());
+    const quint64 run = m_slot.next();
     auto* relay = new Relay(this, run);
-    std::stop_token stop = m_stop.get_token();
+    std::stop_token stop = m_slot.token();
     struct Outcome {
         std::shared_ptr<const Result> result;
         QString error;
     };
-    QFuture<Outcome> f = QtConcurrent::run(&m_pool, [job, relay, stop]() -> Outcome {
+    QFuture<Outcome> f = QtConcurrent::run(m_slot.pool(), [job, relay, stop]() -> Outcome {
         views::lowerThreadPriority();
         try {
             return {job([relay](const SimProgress& p) { relay->report(p); }, stop), {}};
@@ -97,7 +83,7 @@ template <class Result, class Job> quint64 ServingRunner::launch(Job job) {
     f.then(this, [this, run, relay](Outcome o) {
         relay->flush();
         relay->deleteLater();
-        if (run != m_run) return;
+        if (run != m_slot.current()) return;
         m_running = false;
         if (!o.result)
             emit failed(run, o.error);
@@ -108,7 +94,7 @@ template <class Result, class Job> quint64 ServingRunner::launch(Job job) {
         else
             emit capacityFound(run, o.result);
     });
-    m_futures << QFuture<void>(f);
+    m_slot.track(QFuture<void>(f));
     return run;
 }
 

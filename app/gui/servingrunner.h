@@ -6,6 +6,7 @@
 
 #include "core/sim/capacity.h"
 #include "core/sim/simulator.h"
+#include "workerslot.h"
 
 #include <QFuture>
 #include <QList>
@@ -49,11 +50,8 @@ signals:
 private:
     class Relay;
     template <class Result, class Job> quint64 launch(Job job);
-    QThreadPool m_pool;
-    std::stop_source m_stop;
-    quint64 m_run = 0;
+    WorkerSlot m_slot;
     bool m_running = false;
-    QList<QFuture<void>> m_futures;
 };
 
 } // namespace sp::app
