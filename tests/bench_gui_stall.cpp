@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
                 {QStringLiteral("plan"), tabs->widget(int(Tab::Plan))},
                 {QStringLiteral("timeline"), tabs->widget(int(Tab::Timeline))},
                 {QStringLiteral("pareto"), w.paretoView()}};
-            tabs->setCurrentWidget(tabPages.value(parser.value(tabOpt), tabs->widget(int(Tab::Timeline))));
+            w.showPage(tabPages.value(parser.value(tabOpt), tabs->widget(int(Tab::Timeline))));
             const int gpus = sp::app::SearchContext::scenarioOf(w.context())->gpus();
             if (views) {
                 w.showCalibration(); // floating, the project's measurements loaded and drawn
@@ -217,7 +217,7 @@ int main(int argc, char** argv) {
                 const QList<QWidget*> pages{w.paretoView(), tabs->widget(int(Tab::Timeline)),
                                             tabs->widget(int(Tab::Topology)), tabs->widget(int(Tab::Chart))};
                 QObject::connect(&cycle, &QTimer::timeout,
-                                 [&, pages] { tabs->setCurrentWidget(pages[page++ % pages.size()]); });
+                                 [&, pages] { w.showPage(pages[page++ % pages.size()]); });
                 cycle.setObjectName(QStringLiteral("benchTabCycle"));
                 select.setObjectName(QStringLiteral("benchSelectRow"));
                 QObject::connect(&select, &QTimer::timeout, [&] {

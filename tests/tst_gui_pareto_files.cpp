@@ -184,7 +184,7 @@ private slots:
         w.show();
         QVERIFY(w.openScenario(kDefault));
         auto* v = w.paretoView();
-        w.tabs()->setCurrentWidget(v);
+        w.showPage(v);
         sweepSize(v, 2, 60);
         QVERIFY(sweep(v));
         QVERIFY(!v->isStale());
@@ -279,7 +279,7 @@ private slots:
         w.show();
         QVERIFY(w.openScenario(kDefault));
         auto* v = w.paretoView();
-        w.tabs()->setCurrentWidget(v);
+        w.showPage(v);
         ParetoResult r;
         r.frontier = {point(2000, 50, "TP", 96, {1, 4, 2, 1, 1, 1}, 0),
                       point(400, 12.5, "TP", 4, {1, 1, 8, 1, 1, 1}, 12.5)};
@@ -350,7 +350,7 @@ private slots:
         w.show();
         QVERIFY(w.openScenario(scenario));
         auto* v = w.paretoView();
-        w.tabs()->setCurrentWidget(v);
+        w.showPage(v);
         sweepSize(v, 3, 80);
         v->setDisaggregatedChecked(true);
         QVERIFY(sweep(v));
@@ -544,7 +544,7 @@ private slots:
             w.show();
             QVERIFY(w.openScenario(kSamples + "/scenarios/" + shot.scenario));
             auto* v = w.paretoView();
-            w.tabs()->setCurrentWidget(v);
+            w.showPage(v);
             v->setDisaggregatedChecked(shot.disaggregated);
             QVERIFY(sweep(v));
             if (shot.disaggregated) QTRY_VERIFY_WITH_TIMEOUT(!v->disaggregatedPoints().empty(), 120000);

@@ -170,7 +170,7 @@ private slots:
         const char* sample = "deepseek-v3-h100-32x8-long-prompts.yaml";
         QVERIFY(w.openScenario(QString(SHARDPLAN_SAMPLES_DIR "/scenarios/") + sample));
         auto* view = w.paretoView();
-        w.tabs()->setCurrentWidget(view);
+        w.showPage(view);
         const auto spins = view->findChildren<QSpinBox*>();
         QCOMPARE(spins.size(), 2);
         spins[0]->setValue(4);   // points
@@ -260,7 +260,7 @@ private slots:
         QVERIFY(w.openScenario(SHARDPLAN_SAMPLES_DIR "/scenarios/deepseek-v3-h100-32x8.yaml"));
         auto* view = w.findChild<views::ParetoView*>();
         QVERIFY(view);
-        w.tabs()->setCurrentWidget(view);
+        w.showPage(view);
         QPushButton* sweep = nullptr;
         for (auto* b : view->findChildren<QPushButton*>())
             if (b->text() == QLatin1String("Sweep")) sweep = b;

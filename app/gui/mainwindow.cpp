@@ -432,6 +432,11 @@ void MainWindow::showTab(Tab t) {
     m_tabs->setCurrentIndex(int(t));
 }
 
+void MainWindow::showPage(QWidget* view) {
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->widget(i) == view || m_tabs->widget(i)->isAncestorOf(view)) m_tabs->setCurrentIndex(i);
+}
+
 void MainWindow::appendLearningCurve(int iteration, const QList<QPair<QString, double>>& values) {
     m_learning->appendIteration(iteration, values);
 }

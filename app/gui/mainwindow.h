@@ -144,6 +144,8 @@ public:
     /// Selects an elite row (by model row) and shows it.
     void selectEliteRow(int modelRow);
     void showTab(Tab t);
+    /// Shows the tab whose page is `view` or holds it (pages wider or taller than the tab scroll inside one).
+    void showPage(QWidget* view);
 
     /// Feeds the learning-curve tab (for a learning searcher): one iteration's named values.
     void appendLearningCurve(int iteration, const QList<QPair<QString, double>>& values);
