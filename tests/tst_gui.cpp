@@ -155,6 +155,28 @@ private slots:
         QCOMPARE(w.comparisonView()->differences(), expected);
     }
 
+    // Rerun after an edit: rl starts from the policy its last run ended with, and the status bar says so
+    // (SearchController::Request::carry); sa has nothing to carry.
+    void rerunStartsFromTheLastPolicy() {
+        MainWindow w(testOptions());
+        w.show();
+        QVERIFY(w.openScenario(kDefault));
+        w.runPanel()->setSelectedSearchers({QStringLiteral("rl"), QStringLiteral("sa")});
+        w.runPanel()->setBudget(200);
+        QSignalSpy done(&w, &MainWindow::searchFinished);
+        w.startSearch();
+        QVERIFY(!w.statusBar()->currentMessage().contains(QStringLiteral("last run's policy")));
+        QVERIFY(done.wait(60000) || done.count() > 0);
+        QLineEdit* tpot = w.scenarioEditor()->field(QStringLiteral("tpot_ms"));
+        tpot->selectAll();
+        QTest::keyClicks(tpot, QStringLiteral("40"));
+        w.startSearch();
+        const QString status = w.statusBar()->currentMessage();
+        QVERIFY2(status.contains(QStringLiteral("rl (from its last run's policy)")), qPrintable(status));
+        QVERIFY2(!status.contains(QStringLiteral("sa (from")), qPrintable(status));
+        QVERIFY(done.wait(60000) || done.count() > 1);
+    }
+
     void stopReturnsPromptly() {
         MainWindow w(testOptions());
         w.show();

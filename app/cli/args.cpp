@@ -30,14 +30,16 @@ constexpr Bounds kBounds[] = {
     // pareto --disaggregated: evaluations of each pool search
     {"pool-budget", 1, 1e12, false},
     // simulate and capacity
-    {"rate", 0, 1e9, true},       // requests/s
-    {"burst-cv", 0, 100, true},   // coefficient of variation of the arrival gaps (1: Poisson)
-    {"requests", 1, 1e9, false},  //
-    {"duration", 0, 1e9, true},   // seconds of arrivals
-    {"batch-cap", 1, 1e7, false}, //
-    {"max-nodes", 1, 1e5, false}, //
-    {"check", 1, 100, false},     // search: plans simulated for a percentile SLO
-    {"runs", 1, 1000, false},     // bench --sim-speed
+    {"rate", 0, 1e9, true},               // requests/s
+    {"burst-cv", 0, 100, true},           // coefficient of variation of the arrival gaps (1: Poisson)
+    {"requests", 1, 1e9, false},          //
+    {"duration", 0, 1e9, true},           // seconds of arrivals
+    {"batch-cap", 1, 1e7, false},         //
+    {"max-nodes", 1, 1e5, false},         //
+    {"check", 1, 100, false},             // search: plans simulated for a percentile SLO
+    {"runs", 1, 1000, false},             // bench --sim-speed
+    {"rounds", 1, 100, false},            // bench --pretrain
+    {"reference-budget", 1, 1e12, false}, // bench --chain
 };
 
 const Bounds* boundsOf(const std::string& name) {

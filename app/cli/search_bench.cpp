@@ -2,6 +2,7 @@
 // --refresh-best, which finds those plans with long runs and stores them with how they were found.
 #include "args.h"
 #include "common.h"
+#include "rl_bench.h"
 #include "search_commands.h"
 #include "search_util.h"
 #include "verbs.h"
@@ -300,6 +301,12 @@ int cmdBench(const std::vector<std::string>& argv) {
     if (scenarios.empty()) return usageError("at least one --scenario is required", usage);
     if (a.option("refresh-best")) return refreshBest(a, scenarios, usage);
     if (a.flag("rl-speed")) return rlSpeed(a, scenarios, usage);
+    if (a.option("chain")) return chainBench(a, scenarios, usage);
+    if (a.option("pretrain")) {
+        std::string line = "shardplan bench";
+        for (const auto& x : argv) line += " " + x;
+        return pretrainCommand(a, scenarios, usage, line);
+    }
 
     const std::vector<std::string> names =
         splitList(a.option("searchers").value_or("random,random-seq,cd,cd-restarts,sa,ga,rl"));

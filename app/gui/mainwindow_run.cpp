@@ -65,7 +65,10 @@ void MainWindow::startSearch() {
     req.threads = m_options.threadsPerRun;
     // Before start(): a searcher that ends at once (a refused exhaustive search) may finish the batch
     // inside it (QFuture::then on a finished future runs at once), and its message must stay.
-    statusBar()->showMessage(tr("Searching with %1...").arg(names.join(QStringLiteral(", "))));
+    QStringList said;
+    for (const QString& n : names)
+        said << (m_controller->hasLearned(n) ? tr("%1 (from its last run's policy)").arg(n) : n);
+    statusBar()->showMessage(tr("Searching with %1...").arg(said.join(QStringLiteral(", "))));
     m_controller->start(m_ctx, req);
     updateTitle();
 }

@@ -97,8 +97,10 @@ quint64 SearchController::start(SearchContextPtr context, const Request& request
         });
         const std::string searcher = name.toStdString();
         std::stop_token stop = m_stop.get_token();
-        QFuture<Outcome> f =
-            QtConcurrent::run(&m_pool, [context, searcher, options, relay, stop]() -> Outcome {
+        SearchOptions mine = options;
+        if (request.carry) mine.learned = m_learned.value(name);
+        QFuture<Outcome> f = QtConcurrent::run(
+            &m_pool, [context, searcher, options = std::move(mine), relay, stop]() -> Outcome {
                 views::lowerThreadPriority();
                 try {
                     std::unique_ptr<Searcher> s = makeSearcher(searcher);
@@ -116,6 +118,9 @@ quint64 SearchController::start(SearchContextPtr context, const Request& request
             relay->flush(); // its last progress first, then the result
             relay->deleteLater();
             --m_active;
+            // Kept even from a superseded or stopped run: it is keyed by what the choices mean, so it
+            // carries to another scenario too.
+            if (o.result && o.result->learned) m_learned[name] = o.result->learned;
             const bool current = batch == m_batch;
             if (current) {
                 if (o.result)

@@ -53,6 +53,9 @@ public:
         uint64_t seed = 1;
         int threads = 0; ///< evaluation threads per run; 0: all cores
         int eliteK = 32;
+        /// A learning searcher (rl) starts from the policy its last run under this controller ended with
+        /// (SearchOptions::learned): a rerun after an edit does not learn the scenario again from nothing.
+        bool carry = true;
     };
 
     explicit SearchController(QObject* parent = nullptr);
@@ -68,6 +71,10 @@ public:
     quint64 currentBatch() const { return m_batch; }
     /// Runs (of any batch) still on a worker.
     int activeRuns() const { return m_active; }
+    /// Whether the next run of `searcher` would start from what its last run learned (Request::carry).
+    bool hasLearned(const QString& searcher) const { return m_learned.contains(searcher); }
+    /// Drops what the learning searchers learned: their next runs start from the shipped prior.
+    void forgetLearned() { m_learned.clear(); }
 
 signals:
     void progressed(quint64 batch, sp::app::SearchUpdatePtr update);
@@ -87,6 +94,7 @@ private:
     QHash<quint64, int> m_remaining; ///< runs per batch still running
     int m_active = 0;
     QList<QFuture<void>> m_futures;
+    QHash<QString, std::shared_ptr<const LearnedState>> m_learned; ///< by searcher, from its last run
 };
 
 } // namespace sp::app

@@ -30,6 +30,17 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     std::vector<int> counts;
     for (const auto& d : space.decisions()) counts.push_back(int(d.values.size()));
     rl::Policy policy(counts, m_o.network, options.seed * 0x9E3779B97F4A7C15ull + 17);
+    // What it starts from: an earlier search's policy, else the shipped prior for this scenario, else random.
+    const rl::SpaceKeys keys = rl::keysOf(space);
+    std::shared_ptr<const rl::Knowledge> start;
+    if (m_o.carry) start = std::dynamic_pointer_cast<const rl::Knowledge>(options.learned);
+    bool fromPrior = false;
+    if (!start && m_o.prior) start = rl::priorFor(rl::shippedPrior(), space.scenario()), fromPrior = true;
+    if (start) rl::load(*start, keys, policy.params());
+    if (start && fromPrior && m_o.priorStrength != 1.0) {
+        for (auto& e : policy.params().emb) e *= m_o.priorStrength;
+        for (auto& b : policy.params().bias) b *= m_o.priorStrength;
+    }
     rl::Adam adam(policy.params(), m_o.learningRate);
     rl::Params grad = policy.params().zerosLike();
     // The policy runs on this thread, each batch as one prefix tree through batched matrix products: split
@@ -68,11 +79,12 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         double energy = 0, bestEnergy = 1e300;
         int stall = 0;
         bool live = false;
+        detail::MovableCache movable;
     };
     std::vector<Chain> chains(static_cast<size_t>(nChains));
     const int policyEvery = chains.empty()        ? 1
                             : m_o.policyEvery > 0 ? m_o.policyEvery
-                                                  : int(std::max<int64_t>(1, budget / 4000));
+                                                  : int(std::max<int64_t>(1, budget / 2000));
     const int epochs = m_o.epochs > 0 ? m_o.epochs : policyEvery > 1 ? 1 : 2;
     int64_t round = 0;
     const int patience = 6 * space.decisionCount();
@@ -113,8 +125,9 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
                 }
                 const int share =
                     localPlaces / int(chains.size()) + (int(c) < localPlaces % int(chains.size()));
-                auto mine = detail::freshNeighbours(space, {&ch.current}, share, m_o.localSecondMove, seen,
-                                                    rng, localMask, counterparts, m_o.localGroupMove);
+                auto mine =
+                    detail::freshNeighbours(space, {&ch.current}, share, m_o.localSecondMove, seen, rng,
+                                            localMask, counterparts, m_o.localGroupMove, &ch.movable);
                 for (auto& p : mine)
                     if (std::find(batch.begin(), batch.end(), p) == batch.end())
                         batch.push_back(std::move(p));
@@ -222,6 +235,9 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         temperature = freshShare < m_o.freshTarget ? std::min(m_o.maxTemperature, temperature * 1.1)
                                                    : std::max(1.0, temperature * 0.97);
         if (used.size() < 2 || !m_o.usePolicy) continue;
+        // A round whose samples were all seen before brings no reward the policy has not already learned
+        // from; the raised temperature is what changes its next samples, so the update is skipped.
+        if (freshSampled == 0) continue;
 
         // Advantages over the batch (its mean is the baseline): centered ranks, or z-scores of the rewards.
         std::vector<double> adv(rewards.size(), 0.0);
@@ -269,7 +285,9 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         run.recordLearning(lp);
         if (run.stopRequested()) break;
     }
-    return run.finish();
+    SearchResult result = run.finish();
+    result.learned = std::make_shared<const rl::Knowledge>(rl::save(policy.params(), keys, start.get()));
+    return result;
 }
 
 } // namespace sp

@@ -6,6 +6,7 @@
 // neighbours of elite plans, or from 4,000 evaluations annealing chains started at them (localChains).
 
 #include "core/rl/policy.h"
+#include "core/rl/prior.h"
 #include "core/search/searcher.h"
 
 namespace sp {
@@ -52,9 +53,10 @@ struct RlOptions {
     int localChains = 0;
     /// With chains, the policy samples and learns on one iteration in `policyEvery` (and on any where the
     /// chains propose nothing); the chains step on every one. The policy's work per sample is several
-    /// evaluations', and at large budgets the chains finish what it finds: at 20,000 evaluations the policy
-    /// had cost 3-5x sa's processor time per run. 0: budget / 4,000 (1 below 8,000, so runs under 8,000
-    /// evaluations are unchanged; 5 at 20,000).
+    /// evaluations', and at large budgets the chains finish what it finds. 0: budget / 2,000 (1 below 4,000,
+    /// where there are no chains; 10 at 20,000). On the hard suite at 20,000 evaluations (10 seeds, with
+    /// the prior) every=10 against every=5 took the stage-split scenario from 3 runs within 1% of the best
+    /// known to 7, lost none elsewhere, and cut rl's processor time per run by 10-25%.
     int policyEvery = 0;
     /// false: no policy at all, uniform plans in its places beside the elite's neighbours (`rl:no-policy`,
     /// the ablation that measures what the policy adds to the local refinement).
@@ -65,6 +67,18 @@ struct RlOptions {
     /// evaluations from 4 runs to 11 (cd-restarts 10, ga 8, sa 4), at 500 from 22 to 34 (ga 26, sa 25), and
     /// left 2,000 at 45 of 60. false: from nothing (`rl:no-megatron`).
     bool warmStart = true;
+    /// Start from what an earlier search learned when the options carry it (SearchOptions::learned: the
+    /// chains of the Pareto sweep, the disaggregated search, the window's Rerun). false: `rl:no-carry`.
+    bool carry = true;
+    /// Otherwise start from the shipped prior (core/rl/prior.h) blended for the scenario. false:
+    /// `rl:no-prior`, a random policy (what the pretraining itself starts from).
+    bool prior = true;
+    /// The prior's choice embeddings and biases are scaled by this when a search starts from it (not from a
+    /// carried policy): a policy pretrained to the end of other scenarios' searches is sharper than a new
+    /// scenario warrants. On the hard suite (held out of pretraining, 10 seeds), at 500 evaluations 0.5
+    /// against 1 raised the median best on the stage-split scenario from 0.82 to 0.98 of the best known and
+    /// kept the pinned and long-prompt ones within 1%; 0.25 lost runs on those two at 100. `rl:prior=F`.
+    double priorStrength = 0.5;
     /// A plan that misses memory or an SLO gets the reward of the worst feasible plan so far, minus 1, minus
     /// log(shortfall): worse than anything feasible, and the nearer it comes the better.
     rl::PolicyConfig network;

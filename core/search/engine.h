@@ -67,6 +67,12 @@ struct Budget {
 /// generation, rl attends to it and imitates it (it heads the elite).
 enum class WarmStart : uint8_t { None, Megatron, Descent };
 
+/// What a learning searcher (rl) learned in a run, to start a later run from (SearchOptions::learned,
+/// SearchResult::learned): opaque to everything but the searcher that made it, and immutable once made.
+struct LearnedState {
+    virtual ~LearnedState() = default;
+};
+
 struct SearchOptions {
     Budget budget;
     WarmStart warmStart = WarmStart::None;
@@ -79,6 +85,11 @@ struct SearchOptions {
     /// that are not valid in the space are skipped. cd and cd-restarts descend from the best of them and the
     /// Megatron plan; megatron and exhaustive ignore them.
     std::vector<std::vector<int>> starts;
+    /// What an earlier run learned (its SearchResult::learned), for a learning searcher to start from: a
+    /// chain of related searches (the targets of a Pareto sweep, the pool sizes of a disaggregated search, a
+    /// rerun after an edit) then does not learn each scenario from nothing. Other searchers ignore it; null:
+    /// the searcher's own start (rl: its shipped prior).
+    std::shared_ptr<const LearnedState> learned;
 };
 
 struct Candidate {
@@ -133,6 +144,9 @@ struct SearchResult {
     /// violation and shortfall. Empty otherwise.
     std::string message;
     std::string searcher;
+    /// What a learning searcher learned by the end of the run (null for the others), to hand to the next
+    /// search of a chain (SearchOptions::learned).
+    std::shared_ptr<const LearnedState> learned;
     bool feasible() const { return best.metrics.feasible; }
 };
 

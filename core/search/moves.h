@@ -140,18 +140,27 @@ inline bool neighbour(const SearchSpace& space, std::vector<int>& a, Rng& rng, s
 /// fewer come back when the neighbourhood is spent. For searchers that refine an elite (rl).
 /// Where the space has layer groups, the group move follows the first change with probability `groupMove`
 /// (copyGroup; `counterparts` is groupCounterparts(space), or empty).
+/// The movable decisions of one plan, kept between calls (a chain that stays on its plan asks again).
+struct MovableCache {
+    std::vector<int> plan, movable;
+};
 template <class Seen>
 std::vector<std::vector<int>>
 freshNeighbours(const SearchSpace& space, const std::vector<const std::vector<int>*>& from, int wanted,
                 double secondMove, const Seen& seen, Rng& rng, std::vector<uint8_t>& mk,
-                const std::vector<std::vector<int>>& counterparts = {}, double groupMove = 0) {
+                const std::vector<std::vector<int>>& counterparts = {}, double groupMove = 0,
+                MovableCache* cache = nullptr) {
     std::vector<std::vector<int>> out;
     if (from.empty()) return out;
     const int n = int(from.size());
     // The movable decisions of each plan moved from, found once a call (the first move's draws are the
-    // same as neighbour()'s).
+    // same as neighbour()'s), or taken from `cache` when it holds the one plan moved from.
     std::vector<std::vector<int>> movableOf(static_cast<size_t>(n));
     std::vector<uint8_t> known(static_cast<size_t>(n), 0);
+    if (cache && n == 1) {
+        if (cache->plan != *from[0]) cache->plan = *from[0], cache->movable = movable(space, cache->plan, mk);
+        movableOf[0] = cache->movable, known[0] = 1;
+    }
     for (int tries = 0; tries < 4 * wanted && int(out.size()) < wanted; ++tries) {
         const int src = std::min(rng.below(n), rng.below(n));
         std::vector<int> p = *from[size_t(src)];

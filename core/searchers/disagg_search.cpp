@@ -81,8 +81,11 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
     const auto outOfTime = [&] { return stop.stop_requested() || Clock::now() >= deadline; };
 
     // One pool size's search; `previous` is the elite of the pool one node smaller.
+    // A learning searcher also carries its policy from each pool to the next larger (SearchOptions::learned).
     const auto searchPool = [&](const Objective& objective, const SearchSpace& space, int gpus,
-                                const std::vector<Candidate>& previous, uint64_t seed) {
+                                const SearchResult* smaller, uint64_t seed) {
+        static const std::vector<Candidate> none;
+        const std::vector<Candidate>& previous = smaller ? smaller->elite : none;
         SearchOptions so;
         so.budget.evaluations = o.budget;
         if (deadline != Clock::time_point::max()) {
@@ -92,6 +95,7 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
         so.seed = seed;
         so.threads = o.threads;
         so.warmStart = WarmStart::Megatron;
+        if (o.warm && smaller) so.learned = smaller->learned;
         if (o.warm)
             for (const Candidate& c : previous) {
                 if (int(so.starts.size()) >= o.warmStarts) break;
@@ -114,13 +118,11 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
         const PrefillObjective po(dm, k);
         const SearchSpace ps(dm.prefillModel(k).scenario());
         pre[size_t(k)] =
-            searchPool(po, ps, k * per, k > 1 ? pre[size_t(k - 1)].elite : std::vector<Candidate>{},
-                       o.seed + uint64_t(k));
+            searchPool(po, ps, k * per, k > 1 ? &pre[size_t(k - 1)] : nullptr, o.seed + uint64_t(k));
         const CostModelObjective dob(dm.decodeModel(k));
         const SearchSpace ds(dm.decodeModel(k).scenario());
         dec[size_t(k)] =
-            searchPool(dob, ds, k * per, k > 1 ? dec[size_t(k - 1)].elite : std::vector<Candidate>{},
-                       o.seed + uint64_t(N + k));
+            searchPool(dob, ds, k * per, k > 1 ? &dec[size_t(k - 1)] : nullptr, o.seed + uint64_t(N + k));
         searched[size_t(k)] = true;
     }
     if (outOfTime()) res.stopped = true;

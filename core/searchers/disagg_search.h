@@ -9,7 +9,8 @@
 //     output tokens/s under the TPOT SLO;
 //  2. each search is warm-started from the elite of the same pool one node smaller, with dp (and ep) scaled
 //  to
-//     the new GPUs (SearchOptions::starts), so neighbouring splits cost less than fresh searches;
+//     the new GPUs (SearchOptions::starts), and rl from its policy (SearchOptions::learned), so neighbouring
+//     splits cost less than fresh searches;
 //  3. every split k + (N - k) is evaluated with its pools' best plans; the best rate-matched output tokens/s
 //     per GPU wins (feasible ones first).
 

@@ -123,9 +123,10 @@ private:
         so.threads = m_o.threads;
         // The recipe's plan at this SLO is always among the starts.
         so.warmStart = m_o.warm ? WarmStart::Megatron : WarmStart::None;
-        if (m_o.warm) so.starts = std::move(starts);
+        if (m_o.warm) so.starts = std::move(starts), so.learned = m_learned;
         Relay relay(m_obs, tag);
         SearchResult r = searcher->run(m_space, engine, so, &relay, m_stop);
+        if (r.learned) m_learned = r.learned;
         m_result.evaluations += r.evaluations;
         ++m_result.searches;
         if (r.stopped || outOfTime()) m_result.stopped = true;
@@ -138,6 +139,8 @@ private:
     std::stop_token m_stop;
     SearchSpace m_space;
     Clock::time_point m_start, m_deadline;
+    /// What the last search learned (a learning searcher's policy), carried to the next in sweep order.
+    std::shared_ptr<const LearnedState> m_learned;
     ParetoResult m_result;
 };
 
@@ -149,6 +152,7 @@ ParetoResult Sweep::run() {
         res.megatron = nonDominated(std::move(megatron));
         res.seconds = std::chrono::duration<double>(Clock::now() - m_start).count();
         res.cpuSeconds = processCpuSeconds() - cpu0;
+        res.learned = m_learned;
         if (res.frontier.empty() && res.message.empty())
             res.message = res.stopped ? "stopped before any point was found" : "no feasible plan";
         return std::move(res);

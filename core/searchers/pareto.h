@@ -7,7 +7,8 @@
 //     plan of the lowest TPOT at batch 1 (a search that maximizes 1000 / TPOT; its TPOT is the tightest);
 //  2. N targets spread log-uniformly between them; each searched from the tightest up, warm-started
 //     (SearchOptions::starts) from the tighter neighbour's elite, the unconstrained search's best plans and
-//     the Megatron plan of that target, so a later search begins where the last one ended;
+//     the Megatron plan of that target, so a later search begins where the last one ended (a learning
+//     searcher, rl, also carries its policy from search to search: SearchOptions::learned);
 //  3. the exchange: the best plans of every search are re-evaluated under every target (cheap), since a
 //     plan found for one target may serve a neighbour better than what that neighbour's search kept;
 //  4. each target's best plan is a point (with its batch fixed, so the plan file reproduces the point);
@@ -77,6 +78,9 @@ struct ParetoResult {
     bool stopped = false;  ///< ended by the stop token or the time limit, with the points found so far
     bool refused = false;  ///< nothing was searched (message says why)
     std::string message;   ///< why there is no frontier, or what the searcher said
+    /// What a learning searcher (rl) learned by the sweep's last search, carried through all of them: a
+    /// later sweep or search can start from it (SearchOptions::learned). Null for the others.
+    std::shared_ptr<const LearnedState> learned;
 };
 
 /// The sweep described above. Refuses a prefill workload (it has no TPOT) and an unknown searcher.
