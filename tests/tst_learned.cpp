@@ -7,6 +7,8 @@
 #include "core/rl/knowledge.h"
 #include "core/rl/prior.h"
 #include "core/rl/rlsearcher.h"
+#include "core/search/moves.h"
+#include "core/search/rng.h"
 #include "core/searchers/pareto.h"
 #include "core/searchers/registry.h"
 
@@ -209,6 +211,58 @@ private slots:
             prior, fresh);
         QVERIFY(fresh > 0);
         QVERIFY(prior > 1.05 * fresh);
+    }
+
+    // The best plan's neighbourhood (detail::allNeighbours), which rl ranks by the policy: for every
+    // decision and every other value its mask allows, exactly the plans that keep the decisions before it,
+    // take that value, and repair the rest; all valid, none seen, none twice.
+    void neighbourhoodOfAPlan() {
+        const SearchSpace space(load("benchmarks/deepseek-v3-32x8-pinned.yaml"));
+        Rng rng(4);
+        const std::vector<int> a = space.sample(rng);
+        std::vector<uint8_t> mk;
+        const std::vector<int> seenOne = [&] {
+            auto n = detail::allNeighbours(
+                space, a, [](const std::vector<int>&) { return false; }, rng, mk);
+            return n.at(n.size() / 2);
+        }();
+        const auto out = detail::allNeighbours(
+            space, a, [&](const std::vector<int>& p) { return p == seenOne; }, rng, mk);
+        int expected = 0;
+        for (int i = 0; i < space.decisionCount(); ++i) {
+            space.mask(i, a, mk);
+            for (int v = 0; v < int(mk.size()); ++v) {
+                if (!mk[size_t(v)] || v == a[size_t(i)]) continue;
+                const auto match = std::count_if(out.begin(), out.end(), [&](const std::vector<int>& p) {
+                    return p[size_t(i)] == v && std::equal(a.begin(), a.begin() + i, p.begin());
+                });
+                QVERIFY(match <= 1);
+                expected += int(match);
+            }
+        }
+        QCOMPARE(int(out.size()), expected);
+        QVERIFY(expected >= 10);
+        for (const auto& p : out) {
+            QVERIFY(space.valid(p));
+            QVERIFY(p != a && p != seenOne);
+            QCOMPARE(std::count(out.begin(), out.end(), p), std::ptrdiff_t(1));
+        }
+    }
+
+    // Where the policy knows something (here the prior, on a scenario held out of it), trying the best
+    // plan's neighbours in its order finds more at 100 evaluations than random neighbours of the elite
+    // (`rl:no-rank`). The bench over 10 seeds: 9 runs of 10 within 1% of the best known against 2.
+    void rankedNeighbourhoodPays() {
+        const Scenario s = load("benchmarks/deepseek-v3-32x8-32k-tpot30.yaml");
+        double ranked = 0, unranked = 0;
+        for (uint64_t seed = 1; seed <= 6; ++seed) {
+            ranked += runOnce(s, "rl", 100, seed).best.metrics.throughput / 6;
+            unranked += runOnce(s, "rl:no-rank", 100, seed).best.metrics.throughput / 6;
+        }
+        qInfo("mean best of seeds 1-6 at 100 evaluations: ranked %.1f, rl:no-rank %.1f tok/s", ranked,
+              unranked);
+        QVERIFY(unranked > 0);
+        QVERIFY(ranked > unranked);
     }
 
     // A rerun starts from the last run's policy: its knowledge has learned from both searches, and its

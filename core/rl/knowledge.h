@@ -42,6 +42,8 @@ struct Knowledge final : LearnedState {
     Params shared;
     bool hasShared = false;
     int searches = 0; ///< how many searches it has learned from
+    /// A prior's blend (prior.h): the feature distance to its nearest pretraining scenario (0 otherwise).
+    double distance = 0;
 };
 
 /// Sets `p` (a fresh policy's parameters for the space whose keys are `keys`) from `k` as described above.

@@ -241,6 +241,7 @@ std::shared_ptr<const Knowledge> priorFor(const Prior& prior, const Scenario& s,
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     byDistance.resize(std::min(byDistance.size(), size_t(std::max(1, nearest))));
     auto k = std::make_shared<Knowledge>();
+    k->distance = byDistance.front().first;
     std::map<std::string, double, std::less<>> weightOf;
     for (const auto& [dist, e] : byDistance) {
         const double w = 1.0 / (dist + 0.25);

@@ -37,9 +37,11 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     bool fromPrior = false;
     if (!start && m_o.prior) start = rl::priorFor(rl::shippedPrior(), space.scenario()), fromPrior = true;
     if (start) rl::load(*start, keys, policy.params());
-    if (start && fromPrior && m_o.priorStrength != 1.0) {
-        for (auto& e : policy.params().emb) e *= m_o.priorStrength;
-        for (auto& b : policy.params().bias) b *= m_o.priorStrength;
+    if (start && fromPrior) {
+        const double d = start->distance / std::max(1e-9, m_o.priorReach);
+        const double strength = m_o.priorStrength * std::exp(-d * d);
+        for (auto& e : policy.params().emb) e *= strength;
+        for (auto& b : policy.params().bias) b *= strength;
     }
     rl::Adam adam(policy.params(), m_o.learningRate);
     rl::Params grad = policy.params().zerosLike();
@@ -61,6 +63,9 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     int staleIterations = 0;
     int64_t iteration = 0;
     std::vector<uint8_t> localMask;
+    std::vector<int> rankedFor; ///< the plan whose neighbourhood rankedQueue holds
+    int64_t rankedAt = -1;      ///< the policy update it was ranked after
+    std::vector<std::vector<int>> rankedQueue;
     const auto counterparts = detail::groupCounterparts(space);
     const int eliteK = std::min({m_o.eliteK, options.eliteK, 256}); // attentionBackward keeps K on the stack
     const int64_t budget = options.budget.evaluations;
@@ -105,8 +110,39 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         // With chains, each takes an equal share of the local places: fresh neighbours of its current plan.
         std::vector<int> chainEnd(chains.size(), 0); ///< one past each chain's last proposal in the batch
         if (chains.empty()) {
-            batch = detail::freshNeighbours(space, eliteChoices, localPlaces, m_o.localSecondMove, seen, rng,
-                                            localMask, counterparts, m_o.localGroupMove);
+            // The best plan's neighbourhood, ranked by the policy once per best plan (and per policy update),
+            // then taken in that order as far as it is unseen.
+            const int ranked =
+                eliteChoices.empty() || !m_o.usePolicy
+                    ? 0
+                    : std::clamp(int(std::lround(m_o.rankedShare * localPlaces)), 0, localPlaces);
+            if (ranked > 0) {
+                if (rankedFor != *eliteChoices[0] || rankedAt != iteration) {
+                    rankedFor = *eliteChoices[0], rankedAt = iteration;
+                    rankedQueue = detail::allNeighbours(space, rankedFor, seen, rng, localMask);
+                    const auto scored = policy.traces(rankedQueue, mask);
+                    std::vector<std::pair<double, size_t>> order;
+                    for (size_t k = 0; k < scored.size(); ++k) {
+                        double lp = 0;
+                        for (double x : scored[k].oldLogp) lp += x;
+                        order.emplace_back(-lp, k);
+                    }
+                    std::stable_sort(order.begin(), order.end());
+                    std::vector<std::vector<int>> sorted;
+                    for (auto it = order.rbegin(); it != order.rend(); ++it)
+                        sorted.push_back(
+                            std::move(rankedQueue[it->second])); // worst first: taken from the back
+                    rankedQueue = std::move(sorted);
+                }
+                while (int(batch.size()) < ranked && !rankedQueue.empty()) {
+                    if (!run.seen(rankedQueue.back())) batch.push_back(std::move(rankedQueue.back()));
+                    rankedQueue.pop_back();
+                }
+            }
+            for (auto& p : detail::freshNeighbours(space, eliteChoices, localPlaces - int(batch.size()),
+                                                   m_o.localSecondMove, seen, rng, localMask, counterparts,
+                                                   m_o.localGroupMove))
+                if (std::find(batch.begin(), batch.end(), p) == batch.end()) batch.push_back(std::move(p));
         } else if (!eliteChoices.empty()) {
             const auto& elite = run.elite();
             for (size_t c = 0; c < chains.size(); ++c) {

@@ -38,7 +38,13 @@ struct RlOptions {
     /// elite (which the policy attends to and imitates), and are not in the policy's update (they are not its
     /// samples). 0: every plan from the policy (`rl:no-local`).
     double localShare = 0.5;
-    double localSecondMove = 0.4; ///< chance that a neighbour changes a second decision (as sa's moves)
+    double localSecondMove = 0.4;
+    /// Without chains, this share of the local places goes to the best plan's own neighbourhood (every plan
+    /// one decision away, detail::allNeighbours) in the order the policy ranks them (their log-probability
+    /// under it), the rest to random neighbours of the elite. A policy that knows something (the prior, a
+    /// carried one, or what this run taught it) then picks which moves to try first, as a coordinate
+    /// descent would try them all; a random policy's order is a random one. 0: `rl:no-rank`.
+    double rankedShare = 0.5; ///< chance that a neighbour changes a second decision (as sa's moves)
     /// Under layer groups (Constraints::granularity): probability that the group move follows a neighbour's
     /// first change (detail::copyGroup; measured as AnnealingParams::groupMove: on the layer-group scenario,
     /// 85-90% of 20 runs within 1% of the best known at 20,000 evaluations, on two machines, against 75% at
@@ -73,12 +79,13 @@ struct RlOptions {
     /// Otherwise start from the shipped prior (core/rl/prior.h) blended for the scenario. false:
     /// `rl:no-prior`, a random policy (what the pretraining itself starts from).
     bool prior = true;
-    /// The prior's choice embeddings and biases are scaled by this when a search starts from it (not from a
-    /// carried policy): a policy pretrained to the end of other scenarios' searches is sharper than a new
-    /// scenario warrants. On the hard suite (held out of pretraining, 10 seeds), at 500 evaluations 0.5
-    /// against 1 raised the median best on the stage-split scenario from 0.82 to 0.98 of the best known and
-    /// kept the pinned and long-prompt ones within 1%; 0.25 lost runs on those two at 100. `rl:prior=F`.
-    double priorStrength = 0.5;
+    /// The prior's choice embeddings and biases are scaled by priorStrength x exp(-(d / priorReach)^2) when
+    /// a search starts from it (not from a carried policy), d the feature distance from the scenario to
+    /// its nearest pretraining scenario (prior.h): the prior speaks for scenarios like the ones it learned
+    /// on, and a scenario unlike all of them (the hard suite's 128K-token layer-group one, d = 0.86) starts
+    /// nearly from a random policy. `rl:prior=F` sets the strength.
+    double priorStrength = 1.0;
+    double priorReach = 0.5;
     /// A plan that misses memory or an SLO gets the reward of the worst feasible plan so far, minus 1, minus
     /// log(shortfall): worse than anything feasible, and the nearer it comes the better.
     rl::PolicyConfig network;

@@ -140,6 +140,26 @@ inline bool neighbour(const SearchSpace& space, std::vector<int>& a, Rng& rng, s
 /// fewer come back when the neighbourhood is spent. For searchers that refine an elite (rl).
 /// Where the space has layer groups, the group move follows the first change with probability `groupMove`
 /// (copyGroup; `counterparts` is groupCounterparts(space), or empty).
+/// Every plan one decision away from `a` (each other value the masks allow, later decisions repaired), in
+/// decision order, without duplicates and without plans `seen` says were evaluated.
+template <class Seen>
+std::vector<std::vector<int>> allNeighbours(const SearchSpace& space, const std::vector<int>& a,
+                                            const Seen& seen, Rng& rng, std::vector<uint8_t>& mk) {
+    std::vector<std::vector<int>> out;
+    for (int i = 0; i < space.decisionCount(); ++i) {
+        space.mask(i, a, mk);
+        for (int v = 0; v < int(mk.size()); ++v) {
+            if (!mk[size_t(v)] || v == a[size_t(i)]) continue;
+            std::vector<int> p = a;
+            p[size_t(i)] = v;
+            space.repair(p, i + 1, rng);
+            if (seen(p) || std::find(out.begin(), out.end(), p) != out.end()) continue;
+            out.push_back(std::move(p));
+        }
+    }
+    return out;
+}
+
 /// The movable decisions of one plan, kept between calls (a chain that stays on its plan asks again).
 struct MovableCache {
     std::vector<int> plan, movable;
