@@ -703,7 +703,7 @@ private slots:
     }
 
     // Where chains take the local places, the policy samples and learns on one iteration in policyEvery
-    // (RlOptions::policyEvery 0: budget / 2,000), the chains on every one. Under 4,000 evaluations (no
+    // (RlOptions::policyEvery 0: budget / 1,000), the chains on every one. Under 4,000 evaluations (no
     // chains) that is every iteration, the run of `rl:every=1` to the bit; from 4,000 the policy learns on
     // one iteration in two or more. With every=4 at 8,000 (8 chains, 16 local
     // places of 32): between two of the policy's updates come three iterations of at most 16 chain steps and

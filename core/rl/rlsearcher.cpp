@@ -89,7 +89,7 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     std::vector<Chain> chains(static_cast<size_t>(nChains));
     const int policyEvery = chains.empty()        ? 1
                             : m_o.policyEvery > 0 ? m_o.policyEvery
-                                                  : int(std::max<int64_t>(1, budget / 2000));
+                                                  : int(std::max<int64_t>(1, budget / 1000));
     const int epochs = m_o.epochs > 0 ? m_o.epochs : policyEvery > 1 ? 1 : 2;
     int64_t round = 0;
     const int patience = 6 * space.decisionCount();

@@ -59,10 +59,10 @@ struct RlOptions {
     int localChains = 0;
     /// With chains, the policy samples and learns on one iteration in `policyEvery` (and on any where the
     /// chains propose nothing); the chains step on every one. The policy's work per sample is several
-    /// evaluations', and at large budgets the chains finish what it finds. 0: budget / 2,000 (1 below 4,000,
-    /// where there are no chains; 10 at 20,000). On the hard suite at 20,000 evaluations (10 seeds, with
-    /// the prior) every=10 against every=5 took the stage-split scenario from 3 runs within 1% of the best
-    /// known to 7, lost none elsewhere, and cut rl's processor time per run by 10-25%.
+    /// evaluations', and at large budgets the chains finish what it finds. 0: budget / 1,000 (chains run
+    /// from 4,000: 4 there, 20 at 20,000). On the hard suite (10 seeds, with the prior) budget / 1,000
+    /// against 2 kept the runs within 1% of the best known at 5,000 and 20,000 evaluations to one either way
+    /// per scenario and cut rl's processor time per run by a quarter to a half.
     int policyEvery = 0;
     /// false: no policy at all, uniform plans in its places beside the elite's neighbours (`rl:no-policy`,
     /// the ablation that measures what the policy adds to the local refinement).
