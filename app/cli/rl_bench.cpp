@@ -35,6 +35,7 @@ struct ChainRun {
     int64_t evaluations = 0;
     double cpu = 0;
     std::vector<double> values;
+    std::string refused; ///< why the chain did not run (the disaggregated search's refusal)
 };
 
 } // namespace
@@ -171,6 +172,7 @@ int chainBench(Args& a, const std::vector<std::string>& scenarios, const std::st
                 d.threads = evalThreads;
                 const DisaggSearchResult r = searchDisaggregated(scenario, d, interrupt.token());
                 out.evaluations = r.evaluations;
+                if (r.refused) out.refused = r.message;
                 out.values.push_back(r.found && r.best.metrics.feasible ? r.best.metrics.throughput : 0.0);
             } else {
                 // The search before the edit (its budget is the user's earlier work, not counted), then the
@@ -201,6 +203,11 @@ int chainBench(Args& a, const std::vector<std::string>& scenarios, const std::st
                              : kind == "pools" ? 2 * (scenario.cluster.nodes - 1)
                                                : 1;
         const ChainRun ref = runChain("sa", std::max<int64_t>(1, referenceBudget / std::max(1, searches)), 1);
+        if (!ref.refused.empty() || std::none_of(ref.values.begin(), ref.values.end(), [](double v) { return v > 0; })) {
+            std::fprintf(stderr, "%s: %s; skipped\n", stem(path).c_str(),
+                         ref.refused.empty() ? "the reference chain found no feasible plan" : ref.refused.c_str());
+            continue;
+        }
         std::vector<double> best = ref.values;
         std::map<std::pair<std::string, int64_t>, std::vector<ChainRun>> runs;
         for (const auto& n : names)
