@@ -109,36 +109,36 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         const auto seen = [&run](const std::vector<int>& p) { return run.seen(p); };
         // With chains, each takes an equal share of the local places: fresh neighbours of its current plan.
         std::vector<int> chainEnd(chains.size(), 0); ///< one past each chain's last proposal in the batch
-        if (chains.empty()) {
-            // The best plan's neighbourhood, ranked by the policy once per best plan (and per policy update),
-            // then taken in that order as far as it is unseen.
-            const int ranked =
-                eliteChoices.empty() || !m_o.usePolicy
-                    ? 0
-                    : std::clamp(int(std::lround(m_o.rankedShare * localPlaces)), 0, localPlaces);
-            if (ranked > 0) {
-                if (rankedFor != *eliteChoices[0] || rankedAt != iteration) {
-                    rankedFor = *eliteChoices[0], rankedAt = iteration;
-                    rankedQueue = detail::allNeighbours(space, rankedFor, seen, rng, localMask);
-                    const auto scored = policy.traces(rankedQueue, mask);
-                    std::vector<std::pair<double, size_t>> order;
-                    for (size_t k = 0; k < scored.size(); ++k) {
-                        double lp = 0;
-                        for (double x : scored[k].oldLogp) lp += x;
-                        order.emplace_back(-lp, k);
-                    }
-                    std::stable_sort(order.begin(), order.end());
-                    std::vector<std::vector<int>> sorted;
-                    for (auto it = order.rbegin(); it != order.rend(); ++it)
-                        sorted.push_back(
-                            std::move(rankedQueue[it->second])); // worst first: taken from the back
-                    rankedQueue = std::move(sorted);
+        // The best plan's neighbourhood, ranked by the policy once per best plan (and per policy update),
+        // then taken in that order as far as it is unseen: up to `count` more plans into the batch.
+        const auto takeRanked = [&](int count) {
+            if (count <= 0 || eliteChoices.empty() || !m_o.usePolicy) return;
+            if (rankedFor != *eliteChoices[0] || rankedAt != iteration) {
+                rankedFor = *eliteChoices[0], rankedAt = iteration;
+                rankedQueue = detail::allNeighbours(space, rankedFor, seen, rng, localMask);
+                const auto scored = policy.traces(rankedQueue, mask);
+                std::vector<std::pair<double, size_t>> order;
+                for (size_t k = 0; k < scored.size(); ++k) {
+                    double lp = 0;
+                    for (double x : scored[k].oldLogp) lp += x;
+                    order.emplace_back(-lp, k);
                 }
-                while (int(batch.size()) < ranked && !rankedQueue.empty()) {
-                    if (!run.seen(rankedQueue.back())) batch.push_back(std::move(rankedQueue.back()));
-                    rankedQueue.pop_back();
-                }
+                std::stable_sort(order.begin(), order.end());
+                std::vector<std::vector<int>> sorted; // worst first: taken from the back
+                for (auto it = order.rbegin(); it != order.rend(); ++it)
+                    sorted.push_back(std::move(rankedQueue[it->second]));
+                rankedQueue = std::move(sorted);
             }
+            const size_t until = batch.size() + size_t(count);
+            while (batch.size() < until && !rankedQueue.empty()) {
+                if (!run.seen(rankedQueue.back()) &&
+                    std::find(batch.begin(), batch.end(), rankedQueue.back()) == batch.end())
+                    batch.push_back(std::move(rankedQueue.back()));
+                rankedQueue.pop_back();
+            }
+        };
+        if (chains.empty()) {
+            takeRanked(std::clamp(int(std::lround(m_o.rankedShare * localPlaces)), 0, localPlaces));
             for (auto& p : detail::freshNeighbours(space, eliteChoices, localPlaces - int(batch.size()),
                                                    m_o.localSecondMove, seen, rng, localMask, counterparts,
                                                    m_o.localGroupMove))
@@ -170,6 +170,9 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
                 chainEnd[c] = int(batch.size());
                 if (mine.empty()) ch.stall = patience; // its neighbourhood is spent: restart next time
             }
+            // Beside the chains, a few of the best plan's neighbours in the policy's order.
+            takeRanked(
+                std::clamp(int(std::lround(m_o.rankedShare * m_o.rankedBesideChains)), 0, localPlaces));
         }
         const int local = int(batch.size());
         // With chains, the policy samples and learns on one iteration in policyEvery (and whenever the chains

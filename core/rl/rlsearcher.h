@@ -44,7 +44,10 @@ struct RlOptions {
     /// under it), the rest to random neighbours of the elite. A policy that knows something (the prior, a
     /// carried one, or what this run taught it) then picks which moves to try first, as a coordinate
     /// descent would try them all; a random policy's order is a random one. 0: `rl:no-rank`.
-    double rankedShare = 0.5; ///< chance that a neighbour changes a second decision (as sa's moves)
+    double rankedShare = 0.5;
+    /// With chains, rankedShare x this many of the best plan's neighbours in the policy's order join each
+    /// iteration beside the chains' steps (the chains keep all the local places).
+    int rankedBesideChains = 8; ///< chance that a neighbour changes a second decision (as sa's moves)
     /// Under layer groups (Constraints::granularity): probability that the group move follows a neighbour's
     /// first change (detail::copyGroup; measured as AnnealingParams::groupMove: on the layer-group scenario,
     /// 85-90% of 20 runs within 1% of the best known at 20,000 evaluations, on two machines, against 75% at
