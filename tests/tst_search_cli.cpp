@@ -1,5 +1,6 @@
 // The search verbs of the command line: search, compare, bench; exit codes, JSON and CSV output, Ctrl-C.
 #include "core/io/formats.h"
+#include "core/rl/prior.h"
 
 #include "clirun.h"
 #include <QElapsedTimer>
@@ -139,6 +140,35 @@ private slots:
 
     // The benchmark: one row per budget and searcher, success shares against the best-known plan (here the
     // best of the bench itself), JSON and CSV.
+    // bench --pretrain writes a prior the program reads (core/rl/prior.h), naming its command and the
+    // scenarios held out; a folder that is not there is said before any training; bench --chain prints a
+    // table per scenario and refuses an unknown chain.
+    void pretrainAndChains() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("prior.json");
+        const Run r = shardplan({"bench", "--pretrain", out, "--scenario", kLlama8b, "--budget", "60",
+                                 "--rounds", "1", "--held-out", "some-scenario"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const sp::rl::Prior p = sp::rl::parsePrior(f.readAll().toStdString());
+        QCOMPARE(int(p.entries.size()), 4); // the scenario, 2x GPUs, 4x prompt, TPOT 0.6x (one node: no half)
+        QCOMPARE(p.heldOut, std::vector<std::string>{"some-scenario"});
+        QVERIFY(p.command.find("--pretrain") != std::string::npos);
+        QVERIFY(!QFile::exists(out + ".part"));
+        const Run missing = shardplan({"bench", "--pretrain", dir.filePath("no/such/prior.json"),
+                                       "--scenario", kLlama8b, "--budget", "60"});
+        QCOMPARE(missing.code, 1);
+        QVERIFY2(missing.err.contains("no folder"), qPrintable(missing.err));
+        const Run chain =
+            shardplan({"bench", "--chain", "rerun", "--scenario", kLlama8b, "--searchers", "sa,rl",
+                       "--budgets", "20,40", "--seeds", "1", "--reference-budget", "2000"});
+        QVERIFY2(chain.code == 0, qPrintable(chain.err));
+        QVERIFY(chain.out.contains("llama-3.1-8b-h100-1x8 (rerun"));
+        QVERIFY(chain.out.contains("budget 40"));
+        QCOMPARE(shardplan({"bench", "--chain", "sideways", "--scenario", kLlama8b}).code, 2);
+    }
+
     void bench() {
         QTemporaryDir dir;
         const QString csv = dir.filePath("bench.csv");

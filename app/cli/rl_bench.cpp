@@ -13,6 +13,7 @@
 #include "core/searchers/registry.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -50,6 +51,17 @@ int pretrainCommand(Args& a, const std::vector<std::string>& scenarios, const st
     o.budget = budget.value_or(2000);
     o.rounds = int(rounds.value_or(2));
     o.threads = int(threads.value_or(1));
+    // Where it goes, checked before minutes of training; written whole at the end (a temporary file renamed
+    // over it), so a stopped or failed run leaves the old prior as it was.
+    const std::string out = *a.option("pretrain");
+    {
+        std::error_code ec;
+        const auto dir = std::filesystem::path(out).parent_path();
+        if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+            std::cerr << "shardplan: --pretrain " << out << ": no folder " << dir.string() << "\n";
+            return kBadInput;
+        }
+    }
     std::vector<Scenario> loaded;
     for (const auto& path : scenarios) {
         auto s = loadScenarioOrReport(path);
@@ -74,10 +86,19 @@ int pretrainCommand(Args& a, const std::vector<std::string>& scenarios, const st
     }
     prior.command = commandLine;
     for (const auto& h : a.all("held-out")) prior.heldOut.push_back(h);
-    const std::string out = *a.option("pretrain");
-    std::ofstream f(out, std::ios::binary | std::ios::trunc);
-    if (!(f << rl::priorJson(prior))) {
-        std::cerr << "shardplan: cannot write " << out << "\n";
+    const std::string tmp = out + ".part";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!(f << rl::priorJson(prior)) || !(f.flush())) {
+            std::cerr << "shardplan: cannot write " << tmp << "\n";
+            return kBadInput;
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, out, ec);
+    if (ec) {
+        std::cerr << "shardplan: cannot replace " << out << ": " << ec.message() << " (the prior is in "
+                  << tmp << ")\n";
         return kBadInput;
     }
     std::printf(
