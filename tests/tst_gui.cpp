@@ -175,6 +175,17 @@ private slots:
         QVERIFY2(status.contains(QStringLiteral("rl (from its last run's policy)")), qPrintable(status));
         QVERIFY2(!status.contains(QStringLiteral("sa (from")), qPrintable(status));
         QVERIFY(done.wait(60000) || done.count() > 1);
+        // Search > Forget What rl Learned: the next run starts from the prior again.
+        QAction* forget = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text().contains(QStringLiteral("Forget What rl Learned"))) forget = a;
+        QVERIFY(forget);
+        QVERIFY(w.controller()->hasLearned(QStringLiteral("rl")));
+        forget->trigger();
+        QVERIFY(!w.controller()->hasLearned(QStringLiteral("rl")));
+        w.startSearch();
+        QVERIFY(!w.statusBar()->currentMessage().contains(QStringLiteral("last run's policy")));
+        QVERIFY(done.wait(60000) || done.count() > 2);
     }
 
     void stopReturnsPromptly() {

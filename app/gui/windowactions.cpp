@@ -189,6 +189,14 @@ void WindowActions::build(MainWindow& w) {
         w.m_staleBanner->hide();
         w.updateTitle();
     }));
+    auto* forget = reg(QStringLiteral("forgetLearned"),
+                       search->addAction(MainWindow::tr("&Forget What rl Learned"), &w, [&w] {
+                           w.m_controller->forgetLearned();
+                           w.statusBar()->showMessage(
+                               MainWindow::tr("rl's next run starts from the shipped prior"), 5000);
+                       }));
+    forget->setToolTip(MainWindow::tr("rl's next run starts from the shipped prior, not from the policy its "
+                                      "last run ended with"));
 
     auto* tools = w.menuBar()->addMenu(MainWindow::tr("&Tools"));
     reg(QStringLiteral("calibration"),
