@@ -23,14 +23,6 @@ namespace sp::cli {
 
 namespace {
 
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    for (std::string n; std::getline(ss, n, ',');)
-        if (!n.empty()) out.push_back(n);
-    return out;
-}
-
 /// One chained run: its evaluations and processor time, and its value at each of the chain's points.
 struct ChainRun {
     int64_t evaluations = 0;

@@ -26,14 +26,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    for (std::string n; std::getline(ss, n, ',');)
-        if (!n.empty()) out.push_back(n);
-    return out;
-}
-
 /// "--budgets 100,500": positive integers, or an error message.
 std::optional<std::vector<int64_t>> parseBudgets(const std::string& text, std::string& error) {
     std::vector<int64_t> out;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,15 @@ inline std::string joined(const std::vector<std::string>& v, const char* sep = "
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
     return s;
+}
+
+/// "a,b,,c": the non-empty parts between commas ("--searchers", "--budgets").
+inline std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    for (std::string n; std::getline(ss, n, ',');)
+        if (!n.empty()) out.push_back(n);
+    return out;
 }
 
 /// The file name without its folders and extension: the short name of a scenario in tables.
