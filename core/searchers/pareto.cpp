@@ -47,6 +47,7 @@ public:
         return m;
     }
     std::optional<Plan> megatronPlan() const override { return m_model.megatronPlan(); }
+    const Scenario* scenario() const override { return &m_model.scenario(); }
 
 private:
     const CostModel& m_model;
