@@ -150,13 +150,6 @@ private slots:
         cfg.initScale = 0.5;
         cfg.compute = Compute(compute);
         Policy pol(counts, cfg, 11);
-        // A context (the scenario's features) and a context weight away from zero, so that its path and its
-        // gradient are checked too.
-        {
-            Rng crng(21);
-            pol.params().Wc = 0.3 * randomMat(kDim, kContext, crng);
-            pol.setContext(randomVec(kContext, crng));
-        }
         // masks: decision 2 forbids choice 3 when decision 0 chose 0; decision 4 allows only {0, 2}
         const MaskFn mask = [&](int i, const std::vector<int>& prefix, std::vector<uint8_t>& out) {
             out.assign(counts[i], 1);
@@ -597,10 +590,9 @@ private slots:
         QVERIFY(detail::freshNeighbours(space, {}, 8, 0.4, isSeen, rng, mk).empty());
     }
 
-    // The refinement pays where the policy alone stalls: on the 4,096-GPU MoE of the hard suite, at 1,000
-    // evaluations over seeds 1-5, rl finds better plans with it than without (`rl:no-local`): median 0.95
-    // of the best known against 0.59 (at 2,000 both reach it since the policy takes the scenario's features
-    // as input, Params::Wc).
+    // The refinement pays where the policy alone stalls: on the 4,096-GPU MoE of the hard suite, at 2,000
+    // evaluations over seeds 1-5, rl finds better plans with it than without (`rl:no-local`); the README's
+    // benchmark measures it over 20 seeds (without: 20% of runs within 1% of the best known, with: 85%).
     void localRefinementPays() {
         auto s = loadScenario(SHARDPLAN_SAMPLES_DIR "/benchmarks/moe-1.6t-h100-512x8.yaml");
         QVERIFY(s.ok());
@@ -614,7 +606,7 @@ private slots:
             for (uint64_t seed = 1; seed <= 5; ++seed) {
                 Engine engine(obj);
                 SearchOptions o;
-                o.budget.evaluations = 1000;
+                o.budget.evaluations = 2000;
                 o.seed = seed;
                 o.threads = 1;
                 const auto searcher = makeSearcher(name);
@@ -627,7 +619,7 @@ private slots:
         // prior's own share is priorBeatsAFreshPolicy's.
         const double with = medianBest("rl:no-prior"), without = medianBest("rl:no-prior+no-local"),
                      noPolicy = medianBest("rl:no-prior+no-policy");
-        qInfo("median best of 5 seeds at 1,000 evaluations from a random policy: rl %.0f, rl:no-local %.0f, "
+        qInfo("median best of 5 seeds at 2,000 evaluations from a random policy: rl %.0f, rl:no-local %.0f, "
               "rl:no-policy %.0f tok/s",
               with, without, noPolicy);
         QVERIFY(without > 0 && noPolicy > 0);
@@ -716,7 +708,7 @@ private slots:
     // one iteration in two or more. With every=4 at 8,000 (8 chains, 16 local
     // places of 32, and 4 of the best plan's ranked neighbours beside them, RlOptions::rankedBesideChains):
     // between two of the policy's updates come three iterations of at most 20 plans and one of at most 32,
-    // so at most 92 evaluations; every=1 updates on every iteration of at most 32 (that brought a new plan).
+    // so at most 92 evaluations; every=1 updates on every iteration of at most 32.
     void policyLearnsOnOneIterationInSeveral() {
         auto s = loadScenario(SHARDPLAN_SAMPLES_DIR "/benchmarks/deepseek-v3-32x8-pinned.yaml");
         QVERIFY(s.ok());
@@ -745,8 +737,7 @@ private slots:
         qInfo("learning points at 8,000: every=1 %zu, every=4 %zu; largest gap %lld and %lld evaluations",
               every1.learning.size(), every4.learning.size(), (long long)maxGap(every1),
               (long long)maxGap(every4));
-        // A round whose samples were all seen skips its update: two iterations may pass between updates.
-        QVERIFY(maxGap(every1) <= 64);
+        QVERIFY(maxGap(every1) <= 32);
         QVERIFY(maxGap(every4) <= 92);
         // 8,000 plans at 32 per update (every=1) against 92 per 4 iterations: well under half the updates.
         QVERIFY(every1.learning.size() >= 8000 / 32);

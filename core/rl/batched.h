@@ -35,8 +35,6 @@ template <class S> struct Batched {
             Wq = p.Wq.cast<S>(), Wo = p.Wo.cast<S>(), W1 = p.W1.cast<S>(), W2 = p.W2.cast<S>();
             b1 = p.b1.transpose().cast<S>(), b2 = p.b2.transpose().cast<S>();
             keys = pol.m_keys.cast<S>(), values = pol.m_values.cast<S>(), pos = p.pos.cast<S>();
-            // The context shift is the same for every query: folded into the position embeddings.
-            if (pos.rows() > 0) pos.rowwise() += pol.contextShift().transpose().cast<S>();
             emb.reserve(p.emb.size()), bias.reserve(p.bias.size());
             for (const auto& e : p.emb) emb.push_back(e.cast<S>()), widest = std::max(widest, int(e.rows()));
             for (const auto& b : p.bias) bias.push_back(b.transpose().cast<S>());

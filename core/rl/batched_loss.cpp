@@ -168,9 +168,6 @@ double Batched<S>::lossOn(const Policy& pol, const Net& net, const Tree& t, std:
         const int r0 = t.rowsFrom[size_t(i)], cnt = t.rowsFrom[size_t(i + 1)] - r0;
         if (cnt > 0) g.pos.row(i) += dH.middleRows(r0, cnt).colwise().sum().template cast<double>();
     }
-    // The context shift Wc f feeds every query: dWc = (sum of dH) f^T.
-    if (R > 0)
-        g.Wc.noalias() += dH.colwise().sum().transpose().template cast<double>() * pol.m_context.transpose();
     // The prefix: E_{i-1}[action] feeds a node and every node below it; children before parents.
     const int N = int(t.depth.size());
     M sub = M::Zero(N, d);

@@ -127,7 +127,6 @@ int load(const Knowledge& k, const SpaceKeys& keys, Params& p) {
         p.rewardVec = k.shared.rewardVec, p.tokenBias = k.shared.tokenBias;
         p.Wq = k.shared.Wq, p.Wk = k.shared.Wk, p.Wv = k.shared.Wv, p.Wo = k.shared.Wo;
         p.W1 = k.shared.W1, p.b1 = k.shared.b1, p.W2 = k.shared.W2, p.b2 = k.shared.b2;
-        p.Wc = k.shared.Wc;
     }
     return taken;
 }

@@ -38,7 +38,7 @@ struct Knowledge final : LearnedState {
     std::map<std::string, VecD, std::less<>> choice;   ///< "tp=8": embedding
     std::map<std::string, double, std::less<>> bias;   ///< "tp=8": logit bias
     std::map<std::string, VecD, std::less<>> position; ///< "tp": position embedding
-    /// The shared network: rewardVec, tokenBias, Wq, Wk, Wv, Wo, W1, b1, W2, b2, Wc (emb, bias, pos empty).
+    /// The shared network: rewardVec, tokenBias, Wq, Wk, Wv, Wo, W1, b1, W2, b2 (emb, bias, pos empty).
     Params shared;
     bool hasShared = false;
     int searches = 0; ///< how many searches it has learned from

@@ -18,7 +18,6 @@ void Params::forEach(const std::function<void(double*, Eigen::Index)>& f) {
     visit(rewardVec), visit(tokenBias);
     visit(Wq), visit(Wk), visit(Wv), visit(Wo);
     visit(W1), visit(b1), visit(W2), visit(b2);
-    visit(Wc);
 }
 
 Params Params::zerosLike() const {
@@ -72,7 +71,6 @@ Policy::Policy(std::vector<int> choiceCounts, PolicyConfig cfg, uint64_t seed)
     m_p.b1.setZero();
     initRandom(m_p.W2, sm, rng);
     m_p.b2.setZero();
-    m_p.Wc.setZero();
     setElite({});
 }
 

@@ -31,7 +31,6 @@ namespace sp::rl {
 /// dynamic ones at these sizes, and the policy runs for every sampled plan.
 inline constexpr int kDim = 16;    ///< d: embeddings, attention
 inline constexpr int kHidden = 32; ///< MLP width
-inline constexpr int kContext = 7; ///< the scenario's features (core/rl/prior.h, scenarioFeatures)
 
 using VecD = Eigen::Matrix<double, kDim, 1>;
 using VecM = Eigen::Matrix<double, kHidden, 1>;
@@ -40,8 +39,6 @@ using MatDD = Eigen::Matrix<double, kDim, kDim>;
 using MatM2D = Eigen::Matrix<double, kHidden, 2 * kDim>;
 using MatDM = Eigen::Matrix<double, kDim, kHidden>;
 using RowsD = Eigen::Matrix<double, Eigen::Dynamic, kDim, Eigen::RowMajor>; ///< one row per choice / token
-using VecC = Eigen::Matrix<double, kContext, 1>;
-using MatDC = Eigen::Matrix<double, kDim, kContext>;
 
 /// How the policy computes. Reference: plan by plan and node by node in double precision, the path the
 /// finite-difference checks were first written for. Double and Float: every node of a batch (all the batch's
@@ -68,9 +65,6 @@ struct Params {
     VecM b1;
     MatDM W2;
     VecD b2;
-    /// The context: every query gets Wc f added, f the scenario's features (Policy::setContext), so what the
-    /// policy learns can depend on the scenario it searches (its TPOT SLO, its GPUs). Starts at zero.
-    MatDC Wc;
 
     void forEach(const std::function<void(double*, Eigen::Index)>& f);
     /// Same shapes, all zero.
@@ -117,14 +111,6 @@ public:
 
     /// Sets the elite history for the following samples and updates (recomputes its tokens, keys and values).
     void setElite(std::vector<EliteToken> elite);
-    /// Sets the scenario features every query is conditioned on (Params::Wc; zero until set).
-    void setContext(const VecC& features) {
-        m_sampledId = 0;
-        m_context = features;
-    }
-    const VecC& context() const { return m_context; }
-    /// Wc f: what the context adds to every query.
-    VecD contextShift() const { return m_p.Wc * m_context; }
 
     /// Samples one plan following the masks. temperature > 1 flattens the distribution (exploration).
     Trace sample(const MaskFn& mask, Rng& rng, double temperature = 1.0) const;
@@ -179,7 +165,6 @@ private:
     mutable uint64_t m_sampledId = 0; ///< the latest sampling call since the parameters or the elite changed
     Params m_p;
     std::vector<EliteToken> m_elite;
-    VecC m_context = VecC::Zero();
     RowsD m_tokens, m_keys, m_values; ///< elite x d
 };
 

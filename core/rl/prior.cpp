@@ -67,7 +67,7 @@ template <class M> json writeMatrix(const M& m) {
 /// The shared blocks by name, in one place for reading and writing.
 template <class F> void forShared(Params& p, F f) {
     f("reward", p.rewardVec), f("token_bias", p.tokenBias), f("wq", p.Wq), f("wk", p.Wk), f("wv", p.Wv);
-    f("wo", p.Wo), f("w1", p.W1), f("b1", p.b1), f("w2", p.W2), f("b2", p.b2), f("wc", p.Wc);
+    f("wo", p.Wo), f("w1", p.W1), f("b1", p.b1), f("w2", p.W2), f("b2", p.b2);
 }
 
 } // namespace

@@ -23,7 +23,7 @@
 
 namespace sp::rl {
 
-inline constexpr int kScenarioFeatures = kContext; // the policy's context input (policy.h)
+inline constexpr int kScenarioFeatures = 7;
 using ScenarioFeatures = std::array<double, kScenarioFeatures>;
 /// log2 of total and active parameters (billions) / 4, MoE (0 / 1), log2 GPUs / 4, log2 GPUs per scale-up
 /// domain / 2, log2 input and output tokens / 4, and the TPOT SLO's tightness (log2 of the SLO in ms / 2;

@@ -53,7 +53,7 @@ Trace Policy::walk(const MaskFn& mask, Rng* rng, const std::vector<int>* given, 
         if (valid == 1) {
             t.actions[i] = only; // a forced decision: no network, log-probability 0
         } else {
-            forwardStep(i, m_p.pos.row(i).transpose() + prefix + contextShift(), m, s, temperature);
+            forwardStep(i, m_p.pos.row(i).transpose() + prefix, m, s, temperature);
             if (!given) t.actions[i] = int(rng->weighted(s.sm.p));
             t.oldLogp[i] = s.sm.logp[t.actions[i]];
             t.entropy += s.sm.entropy;
@@ -95,8 +95,7 @@ std::vector<Trace> Policy::sampleReference(const MaskFn& mask, std::span<Rng> rn
                 if (valid == 1) {
                     nd.only = only;
                 } else {
-                    forwardStep(i, m_p.pos.row(i).transpose() + nd.prefix + contextShift(), m, s,
-                                temperature);
+                    forwardStep(i, m_p.pos.row(i).transpose() + nd.prefix, m, s, temperature);
                     nd.sm = s.sm;
                 }
                 nd.ready = true;
@@ -176,9 +175,7 @@ double Policy::lossReference(std::span<const Trace> batch, std::span<const doubl
         Node& nd = nodes[k];
         mask(nd.depth, batch[size_t(firstTrace[k])].actions, m);
         nd.s.trivial = std::count(m.begin(), m.end(), uint8_t(1)) <= 1;
-        if (!nd.s.trivial)
-            forwardStep(nd.depth, m_p.pos.row(nd.depth).transpose() + nd.prefix + contextShift(), m, nd.s,
-                        1.0);
+        if (!nd.s.trivial) forwardStep(nd.depth, m_p.pos.row(nd.depth).transpose() + nd.prefix, m, nd.s, 1.0);
     }
     // The loss, trace by trace; each trace's logit gradient is added to its nodes.
     for (size_t b = 0; b < batch.size(); ++b) {
@@ -236,7 +233,6 @@ double Policy::lossReference(std::span<const Trace> batch, std::span<const doubl
                 g.Wq.noalias() += dqd * s.h.transpose();
                 dh.noalias() += m_p.Wq.transpose() * dqd;
                 g.pos.row(i) += dh.transpose();
-                g.Wc.noalias() += dh * m_context.transpose();
                 nd.sub += dh;
             }
             if (nd.parent >= 0) {

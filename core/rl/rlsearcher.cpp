@@ -37,12 +37,6 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     bool fromPrior = false;
     if (!start && m_o.prior) start = rl::priorFor(rl::shippedPrior(), space.scenario()), fromPrior = true;
     if (start) rl::load(*start, keys, policy.params());
-    // The scenario the objective scores under (a Pareto target's TPOT SLO), else the space's.
-    if (m_o.context) {
-        const Scenario* scored = engine.objective().scenario();
-        const rl::ScenarioFeatures f = rl::scenarioFeatures(scored ? *scored : space.scenario());
-        policy.setContext(Eigen::Map<const rl::VecC>(f.data()));
-    }
     if (start && fromPrior) {
         const double d = start->distance / std::max(1e-9, m_o.priorReach);
         const double strength = m_o.priorStrength * std::exp(-d * d);

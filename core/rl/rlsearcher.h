@@ -89,9 +89,6 @@ struct RlOptions {
     /// nearly from a random policy. `rl:prior=F` sets the strength.
     double priorStrength = 1.0;
     double priorReach = 0.5;
-    /// Condition every query on the scenario's features (Params::Wc; the features of the scenario the
-    /// objective scores under, so a Pareto target's TPOT SLO is among them). false: `rl:no-context`.
-    bool context = true;
     /// A plan that misses memory or an SLO gets the reward of the worst feasible plan so far, minus 1, minus
     /// log(shortfall): worse than anything feasible, and the nearer it comes the better.
     rl::PolicyConfig network;

@@ -36,9 +36,6 @@ public:
     virtual Metrics evaluate(const Plan& plan) const = 0;
     /// The standard recipe's plan, when the objective knows one (the cost model does).
     virtual std::optional<Plan> megatronPlan() const { return std::nullopt; }
-    /// The scenario it scores plans under, when it has one (a learning searcher reads the SLO it searches
-    /// for from it: a Pareto sweep's targets share one space but not one TPOT SLO). Null: the space's.
-    virtual const Scenario* scenario() const { return nullptr; }
 };
 
 /// The cost model as an objective. The CostModel must outlive it.
@@ -47,7 +44,6 @@ public:
     explicit CostModelObjective(const CostModel& model) : m_model(model) {}
     Metrics evaluate(const Plan& plan) const override { return m_model.evaluate(plan); }
     std::optional<Plan> megatronPlan() const override { return m_model.megatronPlan(); }
-    const Scenario* scenario() const override { return &m_model.scenario(); }
 
 private:
     const CostModel& m_model;

@@ -47,7 +47,6 @@ public:
         return m;
     }
     std::optional<Plan> megatronPlan() const override { return m_model.megatronPlan(); }
-    const Scenario* scenario() const override { return &m_model.scenario(); }
 
 private:
     const CostModel& m_model;

@@ -40,14 +40,13 @@ Registry& registry() {
 /// one-epoch (one clipped PPO epoch instead of two), no-local (no neighbours of elite plans in the batch:
 /// every plan from the policy), no-policy (neighbours of the elite and uniform plans, no policy), no-chains
 /// (the local places go to the elite's neighbours at every budget, RlOptions::localChains), no-megatron (no
-/// Megatron plan first: the elite starts empty, RlOptions::warmStart), no-context (no scenario features as an
-/// input, RlOptions::context), no-rank (no policy-ranked neighbourhood of the best plan,
-/// RlOptions::rankedShare), no-carry (not from an earlier search's policy, RlOptions::carry), no-prior (not
-/// from the shipped prior: a random policy, RlOptions::prior); batch=N (N plans per iteration, 4..4096,
-/// instead of the budget's default, RlOptions::batch); every=N (with chains, the policy on one iteration in
-/// N, 1..1000, RlOptions::policyEvery); local=F (the share of each batch that is the elite's neighbours,
-/// 0..1, RlOptions::localShare). Reads the flags into `o`; returns "" or what is wrong with the first bad
-/// flag.
+/// Megatron plan first: the elite starts empty, RlOptions::warmStart), no-rank (no policy-ranked
+/// neighbourhood of the best plan, RlOptions::rankedShare), no-carry (not from an earlier search's policy,
+/// RlOptions::carry), no-prior (not from the shipped prior: a random policy, RlOptions::prior); batch=N (N
+/// plans per iteration, 4..4096, instead of the budget's default, RlOptions::batch); every=N (with chains,
+/// the policy on one iteration in N, 1..1000, RlOptions::policyEvery); local=F (the share of each batch that
+/// is the elite's neighbours, 0..1, RlOptions::localShare). Reads the flags into `o`; returns "" or what is
+/// wrong with the first bad flag.
 static std::string parseRlVariant(std::string_view name, RlOptions& o) {
     o.name = std::string(name);
     std::string_view rest = name.substr(3);
@@ -74,8 +73,6 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
             o.localChains = -1;
         else if (flag == "no-megatron")
             o.warmStart = false;
-        else if (flag == "no-context")
-            o.context = false;
         else if (flag == "no-rank")
             o.rankedShare = 0;
         else if (flag == "no-carry")
