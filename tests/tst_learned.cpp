@@ -282,6 +282,13 @@ private slots:
         QCOMPARE(runOnce(tighter, "rl:no-carry", 300, 2, first.learned).curve,
                  runOnce(tighter, "rl", 300, 2).curve);
         QVERIFY(runOnce(s, "sa", 100, 1).learned == nullptr);
+        // The carried policy enters at half strength (RlOptions::carryStrength); rl:carry=F sets it.
+        // (a sharper policy: a lower entropy at its first update)
+        const SearchResult full = runOnce(tighter, "rl:carry=1", 300, 2, first.learned);
+        QVERIFY(!full.learning.empty() && !carried.learning.empty());
+        QVERIFY(full.learning.front().entropy < carried.learning.front().entropy);
+        QVERIFY(!makeSearcher("rl:carry=x"));
+        QVERIFY(searcherError("rl:carry=9").find("0 to 4") != std::string::npos);
     }
 
     // The Pareto sweep carries one policy through all its searches, in sweep order.

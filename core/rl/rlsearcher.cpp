@@ -37,6 +37,10 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     bool fromPrior = false;
     if (!start && m_o.prior) start = rl::priorFor(rl::shippedPrior(), space.scenario()), fromPrior = true;
     if (start) rl::load(*start, keys, policy.params());
+    if (start && !fromPrior && m_o.carryStrength != 1.0) {
+        for (auto& e : policy.params().emb) e *= m_o.carryStrength;
+        for (auto& b : policy.params().bias) b *= m_o.carryStrength;
+    }
     if (start && fromPrior) {
         const double d = start->distance / std::max(1e-9, m_o.priorReach);
         const double strength = m_o.priorStrength * std::exp(-d * d);

@@ -41,12 +41,13 @@ Registry& registry() {
 /// every plan from the policy), no-policy (neighbours of the elite and uniform plans, no policy), no-chains
 /// (the local places go to the elite's neighbours at every budget, RlOptions::localChains), no-megatron (no
 /// Megatron plan first: the elite starts empty, RlOptions::warmStart), no-rank (no policy-ranked
-/// neighbourhood of the best plan, RlOptions::rankedShare), no-carry (not from an earlier search's policy,
-/// RlOptions::carry), no-prior (not from the shipped prior: a random policy, RlOptions::prior); batch=N (N
-/// plans per iteration, 4..4096, instead of the budget's default, RlOptions::batch); every=N (with chains,
-/// the policy on one iteration in N, 1..1000, RlOptions::policyEvery); local=F (the share of each batch that
-/// is the elite's neighbours, 0..1, RlOptions::localShare). Reads the flags into `o`; returns "" or what is
-/// wrong with the first bad flag.
+/// neighbourhood of the best plan, RlOptions::rankedShare), carry=F (a carried policy at strength F,
+/// RlOptions::carryStrength), no-carry (not from an earlier search's policy, RlOptions::carry), no-prior (not
+/// from the shipped prior: a random policy, RlOptions::prior); batch=N (N plans per iteration, 4..4096,
+/// instead of the budget's default, RlOptions::batch); every=N (with chains, the policy on one iteration in
+/// N, 1..1000, RlOptions::policyEvery); local=F (the share of each batch that is the elite's neighbours,
+/// 0..1, RlOptions::localShare). Reads the flags into `o`; returns "" or what is wrong with the first bad
+/// flag.
 static std::string parseRlVariant(std::string_view name, RlOptions& o) {
     o.name = std::string(name);
     std::string_view rest = name.substr(3);
@@ -79,7 +80,14 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
             o.carry = false;
         else if (flag == "no-prior")
             o.prior = false;
-        else if (flag.substr(0, 6) == "prior=") {
+        else if (flag.substr(0, 6) == "carry=") {
+            double v = 0;
+            const auto text = flag.substr(6);
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (ec != std::errc() || end != text.data() + text.size() || v < 0 || v > 4)
+                return quoted + ": carry= takes a number from 0 to 4";
+            o.carryStrength = v;
+        } else if (flag.substr(0, 6) == "prior=") {
             double v = 0;
             const auto text = flag.substr(6);
             const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
