@@ -36,16 +36,16 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     if (m_o.carry) start = std::dynamic_pointer_cast<const rl::Knowledge>(options.learned);
     bool fromPrior = false;
     if (!start && m_o.prior) start = rl::priorFor(rl::shippedPrior(), space.scenario()), fromPrior = true;
-    if (start) rl::load(*start, keys, policy.params());
-    if (start && !fromPrior && m_o.carryStrength != 1.0) {
-        for (auto& e : policy.params().emb) e *= m_o.carryStrength;
-        for (auto& b : policy.params().bias) b *= m_o.carryStrength;
-    }
-    if (start && fromPrior) {
+    if (start) {
+        rl::load(*start, keys, policy.params());
+        // Its choices at a strength: a carried policy's (RlOptions::carryStrength), or the prior's, fading
+        // with the scenario's distance from what it learned on (RlOptions::priorStrength, priorReach).
         const double d = start->distance / std::max(1e-9, m_o.priorReach);
-        const double strength = m_o.priorStrength * std::exp(-d * d);
-        for (auto& e : policy.params().emb) e *= strength;
-        for (auto& b : policy.params().bias) b *= strength;
+        const double strength = fromPrior ? m_o.priorStrength * std::exp(-d * d) : m_o.carryStrength;
+        if (strength != 1.0) {
+            for (auto& e : policy.params().emb) e *= strength;
+            for (auto& b : policy.params().bias) b *= strength;
+        }
     }
     rl::Adam adam(policy.params(), m_o.learningRate);
     rl::Params grad = policy.params().zerosLike();
