@@ -216,9 +216,11 @@ int chainBench(Args& a, const std::vector<std::string>& scenarios, const std::st
                              : kind == "pools" ? 2 * (scenario.cluster.nodes - 1)
                                                : 1;
         const ChainRun ref = runChain("sa", std::max<int64_t>(1, referenceBudget / std::max(1, searches)), 1);
-        if (!ref.refused.empty() || std::none_of(ref.values.begin(), ref.values.end(), [](double v) { return v > 0; })) {
+        if (!ref.refused.empty() ||
+            std::none_of(ref.values.begin(), ref.values.end(), [](double v) { return v > 0; })) {
             std::fprintf(stderr, "%s: %s; skipped\n", stem(path).c_str(),
-                         ref.refused.empty() ? "the reference chain found no feasible plan" : ref.refused.c_str());
+                         ref.refused.empty() ? "the reference chain found no feasible plan"
+                                             : ref.refused.c_str());
             continue;
         }
         std::vector<double> best = ref.values;
