@@ -98,7 +98,7 @@ quint64 SearchController::start(SearchContextPtr context, const Request& request
         const std::string searcher = name.toStdString();
         std::stop_token stop = m_stop.get_token();
         SearchOptions mine = options;
-        if (request.carry) mine.learned = m_learned.value(name);
+        mine.learned = m_learned.value(name);
         QFuture<Outcome> f = QtConcurrent::run(
             &m_pool, [context, searcher, options = std::move(mine), relay, stop]() -> Outcome {
                 views::lowerThreadPriority();

@@ -53,9 +53,6 @@ public:
         uint64_t seed = 1;
         int threads = 0; ///< evaluation threads per run; 0: all cores
         int eliteK = 32;
-        /// A learning searcher (rl) starts from the policy its last run under this controller ended with
-        /// (SearchOptions::learned): a rerun after an edit does not learn the scenario again from nothing.
-        bool carry = true;
     };
 
     explicit SearchController(QObject* parent = nullptr);
@@ -71,7 +68,8 @@ public:
     quint64 currentBatch() const { return m_batch; }
     /// Runs (of any batch) still on a worker.
     int activeRuns() const { return m_active; }
-    /// Whether the next run of `searcher` would start from what its last run learned (Request::carry).
+    /// Whether the next run of `searcher` starts from what its last run under this controller learned
+    /// (SearchOptions::learned: a rerun after an edit does not learn the scenario again from nothing).
     bool hasLearned(const QString& searcher) const { return m_learned.contains(searcher); }
     /// Drops what the learning searchers learned: their next runs start from the shipped prior.
     void forgetLearned() { m_learned.clear(); }

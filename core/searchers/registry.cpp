@@ -34,6 +34,17 @@ Registry& registry() {
 
 } // namespace
 
+/// The number after "name=" in an rl flag (six characters), when it is all of the rest and within [lo, hi]:
+/// written to `out` (an int or a double). NaN is out of range.
+template <class T> static bool number(std::string_view flag, double lo, double hi, T& out) {
+    T v{};
+    const char* end = flag.data() + flag.size();
+    const auto [p, ec] = std::from_chars(flag.data() + 6, end, v);
+    if (ec != std::errc() || p != end || !(double(v) >= lo && double(v) <= hi)) return false;
+    out = v;
+    return true;
+}
+
 /// "rl:no-elite+reinforce": rl with mechanisms switched off (the README's ablations): no-elite (no elite
 /// history to attend over), no-imitation (no self-imitation of the best plans), no-temperature (a fixed
 /// sampling temperature), reinforce (one REINFORCE epoch without clipping instead of two PPO epochs),
@@ -81,44 +92,23 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
         else if (flag == "no-prior")
             o.prior = false;
         else if (flag.substr(0, 6) == "carry=") {
-            double v = 0;
-            const auto text = flag.substr(6);
-            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-            if (ec != std::errc() || end != text.data() + text.size() || v < 0 || v > 4)
-                return quoted + ": carry= takes a number from 0 to 4";
-            o.carryStrength = v;
+            if (!number(flag, 0, 4, o.carryStrength)) return quoted + ": carry= takes a number from 0 to 4";
         } else if (flag.substr(0, 6) == "prior=") {
-            double v = 0;
-            const auto text = flag.substr(6);
-            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-            if (ec != std::errc() || end != text.data() + text.size() || v < 0 || v > 4)
-                return quoted + ": prior= takes a number from 0 to 4";
-            o.priorStrength = v;
+            if (!number(flag, 0, 4, o.priorStrength)) return quoted + ": prior= takes a number from 0 to 4";
         } else if (flag.substr(0, 6) == "batch=") {
-            int v = 0;
-            const auto* end = flag.data() + flag.size();
-            const auto [p, ec] = std::from_chars(flag.data() + 6, end, v);
-            if (ec != std::errc() || p != end || v < 4 || v > 4096)
+            if (!number(flag, 4, 4096, o.batch))
                 return quoted + ": batch=N takes a whole number from 4 to 4096";
-            o.batch = v;
         } else if (flag.substr(0, 6) == "every=") {
-            int v = 0;
-            const auto* end = flag.data() + flag.size();
-            const auto [p, ec] = std::from_chars(flag.data() + 6, end, v);
-            if (ec != std::errc() || p != end || v < 1 || v > 1000)
+            if (!number(flag, 1, 1000, o.policyEvery))
                 return quoted + ": every=N takes a whole number from 1 to 1000";
-            o.policyEvery = v;
         } else if (flag.substr(0, 6) == "local=") {
-            double v = 0;
-            const auto* end = flag.data() + flag.size();
-            const auto [p, ec] = std::from_chars(flag.data() + 6, end, v);
-            if (ec != std::errc() || p != end || !(v >= 0 && v <= 1))
-                return quoted + ": local=F takes a share from 0 to 1";
-            o.localShare = v;
+            if (!number(flag, 0, 1, o.localShare)) return quoted + ": local=F takes a share from 0 to 1";
         } else
             return quoted +
                    " is not an rl flag (no-elite, no-imitation, no-temperature, reinforce, one-epoch, "
-                   "no-local, no-policy, no-chains, no-megatron, batch=N, every=N, local=F; joined with '+')";
+                   "no-local, no-policy, no-chains, no-megatron, no-rank, no-carry, no-prior, batch=N, "
+                   "every=N, "
+                   "local=F, carry=F, prior=F; joined with '+')";
         if (plus == std::string_view::npos) return {};
         rest = rest.substr(plus + 1);
     }
