@@ -263,6 +263,12 @@ private slots:
               unranked);
         QVERIFY(unranked > 0);
         QVERIFY(ranked > unranked);
+        // The neighbourhood is ranked again after each policy update; rl:rerank=0 only for a new best plan
+        // (another order, so other plans at the same seed).
+        QVERIFY(runOnce(s, "rl", 100, 1).curve != runOnce(s, "rl:rerank=0", 100, 1).curve);
+        QCOMPARE(runOnce(s, "rl", 100, 1).curve, runOnce(s, "rl:rerank=1", 100, 1).curve);
+        QVERIFY(!makeSearcher("rl:rerank=x"));
+        QVERIFY(searcherError("rl:rerank=-1").find("0 to 1000") != std::string::npos);
     }
 
     // A rerun starts from the last run's policy: its knowledge has learned from both searches, and its

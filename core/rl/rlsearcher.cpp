@@ -117,7 +117,8 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         // then taken in that order as far as it is unseen: up to `count` more plans into the batch.
         const auto takeRanked = [&](int count) {
             if (count <= 0 || eliteChoices.empty() || !m_o.usePolicy) return;
-            if (rankedFor != *eliteChoices[0] || rankedAt != iteration) {
+            if (rankedFor != *eliteChoices[0] ||
+                (m_o.rerankEvery > 0 && iteration - rankedAt >= m_o.rerankEvery)) {
                 rankedFor = *eliteChoices[0], rankedAt = iteration;
                 rankedQueue = detail::allNeighbours(space, rankedFor, seen, rng, localMask);
                 const auto scored = policy.traces(rankedQueue, mask);

@@ -34,12 +34,14 @@ Registry& registry() {
 
 } // namespace
 
-/// The number after "name=" in an rl flag (six characters), when it is all of the rest and within [lo, hi]:
+/// The number after "name=" in an rl flag, when it is all of the rest and within [lo, hi]:
 /// written to `out` (an int or a double). NaN is out of range.
 template <class T> static bool number(std::string_view flag, double lo, double hi, T& out) {
     T v{};
     const char* end = flag.data() + flag.size();
-    const auto [p, ec] = std::from_chars(flag.data() + 6, end, v);
+    const size_t eq = flag.find('=');
+    if (eq == std::string_view::npos) return false;
+    const auto [p, ec] = std::from_chars(flag.data() + eq + 1, end, v);
     if (ec != std::errc() || p != end || !(double(v) >= lo && double(v) <= hi)) return false;
     out = v;
     return true;
@@ -56,9 +58,10 @@ template <class T> static bool number(std::string_view flag, double lo, double h
 /// RlOptions::carryStrength), no-carry (not from an earlier search's policy, RlOptions::carry), no-prior (not
 /// from the shipped prior: a random policy, RlOptions::prior); batch=N (N plans per iteration, 4..4096,
 /// instead of the budget's default, RlOptions::batch); every=N (with chains, the policy on one iteration in
-/// N, 1..1000, RlOptions::policyEvery); local=F (the share of each batch that is the elite's neighbours,
-/// 0..1, RlOptions::localShare). Reads the flags into `o`; returns "" or what is wrong with the first bad
-/// flag.
+/// N, 1..1000, RlOptions::policyEvery); rerank=N (the best plan's neighbourhood also ranked again after N
+/// policy updates, 0: only on a new best plan, RlOptions::rerankEvery); local=F (the share of each batch that
+/// is the elite's neighbours, 0..1, RlOptions::localShare). Reads the flags into `o`; returns "" or what is
+/// wrong with the first bad flag.
 static std::string parseRlVariant(std::string_view name, RlOptions& o) {
     o.name = std::string(name);
     std::string_view rest = name.substr(3);
@@ -101,14 +104,16 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
         } else if (flag.substr(0, 6) == "every=") {
             if (!number(flag, 1, 1000, o.policyEvery))
                 return quoted + ": every=N takes a whole number from 1 to 1000";
+        } else if (flag.substr(0, 7) == "rerank=") {
+            if (!number(flag, 0, 1000, o.rerankEvery))
+                return quoted + ": rerank=N takes a whole number from 0 to 1000";
         } else if (flag.substr(0, 6) == "local=") {
             if (!number(flag, 0, 1, o.localShare)) return quoted + ": local=F takes a share from 0 to 1";
         } else
             return quoted +
                    " is not an rl flag (no-elite, no-imitation, no-temperature, reinforce, one-epoch, "
                    "no-local, no-policy, no-chains, no-megatron, no-rank, no-carry, no-prior, batch=N, "
-                   "every=N, "
-                   "local=F, carry=F, prior=F; joined with '+')";
+                   "every=N, rerank=N, local=F, carry=F, prior=F; joined with '+')";
         if (plus == std::string_view::npos) return {};
         rest = rest.substr(plus + 1);
     }
