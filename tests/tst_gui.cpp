@@ -2,6 +2,7 @@
 // a prompt stop, stale results, edits and their undo, errors that go away (files, exports and sessions:
 // tst_gui_files; the layout at 1600x1000: tst_layout).
 #include "core/io/formats.h"
+#include "core/rl/knowledge.h"
 #include "gui_fixtures.h"
 #include "mainwindow.h"
 #include "runtracker.h"
@@ -175,6 +176,52 @@ private slots:
         QVERIFY2(status.contains(QStringLiteral("rl (from its last run's policy)")), qPrintable(status));
         QVERIFY2(!status.contains(QStringLiteral("sa (from")), qPrintable(status));
         QVERIFY(done.wait(60000) || done.count() > 1);
+        // A session keeps it: the reopened window's next Run of rl starts from it, sa's from nothing.
+        {
+            QTemporaryDir dir;
+            const QString path = dir.filePath(QStringLiteral("learned.spsession"));
+            QVERIFY(w.saveSession(path));
+            MainWindow w2(testOptions());
+            w2.show();
+            QVERIFY(w2.openSession(path));
+            const auto* saved =
+                dynamic_cast<const sp::rl::Knowledge*>(w.controller()->learned(QStringLiteral("rl")).get());
+            const auto* opened =
+                dynamic_cast<const sp::rl::Knowledge*>(w2.controller()->learned(QStringLiteral("rl")).get());
+            QVERIFY(saved && opened);
+            QCOMPARE(opened->searches, 2);
+            QCOMPARE(opened->choice.size(), saved->choice.size());
+            for (const auto& [key, v] : saved->choice) // four significant digits (knowledgeJson)
+                QVERIFY2((opened->choice.at(key) - v).norm() <= 1e-3 * (1 + v.norm()), key.c_str());
+            QVERIFY(!w2.controller()->hasLearned(QStringLiteral("sa")));
+            w2.runPanel()->setBudget(50);
+            QSignalSpy done2(&w2, &MainWindow::searchFinished);
+            w2.startSearch();
+            QVERIFY2(
+                w2.statusBar()->currentMessage().contains(QStringLiteral("rl (from its last run's policy)")),
+                qPrintable(w2.statusBar()->currentMessage()));
+            QVERIFY(done2.wait(60000) || done2.count() > 0);
+            // A policy in the file that does not read is left out, said so; the session still opens.
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QByteArray text = f.readAll();
+            f.close();
+            QVERIFY(text.contains("\"shardplanner-rl-policy\""));
+            text.replace("\"shardplanner-rl-policy\"", "\"something-else\"");
+            const QString broken = dir.filePath(QStringLiteral("broken.spsession"));
+            QFile g(broken);
+            QVERIFY(g.open(QIODevice::WriteOnly));
+            g.write(text);
+            g.close();
+            MainWindow w3(testOptions());
+            w3.show();
+            QVERIFY(w3.openSession(broken));
+            QVERIFY(!w3.controller()->hasLearned(QStringLiteral("rl")));
+            QVERIFY(w3.eliteModel()->rowCount() > 0);
+            QVERIFY2(w3.messageBanner()->text().contains(QStringLiteral("rl's learned policy")) &&
+                         w3.messageBanner()->text().contains(QStringLiteral("format")),
+                     qPrintable(w3.messageBanner()->text()));
+        }
         // Search > Forget What rl Learned: the next run starts from the prior again.
         QAction* forget = nullptr;
         for (QAction* a : w.findChildren<QAction*>())

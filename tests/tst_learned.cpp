@@ -297,6 +297,48 @@ private slots:
         QVERIFY(searcherError("rl:carry=9").find("0 to 4") != std::string::npos);
     }
 
+    // A carried policy as text (a session file keeps it) and back, at four significant digits; a wrong
+    // file names what is wrong.
+    void carriedPolicyAsText() {
+        const Scenario s = load("scenarios/llama-3.1-70b-h200-1x8-chat.yaml");
+        const SearchResult r = runOnce(s, "rl", 100, 1);
+        QVERIFY(r.learned);
+        const auto* k = dynamic_cast<const Knowledge*>(r.learned.get());
+        QVERIFY(k);
+        const std::string text = learnedStateJson(*r.learned);
+        const auto back = std::dynamic_pointer_cast<const Knowledge>(parseLearnedState(text, "x"));
+        QVERIFY(back);
+        QCOMPARE(back->searches, k->searches);
+        QCOMPARE(back->hasShared, k->hasShared);
+        QCOMPARE(back->choice.size(), k->choice.size());
+        QCOMPARE(back->position.size(), k->position.size());
+        for (const auto& [key, v] : k->choice) {
+            QVERIFY2((back->choice.at(key) - v).norm() <= 1e-3 * (1 + v.norm()), key.c_str());
+            QVERIFY(std::abs(back->bias.at(key) - k->bias.at(key)) <= 1e-3 * (1 + std::abs(k->bias.at(key))));
+        }
+        QVERIFY((back->shared.Wq - k->shared.Wq).norm() <= 1e-3 * (1 + k->shared.Wq.norm()));
+        // Loaded into the space it came from, it takes as many choices as the original.
+        const SearchSpace space(s);
+        Params p = Policy(counts(space), {}, 1).params();
+        QCOMPARE(load(*back, keysOf(space), p), load(*k, keysOf(space), p));
+        const auto error = [](const std::string& t) -> std::string {
+            try {
+                parseLearnedState(t, "f");
+            } catch (const InputError& e) {
+                return e.what();
+            }
+            return {};
+        };
+        QVERIFY(error("{").find("f") != std::string::npos);
+        QVERIFY(error(R"({"format": "shardplanner-rl-prior", "searches": 1})").find("format") !=
+                std::string::npos);
+        QVERIFY(error(R"({"format": "shardplanner-rl-policy"})").find("searches") != std::string::npos);
+        QVERIFY(
+            error(R"({"format": "shardplanner-rl-policy", "searches": 1, "entries": []})").find("entries") !=
+            std::string::npos);
+        QCOMPARE(learnedStateJson(LearnedState{}), std::string());
+    }
+
     // The Pareto sweep carries one policy through all its searches, in sweep order.
     void paretoSweepCarriesOnePolicy() {
         ParetoOptions o;

@@ -73,6 +73,16 @@ public:
     bool hasLearned(const QString& searcher) const { return m_learned.contains(searcher); }
     /// Drops what the learning searchers learned: their next runs start from the shipped prior.
     void forgetLearned() { m_learned.clear(); }
+    /// What `searcher`'s last run learned (null: nothing), and setting it (a session opened: null drops it).
+    std::shared_ptr<const LearnedState> learned(const QString& searcher) const {
+        return m_learned.value(searcher);
+    }
+    void setLearned(const QString& searcher, std::shared_ptr<const LearnedState> state) {
+        if (state)
+            m_learned[searcher] = std::move(state);
+        else
+            m_learned.remove(searcher);
+    }
 
 signals:
     void progressed(quint64 batch, sp::app::SearchUpdatePtr update);

@@ -1,6 +1,8 @@
 #include "session.h"
 
+#include "core/common/error.h"
 #include "core/io/formats.h"
+#include "core/searchers/registry.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -246,13 +248,14 @@ QByteArray Session::toJson() const {
             }
             QJsonArray curve;
             for (const QPointF& p : r.curve) curve.append(QJsonArray{qint64(p.x()), p.y()});
-            rs.append(QJsonObject{{"searcher", r.searcher},
-                                  {"evaluations", qint64(r.evaluations)},
-                                  {"seconds", r.seconds},
-                                  {"stopped", r.stopped},
-                                  {"message", r.message},
-                                  {"curve", curve},
-                                  {"elite", elite}});
+            QJsonObject ro{{"searcher", r.searcher}, {"evaluations", qint64(r.evaluations)},
+                           {"seconds", r.seconds},   {"stopped", r.stopped},
+                           {"message", r.message},   {"curve", curve},
+                           {"elite", elite}};
+            if (r.learned)
+                if (const std::string text = learnedStateJson(*r.learned); !text.empty())
+                    ro["learned"] = QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
+            rs.append(ro);
         }
         results["runs"] = rs;
         if (openedPlan)
@@ -318,6 +321,17 @@ std::optional<Session> Session::fromJson(const QByteArray& json, const QString& 
                 c.plan = *plan;
                 for (const QJsonValue& x : eo["choices"].toArray()) c.choices.push_back(x.toInt());
                 r.elite.push_back(std::move(c)); // metrics: re-evaluated by the caller
+            }
+            if (ro.contains("learned")) {
+                const std::string at =
+                    file.toStdString() + " results.runs[" + std::to_string(s.runs.size()) + "].learned";
+                try {
+                    r.learned = parseLearnedState(
+                        QJsonDocument(ro["learned"].toObject()).toJson(QJsonDocument::Compact).toStdString(),
+                        at);
+                } catch (const InputError& e) {
+                    r.learnedError = QString::fromStdString(e.what());
+                }
             }
             s.runs.push_back(std::move(r));
         }

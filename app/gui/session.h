@@ -3,6 +3,7 @@
 // settings, and the results (each searcher's elite plans with their metrics, its curve and counts), the plan
 // opened from a file and the selected plan, and the Pareto sweep shown (session_pareto.cpp). Restoring
 // re-evaluates the plans with the cost model (deterministic), so the metrics shown are always the model's.
+// A learning searcher's run keeps what it learned (core/searchers/registry.h, learnedStateJson).
 
 #include "core/model/disaggplan.h"
 #include "core/model/scenario.h"
@@ -14,6 +15,7 @@
 #include <QStringList>
 #include <QVector>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -27,6 +29,10 @@ struct SessionRun {
     double seconds = 0;
     bool stopped = false;
     QString message;
+    /// What the searcher learned (rl's carried policy): the window's next Run of it starts from it. A file's
+    /// policy that does not read is left out (learnedError says why); the rest of the session opens.
+    std::shared_ptr<const LearnedState> learned;
+    QString learnedError;
 };
 
 /// A point of a saved Pareto series: its plan (batch fixed) and the TPOT target it was searched under.

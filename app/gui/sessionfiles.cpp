@@ -33,7 +33,15 @@ bool SessionFiles::save(MainWindow& w, const QString& path) {
         s.resultsScenario = w.m_ctx->scenario();
         for (const QString& n : w.m_runs.order()) {
             const RunState& r = w.m_runs.at(n);
-            s.runs.push_back({n, r.elite, r.curve, r.evaluations, r.seconds, r.stopped, r.message});
+            s.runs.push_back({n,
+                              r.elite,
+                              r.curve,
+                              r.evaluations,
+                              r.seconds,
+                              r.stopped,
+                              r.message,
+                              w.m_controller->learned(n),
+                              {}});
         }
     }
     if (w.m_opened) {
@@ -106,8 +114,15 @@ bool SessionFiles::open(MainWindow& w, const QString& path) {
     w.m_runPanel->setBudget(s->budget);
     w.m_runPanel->setSeed(s->seed);
     QStringList dropped;
+    // What the session's runs learned replaces what this window's did: its next Run starts from the
+    // session's policy, as it would have in the window that saved it.
+    w.m_controller->forgetLearned();
     if (s->hasResults) {
         for (SessionRun& run : s->runs) {
+            w.m_controller->setLearned(run.searcher, run.learned);
+            if (!run.learnedError.isEmpty())
+                dropped << MainWindow::tr("%1's learned policy (its next run starts from the prior): %2")
+                               .arg(run.searcher, run.learnedError);
             RunState r;
             // A session is a file like any other: a plan in it that does not fit the scenario (edited by
             // hand, or from another version) is left out and said so, never evaluated.

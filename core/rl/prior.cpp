@@ -204,6 +204,47 @@ std::string priorJson(const Prior& prior) {
     return out + "\n}\n";
 }
 
+std::string knowledgeJson(const Knowledge& k) {
+    Prior p;
+    p.shared = k.shared;
+    p.hasShared = k.hasShared;
+    p.position = k.position;
+    PriorEntry e;
+    e.scenario = "carried";
+    e.choice = k.choice;
+    e.bias = k.bias;
+    p.entries.push_back(std::move(e));
+    json root = json::parse(priorJson(p));
+    root.erase("command"), root.erase("held_out");
+    root["format"] = "shardplanner-rl-policy";
+    root["searches"] = k.searches;
+    return root.dump();
+}
+
+Knowledge parseKnowledge(std::string_view text, const std::string& file) {
+    json root;
+    try {
+        root = json::parse(text);
+    } catch (const json::parse_error& e) {
+        fail(file, "", e.what());
+    }
+    if (!root.is_object() || !root.contains("format") || root["format"] != "shardplanner-rl-policy")
+        fail(file, "format", "expected \"shardplanner-rl-policy\"");
+    if (!root.contains("searches") || !root["searches"].is_number_integer() ||
+        root["searches"].get<int>() < 0)
+        fail(file, "searches", "expected a whole number of searches, 0 or more");
+    const Prior p = parsePrior(text, file);
+    if (p.entries.size() != 1) fail(file, "entries", "expected one entry, the carried policy's choices");
+    Knowledge k;
+    k.choice = p.entries[0].choice;
+    k.bias = p.entries[0].bias;
+    k.position = p.position;
+    k.shared = p.shared;
+    k.hasShared = p.hasShared;
+    k.searches = root["searches"].get<int>();
+    return k;
+}
+
 namespace {
 double g_parseMs = 0;
 }

@@ -50,6 +50,13 @@ struct Prior {
 /// Reads a prior file; throws InputError naming the field that is wrong.
 Prior parsePrior(std::string_view json, const std::string& file = "rl-prior.json");
 std::string priorJson(const Prior& prior);
+/// A carried policy (what one chain of searches learned) as text, for a session file: the prior file's
+/// layout with the one entry and the number of searches it learned from, format "shardplanner-rl-policy";
+/// the weights at four significant digits, as the prior's.
+std::string knowledgeJson(const Knowledge& k);
+/// Reads knowledgeJson's text; throws InputError naming the field that is wrong.
+Knowledge parseKnowledge(std::string_view json, const std::string& file);
+
 /// The compiled-in prior, parsed on first use (thread-safe). Empty when the build has none.
 const Prior& shippedPrior();
 /// The milliseconds the first shippedPrior() call took to parse it (0 before it).

@@ -1,5 +1,7 @@
 #include "core/searchers/registry.h"
 
+#include "core/rl/knowledge.h"
+#include "core/rl/prior.h"
 #include "core/rl/rlsearcher.h"
 
 #include <charconv>
@@ -160,6 +162,15 @@ void registerSearcher(std::string name, std::function<std::unique_ptr<Searcher>(
             return;
         }
     r.entries.emplace_back(std::move(name), std::move(factory));
+}
+
+std::string learnedStateJson(const LearnedState& state) {
+    if (const auto* k = dynamic_cast<const rl::Knowledge*>(&state)) return rl::knowledgeJson(*k);
+    return {};
+}
+
+std::shared_ptr<const LearnedState> parseLearnedState(std::string_view json, const std::string& file) {
+    return std::make_shared<const rl::Knowledge>(rl::parseKnowledge(json, file));
 }
 
 } // namespace sp

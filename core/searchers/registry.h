@@ -16,12 +16,18 @@ namespace sp {
 /// A searcher by name ("megatron", "exhaustive", "random", "random-seq", "cd", "cd-restarts", "sa", "ga",
 /// "rl", and any registered later; "rl:FLAG+FLAG" for rl with mechanisms off or set: no-elite, no-imitation,
 /// no-temperature, reinforce, one-epoch, no-local, no-policy, no-chains, no-megatron, no-rank, no-carry,
-/// no-prior, batch=N (4..4096), every=N (1..1000), local=F (0..1), carry=F and prior=F (0..4)); null if
+/// no-prior, batch=N (4..4096), every=N (1..1000), rerank=N (0..1000), local=F (0..1), carry=F and prior=F
+/// (0..4)); null if
 /// unknown.
 std::unique_ptr<Searcher> makeSearcher(std::string_view name);
 /// "" if makeSearcher(name) would make a searcher, otherwise what is wrong with the name, for the user: the
 /// known names, or the bad rl flag and what it takes.
 std::string searcherError(std::string_view name);
+/// What a learning searcher learned (SearchResult::learned) as text for a session file; "" for a state this
+/// build does not write.
+std::string learnedStateJson(const LearnedState& state);
+/// Reads learnedStateJson's text; throws InputError naming the field that is wrong.
+std::shared_ptr<const LearnedState> parseLearnedState(std::string_view json, const std::string& file);
 /// The registered names, in registration order.
 std::vector<std::string> searcherNames();
 /// Adds (or replaces) a searcher (call it before use: a static registration object in a static library may
