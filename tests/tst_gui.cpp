@@ -29,6 +29,7 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -158,6 +159,17 @@ private slots:
 
     // Rerun after an edit: rl starts from the policy its last run ended with, and the status bar says so
     // (SearchController::Request::carry); sa has nothing to carry.
+    // A window with no saved geometry opens within the screen (less room for a title bar and a panel), at
+    // 1480x920 where the screen has room for it.
+    void opensWithinTheScreen() {
+        MainWindow w(testOptions());
+        const QSize avail = w.screen()->availableGeometry().size();
+        const QSize expected = QSize(1480, 920).boundedTo(avail - QSize(20, 60)).expandedTo(QSize(800, 560));
+        QCOMPARE(w.size(), expected);
+        QVERIFY(w.width() <= std::max(800, avail.width()) && w.height() <= std::max(560, avail.height()));
+        if (avail.width() < 1500 || avail.height() < 980) QVERIFY(w.size() != QSize(1480, 920));
+    }
+
     void rerunStartsFromTheLastPolicy() {
         MainWindow w(testOptions());
         w.show();

@@ -25,7 +25,12 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     WindowActions::build(*this);
     // Shortcuts a focused text field would otherwise take (a line edit reads Ctrl+E as "end of line").
     qApp->installEventFilter(this);
-    resize(1480, 920);
+    // The default size, within the screen it opens on less a title bar and a panel (a 1366x768 laptop opens
+    // at 1346x708; a saved geometry, restored below, comes first).
+    QSize size(1480, 920);
+    if (const QScreen* sc = screen())
+        size = size.boundedTo(sc->availableGeometry().size() - QSize(20, 60)).expandedTo(QSize(800, 560));
+    resize(size);
     // The search panel as tall as its contents, the scenario panel the rest: its constraints then fit
     // unscrolled at 1600x1000 (after the resize: before it, the docks are split at the default size).
     if (auto* runDock = findChild<QDockWidget*>(QStringLiteral("runDock")))
