@@ -101,8 +101,11 @@ int pretrainCommand(Args& a, const std::vector<std::string>& scenarios, const st
 
 int chainBench(Args& a, const std::vector<std::string>& scenarios, const std::string& usage) {
     const std::string kind = *a.option("chain");
-    if (kind != "pareto" && kind != "pools" && kind != "rerun")
-        return usageError("--chain must be pareto, pools or rerun", usage);
+    if (kind != "pareto" && kind != "pools" && kind != "rerun" && kind != "window")
+        return usageError("--chain must be pareto, pools, rerun or window", usage);
+    // window: the rerun as the window's Run after an edit does it, from the last run's policy alone (no
+    // elite carried: sa, ga and cd-restarts start afresh).
+    const bool rerun = kind == "rerun" || kind == "window";
     const auto seeds = a.integer("seeds");
     const auto threads = a.integer("threads");
     const auto points = a.integer("points");
@@ -141,7 +144,7 @@ int chainBench(Args& a, const std::vector<std::string>& scenarios, const std::st
         // The rerun's edit: the TPOT SLO tightened to 80% of what a long search's best plan runs at.
         Scenario edited = scenario;
         std::optional<SearchResult> before;
-        if (kind == "rerun") {
+        if (rerun) {
             const CostModel model(scenario);
             const CostModelObjective objective(model);
             Engine engine(objective);
@@ -201,9 +204,10 @@ int chainBench(Args& a, const std::vector<std::string>& scenarios, const std::st
                     makeSearcher(searcher)->run(SearchSpace(scenario), e0, so, nullptr, interrupt.token());
                 so.budget.evaluations = budget;
                 so.learned = first.learned;
-                for (const Candidate& c : first.elite)
-                    if (auto x = editedSpace.fromPlan(c.plan); x && so.starts.size() < 16)
-                        so.starts.push_back(*x);
+                if (kind == "rerun")
+                    for (const Candidate& c : first.elite)
+                        if (auto x = editedSpace.fromPlan(c.plan); x && so.starts.size() < 16)
+                            so.starts.push_back(*x);
                 const SearchResult r =
                     makeSearcher(searcher)->run(editedSpace, e1, so, nullptr, interrupt.token());
                 out.evaluations = r.evaluations, out.cpu = r.cpuSeconds;

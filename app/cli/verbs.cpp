@@ -166,15 +166,17 @@ std::vector<VerbSpec> makeVerbs() {
           "      [--threads T] [--warm-start none|megatron|cd] [--best FILE] [--json] [--csv F]",
           "bench --refresh-best FILE --scenario S... [--searchers LIST] [--budget N] [--seeds K]",
           "bench --rl-speed --scenario S... [--searchers NAME] [--budget N] [--seeds K] [--threads T]",
-          "bench --chain pareto|pools|rerun --scenario S... [--searchers LIST] [--budgets LIST] [--seeds K]",
-          "      [--points N] [--reference-budget N] [--threads T]",
+          "bench --chain pareto|pools|rerun|window --scenario S... [--searchers LIST] [--budgets LIST]",
+          "      [--seeds K] [--points N] [--reference-budget N] [--threads T]",
           "bench --pretrain FILE --scenario S... [--budget N] [--rounds R] [--held-out NAME]..."},
          "searchers over seeds 1..K: best throughput, against Megatron\n"
          "and a best-known plan, evaluations and CPU time to 1%;\n"
          "--refresh-best: long runs that find the best-known plans;\n"
          "--rl-speed: rl's wall and CPU time beside random's;\n"
          "--chain: chains of searches (a Pareto sweep, the pool sizes,\n"
-         "a rerun after tightening the TPOT SLO) against a long one;\n"
+         "a rerun after tightening the TPOT SLO, from the last elite and\n"
+         "policy; window: as the window reruns, from the policy alone)\n"
+         "against a long one;\n"
          "--pretrain: rl's prior, learned over the scenarios",
          {{"scenario", "S", "a scenario (repeatable)"},
           {"searchers", "LIST", "comma separated (default random,random-seq,cd,cd-restarts,sa,ga,rl)"},
@@ -186,7 +188,7 @@ std::vector<VerbSpec> makeVerbs() {
           {"best", "FILE", "the best-known plans to measure against (default: the best of this bench)"},
           {"refresh-best", "FILE", "find the best-known plans and store them in FILE"},
           {"rl-speed", "", "time rl beside random, seed by seed"},
-          {"chain", "KIND", "pareto, pools or rerun: evaluations until a chain is within 1%"},
+          {"chain", "KIND", "pareto, pools, rerun or window: evaluations until a chain is within 1%"},
           {"points", "N", "--chain pareto: TPOT targets (default 8)"},
           {"reference-budget", "N", "--chain: evaluations of the reference chain in all (default 200000)"},
           {"pretrain", "FILE", "learn rl's prior over the scenarios and write it to FILE"},
