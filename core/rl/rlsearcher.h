@@ -2,8 +2,9 @@
 // `rl`: Learn to Shard. Each iteration conditions the policy (core/rl/policy.h) on the elite history (the
 // top-K distinct plans so far), samples a batch of plans through the space's validity masks, evaluates them
 // through the engine (worker threads, shared cache), and updates the policy with PPO on normalized
-// log-throughput rewards. Half of each batch refines the elite locally instead (RlOptions::localShare):
-// neighbours of elite plans, or from 4,000 evaluations annealing chains started at them (localChains).
+// log-throughput rewards. Half of each batch refines the elite locally instead (RlOptions::localShare): the
+// best plan's neighbourhood in the policy's order, then neighbours of elite plans (rankedShare), or from
+// 4,000 evaluations annealing chains started at them (localChains) beside a few ranked neighbours.
 
 #include "core/rl/policy.h"
 #include "core/rl/prior.h"
