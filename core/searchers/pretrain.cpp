@@ -71,8 +71,12 @@ rl::Prior pretrainPrior(const std::vector<Scenario>& scenarios, const PretrainOp
             so.seed = o.seed + uint64_t(round) * 1000 + i;
             so.threads = o.threads;
             so.learned = learned;
-            // From a random policy at the very start (not from the prior being replaced).
-            const SearchResult r = makeSearcher("rl:no-prior")->run(space, engine, so, nullptr, stop);
+            // From a random policy at the very start (not from the prior being replaced). The recipe is
+            // pinned, not rl's defaults: the policy carried from scenario to scenario at full strength, half
+            // the local places ranked, as when resources/rl-prior.json was written (before carryStrength went
+            // to 0.5 and rankedShare to 1), so that its command writes it again to the byte.
+            const SearchResult r =
+                makeSearcher("rl:no-prior+rank=0.5+carry=1")->run(space, engine, so, nullptr, stop);
             if (r.learned) learned = r.learned, last[i] = r.learned;
             if (log) log(scenario->name, round, r.feasible() ? r.best.metrics.throughput : 0.0);
         }
