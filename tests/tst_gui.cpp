@@ -157,8 +157,6 @@ private slots:
         QCOMPARE(w.comparisonView()->differences(), expected);
     }
 
-    // Rerun after an edit: rl starts from the policy its last run ended with, and the status bar says so
-    // (SearchController::Request::carry); sa has nothing to carry.
     // A window with no saved geometry opens within the screen (less room for a title bar and a panel), at
     // 1480x920 where the screen has room for it.
     void opensWithinTheScreen() {
@@ -170,6 +168,8 @@ private slots:
         if (avail.width() < 1500 || avail.height() < 980) QVERIFY(w.size() != QSize(1480, 920));
     }
 
+    // Rerun after an edit: rl starts from the policy its last run ended with (SearchOptions::learned), and
+    // the status bar says so; sa has nothing to carry.
     void rerunStartsFromTheLastPolicy() {
         MainWindow w(testOptions());
         w.show();

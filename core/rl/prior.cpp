@@ -87,7 +87,10 @@ ScenarioFeatures scenarioFeatures(const Scenario& s) {
         w.tpotMs > 0 ? lg(w.tpotMs) / 2.0 : 4.0};
 }
 
-Prior parsePrior(std::string_view text, const std::string& file) {
+namespace {
+
+/// The JSON object in `text`, or an InputError naming the file.
+json readObject(std::string_view text, const std::string& file) {
     json root;
     try {
         root = json::parse(text);
@@ -95,6 +98,10 @@ Prior parsePrior(std::string_view text, const std::string& file) {
         fail(file, "", e.what());
     }
     if (!root.is_object()) fail(file, "", "expected an object");
+    return root;
+}
+
+Prior priorFrom(const json& root, const std::string& file) {
     Prior p;
     if (root.contains("command") && root["command"].is_string())
         p.command = root["command"].get<std::string>();
@@ -151,7 +158,8 @@ Prior parsePrior(std::string_view text, const std::string& file) {
     return p;
 }
 
-std::string priorJson(const Prior& prior) {
+/// The prior as a JSON tree (priorJson lays it out, knowledgeJson reuses it).
+json priorTree(const Prior& prior) {
     json root = json::object();
     root["format"] = "shardplanner-rl-prior";
     root["version"] = 1;
@@ -185,6 +193,17 @@ std::string priorJson(const Prior& prior) {
         es.push_back(je);
     }
     root["entries"] = es;
+    return root;
+}
+
+} // namespace
+
+Prior parsePrior(std::string_view text, const std::string& file) {
+    return priorFrom(readObject(text, file), file);
+}
+
+std::string priorJson(const Prior& prior) {
+    const json root = priorTree(prior);
     // One entry per line keeps the file diffable without making it long.
     std::string out = "{\n";
     bool first = true;
@@ -214,7 +233,7 @@ std::string knowledgeJson(const Knowledge& k) {
     e.choice = k.choice;
     e.bias = k.bias;
     p.entries.push_back(std::move(e));
-    json root = json::parse(priorJson(p));
+    json root = priorTree(p);
     root.erase("command"), root.erase("held_out");
     root["format"] = "shardplanner-rl-policy";
     root["searches"] = k.searches;
@@ -222,18 +241,13 @@ std::string knowledgeJson(const Knowledge& k) {
 }
 
 Knowledge parseKnowledge(std::string_view text, const std::string& file) {
-    json root;
-    try {
-        root = json::parse(text);
-    } catch (const json::parse_error& e) {
-        fail(file, "", e.what());
-    }
-    if (!root.is_object() || !root.contains("format") || root["format"] != "shardplanner-rl-policy")
+    const json root = readObject(text, file);
+    if (!root.contains("format") || root["format"] != "shardplanner-rl-policy")
         fail(file, "format", "expected \"shardplanner-rl-policy\"");
     if (!root.contains("searches") || !root["searches"].is_number_integer() ||
         root["searches"].get<int>() < 0)
         fail(file, "searches", "expected a whole number of searches, 0 or more");
-    const Prior p = parsePrior(text, file);
+    const Prior p = priorFrom(root, file);
     if (p.entries.size() != 1) fail(file, "entries", "expected one entry, the carried policy's choices");
     Knowledge k;
     k.choice = p.entries[0].choice;
