@@ -1,5 +1,7 @@
 #include "core/model/plan.h"
 
+#include "core/model/model.h"
+
 #include <algorithm>
 
 namespace sp {
@@ -142,6 +144,27 @@ Plan Plan::megatronChoices(Degrees d) {
 bool Constraints::allows(Axis a, int v) const {
     const auto& list = allowed[static_cast<int>(a)];
     return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+}
+
+std::string layoutFamily(const Plan& plan, const Model& model) {
+    const Degrees& d = plan.degrees;
+    const bool moe = model.moe.present();
+    std::vector<std::string> parts;
+    if (d.tp > 1) {
+        const int attn = plan.choice(moe ? Op::MoeAttention : Op::Attention);
+        parts.push_back(attn == choice::AttnBatch      ? "attention-DP"
+                        : attn == choice::AttnSequence ? "CP"
+                                                       : "TP");
+    }
+    if (d.pp > 1) parts.push_back("PP");
+    if (moe && d.ep > 1)
+        parts.push_back("EP");
+    else if (moe && d.etp > 1 && d.tp == 1)
+        parts.push_back("expert-TP");
+    if (parts.empty()) parts.push_back("DP");
+    std::string s;
+    for (const auto& x : parts) s += (s.empty() ? "" : " + ") + x;
+    return s;
 }
 
 } // namespace sp

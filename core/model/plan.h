@@ -13,6 +13,8 @@
 
 namespace sp {
 
+struct Model;
+
 enum class Axis : uint8_t { PP, DP, TP, EP, ETP, EDP };
 inline constexpr int kAxisCount = 6;
 inline constexpr std::array<std::string_view, kAxisCount> kAxisNames{"pp", "dp", "tp", "ep", "etp", "edp"};
@@ -193,5 +195,10 @@ struct Constraints {
     bool allows(Axis a, int v) const;
     bool operator==(const Constraints&) const = default;
 };
+
+/// A short name for the layout: its attention parallelism ("TP" by head, "attention-DP" by batch, "CP" by
+/// sequence; none at tp 1), "PP" when pp > 1, "EP" for experts spread over ep > 1 (else "expert-TP" when
+/// etp > 1), joined by " + "; "DP" for plain replicas. MoE models are named by their MoE layers' attention.
+std::string layoutFamily(const Plan& plan, const Model& model);
 
 } // namespace sp

@@ -314,27 +314,6 @@ std::vector<ParetoPoint> nonDominated(std::vector<ParetoPoint> points) {
     return out; // throughput descending, so tokens/s per user ascending
 }
 
-std::string layoutFamily(const Plan& plan, const Model& model) {
-    const Degrees& d = plan.degrees;
-    const bool moe = model.moe.present();
-    std::vector<std::string> parts;
-    if (d.tp > 1) {
-        const int attn = plan.choice(moe ? Op::MoeAttention : Op::Attention);
-        parts.push_back(attn == choice::AttnBatch      ? "attention-DP"
-                        : attn == choice::AttnSequence ? "CP"
-                                                       : "TP");
-    }
-    if (d.pp > 1) parts.push_back("PP");
-    if (moe && d.ep > 1)
-        parts.push_back("EP");
-    else if (moe && d.etp > 1 && d.tp == 1)
-        parts.push_back("expert-TP");
-    if (parts.empty()) parts.push_back("DP");
-    std::string s;
-    for (const auto& x : parts) s += (s.empty() ? "" : " + ") + x;
-    return s;
-}
-
 std::string paretoCsv(const ParetoResult& r, const ParetoCsvExtras& x) {
     std::ostringstream s;
     s << "frontier,user_tokens_per_s,throughput_per_gpu,tpot_ms,ttft_ms,target_tpot_ms,batch,family,pp,dp,tp,"

@@ -92,11 +92,6 @@ bool dominates(const ParetoPoint& a, const ParetoPoint& b);
 /// The points no other point dominates (equal points kept once), by tokens/s per user ascending.
 std::vector<ParetoPoint> nonDominated(std::vector<ParetoPoint> points);
 
-/// A short name for the layout: its attention parallelism ("TP" by head, "attention-DP" by batch, "CP" by
-/// sequence; none at tp 1), "PP" when pp > 1, "EP" for experts spread over ep > 1 (else "expert-TP" when
-/// etp > 1), joined by " + "; "DP" for plain replicas. MoE models are named by their MoE layers' attention.
-std::string layoutFamily(const Plan& plan, const Model& model);
-
 /// What a CSV of the front holds besides the sweep's own two series: every other series drawn beside it.
 struct ParetoCsvExtras {
     std::string scenario;         ///< the sweep's scenario name, in each row of its series
