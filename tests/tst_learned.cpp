@@ -277,6 +277,52 @@ private slots:
         QVERIFY(searcherError("rl:rerank=-1").find("0 to 1000") != std::string::npos);
     }
 
+    // A chain's starts span layout families (a Pareto sweep's previous elite and the loose end's plans):
+    // where the best plan moves to another family, the start families' best plans get their
+    // neighbourhoods ranked once the best plan's is spent. On Llama-3.1-70B (1x8 H200, chat) at a 73 ms
+    // TPOT the best plan is attention-DP at pp 1, dp 4, tp 2 (sa's 20,000-evaluation sweep point there);
+    // from a TP start (pp 1, dp 4, tp 2) it is three operators away (qkv, attention, out_proj), from an
+    // attention-DP start at pp 4 one move (pp). (Seeds 1-8 at 60 evaluations: rl 8 of 8 there,
+    // rl:no-families 2, sa 1, cd-restarts and ga none.)
+    void startFamiliesGetTheirTurn() {
+        Scenario s = load("scenarios/llama-3.1-70b-h200-1x8-chat.yaml");
+        s.workload.tpotMs = 73;
+        const SearchSpace space(s);
+        const CostModel cm(s);
+        const CostModelObjective obj(cm);
+        const Plan tp = Plan::megatronChoices({1, 4, 2, 1, 1, 1});
+        Plan adp = Plan::megatronChoices({4, 1, 2, 1, 1, 1});
+        adp.setChoice(Op::Qkv, choice::QkvToken), adp.setChoice(Op::Attention, choice::AttnBatch);
+        adp.setChoice(Op::OutProj, choice::OutToken), adp.setChoice(Op::Norms, choice::NormToken);
+        adp.setChoice(Op::Embedding, choice::EmbReplicated), adp.setChoice(Op::LmHead, choice::HeadToken);
+        QCOMPARE(layoutFamily(adp, s.model), std::string("attention-DP + PP"));
+        const auto a = space.fromPlan(tp), b = space.fromPlan(adp);
+        QVERIFY(a && b);
+        const double fromTp = cm.evaluate(tp).throughput;
+        QVERIFY(fromTp > cm.evaluate(adp).throughput); // the TP start heads the elite
+        const auto reached = [&](const char* searcher) {
+            int n = 0;
+            for (uint64_t seed = 1; seed <= 4; ++seed) {
+                Engine engine(obj);
+                SearchOptions o;
+                o.budget.evaluations = 60;
+                o.seed = seed;
+                o.threads = 1;
+                o.warmStart = WarmStart::Megatron;
+                o.starts = {*a, *b};
+                const SearchResult r = makeSearcher(searcher)->run(space, engine, o, nullptr, {});
+                n += layoutFamily(r.best.plan, s.model) == "attention-DP" && r.best.plan.degrees.pp == 1 &&
+                     r.best.metrics.throughput > 1.01 * fromTp;
+            }
+            return n;
+        };
+        const int with = reached("rl"), without = reached("rl:no-families");
+        qInfo("seeds of 4 at the attention-DP plan: rl %d, rl:no-families %d", with, without);
+        QCOMPARE(with, 4);
+        QVERIFY(without < with);
+        QVERIFY(searcherError("rl:families=2").find("0 to 1") != std::string::npos);
+    }
+
     // A rerun starts from the last run's policy: its knowledge has learned from both searches, and its
     // samples differ from a run started afresh with the same seed (the carried policy is what it samples).
     void rerunCarriesThePolicy() {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 #include <span>
 
 namespace sp {
@@ -70,6 +71,16 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
     std::vector<int> rankedFor; ///< the plan whose neighbourhood rankedQueue holds
     int64_t rankedAt = -1;      ///< the policy update it was ranked after
     std::vector<std::vector<int>> rankedQueue;
+    // The layout families (layoutFamily) of the starts: a chain's earlier elite and the loose end's plans,
+    // each family a basin the edit may have moved the best plan to (RlOptions::familyShare).
+    std::vector<std::string> startFamilies;
+    for (const auto& a : options.starts)
+        if (space.valid(a)) {
+            const std::string f = layoutFamily(space.toPlan(a), space.scenario().model);
+            if (std::find(startFamilies.begin(), startFamilies.end(), f) == startFamilies.end())
+                startFamilies.push_back(f);
+        }
+    std::set<std::vector<int>> spent; ///< family heads whose whole neighbourhood has been evaluated
     const auto counterparts = detail::groupCounterparts(space);
     const int eliteK = std::min({m_o.eliteK, options.eliteK, 256}); // attentionBackward keeps K on the stack
     const int64_t budget = options.budget.evaluations;
@@ -113,34 +124,61 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         const auto seen = [&run](const std::vector<int>& p) { return run.seen(p); };
         // With chains, each takes an equal share of the local places: fresh neighbours of its current plan.
         std::vector<int> chainEnd(chains.size(), 0); ///< one past each chain's last proposal in the batch
+        // Every unseen neighbour of `plan`, in the policy's order (worst first: taken from the back).
+        const auto rankedNeighbours = [&](const std::vector<int>& plan) {
+            auto queue = detail::allNeighbours(space, plan, seen, rng, localMask);
+            const auto scored = policy.traces(queue, mask);
+            std::vector<std::pair<double, size_t>> order;
+            for (size_t k = 0; k < scored.size(); ++k) {
+                double lp = 0;
+                for (double x : scored[k].oldLogp) lp += x;
+                order.emplace_back(-lp, k);
+            }
+            std::stable_sort(order.begin(), order.end());
+            std::vector<std::vector<int>> sorted;
+            for (auto it = order.rbegin(); it != order.rend(); ++it)
+                sorted.push_back(std::move(queue[it->second]));
+            return sorted;
+        };
+        // Plans from the back of `queue` that the run has not seen, until the batch holds `until`.
+        const auto takeFrom = [&](std::vector<std::vector<int>>& queue, size_t until) {
+            while (batch.size() < until && !queue.empty()) {
+                if (!run.seen(queue.back()) &&
+                    std::find(batch.begin(), batch.end(), queue.back()) == batch.end())
+                    batch.push_back(std::move(queue.back()));
+                queue.pop_back();
+            }
+        };
         // The best plan's neighbourhood, ranked by the policy once per best plan (and per policy update),
-        // then taken in that order as far as it is unseen: up to `count` more plans into the batch.
+        // then taken in that order as far as it is unseen: up to `count` more plans into the batch; with
+        // starts of other layout families, those families' best plans' neighbourhoods share the places
+        // (RlOptions::familyShare).
         const auto takeRanked = [&](int count) {
             if (count <= 0 || eliteChoices.empty() || !m_o.usePolicy) return;
             if (rankedFor != *eliteChoices[0] ||
                 (m_o.rerankEvery > 0 && iteration - rankedAt >= m_o.rerankEvery)) {
                 rankedFor = *eliteChoices[0], rankedAt = iteration;
-                rankedQueue = detail::allNeighbours(space, rankedFor, seen, rng, localMask);
-                const auto scored = policy.traces(rankedQueue, mask);
-                std::vector<std::pair<double, size_t>> order;
-                for (size_t k = 0; k < scored.size(); ++k) {
-                    double lp = 0;
-                    for (double x : scored[k].oldLogp) lp += x;
-                    order.emplace_back(-lp, k);
-                }
-                std::stable_sort(order.begin(), order.end());
-                std::vector<std::vector<int>> sorted; // worst first: taken from the back
-                for (auto it = order.rbegin(); it != order.rend(); ++it)
-                    sorted.push_back(std::move(rankedQueue[it->second]));
-                rankedQueue = std::move(sorted);
+                rankedQueue = rankedNeighbours(rankedFor);
             }
             const size_t until = batch.size() + size_t(count);
-            while (batch.size() < until && !rankedQueue.empty()) {
-                if (!run.seen(rankedQueue.back()) &&
-                    std::find(batch.begin(), batch.end(), rankedQueue.back()) == batch.end())
-                    batch.push_back(std::move(rankedQueue.back()));
-                rankedQueue.pop_back();
+            if (startFamilies.empty() || m_o.familyShare < 0) return takeFrom(rankedQueue, until);
+            takeFrom(rankedQueue, until - size_t(std::lround(m_o.familyShare * count)));
+            // Each start family's best plan in the elite (the elite's order), unless it is the best plan or
+            // its neighbourhood is spent; what they leave goes back to the best plan's neighbourhood.
+            std::vector<std::string> families;
+            for (const auto* e : eliteChoices) {
+                if (batch.size() >= until) break;
+                std::string f = layoutFamily(space.toPlan(*e), space.scenario().model);
+                if (std::find(startFamilies.begin(), startFamilies.end(), f) == startFamilies.end() ||
+                    std::find(families.begin(), families.end(), f) != families.end())
+                    continue;
+                families.push_back(std::move(f));
+                if (e == eliteChoices[0] || spent.count(*e)) continue;
+                auto queue = rankedNeighbours(*e);
+                if (queue.empty()) spent.insert(*e);
+                takeFrom(queue, until);
             }
+            takeFrom(rankedQueue, until);
         };
         if (chains.empty()) {
             takeRanked(std::clamp(int(std::lround(m_o.rankedShare * localPlaces)), 0, localPlaces));

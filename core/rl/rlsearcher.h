@@ -3,8 +3,9 @@
 // top-K distinct plans so far), samples a batch of plans through the space's validity masks, evaluates them
 // through the engine (worker threads, shared cache), and updates the policy with PPO on normalized
 // log-throughput rewards. Half of each batch refines the elite locally instead (RlOptions::localShare): the
-// best plan's neighbourhood in the policy's order, then neighbours of elite plans (rankedShare), or from
-// 4,000 evaluations annealing chains started at them (localChains) beside a few ranked neighbours.
+// best plan's neighbourhood in the policy's order, then the neighbourhoods of the best plans of the starts'
+// other layout families (familyShare), then neighbours of elite plans (rankedShare), or from 4,000
+// evaluations annealing chains started at them (localChains) beside a few ranked neighbours.
 
 #include "core/rl/policy.h"
 #include "core/rl/prior.h"
@@ -60,6 +61,19 @@ struct RlOptions {
     /// objective as it goes, and its first order goes stale: on the Llama-3.1-70B Pareto sweep (8 seeds)
     /// 2 chains of 8 within 1% at 500 evaluations a search against 6 with 1.
     int rerankEvery = 1;
+    /// Where the search has starts (SearchOptions::starts: a Pareto sweep's previous elite and loose-end
+    /// plans, a rerun's old elite), each of their layout families (layoutFamily: TP, attention-DP, PP, ...)
+    /// is a basin the edit may have moved the best plan to: the ranked places the best plan's neighbourhood
+    /// leaves (once it is spent) go to the neighbourhoods of those families' best plans in the elite (in
+    /// the elite's order, each in the policy's order, until spent); with familyShare F > 0 they get that
+    /// share of the places before it is spent. On the Llama-3.1-70B sweep the plan at one target leaves TP
+    /// for attention data parallelism (qkv, attention and out_proj changed together), which no single move
+    /// from the TP best reaches but one move (pp) from the loose end's attention-DP plans does; the best
+    /// plan's neighbourhood, improving a step at a time, had kept every place. A search without starts (a
+    /// cold one) is unchanged. On the README's chains 0 against 0.5: the same on the Pareto sweeps, and on
+    /// the 405B rerun 30 of 30 within 1% at 50 evaluations against 22 (the best plan's neighbourhood
+    /// needs its places there). -1: `rl:no-families`; `rl:families=F`.
+    double familyShare = 0;
     /// With chains, rankedShare x this many of the best plan's neighbours in the policy's order join each
     /// iteration beside the chains' steps (the chains keep all the local places).
     int rankedBesideChains = 8;

@@ -56,11 +56,13 @@ template <class T> static bool number(std::string_view flag, double lo, double h
 /// every plan from the policy), no-policy (neighbours of the elite and uniform plans, no policy), no-chains
 /// (the local places go to the elite's neighbours at every budget, RlOptions::localChains), no-megatron (no
 /// Megatron plan first: the elite starts empty, RlOptions::warmStart), no-rank (no policy-ranked
-/// neighbourhood of the best plan, RlOptions::rankedShare; rank=F: that share of the local places), carry=F
-/// (a carried policy at strength F, RlOptions::carryStrength), no-carry (not from an earlier search's policy,
-/// RlOptions::carry), no-prior (not from the shipped prior: a random policy, RlOptions::prior); batch=N (N
-/// plans per iteration, 4..4096, instead of the budget's default, RlOptions::batch); every=N (with chains,
-/// the policy on one iteration in N, 1..1000, RlOptions::policyEvery); rerank=N (the best plan's
+/// neighbourhood of the best plan, RlOptions::rankedShare; rank=F: that share of the local places),
+/// no-families (no ranked neighbourhoods of the start families' best plans, RlOptions::familyShare;
+/// families=F: that share of the ranked places to them before the best plan's neighbourhood is spent),
+/// carry=F (a carried policy at strength F, RlOptions::carryStrength), no-carry (not from an earlier search's
+/// policy, RlOptions::carry), no-prior (not from the shipped prior: a random policy, RlOptions::prior);
+/// batch=N (N plans per iteration, 4..4096, instead of the budget's default, RlOptions::batch); every=N (with
+/// chains, the policy on one iteration in N, 1..1000, RlOptions::policyEvery); rerank=N (the best plan's
 /// neighbourhood also ranked again after N policy updates, 0: only on a new best plan,
 /// RlOptions::rerankEvery); local=F (the share of each batch that is the elite's neighbours, 0..1,
 /// RlOptions::localShare). Reads the flags into `o`; returns "" or what is wrong with the first bad flag.
@@ -92,6 +94,8 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
             o.warmStart = false;
         else if (flag == "no-rank")
             o.rankedShare = 0;
+        else if (flag == "no-families")
+            o.familyShare = -1;
         else if (flag == "no-carry")
             o.carry = false;
         else if (flag == "no-prior")
@@ -108,6 +112,8 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
                 return quoted + ": every=N takes a whole number from 1 to 1000";
         } else if (flag.substr(0, 5) == "rank=") {
             if (!number(flag, 0, 1, o.rankedShare)) return quoted + ": rank=F takes a share from 0 to 1";
+        } else if (flag.substr(0, 9) == "families=") {
+            if (!number(flag, 0, 1, o.familyShare)) return quoted + ": families=F takes a share from 0 to 1";
         } else if (flag.substr(0, 7) == "rerank=") {
             if (!number(flag, 0, 1000, o.rerankEvery))
                 return quoted + ": rerank=N takes a whole number from 0 to 1000";
@@ -116,9 +122,9 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
         } else
             return quoted +
                    " is not an rl flag (no-elite, no-imitation, no-temperature, reinforce, one-epoch, "
-                   "no-local, no-policy, no-chains, no-megatron, no-rank, no-carry, no-prior, rank=F, "
-                   "batch=N, "
-                   "every=N, rerank=N, local=F, carry=F, prior=F; joined with '+')";
+                   "no-local, no-policy, no-chains, no-megatron, no-rank, no-families, no-carry, no-prior, "
+                   "rank=F, families=F, batch=N, every=N, rerank=N, local=F, carry=F, prior=F; joined "
+                   "with '+')";
         if (plus == std::string_view::npos) return {};
         rest = rest.substr(plus + 1);
     }
