@@ -166,10 +166,10 @@ private slots:
         QVERIFY2(chain.code == 0, qPrintable(chain.err));
         QVERIFY(chain.out.contains("llama-3.1-8b-h100-1x8 (rerun"));
         QVERIFY(chain.out.contains("budget 40"));
-        const Run window = shardplan({"bench", "--chain", "window", "--scenario", kLlama8b, "--searchers",
+        const Run policy = shardplan({"bench", "--chain", "policy", "--scenario", kLlama8b, "--searchers",
                                       "rl", "--budgets", "20", "--seeds", "1", "--reference-budget", "2000"});
-        QVERIFY2(window.code == 0, qPrintable(window.err));
-        QVERIFY(window.out.contains("llama-3.1-8b-h100-1x8 (window"));
+        QVERIFY2(policy.code == 0, qPrintable(policy.err));
+        QVERIFY(policy.out.contains("llama-3.1-8b-h100-1x8 (policy"));
         QCOMPARE(shardplan({"bench", "--chain", "sideways", "--scenario", kLlama8b}).code, 2);
     }
 

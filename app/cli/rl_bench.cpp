@@ -101,11 +101,11 @@ int pretrainCommand(Args& a, const std::vector<std::string>& scenarios, const st
 
 int chainBench(Args& a, const std::vector<std::string>& scenarios, const std::string& usage) {
     const std::string kind = *a.option("chain");
-    if (kind != "pareto" && kind != "pools" && kind != "rerun" && kind != "window")
-        return usageError("--chain must be pareto, pools, rerun or window", usage);
-    // window: the rerun as the window's Run after an edit does it, from the last run's policy alone (no
-    // elite carried: sa, ga and cd-restarts start afresh).
-    const bool rerun = kind == "rerun" || kind == "window";
+    if (kind != "pareto" && kind != "pools" && kind != "rerun" && kind != "policy")
+        return usageError("--chain must be pareto, pools, rerun or policy", usage);
+    // policy: the rerun from the last run's policy alone (no elite carried: sa, ga and cd-restarts start
+    // afresh), what the carried policy is worth by itself.
+    const bool rerun = kind == "rerun" || kind == "policy";
     const auto seeds = a.integer("seeds");
     const auto threads = a.integer("threads");
     const auto points = a.integer("points");

@@ -166,7 +166,7 @@ std::vector<VerbSpec> makeVerbs() {
           "      [--threads T] [--warm-start none|megatron|cd] [--best FILE] [--json] [--csv F]",
           "bench --refresh-best FILE --scenario S... [--searchers LIST] [--budget N] [--seeds K]",
           "bench --rl-speed --scenario S... [--searchers NAME] [--budget N] [--seeds K] [--threads T]",
-          "bench --chain pareto|pools|rerun|window --scenario S... [--searchers LIST] [--budgets LIST]",
+          "bench --chain pareto|pools|rerun|policy --scenario S... [--searchers LIST] [--budgets LIST]",
           "      [--seeds K] [--points N] [--reference-budget N] [--threads T]",
           "bench --pretrain FILE --scenario S... [--budget N] [--rounds R] [--held-out NAME]..."},
          "searchers over seeds 1..K: best throughput, against Megatron\n"
@@ -175,7 +175,7 @@ std::vector<VerbSpec> makeVerbs() {
          "--rl-speed: rl's wall and CPU time beside random's;\n"
          "--chain: chains of searches (a Pareto sweep, the pool sizes,\n"
          "a rerun after tightening the TPOT SLO, from the last elite and\n"
-         "policy; window: as the window reruns, from the policy alone)\n"
+         "policy, as the window reruns; policy: from the policy alone)\n"
          "against a long one;\n"
          "--pretrain: rl's prior, learned over the scenarios",
          {{"scenario", "S", "a scenario (repeatable)"},

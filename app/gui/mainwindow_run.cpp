@@ -37,6 +37,16 @@ void MainWindow::startSearch() {
         showError(tr("No valid plan to search: %1").arg(qs(m_ctx->space().emptyReason())), Cause::EmptySpace);
         return;
     }
+    // A rerun starts where each searcher's last run ended: its best plans, mapped into the space as it is
+    // now (those an edit made invalid drop out), are its starts, as a Pareto sweep hands each target the
+    // last one's; rl also carries its policy. Clear Results starts afresh.
+    QHash<QString, std::vector<std::vector<int>>> starts;
+    for (const QString& n : names)
+        if (m_runs.contains(n))
+            for (const Candidate& c : m_runs.at(n).elite) {
+                if (starts[n].size() >= size_t(kRerunStarts)) break;
+                if (auto a = m_ctx->space().fromPlan(c.plan)) starts[n].push_back(std::move(*a));
+            }
     startAfresh(s);
     const views::PlanRecordPtr& meg = m_ctx->megatron();
     const SpaceSize size = m_ctx->space().size();
@@ -63,11 +73,19 @@ void MainWindow::startSearch() {
     req.budget = m_runPanel->budget();
     req.seed = m_runPanel->seed();
     req.threads = m_options.threadsPerRun;
+    req.starts = starts;
     // Before start(): a searcher that ends at once (a refused exhaustive search) may finish the batch
     // inside it (QFuture::then on a finished future runs at once), and its message must stay.
     QStringList said;
-    for (const QString& n : names)
-        said << (m_controller->hasLearned(n) ? tr("%1 (from its last run's policy)").arg(n) : n);
+    for (const QString& n : names) {
+        const size_t k = starts.value(n).size();
+        const QString plans = k == 1 ? tr("1 plan") : tr("%1 plans").arg(k);
+        said << (m_controller->hasLearned(n) && k > 0
+                     ? tr("%1 (from its last run's policy and %2)").arg(n, plans)
+                 : m_controller->hasLearned(n) ? tr("%1 (from its last run's policy)").arg(n)
+                 : k > 0                       ? tr("%1 (from its last run's %2)").arg(n, plans)
+                                               : n);
+    }
     statusBar()->showMessage(tr("Searching with %1...").arg(said.join(QStringLiteral(", "))));
     m_controller->start(m_ctx, req);
     updateTitle();

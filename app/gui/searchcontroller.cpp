@@ -99,6 +99,7 @@ quint64 SearchController::start(SearchContextPtr context, const Request& request
         std::stop_token stop = m_stop.get_token();
         SearchOptions mine = options;
         mine.learned = m_learned.value(name);
+        mine.starts = request.starts.value(name);
         QFuture<Outcome> f = QtConcurrent::run(
             &m_pool, [context, searcher, options = std::move(mine), relay, stop]() -> Outcome {
                 views::lowerThreadPriority();

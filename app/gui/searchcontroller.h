@@ -53,6 +53,9 @@ public:
         uint64_t seed = 1;
         int threads = 0; ///< evaluation threads per run; 0: all cores
         int eliteK = 32;
+        /// Where each searcher starts (SearchOptions::starts), by name: the window's rerun hands each the
+        /// best plans of its last run.
+        QHash<QString, std::vector<std::vector<int>>> starts;
     };
 
     explicit SearchController(QObject* parent = nullptr);
