@@ -42,7 +42,8 @@ int indexOf(const SpaceKeys& keys, const std::string& key, int* choice) {
 }
 
 SearchResult runOnce(const Scenario& s, const char* searcher, int64_t budget, uint64_t seed,
-                     std::shared_ptr<const LearnedState> learned = nullptr) {
+                     std::shared_ptr<const LearnedState> learned = nullptr,
+                     std::vector<std::vector<int>> starts = {}) {
     const CostModel cm(s);
     const CostModelObjective obj(cm);
     Engine engine(obj);
@@ -51,6 +52,7 @@ SearchResult runOnce(const Scenario& s, const char* searcher, int64_t budget, ui
     o.seed = seed;
     o.threads = 1;
     o.learned = std::move(learned);
+    o.starts = std::move(starts);
     return makeSearcher(searcher)->run(SearchSpace(s), engine, o, nullptr, {});
 }
 
@@ -289,7 +291,6 @@ private slots:
         s.workload.tpotMs = 73;
         const SearchSpace space(s);
         const CostModel cm(s);
-        const CostModelObjective obj(cm);
         const Plan tp = Plan::megatronChoices({1, 4, 2, 1, 1, 1});
         Plan adp = Plan::megatronChoices({4, 1, 2, 1, 1, 1});
         adp.setChoice(Op::Qkv, choice::QkvToken), adp.setChoice(Op::Attention, choice::AttnBatch);
@@ -303,14 +304,7 @@ private slots:
         const auto reached = [&](const char* searcher) {
             int n = 0;
             for (uint64_t seed = 1; seed <= 4; ++seed) {
-                Engine engine(obj);
-                SearchOptions o;
-                o.budget.evaluations = 60;
-                o.seed = seed;
-                o.threads = 1;
-                o.warmStart = WarmStart::Megatron;
-                o.starts = {*a, *b};
-                const SearchResult r = makeSearcher(searcher)->run(space, engine, o, nullptr, {});
+                const SearchResult r = runOnce(s, searcher, 60, seed, nullptr, {*a, *b});
                 n += layoutFamily(r.best.plan, s.model) == "attention-DP" && r.best.plan.degrees.pp == 1 &&
                      r.best.metrics.throughput > 1.01 * fromTp;
             }
