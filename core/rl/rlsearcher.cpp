@@ -151,8 +151,8 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         };
         // The best plan's neighbourhood, ranked by the policy once per best plan (and per policy update),
         // then taken in that order as far as it is unseen: up to `count` more plans into the batch; with
-        // starts of other layout families, those families' best plans' neighbourhoods share the places
-        // (RlOptions::familyShare).
+        // starts of other layout families, those families' best plans' neighbourhoods take the places it
+        // leaves (RlOptions::familyShare).
         const auto takeRanked = [&](int count) {
             if (count <= 0 || eliteChoices.empty() || !m_o.usePolicy) return;
             if (rankedFor != *eliteChoices[0] ||
