@@ -188,7 +188,7 @@ std::vector<VerbSpec> makeVerbs() {
           {"best", "FILE", "the best-known plans to measure against (default: the best of this bench)"},
           {"refresh-best", "FILE", "find the best-known plans and store them in FILE"},
           {"rl-speed", "", "time rl beside random, seed by seed"},
-          {"chain", "KIND", "pareto, pools, rerun or window: evaluations until a chain is within 1%"},
+          {"chain", "KIND", "pareto, pools, rerun or policy: evaluations until a chain is within 1%"},
           {"points", "N", "--chain pareto: TPOT targets (default 8)"},
           {"reference-budget", "N", "--chain: evaluations of the reference chain in all (default 200000)"},
           {"pretrain", "FILE", "learn rl's prior over the scenarios and write it to FILE"},

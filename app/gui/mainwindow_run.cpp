@@ -73,19 +73,16 @@ void MainWindow::startSearch() {
     req.budget = m_runPanel->budget();
     req.seed = m_runPanel->seed();
     req.threads = m_options.threadsPerRun;
-    req.starts = starts;
     // Before start(): a searcher that ends at once (a refused exhaustive search) may finish the batch
     // inside it (QFuture::then on a finished future runs at once), and its message must stay.
     QStringList said;
     for (const QString& n : names) {
-        const size_t k = starts.value(n).size();
-        const QString plans = k == 1 ? tr("1 plan") : tr("%1 plans").arg(k);
-        said << (m_controller->hasLearned(n) && k > 0
-                     ? tr("%1 (from its last run's policy and %2)").arg(n, plans)
-                 : m_controller->hasLearned(n) ? tr("%1 (from its last run's policy)").arg(n)
-                 : k > 0                       ? tr("%1 (from its last run's %2)").arg(n, plans)
-                                               : n);
+        QStringList from;
+        if (m_controller->hasLearned(n)) from << tr("policy");
+        if (const size_t k = starts.value(n).size()) from << (k == 1 ? tr("1 plan") : tr("%1 plans").arg(k));
+        said << (from.isEmpty() ? n : tr("%1 (from its last run's %2)").arg(n, from.join(tr(" and "))));
     }
+    req.starts = std::move(starts);
     statusBar()->showMessage(tr("Searching with %1...").arg(said.join(QStringLiteral(", "))));
     m_controller->start(m_ctx, req);
     updateTitle();
