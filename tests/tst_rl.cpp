@@ -667,6 +667,39 @@ private slots:
         QVERIFY(with > without);
     }
 
+    // With chains (from 4,000 evaluations) the policy learns on its scheduled rounds only: the rounds it
+    // samples because the chains and the ranked neighbourhood proposed nothing keep the run advancing without
+    // an update each (RlOptions::learnOffSchedule). The memory-bound 405B with tp pinned to 8 has 2,916
+    // plans, so 4,000 evaluations spend the space and most rounds near its end are such rounds.
+    void offScheduleRoundsDoNotLearn() {
+        auto s = loadScenario(SHARDPLAN_SAMPLES_DIR "/benchmarks/llama-3.1-405b-h200-1x8-memory.yaml");
+        QVERIFY(s.ok());
+        Scenario sc = s.value();
+        sc.constraints.allowed[size_t(Axis::TP)] = {8};
+        const CostModel cm(sc);
+        const CostModelObjective obj(cm);
+        const SearchSpace space(sc);
+        QCOMPARE(space.size().count, 2916.0);
+        auto run = [&](const char* name, int64_t budget) {
+            Engine engine(obj);
+            SearchOptions o;
+            o.budget.evaluations = budget;
+            o.seed = 1;
+            o.threads = 1;
+            return makeSearcher(name)->run(space, engine, o, nullptr, {});
+        };
+        // Without chains every round is scheduled: the flag changes nothing.
+        QCOMPARE(run("rl", 500).curve, run("rl:fallback-updates", 500).curve);
+        const auto quiet = run("rl", 4000), learning = run("rl:fallback-updates", 4000);
+        // Both spend the whole space: the off-schedule samples still advance the run.
+        QCOMPARE(quiet.evaluations, int64_t(2916));
+        QCOMPARE(learning.evaluations, int64_t(2916));
+        qInfo("policy updates at 4,000 evaluations: rl %zu, rl:fallback-updates %zu", quiet.learning.size(),
+              learning.learning.size());
+        QVERIFY(!quiet.learning.empty());
+        QVERIFY(2 * quiet.learning.size() < learning.learning.size());
+    }
+
     // rl starts at the Megatron plan (RlOptions::warmStart): its first evaluation is that plan, which then
     // heads the elite. On the memory-bound 405B of the hard suite the Megatron plan is within 0.04% of the
     // optimum (783.6 against 783.9 tok/s, the README's benchmark tables), so every run at 100 evaluations

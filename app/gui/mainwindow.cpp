@@ -402,21 +402,21 @@ void MainWindow::showPlan(views::PlanRecordPtr record) {
 void MainWindow::refreshComparison() {
     if (!m_ctx) return;
     QVector<views::NamedPlan> list;
-    list.append({tr("Megatron"), m_ctx->megatron()});
+    list.append({tr("Megatron"), m_ctx->megatron(), nullptr});
     int right = 0;
     const views::PlanRecordPtr best = bestRecord();
     if (best) {
         right = int(list.size());
-        list.append({qs(best->label), best});
+        list.append({qs(best->label), best, nullptr});
     }
     if (m_current && m_current != m_ctx->megatron() && (!best || !(m_current->plan == best->plan)) &&
         m_current != m_opened) {
         right = int(list.size());
-        list.append({tr("Selected: %1").arg(qs(m_current->label)), m_current});
+        list.append({tr("Selected: %1").arg(qs(m_current->label)), m_current, nullptr});
     }
     if (m_opened) {
         if (m_current == m_opened) right = int(list.size());
-        list.append({tr("Opened: %1").arg(m_openedLabel), m_opened});
+        list.append({tr("Opened: %1").arg(m_openedLabel), m_opened, nullptr});
     }
     // The next few elite plans, so either side can pick them.
     const auto& entries = m_eliteModel->entries();
@@ -427,7 +427,7 @@ void MainWindow::refreshComparison() {
     });
     for (size_t i = 1; i < sorted.size() && i < 10; ++i) {
         const QString label = tr("Elite #%1 (%2)").arg(i + 1).arg(sorted[i]->searcher);
-        list.append({label, recordFor(*sorted[i]->candidate, label, sorted[i]->searcher)});
+        list.append({label, recordFor(*sorted[i]->candidate, label, sorted[i]->searcher), nullptr});
     }
     m_comparison->setScenario(SearchContext::scenarioOf(m_ctx));
     m_comparison->setCandidates(list, 0, right);

@@ -220,7 +220,8 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         const int local = int(batch.size());
         // With chains, the policy samples and learns on one iteration in policyEvery (and whenever the chains
         // propose nothing); on the others the batch is the chains' steps alone.
-        const bool policyRound = round++ % policyEvery == 0 || local == 0;
+        const bool scheduled = round++ % policyEvery == 0;
+        const bool policyRound = scheduled || local == 0;
         if (policyRound) {
             // The elite history as tokens: choices plus the z-score of log-throughput among the elite.
             std::vector<rl::EliteToken> tokens;
@@ -320,6 +321,9 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
         // A round whose samples were all seen before brings no reward the policy has not already learned
         // from; the raised temperature is what changes its next samples, so the update is skipped.
         if (freshSampled == 0) continue;
+        // Off the schedule (the chains proposed nothing) the samples keep the run advancing; learning from
+        // them would cost an update per round where the space is nearly spent (RlOptions::learnOffSchedule).
+        if (!scheduled && !m_o.learnOffSchedule) continue;
 
         // Advantages over the batch (its mean is the baseline): centered ranks, or z-scores of the rewards.
         std::vector<double> adv(rewards.size(), 0.0);

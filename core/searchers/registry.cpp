@@ -64,8 +64,10 @@ template <class T> static bool number(std::string_view flag, double lo, double h
 /// batch=N (N plans per iteration, 4..4096, instead of the budget's default, RlOptions::batch); every=N (with
 /// chains, the policy on one iteration in N, 1..1000, RlOptions::policyEvery); rerank=N (the best plan's
 /// neighbourhood also ranked again after N policy updates, 0: only on a new best plan,
-/// RlOptions::rerankEvery); local=F (the share of each batch that is the elite's neighbours, 0..1,
-/// RlOptions::localShare). Reads the flags into `o`; returns "" or what is wrong with the first bad flag.
+/// RlOptions::rerankEvery); fallback-updates (with chains, the policy also learns on the rounds it samples
+/// off its schedule, RlOptions::learnOffSchedule); local=F (the share of each batch that is the elite's
+/// neighbours, 0..1, RlOptions::localShare). Reads the flags into `o`; returns "" or what is wrong with the
+/// first bad flag.
 static std::string parseRlVariant(std::string_view name, RlOptions& o) {
     o.name = std::string(name);
     std::string_view rest = name.substr(3);
@@ -100,6 +102,8 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
             o.carry = false;
         else if (flag == "no-prior")
             o.prior = false;
+        else if (flag == "fallback-updates")
+            o.learnOffSchedule = true;
         else if (flag.substr(0, 6) == "carry=") {
             if (!number(flag, 0, 4, o.carryStrength)) return quoted + ": carry= takes a number from 0 to 4";
         } else if (flag.substr(0, 6) == "prior=") {
@@ -123,7 +127,8 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
             return quoted +
                    " is not an rl flag (no-elite, no-imitation, no-temperature, reinforce, one-epoch, "
                    "no-local, no-policy, no-chains, no-megatron, no-rank, no-families, no-carry, no-prior, "
-                   "rank=F, families=F, batch=N, every=N, rerank=N, local=F, carry=F, prior=F; joined "
+                   "fallback-updates, rank=F, families=F, batch=N, every=N, rerank=N, local=F, carry=F, "
+                   "prior=F; joined "
                    "with '+')";
         if (plus == std::string_view::npos) return {};
         rest = rest.substr(plus + 1);

@@ -16,8 +16,8 @@ namespace sp {
 /// A searcher by name ("megatron", "exhaustive", "random", "random-seq", "cd", "cd-restarts", "sa", "ga",
 /// "rl", and any registered later; "rl:FLAG+FLAG" for rl with mechanisms off or set: no-elite, no-imitation,
 /// no-temperature, reinforce, one-epoch, no-local, no-policy, no-chains, no-megatron, no-rank, no-families,
-/// no-carry, no-prior, batch=N (4..4096), every=N (1..1000), rerank=N (0..1000), rank=F, families=F and
-/// local=F (0..1), carry=F and prior=F (0..4)); null if unknown.
+/// no-carry, no-prior, fallback-updates, batch=N (4..4096), every=N (1..1000), rerank=N (0..1000), rank=F,
+/// families=F and local=F (0..1), carry=F and prior=F (0..4)); null if unknown.
 std::unique_ptr<Searcher> makeSearcher(std::string_view name);
 /// "" if makeSearcher(name) would make a searcher, otherwise what is wrong with the name, for the user: the
 /// known names, or the bad rl flag and what it takes.
