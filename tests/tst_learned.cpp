@@ -202,6 +202,27 @@ private slots:
         QVERIFY(fails(R"({"entries": [{"features": [1, 2]}]})", "entries[0].features"));
         QVERIFY(fails(R"({"entries": [{"features": [1,2,3,4,5,6,7], "choices": {"tp=8": [1, 2]}}]})",
                       "entries[0].choices.tp=8"));
+        QVERIFY(fails(R"({"entries": [{"features": [1,2,3,4,5,6,7], "choices": {"tp=8": "1 2 x"}}]})",
+                      "entries[0].choices.tp=8"));
+        // A choice's row is written as one string of numbers; the list form (sessions saved before) reads the
+        // same.
+        std::string numbers, list;
+        for (int i = 0; i <= kDim; ++i) {
+            const std::string x = std::to_string(0.25 * i - 1.5);
+            numbers += (i ? " " : "") + x, list += (i ? "," : "") + x;
+        }
+        const auto entry = [](const std::string& row) {
+            const std::string head =
+                "{\"entries\": [{\"features\": [1,2,3,4,5,6,7], \"choices\": {\"tp=8\": ";
+            return parsePrior(head + row + "}}]}").entries.at(0);
+        };
+        const PriorEntry fromText = entry('"' + numbers + '"'), fromList = entry('[' + list + ']');
+        QCOMPARE(fromText.bias.at("tp=8"), -1.5);
+        QCOMPARE(fromText.choice.at("tp=8")(kDim - 1), 0.25 * kDim - 1.5);
+        QVERIFY(fromText.choice.at("tp=8") == fromList.choice.at("tp=8"));
+        QCOMPARE(fromText.bias.at("tp=8"), fromList.bias.at("tp=8"));
+        const std::string written = priorJson(p), rowKey = "\"tp=8\":\"";
+        QVERIFY(written.find(rowKey) != std::string::npos);
         QVERIFY(fails(R"({"shared": {"reward": [1]}})", "shared.reward"));
         QVERIFY(fails(R"({"position": {"tp": "x"}})", "position.tp"));
     }
