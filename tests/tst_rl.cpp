@@ -7,6 +7,7 @@
 #include "core/search/moves.h"
 #include "core/search/rng.h"
 #include "core/searchers/registry.h"
+#include "search_fixtures.h"
 
 #include <algorithm>
 #include <mutex>
@@ -682,11 +683,7 @@ private slots:
         QCOMPARE(space.size().count, 2916.0);
         auto run = [&](const char* name, int64_t budget) {
             Engine engine(obj);
-            SearchOptions o;
-            o.budget.evaluations = budget;
-            o.seed = 1;
-            o.threads = 1;
-            return makeSearcher(name)->run(space, engine, o, nullptr, {});
+            return test::runSearcher(name, space, engine, budget);
         };
         // Without chains every round is scheduled: the flag changes nothing.
         QCOMPARE(run("rl", 500).curve, run("rl:fallback-updates", 500).curve);

@@ -128,8 +128,7 @@ static std::string parseRlVariant(std::string_view name, RlOptions& o) {
                    " is not an rl flag (no-elite, no-imitation, no-temperature, reinforce, one-epoch, "
                    "no-local, no-policy, no-chains, no-megatron, no-rank, no-families, no-carry, no-prior, "
                    "fallback-updates, rank=F, families=F, batch=N, every=N, rerank=N, local=F, carry=F, "
-                   "prior=F; joined "
-                   "with '+')";
+                   "prior=F; joined with '+')";
         if (plus == std::string_view::npos) return {};
         rest = rest.substr(plus + 1);
     }
