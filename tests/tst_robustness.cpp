@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QTest>
 
+#include <chrono>
+
 #include <random>
 
 using namespace sp;
@@ -98,13 +100,23 @@ private slots:
     }
 
     void mutated() {
-        // SHARDPLAN_MUTATIONS raises the trials per sample (CI's sanitizer pass runs many more).
+        // SHARDPLAN_MUTATIONS raises the trials per sample (CI's sanitizer pass runs many more), and
+        // SHARDPLAN_MUTATION_SEED draws other mutations (CI's pass takes it from the commit, so each commit
+        // tries new ones and a rerun of one commit the same); a failure names the seed, sample and trial.
         const int trials = qEnvironmentVariableIntValue("SHARDPLAN_MUTATIONS") > 0
                                ? qEnvironmentVariableIntValue("SHARDPLAN_MUTATIONS")
                                : 150;
-        std::mt19937 rng(12345);
+        bool seeded = false;
+        const uint32_t seed = qEnvironmentVariable("SHARDPLAN_MUTATION_SEED").toUInt(&seeded);
+        std::mt19937 rng(seeded ? seed : 12345u);
+        qInfo("mutation seed %u, %d trials per sample", seeded ? seed : 12345u, trials);
         const std::string junk = ":{}[],-#&*!|>'\"%@` \n\t0123456789.eE-xyz";
         int errors = 0, cases = 0;
+        struct {
+            double ms = 0;
+            std::string sample;
+            int trial = 0;
+        } slowest; // the slowest mutation's load: where a loader does more work than the input warrants
         for (const auto& s : samples()) {
             const std::string label = s.path.toStdString();
             for (int trial = 0; trial < trials; ++trial) {
@@ -127,15 +139,21 @@ private slots:
                         break; // duplicate a run
                     }
                 }
+                const auto t0 = std::chrono::steady_clock::now();
                 const std::string err = parseAs(s.kind, t, label);
+                const double ms =
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                if (ms > slowest.ms) slowest = {ms, label, trial};
                 ++cases;
                 if (!err.empty()) {
                     ++errors;
-                    QVERIFY2(err.find(':') != std::string::npos, err.c_str());
+                    QVERIFY2(err.find(':') != std::string::npos,
+                             ("trial " + std::to_string(trial) + " of " + label + ": " + err).c_str());
                 }
             }
         }
-        qInfo("%d mutations, %d rejected with an error", cases, errors);
+        qInfo("%d mutations, %d rejected with an error; the slowest loaded in %.1f ms (trial %d of %s)",
+              cases, errors, slowest.ms, slowest.trial, slowest.sample.c_str());
         QVERIFY(errors > 0);
     }
 };
