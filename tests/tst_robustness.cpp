@@ -7,7 +7,6 @@
 #include <QTest>
 
 #include <chrono>
-
 #include <random>
 
 using namespace sp;
