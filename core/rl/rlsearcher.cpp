@@ -218,8 +218,8 @@ SearchResult RlSearcher::run(const SearchSpace& space, Engine& engine, const Sea
                 std::clamp(int(std::lround(m_o.rankedShare * m_o.rankedBesideChains)), 0, localPlaces));
         }
         const int local = int(batch.size());
-        // With chains, the policy samples and learns on one iteration in policyEvery (and whenever the chains
-        // propose nothing); on the others the batch is the chains' steps alone.
+        // With chains, the policy samples and learns on one iteration in policyEvery, and samples whenever
+        // the chains propose nothing; on the others the batch is the chains' steps alone.
         const bool scheduled = round++ % policyEvery == 0;
         const bool policyRound = scheduled || local == 0;
         if (policyRound) {
