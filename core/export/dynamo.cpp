@@ -259,7 +259,13 @@ std::optional<std::string> dynamoGraph(const std::string& name, ServingEngine wo
         }
         workers.push_back({&r, std::move(*w)});
     }
+    // Every character past ASCII is written as an escape in a double-quoted scalar: a value holding NEL
+    // (U+0085), U+2028 or U+2029, which YAML 1.1 parsers (libyaml and its ports: PyYAML, and go-yaml, which
+    // kubectl uses) take as line breaks, can then neither end the ConfigMap's literal block nor a key's line.
+    // yaml-cpp keeps the literal style for ASCII text and turns to double quotes where it must escape
+    // (IsValidLiteralScalar, emitterutils.cpp).
     YAML::Emitter e;
+    e.SetOutputCharset(YAML::EscapeNonAscii);
     bool configMap = false;
     for (const auto& [r, w] : workers) configMap = configMap || !w.files.empty();
     const std::string configName = dns + "-config";

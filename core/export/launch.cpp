@@ -726,6 +726,20 @@ Result<LaunchCommand> launchCommand(const Scenario& scenario, const Plan& plan,
     try {
         auto version = findEngineVersion(options.engine, options.version);
         if (!version) return version.error();
+        // The readers refuse such text; a scenario built in code or in the GUI may still hold it. The names
+        // reach the engines inside JSON (vLLM's --speculative-config) and YAML, which must be UTF-8.
+        const Model& m = scenario.model;
+        for (const auto& [field, text] :
+             {std::pair<const char*, const std::string*>{"model", &options.modelPath},
+              {"model.hub_id", &m.hubId},
+              {"model.name", &m.name},
+              {"model.speculative.draft.hub_id", &m.spec.draft.hubId},
+              {"model.speculative.eagle3.hub_id", &m.spec.eagle3.hubId},
+              {"cluster.gpu.name", &scenario.cluster.gpu.name}})
+            if (!isUtf8(*text))
+                return Error{"", 0, 0, field,
+                             "cannot export: the text '" + printable(*text) +
+                                 "' is not UTF-8, which the engines' JSON and YAML arguments must be"};
         if (options.engine == ServingEngine::Dynamo && (options.dynamoWorker == ServingEngine::Dynamo))
             return Error{"", 0, 0, "", "Dynamo's workers run vllm, sglang or trtllm"};
         // The plan is evaluated under the memory rule of the engine that serves it, so that the batch caps

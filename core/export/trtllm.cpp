@@ -28,9 +28,12 @@ namespace sp::exporting {
 
 namespace {
 
-/// `text` as a double-quoted YAML scalar (yaml-cpp escapes quotes, backslashes and control characters).
+/// `text` as a double-quoted YAML scalar (yaml-cpp escapes quotes, backslashes and control characters, and
+/// with EscapeNonAscii every character past ASCII as \uXXXX: the file holds nothing a YAML 1.1 parser reads
+/// as a line break, U+0085, U+2028 and U+2029 included, wherever it is later embedded).
 std::string yamlQuoted(const std::string& text) {
     YAML::Emitter e;
+    e.SetOutputCharset(YAML::EscapeNonAscii);
     e << YAML::DoubleQuoted << text;
     return e.c_str();
 }

@@ -411,14 +411,17 @@ double asNumber(const std::string& file, const YAML::Node& n, const std::string&
 
 std::string asString(const std::string& file, const YAML::Node& n, const std::string& field) {
     if (!n.IsScalar()) fail(file, n, field, "expected a string, found " + typeName(n));
-    // Names and text fields end up in exported shell scripts' comments, in window titles and on the
-    // terminal: a line break there would end a comment and start a live command, an escape sequence would
-    // rewrite the screen. None of the formats needs one, so refuse them here, once for every reader.
-    if (const auto at = firstControlChar(n.Scalar()))
+    // Names and text fields end up in exported shell scripts' comments, in Kubernetes manifests, in JSON
+    // arguments, in window titles and on the terminal: a line break there would end a comment or a YAML block
+    // and start a live command or a new key (YAML 1.1 parsers break lines at NEL, U+2028 and U+2029 too), an
+    // escape sequence would rewrite the screen, bytes that are not UTF-8 cannot be written as JSON. None of
+    // the formats needs one, so refuse them here, once for every reader.
+    if (const auto f = firstUnsafeText(n.Scalar()))
         fail(file, n, field,
-             "the text has " + describeControlChar(n.Scalar()[*at]) + " at character " +
-                 std::to_string(*at + 1) + " (found '" + printable(n.Scalar()) +
-                 "'): names and text fields are one line without control characters");
+             "the text has " + f->what + " at byte " + std::to_string(f->offset + 1) + " (found '" +
+                 printable(n.Scalar()) +
+                 "'): names and text fields are one line of UTF-8 without control characters or line "
+                 "separators");
     return n.Scalar();
 }
 
