@@ -189,6 +189,13 @@ private slots:
         QCOMPARE(bench.code, 2);
         QVERIFY2(bench.err.contains("--seeds expects an integer from 1 to 10000"), qPrintable(bench.err));
         QCOMPARE(shardplan({"bench", "--eval-speed", "--seconds", "inf"}).code, 2);
+        // Gamma gaps of shape 1 / cv^2: 1e-160 made the shape infinite, and simulate grew to gigabytes.
+        for (const char* verb : {"simulate", "capacity"}) {
+            const Run cv = shardplan({verb, "--scenario", kScenario, "--rate", "1", "--burst-cv", "1e-160"});
+            QCOMPARE(cv.code, 2);
+            QVERIFY2(cv.err.contains("--burst-cv expects a finite number from 0.01 to 100"),
+                     qPrintable(cv.err));
+        }
         QCOMPARE(shardplan({"export", "--scenario", kScenario, "--searcher", "sa", "--budget", "1e30",
                             "--format", "json"})
                      .code,

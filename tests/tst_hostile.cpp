@@ -129,6 +129,37 @@ private slots:
         QVERIFY2(b.error().message.find("too many values") != std::string::npos, b.error().str().c_str());
     }
 
+    // A flow list of millions of values: yaml-cpp built every node before any check (60 MB: 47 s, 4 GB, then
+    // bad_alloc). The text's commas, colons, dashes, brackets and lines bound the values before it parses.
+    void millionsOfValuesAreRefusedBeforeParsing() {
+        std::string list = kWorkload + "extra: [";
+        for (int i = 0; i < 1'100'000; ++i) list += "1,";
+        list += "1]\n";
+        const auto r = parseWorkload(list, "w.yaml");
+        QVERIFY(!r);
+        QVERIFY2(r.error().message.find("too many values") != std::string::npos, r.error().str().c_str());
+        QCOMPARE(r.error().line, 7); // the list's line
+    }
+
+    // GPU totals are products of two bounded numbers: 100,000 nodes of 100,000 GPUs wrapped an int to
+    // 1.41e9 and to negative counts. The total is checked in 64 bits against 2^20.
+    void clusterGpuTotalIsBounded() {
+        const std::string head = "version: 1\nkind: cluster\ngpu: b200\n";
+        const auto r = parseCluster(head + "nodes: 100000\ngpus_per_node: 100000\n", "c.yaml");
+        QVERIFY(!r);
+        QVERIFY2(
+            r.error().str().find("c.yaml:5:16: gpus_per_node: 100000 nodes of 100000 GPUs are 10000000000 "
+                                 "GPUs; a cluster has at most 1048576") != std::string::npos,
+            r.error().str().c_str());
+        const auto r2 = parseCluster(head + "nodes: 21475\ngpus_per_node: 100000\n", "c.yaml");
+        QVERIFY(!r2);
+        QVERIFY2(r2.error().message.find("2147500000 GPUs") != std::string::npos, r2.error().str().c_str());
+        // 2^20 itself is a cluster: 16,384 domains of 64 GPUs.
+        const auto ok = parseCluster(head + "nodes: 16384\ngpus_per_node: 64\n", "c.yaml");
+        QVERIFY2(ok, ok ? "" : ok.error().str().c_str());
+        QCOMPARE(ok->gpus(), 1 << 20);
+    }
+
     void nonRegularFilesAreRefused() {
         const auto z = loadModel("/dev/zero");
         QVERIFY(!z);

@@ -420,6 +420,35 @@ slo: {ttft_ms: 2000, tpot_ms: 200, percentile: 99}
             << "w.yaml:5:31: slo.percentile";
         QTest::addRow("prefix hit of everything") << head + "input_tokens: 10\nprefix_cache_hit: 1\n"
                                                   << "w.yaml:5:19: prefix_cache_hit";
+        // 200,000 bins took 4 s to read and minutes in capacity; 10,000 is the bound.
+        QString bins;
+        for (int i = 0; i < 10'001; ++i) bins += QString("[%1, %1, 1], ").arg(i + 1);
+        bins.chop(2);
+        QTest::addRow("too many bins")
+            << head + "input_tokens: {distribution: histogram, bins: [" + bins + "]}\n"
+            << "w.yaml:4:47: input_tokens.bins: 10001 bins; a histogram has at most 10000";
+    }
+
+    // The sampler draws what drawLength's walk over the bins draws, with the same generator calls: the same
+    // lengths from the same seed, on bins of zero weight too.
+    void samplerDrawsAsTheWalk() {
+        LengthDist d;
+        d.kind = LengthDist::Kind::Histogram;
+        for (int i = 0; i < 300; ++i)
+            d.bins.push_back({1 + 10 * i, 10 + 10 * i, i % 7 == 3 ? 0.0 : 1.0 + i % 5});
+        d.bins.push_back({5000, 6000, 0.0}); // a last bin of no weight is never drawn
+        Rng a(11), b(11);
+        const LengthSampler sampler(d, 0);
+        for (int i = 0; i < 20000; ++i) {
+            // the walk as Rng::weighted does it
+            std::vector<double> w;
+            for (const auto& bin : d.bins) w.push_back(bin.weight);
+            const auto& bin = d.bins[a.weighted(w)];
+            const int64_t walked = bin.lo + int64_t(a.below(uint64_t(bin.hi - bin.lo + 1)));
+            const int64_t drawn = sampler.draw(b);
+            QCOMPARE(drawn, walked);
+            QVERIFY(drawn < 5000);
+        }
     }
     void lengthErrorsSayWhere() {
         QFETCH(QString, text);
@@ -483,6 +512,52 @@ slo: {ttft_ms: 2000, tpot_ms: 200, percentile: 99}
                  QString("t.csv:2:8: output_tokens: expected a whole number of tokens, not 'x'"));
         const auto noColumn = parseTrace("time,prompt\n1,2\n", "t.csv");
         QVERIFY(!noColumn && noColumn.error().message.find("input_tokens") != std::string::npos);
+    }
+
+    // Hostile traces get an error that says where, never an abort or gigabytes: a number past a double's
+    // range (nlohmann throws out_of_range.406 for 1e400), a duplicate key (nlohmann keeps the last), a row of
+    // commas (each cell once became a string), an arrival whose shift to the first one overflows. A
+    // byte-order mark before a CSV header is no part of the header.
+    void hostileTraces_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("error");
+        const QByteArray row = "{\"arrival_s\": 0, \"input_tokens\": 10, \"output_tokens\": 2}\n";
+        QTest::addRow("1e400 arrival")
+            << row + "{\"arrival_s\": 1e400, \"input_tokens\": 1, \"output_tokens\": 2}\n"
+            << "t.jsonl:2:1: not a JSON object this reader takes";
+        QTest::addRow("1e400 other key")
+            << QByteArray("{\"arrival_s\": 0, \"x\": -1e400, \"input_tokens\": 1, "
+                          "\"output_tokens\": 2}\n")
+            << "number overflow";
+        QTest::addRow("duplicate key")
+            << QByteArray("{\"arrival_s\": 0, \"input_tokens\": 10, \"output_tokens\": 2, "
+                          "\"input_tokens\": 99}\n")
+            << "t.jsonl:1:58: input_tokens: a duplicate key";
+        QTest::addRow("duplicate nested key")
+            << QByteArray("{\"arrival_s\": 0, \"input_tokens\": 10, \"output_tokens\": 2, \"m\": {\"a\": 1, "
+                          "\"a\": 2}}\n")
+            << "a: a duplicate key";
+        QTest::addRow("row of commas")
+            << QByteArray("time,input_tokens,output_tokens\n") + QByteArray(2'000'000, ',')
+            << "t.jsonl:2:1001: the row has more than 1000 cells";
+        QTest::addRow("arrival past range")
+            << QByteArray("time,input_tokens,output_tokens\n-1e308,1,1\n1e308,1,1\n")
+            << "t.jsonl:2:1: arrival_s: '-1e308' is out of range";
+        QTest::addRow("BOM before header")
+            << QByteArray("\xef\xbb\xbftime,input_tokens,output_tokens\n5,1,2\n7,3,4\n") << "";
+    }
+    void hostileTraces() {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, error);
+        const auto r = parseTrace(text.toStdString(), "t.jsonl");
+        if (error.isEmpty()) {
+            QVERIFY2(r, r ? "" : r.error().str().c_str());
+            QCOMPARE(r->size(), size_t(2));
+            QCOMPARE((*r)[1], (TraceRequest{2.0, 3, 4}));
+            return;
+        }
+        QVERIFY(!r);
+        QVERIFY2(QString::fromStdString(r.error().str()).contains(error), r.error().str().c_str());
     }
 
     // ------------------------------------------------------------------ published serving runs

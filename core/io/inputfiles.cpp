@@ -198,6 +198,11 @@ Cluster readCluster(const MapReader& r) {
     c.nodes = int(r.integer("nodes", 1, 100000));
     c.gpusPerNode = spec ? int(r.integerOr("gpus_per_node", spec->scaleUpDomain, 1, 100000))
                          : int(r.integer("gpus_per_node", 1, 1024));
+    if (int64_t(c.nodes) * c.gpusPerNode > kMaxClusterGpus)
+        r.failAt(r.has("gpus_per_node") ? "gpus_per_node" : "nodes",
+                 std::to_string(c.nodes) + " nodes of " + std::to_string(c.gpusPerNode) + " GPUs are " +
+                     std::to_string(int64_t(c.nodes) * c.gpusPerNode) + " GPUs; a cluster has at most " +
+                     std::to_string(kMaxClusterGpus) + " (2^20)");
     c.gpusPerHost = int(r.integerOr("gpus_per_host", 0, 0, 100000));
     if (c.gpusPerHost > 0 && (c.gpusPerHost > c.gpusPerNode || c.gpusPerNode % c.gpusPerHost != 0))
         r.failAt("gpus_per_host", "must divide gpus_per_node (" + std::to_string(c.gpusPerNode) +

@@ -276,6 +276,11 @@ LengthDist readLength(const MapReader& r, std::string_view key, int64_t& tokens)
         const std::string field = m.field("bins");
         if (!bins.IsSequence() || bins.size() == 0)
             fail(m.file(), bins, field, "expected a list of [lo, hi, weight] bins, e.g. [[1, 512, 0.6]]");
+        // Published length histograms have tens to hundreds of bins; past this a file is no histogram.
+        constexpr size_t kMaxBins = 10'000;
+        if (bins.size() > kMaxBins)
+            fail(m.file(), bins, field,
+                 std::to_string(bins.size()) + " bins; a histogram has at most " + std::to_string(kMaxBins));
         double total = 0;
         for (size_t i = 0; i < bins.size(); ++i) {
             const std::string f = field + "[" + std::to_string(i) + "]";

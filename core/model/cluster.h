@@ -8,6 +8,7 @@
 #include "core/model/dtype.h"
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 namespace sp {
@@ -92,6 +93,11 @@ struct Efficiency {
     double fp4Compute() const { return computeFp4 > 0 ? computeFp4 : compute; }
     bool operator==(const Efficiency&) const = default;
 };
+
+/// The most GPUs a cluster may have: 2^20, five times the largest GPU clusters built (about 200,000), so
+/// that GPU counts and their products with per-GPU counts stay far inside int (a file of 100,000 nodes of
+/// 100,000 GPUs once wrapped to negative GPU totals).
+inline constexpr int64_t kMaxClusterGpus = int64_t(1) << 20;
 
 struct Cluster {
     std::string name;

@@ -44,15 +44,32 @@ int64_t drawLength(Rng& rng, const LengthDist& d, int64_t fixed) {
         if (d.max > 0) n = std::min(n, d.max);
         return n;
     }
-    case LengthDist::Kind::Histogram: {
-        std::vector<double> w;
-        w.reserve(d.bins.size());
-        for (const auto& b : d.bins) w.push_back(b.weight);
-        const auto& b = d.bins[rng.weighted(w)];
-        return b.lo + int64_t(rng.below(uint64_t(b.hi - b.lo + 1)));
-    }
+    case LengthDist::Kind::Histogram:
+        return LengthSampler(d, fixed).draw(rng);
     }
     return std::max<int64_t>(1, fixed);
+}
+
+LengthSampler::LengthSampler(const LengthDist& d, int64_t fixed) : m_d(&d), m_fixed(fixed) {
+    if (d.kind != LengthDist::Kind::Histogram) return;
+    m_cumulative.reserve(d.bins.size());
+    double total = 0;
+    for (const auto& b : d.bins) m_cumulative.push_back(total += std::max(0.0, b.weight));
+}
+
+int64_t LengthSampler::draw(Rng& rng) const {
+    if (m_d->kind != LengthDist::Kind::Histogram || m_cumulative.empty())
+        return drawLength(rng, *m_d, m_fixed);
+    // As Rng::weighted: one uniform draw scaled by the total, the first bin whose running sum passes it, the
+    // last bin of positive weight where rounding leaves it past them all.
+    const double x = rng.uniform() * m_cumulative.back();
+    size_t i = size_t(std::upper_bound(m_cumulative.begin(), m_cumulative.end(), x) - m_cumulative.begin());
+    if (i >= m_cumulative.size()) {
+        i = m_cumulative.size() - 1;
+        while (i > 0 && m_d->bins[i].weight <= 0) --i;
+    }
+    const auto& b = m_d->bins[i];
+    return b.lo + int64_t(rng.below(uint64_t(b.hi - b.lo + 1)));
 }
 
 } // namespace sp

@@ -110,6 +110,7 @@ struct Sim {
     const SimOptions& o;
     std::vector<TraceRequest> trace; ///< o.trace in arrival order
     Rng rng;
+    LengthSampler inputLengths, outputLengths;
     std::vector<Req> reqs;
     Lanes pools[2]; ///< [0]: aggregated or prefill; [1]: decode (disaggregated)
     int nPools = 1;
@@ -148,7 +149,10 @@ struct Sim {
     std::vector<SimResult::Point> timeline;
     double sampleEvery = 0, nextSample = 0;
 
-    Sim(const Scenario& sc, const SimOptions& op) : s(sc), o(op), trace(op.trace), rng(op.seed) {
+    Sim(const Scenario& sc, const SimOptions& op)
+        : s(sc), o(op), trace(op.trace), rng(op.seed),
+          inputLengths(sc.workload.inputLengths, sc.workload.inputTokens),
+          outputLengths(sc.workload.outputLengths, sc.workload.outputTokens) {
         bs = std::max(1, op.blockTokens);
         std::stable_sort(trace.begin(), trace.end(), [](const TraceRequest& a, const TraceRequest& b) {
             return a.arrivalS < b.arrivalS;
@@ -166,8 +170,10 @@ struct Sim {
 
     double gap() {
         if (o.burstCv <= 0 || std::abs(o.burstCv - 1.0) < 1e-12) return -std::log1p(-rng.uniform()) / o.rate;
-        // Gamma gaps of shape k = 1 / cv^2 and mean 1 / rate.
-        const double k = 1.0 / (o.burstCv * o.burstCv);
+        // Gamma gaps of shape k = 1 / cv^2 and mean 1 / rate. A CV under 0.01 (the CLI's bound) is taken as
+        // 0.01: the shape stays finite (1e-160 made it infinite), and the gaps are regular to 1% either way.
+        const double cv = std::max(o.burstCv, 0.01);
+        const double k = 1.0 / (cv * cv);
         return drawGamma(rng, k) / (k * o.rate);
     }
 
@@ -196,10 +202,8 @@ struct Sim {
             x.input = int32_t(std::clamp<int64_t>(tr.inputTokens, 1, INT32_MAX / 4));
             x.output = int32_t(std::clamp<int64_t>(tr.outputTokens, 1, INT32_MAX / 4));
         } else {
-            x.input =
-                int32_t(std::min<int64_t>(drawLength(rng, w.inputLengths, w.inputTokens), INT32_MAX / 4));
-            x.output =
-                int32_t(std::min<int64_t>(drawLength(rng, w.outputLengths, w.outputTokens), INT32_MAX / 4));
+            x.input = int32_t(std::min<int64_t>(inputLengths.draw(rng), INT32_MAX / 4));
+            x.output = int32_t(std::min<int64_t>(outputLengths.draw(rng), INT32_MAX / 4));
         }
         // The prefix cache holds whole blocks; a prompt's last token is always computed.
         x.cached = int32_t(

@@ -16,6 +16,13 @@ namespace sp {
 namespace {
 
 constexpr int64_t kMaxTokens = 100'000'000;
+/// Cells a CSV row may have: a trace has a handful of columns (Azure's LLM inference traces have three or
+/// four), and a row of millions of commas must not become millions of strings.
+constexpr size_t kMaxCells = 1000;
+/// An arrival time's largest magnitude, in seconds: 1e11 s is about 3,200 years, past any date since 1970 a
+/// trace holds (a timestamp column is ~1.7e9), so the shift to the first arrival and every sum after it stay
+/// exact to microseconds, and never overflow.
+constexpr double kMaxArrivalS = 1e11;
 
 enum Column { Arrival, Input, Output, kColumns };
 constexpr const char* kColumnNames[] = {"arrival_s", "input_tokens", "output_tokens"};
@@ -96,6 +103,9 @@ void setField(const std::string& file, int line, int col, Column c, const std::s
         if (!t)
             fail(file, line, col, kColumnNames[c],
                  "expected seconds or a date and time (YYYY-MM-DD HH:MM:SS), not '" + v + "'");
+        if (std::fabs(*t) > kMaxArrivalS)
+            fail(file, line, col, kColumnNames[c],
+                 "'" + v + "' is out of range: arrival times are seconds within +/-1e11 (about 3,200 years)");
         r.arrivalS = *t;
         return;
     }
@@ -124,6 +134,10 @@ std::vector<TraceRequest> parseCsv(const std::string& text, const std::string& f
         std::vector<std::pair<std::string, int>> cells;
         size_t a = 0;
         while (true) {
+            if (cells.size() == kMaxCells)
+                fail(file, line, int(a) + 1, "",
+                     "the row has more than " + std::to_string(kMaxCells) +
+                         " cells: a trace row holds an arrival time and two token counts");
             const size_t b = row.find(',', a);
             cells.emplace_back(trim(row.substr(a, b == std::string::npos ? std::string::npos : b - a)),
                                int(a) + 1);
@@ -174,10 +188,36 @@ std::vector<TraceRequest> parseJsonl(const std::string& text, const std::string&
         ++line;
         if (trim(row).empty()) continue;
         nlohmann::json j;
+        // Duplicate keys: RFC 8259 leaves them to the reader and nlohmann keeps the last; the project's
+        // readers refuse them (README, "Inputs"), so the parser's callback sees each key of each object once.
+        std::vector<std::vector<std::string>> keys;
+        std::string duplicate;
+        const auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+            using E = nlohmann::json::parse_event_t;
+            if (event == E::object_start) keys.emplace_back();
+            if (event == E::object_end && !keys.empty()) keys.pop_back();
+            if (event == E::key && !keys.empty() && duplicate.empty()) {
+                const std::string k = parsed.get<std::string>();
+                auto& seen = keys.back();
+                if (std::find(seen.begin(), seen.end(), k) != seen.end())
+                    duplicate = k;
+                else
+                    seen.push_back(k);
+            }
+            return true;
+        };
         try {
-            j = nlohmann::json::parse(row);
+            j = nlohmann::json::parse(row, callback);
         } catch (const nlohmann::json::parse_error& e) {
             fail(file, line, int(e.byte), "", "not a JSON object: " + std::string(e.what()));
+        } catch (const nlohmann::json::exception& e) {
+            // out_of_range.406: a number past a double's range (1e400)
+            fail(file, line, 1, "", "not a JSON object this reader takes: " + std::string(e.what()));
+        }
+        if (!duplicate.empty()) {
+            const size_t k = row.find("\"" + duplicate + "\"", row.find("\"" + duplicate + "\"") + 1);
+            fail(file, line, k == std::string::npos ? 1 : int(k) + 1, duplicate,
+                 "a duplicate key: each key appears once in an object");
         }
         if (!j.is_object()) fail(file, line, 1, "", "expected a JSON object a line");
         std::array<bool, kColumns> seen{};
@@ -212,9 +252,14 @@ std::vector<TraceRequest> parseJsonl(const std::string& text, const std::string&
 
 Result<std::vector<TraceRequest>> parseTrace(const std::string& text, const std::string& file) {
     try {
-        const size_t first = text.find_first_not_of(" \t\r\n");
-        const bool jsonl = first != std::string::npos && text[first] == '{';
-        std::vector<TraceRequest> rows = jsonl ? parseJsonl(text, file) : parseCsv(text, file);
+        // A UTF-8 byte-order mark, as spreadsheet programs write one before a CSV header, is not text.
+        std::string unmarked;
+        const bool bom = text.rfind("\xef\xbb\xbf", 0) == 0;
+        if (bom) unmarked = text.substr(3);
+        const std::string& body = bom ? unmarked : text;
+        const size_t first = body.find_first_not_of(" \t\r\n");
+        const bool jsonl = first != std::string::npos && body[first] == '{';
+        std::vector<TraceRequest> rows = jsonl ? parseJsonl(body, file) : parseCsv(body, file);
         if (rows.empty()) return Error{file, 0, 0, "", "the trace holds no requests"};
         std::stable_sort(rows.begin(), rows.end(), [](const TraceRequest& a, const TraceRequest& b) {
             return a.arrivalS < b.arrivalS;
