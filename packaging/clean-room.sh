@@ -119,7 +119,7 @@ step "root 1: ./packaging/quickstart.sh test"
 quick test
 step "root 1: ./packaging/quickstart.sh package"
 quick package
-deb="$(ls "$root1"/src/build/shardplan_*.deb | head -1)"
+deb="$(ls "$root1"/src/build-package/shardplan_*.deb | head -1)"
 cp "$deb" "$work/"
 deb="$work/$(basename "$deb")"
 echo "package: $(basename "$deb") ($(du -k "$deb" | cut -f1) KiB)"

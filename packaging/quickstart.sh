@@ -2,7 +2,8 @@
 # One-step set-up on Debian 12: installs what is missing, builds, then
 #   run  : opens the GUI on the default sample scenario (with no display: a headless CLI run on it)
 #   test    : runs the whole test suite
-#   package : builds the Debian package (build/shardplan_VERSION_ARCH.deb; install it with apt install ./FILE)
+#   package : builds the Debian package (build-package/shardplan_VERSION_ARCH.deb; install it with
+#             apt install ./FILE)
 set -euo pipefail
 mode="${1:-run}"
 case "$mode" in run|test|build|package) ;; *) echo "usage: $0 [run|test|build|package]" >&2; exit 2 ;; esac
@@ -24,11 +25,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-build="${BUILD_DIR:-build}"
 # Built for this machine's CPU (SHARDPLAN_NATIVE, CMakeLists.txt), except the package, which must run on any
-# x86-64. Passed every time, so a package build and a local one can share the build directory.
-native=ON; [ "$mode" = package ] && native=OFF
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSHARDPLAN_NATIVE="$native" >/dev/null
+# x86-64 and has its own build directory (and no tests), so that neither build undoes the other.
+build="${BUILD_DIR:-build}"
+options=(-DCMAKE_BUILD_TYPE=Release -DSHARDPLAN_NATIVE=ON -DSHARDPLAN_BUILD_TESTS=ON)
+if [ "$mode" = package ]; then
+  build="${BUILD_DIR:-build-package}"
+  options=(-DCMAKE_BUILD_TYPE=Release -DSHARDPLAN_NATIVE=OFF -DSHARDPLAN_BUILD_TESTS=OFF)
+fi
+# A compiler cache where one is installed (Debian's ccache) makes a rebuild after a small change fast.
+if [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] && command -v ccache >/dev/null; then
+  options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B "$build" "${options[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)"
 
 scenario=samples/scenarios/llama-3.1-8b-h100-1x8.yaml
