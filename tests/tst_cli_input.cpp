@@ -18,6 +18,18 @@
 #include <sys/stat.h>
 
 namespace {
+
+/// Whether the process catches SIGINT yet (bit 1 of SigCgt in /proc/PID/status): tests signal only then,
+/// since on a loaded machine reading the inputs can take longer than any fixed wait, and SIGINT before it
+/// kills.
+bool catchesSigint(qint64 pid) {
+    QFile f(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!f.open(QIODevice::ReadOnly)) return false;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (line.startsWith("SigCgt:")) return (line.mid(7).trimmed().toULongLong(nullptr, 16) & 2u) != 0;
+    return false;
+}
+
 using sp::test::Run;
 using sp::test::shardplan;
 const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
@@ -415,18 +427,7 @@ private slots:
                 {"calibrate", "--json", "--fit", d + "measurements.yaml," + d + "trtllm-perf-overview.yaml",
                  "--cluster", d + "clusters/h800-1x8.yaml"});
         QVERIFY(p.waitForStarted());
-        // Signal only once the fit catches SIGINT (bit 1 of SigCgt in /proc/PID/status): on a loaded
-        // machine reading the files can take longer than any fixed wait, and SIGINT before it kills.
-        const QString status = QStringLiteral("/proc/%1/status").arg(p.processId());
-        const auto catchesSigint = [&status] {
-            QFile f(status);
-            if (!f.open(QIODevice::ReadOnly)) return false;
-            for (const QByteArray& line : f.readAll().split('\n'))
-                if (line.startsWith("SigCgt:"))
-                    return (line.mid(7).trimmed().toULongLong(nullptr, 16) & 2u) != 0;
-            return false;
-        };
-        QTRY_VERIFY_WITH_TIMEOUT(catchesSigint(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(catchesSigint(p.processId()), 60000);
         QTest::qWait(300);
         ::kill(pid_t(p.processId()), SIGINT);
         QVERIFY(p.waitForFinished(10000));
@@ -438,6 +439,45 @@ private slots:
         QVERIFY(j["median_abs_error_after"].toDouble() > 0);
         // The leave-one-out errors are those of the fits done: fewer than the runs.
         QVERIFY(j["loo_errors"].toArray().size() < j["after"].toArray().size());
+    }
+
+    // Ctrl-C in the other long verbs: each ends within seconds and says it was interrupted; capacity prints
+    // no rate (a bisection cut short once printed "max rate 0 requests/s" and exit 0), calibrate --serving
+    // and bench
+    // --sim-speed report the runs that completed, or say there were none (both once died with nothing said).
+    void longVerbsSayInterrupted_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addRow("capacity --max-rate") << QStringList{
+            "capacity",   "--scenario", kSamples + "/scenarios/llama-3.1-70b-h200-1x8-chat-p99.yaml",
+            "--max-rate", "--requests", "1000000"};
+        QTest::addRow("calibrate --serving")
+            << QStringList{"calibrate", "--serving", "--requests", "1000000"};
+        QTest::addRow("bench --sim-speed") << QStringList{"bench", "--sim-speed", "--requests", "10000000"};
+    }
+    void longVerbsSayInterrupted() {
+        QFETCH(QStringList, args);
+        QProcess p;
+        p.start(QStringLiteral(SHARDPLAN_CLI), args);
+        QVERIFY(p.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(catchesSigint(p.processId()), 60000);
+        QTest::qWait(300);
+        ::kill(pid_t(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(20000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2((out + err).contains("interrupted"), qPrintable(out + err));
+        if (args[0] == "capacity") {
+            QCOMPARE(p.exitCode(), 1);
+            QVERIFY2(!out.contains("max rate"), qPrintable(out));
+            QVERIFY2(err.contains("no capacity answer"), qPrintable(err));
+        } else {
+            // Nothing completed: exit 1 and said so; some runs completed: exit 0 and the rows are marked
+            // partial.
+            QVERIFY2(p.exitCode() == 1 ? err.contains("before the first run completed")
+                                       : p.exitCode() == 0 && (out + err).contains("completed"),
+                     qPrintable(QString::number(p.exitCode()) + ": " + out + err));
+        }
     }
 };
 

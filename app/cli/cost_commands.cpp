@@ -371,11 +371,17 @@ int calibrateServing(Args& a, const std::string& usage) {
         std::cerr << checks.error().str() << "\n";
         return kBadInput;
     }
-    const ServingCheckReport rep = runServingChecks(checks.value(), requests);
+    InterruptToStop interrupt;
+    const ServingCheckReport rep = runServingChecks(checks.value(), requests, 1, 600, interrupt.token());
+    if (rep.interrupted && rep.rows.empty()) {
+        std::cerr << "shardplan: interrupted before the first run completed; nothing to report\n";
+        return kBadInput;
+    }
     if (a.flag("json")) {
         nlohmann::ordered_json j;
         j["requests"] = requests;
         j["median_abs_error"] = rep.medianAbsError;
+        j["interrupted"] = rep.interrupted;
         auto& rows = j["rows"] = nlohmann::ordered_json::array();
         for (const auto& r : rep.rows)
             rows.push_back({{"id", r.id},
@@ -400,6 +406,9 @@ int calibrateServing(Args& a, const std::string& usage) {
         "median absolute error: %.1f%% over %zu figures; each run 600 s of arrivals (MLPerf's minimum) "
         "and at least %lld requests\n",
         100.0 * rep.medianAbsError, rep.rows.size(), (long long)requests);
+    if (rep.interrupted)
+        std::printf("interrupted: the rows above cover the %zu runs that completed, of %zu\n",
+                    rep.loads.size(), checks->size());
     std::printf("\n%-52s %22s %22s %8s\n", "load: the run's rate against the model's capacity",
                 "model at batch cap", "measured tokens/s", "load");
     for (const auto& l : rep.loads)

@@ -405,6 +405,11 @@ int cmdCapacity(const std::vector<std::string>& argv) {
             RateSearchOptions ro;
             ro.sim = so;
             const MaxRate mr = maxRate(model, *plan, ro, {}, interrupt.token());
+            // A bisection cut short has bracketed nothing: its "rate" is no answer.
+            if (interrupt.interrupted()) {
+                std::cerr << "shardplan: interrupted; no capacity answer (the rate search did not finish)\n";
+                return kBadInput;
+            }
             if (!mr.ok) {
                 std::cerr << "shardplan: " << mr.error << "\n";
                 return kBadInput;
@@ -456,6 +461,11 @@ int cmdCapacity(const std::vector<std::string>& argv) {
     co.budget = budget.value_or(500);
     co.sim = so;
     const auto rows = fewestGpus(s.value(), co, {}, interrupt.token());
+    if (interrupt.interrupted()) {
+        std::cerr
+            << "shardplan: interrupted; no capacity answer (the search for the fewest GPUs did not finish)\n";
+        return kBadInput;
+    }
     if (json) {
         nlohmann::ordered_json out;
         out["scenario"] = s->name;
@@ -549,16 +559,27 @@ int cmdSimSpeed(const std::vector<std::string>& argv) {
     o.requests = requests;
     std::vector<double> cpu;
     std::shared_ptr<const SimResult> last;
-    for (int i = 0; i < runs; ++i) {
+    InterruptToStop interrupt;
+    for (int i = 0; i < runs && !interrupt.interrupted(); ++i) {
         o.seed = uint64_t(i + 1);
         const double t0 = processCpuSeconds();
-        last = simulate(model, plan, o);
-        cpu.push_back(processCpuSeconds() - t0);
-        if (!last->ok) {
-            std::cerr << "shardplan: " << last->error << "\n";
+        auto r = simulate(model, plan, o, {}, interrupt.token());
+        const double spent = processCpuSeconds() - t0;
+        if (interrupt.interrupted()) break; // a run cut short is no timing
+        if (!r->ok) {
+            std::cerr << "shardplan: " << r->error << "\n";
             return kBadInput;
         }
+        cpu.push_back(spent);
+        last = std::move(r);
     }
+    if (cpu.empty()) {
+        std::cerr << "shardplan: interrupted before the first run completed; no timing\n";
+        return kBadInput;
+    }
+    if (interrupt.interrupted())
+        std::cerr << "shardplan: interrupted; the median is of the " << cpu.size()
+                  << " runs that completed, of " << runs << "\n";
     std::vector<double> sorted = cpu;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];

@@ -92,16 +92,18 @@ Result<std::vector<ServingCheck>> loadServingChecks(const std::string& path, con
 }
 
 ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int64_t requests, uint64_t seed,
-                                    double durationS) {
+                                    double durationS, std::stop_token stop) {
     ServingCheckReport rep;
     std::vector<double> errors;
     for (const ServingCheck& c : checks) {
+        if (stop.stop_requested()) break;
         SimOptions o;
         o.rate = c.rate;
         o.requests = std::max(requests, int64_t(std::ceil(c.rate * durationS)));
         o.seed = seed;
         const CostModel model(c.scenario);
-        const auto r = simulate(model, c.plan, o);
+        const auto r = simulate(model, c.plan, o, {}, stop);
+        if (stop.stop_requested()) break; // a simulation cut short is no figure
         ServingCheckReport::Load load{c.id, model.evaluate(c.plan).throughput, 0.0};
         for (const auto& [name, measured] : c.measured)
             if (name == "output_tokens_per_s") load.measuredTokensPerS = measured;
@@ -118,6 +120,7 @@ ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int
             rep.rows.push_back(row);
         }
     }
+    rep.interrupted = stop.stop_requested();
     if (!errors.empty()) {
         std::sort(errors.begin(), errors.end());
         const size_t n = errors.size();

@@ -7,6 +7,7 @@
 #include "core/common/error.h"
 #include "core/model/scenario.h"
 
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -40,12 +41,15 @@ struct ServingCheckReport {
     };
     std::vector<Load> loads;
     double medianAbsError = 0;
+    bool interrupted = false; ///< a stop request ended the run: the rows cover the checks that completed
 };
 /// Each check simulated at its rate (seed fixed) for as long as MLPerf's server runs last at least, 600 s
 /// (`*.Server.min_duration = 600000` ms, mlcommons/inference language/llama2-70b/mlperf.conf at 42e800b), and
 /// for at least `requests` requests; its figures beside the measured (over every request, as loadgen reports
 /// them). `durationS` 0 takes `requests` alone.
+/// A stop request ends the run between checks and inside a simulation: the report then holds the checks that
+/// completed, and `interrupted` is set.
 ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int64_t requests,
-                                    uint64_t seed = 1, double durationS = 600);
+                                    uint64_t seed = 1, double durationS = 600, std::stop_token stop = {});
 
 } // namespace sp
