@@ -230,6 +230,21 @@ private slots:
         QVERIFY(!r3);
         QVERIFY2(r3.error().str().find("SECRET") == std::string::npos, r3.error().str().c_str());
         QVERIFY(r3.error().message.find("does not look like one") != std::string::npos);
+        // A model file with a YAML syntax error: the parser's error and where, as validate gives it (it once
+        // said only "not a YAML or JSON mapping").
+        write(dir, "broken.yaml", "version: 1\nkind: model\nname: m\nlayers: [1, 2\n");
+        const auto r4 = loadScenario(write(
+            dir, "s4.yaml",
+            "version: 1\nkind: scenario\nmodel: broken.yaml\ncluster: " + cluster + "\nworkload: w.yaml\n"));
+        QVERIFY(!r4);
+        const auto direct = loadModel(dir.filePath("broken.yaml").toStdString());
+        QVERIFY(!direct);
+        QVERIFY2(r4.error().message.find("broken.yaml:" + std::to_string(direct.error().line) + ":" +
+                                         std::to_string(direct.error().column) + ": " +
+                                         direct.error().message) != std::string::npos,
+                 (r4.error().str() + " | " + direct.error().str()).c_str());
+        QVERIFY2(direct.error().message.find("malformed YAML") != std::string::npos,
+                 direct.error().str().c_str());
     }
 
     void longScalarsAreNotQuotedWhole() {

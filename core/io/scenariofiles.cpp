@@ -64,7 +64,16 @@ template <class T, class Fn> T readPart(const MapReader& r, std::string_view key
         YAML::Node doc;
         try {
             doc = io::parseDocument(text, path);
-        } catch (const InputError&) {
+        } catch (const InputError& e) {
+            // A file named as YAML or JSON with a syntax error gets that error, where it is (the parser's
+            // messages name no content); anything else, e.g. a file that is plain text, is not quoted at all.
+            const std::string ext = p.extension().string();
+            const bool named = ext == ".yaml" || ext == ".yml" || ext == ".json";
+            const std::string msg = e.error().message;
+            if (named && msg.find("expected a mapping") == std::string::npos && e.error().line > 0)
+                io::fail(r.file(), n, r.field(key),
+                         notOfKind + ": " + path + ":" + std::to_string(e.error().line) + ":" +
+                             std::to_string(e.error().column) + ": " + msg);
             io::fail(r.file(), n, r.field(key), notOfKind + " (it is not a YAML or JSON mapping)");
         }
         const auto kind = kindOfDocument(doc);
