@@ -13,6 +13,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -621,6 +622,48 @@ private slots:
                  r.error().str().c_str());
         QVERIFY(keep.open(QIODevice::ReadOnly));
         QCOMPARE(keep.readAll(), QByteArray("#!/bin/sh\necho mine\n"));
+    }
+
+    // A new folder is written whole or not at all: a failure part way (here a file where a folder must go)
+    // leaves neither the folder nor its staging folder beside it. A launch of more node scripts than a
+    // folder holds is refused before anything is written (100,000 nodes once wrote 45,000 files a minute).
+    void outDirIsWrittenWholeOrNotAtAll() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("fresh");
+        const auto failed =
+            writeExportFiles(out.toStdString(), {{"a.sh", "x\n", true}, {"a.sh/b", "y\n", false}});
+        QVERIFY(!failed.ok());
+        QVERIFY(!QFileInfo::exists(out));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).size(),
+                 0);
+        // The same into an empty folder that exists: it stays, empty.
+        QVERIFY(QDir().mkpath(out));
+        QVERIFY(!writeExportFiles(out.toStdString(), {{"a.sh", "x\n", true}, {"a.sh/b", "y\n", false}}).ok());
+        QVERIFY(QDir(out).isEmpty(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList{"fresh"});
+        // A good export into it: every file, the manifest, no staging folder left.
+        LaunchCommand lc;
+        lc.engine = ServingEngine::Vllm, lc.version = "0.12.0";
+        lc.nodes.resize(3);
+        for (auto& n : lc.nodes) n.commands = {{"vllm", "serve", "m"}};
+        const auto ok = writeLaunchDirectory(out.toStdString(), lc, "plan: 1\n");
+        QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().str().c_str());
+        QCOMPARE(QDir(out).entryList({"node*.sh"}).size(), 3);
+        QVERIFY(QFile::exists(out + "/" + kExportManifest));
+        for (const std::string& path : ok.value())
+            QVERIFY2(QFile::exists(QString::fromStdString(path)), path.c_str());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList{"fresh"});
+        // One script more than a folder holds: refused, nothing written.
+        lc.nodes.resize(size_t(kMaxNodeScripts) + 1);
+        const QString many = dir.filePath("many");
+        const auto refused = writeLaunchDirectory(many.toStdString(), lc, "plan: 1\n");
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("16385 node scripts; a folder holds at most 16384") !=
+                     std::string::npos,
+                 refused.error().str().c_str());
+        QVERIFY(!QFileInfo::exists(many));
     }
 };
 

@@ -153,13 +153,17 @@ struct ExportFile {
 
 /// The file that lists what an export wrote into its folder, one name a line.
 inline constexpr const char* kExportManifest = ".shardplan-export";
+/// The most node scripts one export folder holds: 16,384 hosts are 131,072 GPUs on 8-GPU hosts, past the
+/// largest clusters built (about 200,000 GPUs run as several).
+inline constexpr long kMaxNodeScripts = 16'384;
 
 /// Writes `files` into `dir` (created when missing), each atomically, then removes what the previous export
 /// there wrote and this one does not (a 4-node export over a 32-node one leaves no node4.sh .. node31.sh
 /// that still start the old plan), and lists the new files in kExportManifest. A folder that holds
 /// anything and is no previous export (no manifest, and not the NOTES.txt + plan.yaml of an export written
 /// before the manifest) is refused before anything is written; files of the user's beside an export are
-/// left alone. The paths written, or the first error.
+/// left alone. A new or empty folder is written whole or not at all (a staging folder beside it, renamed).
+/// More than kMaxNodeScripts node scripts are refused. The paths written, or the first error.
 Result<std::vector<std::string>> writeExportFiles(const std::string& dir,
                                                   const std::vector<ExportFile>& files);
 
