@@ -84,9 +84,9 @@ private slots:
     // The B200/GB200 table (TensorRT-LLM perf-overview at 00f37686, NVFP4 checkpoints): the 30 rows the
     // Blackwell factors would be fitted to and the 20 Llama 3.1 405B rows held out of that fit load whole,
     // every row on a Blackwell GPU with NVFP4 weights. The clusters keep the Hopper-fitted factors (the fit
-    // did not pass: held-out error rose, factors at bounds; README), and with them the medians measured
-    // were 32.8% and 11.1%; the bounds are those with margin, so a cost-model change that moves Blackwell
-    // NVFP4 predictions further off fails here.
+    // did not pass: held-out error rose, factors at bounds; docs/cost-model.md, "Factors per GPU family"),
+    // and with them the medians measured were 32.8% and 11.1%; the bounds are those with margin, so a
+    // cost-model change that moves Blackwell NVFP4 predictions further off fails here.
     void blackwellTableLoads() {
         auto fit = runCalibration(SHARDPLAN_TESTDATA_DIR "/calibration/trtllm-b200-perf-overview.yaml",
                                   SHARDPLAN_SAMPLES_DIR);

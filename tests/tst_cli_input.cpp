@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -416,6 +417,35 @@ private slots:
         QVERIFY2(
             skipped.out.contains("skipped: mlperf-v4.1-llama2-70b-h200x8-offline: input length not stated"),
             qPrintable(skipped.out));
+    }
+
+    // The README is a front door (at most 300 lines) and every page it and docs/ link to, and every picture,
+    // is there: a page moved or renamed fails here, not in a reader's browser.
+    void readmeAndDocsLinksResolve() {
+        const QString root = QStringLiteral(SHARDPLAN_SAMPLES_DIR "/..");
+        QFile readme(root + "/README.md");
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        const int lines = QString::fromUtf8(readme.readAll()).count('\n');
+        QVERIFY2(lines <= 300, qPrintable(QString("README.md has %1 lines").arg(lines)));
+        QStringList pages{root + "/README.md"};
+        for (const QString& f : QDir(root + "/docs").entryList({"*.md"}, QDir::Files)) pages << root + "/docs/" + f;
+        QVERIFY(pages.size() >= 9);
+        const QRegularExpression link(R"(\]\(([^)\s]+)\))");
+        int checked = 0;
+        for (const QString& page : pages) {
+            QFile f(page);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QString text = QString::fromUtf8(f.readAll());
+            for (auto it = link.globalMatch(text); it.hasNext();) {
+                QString target = it.next().captured(1);
+                if (target.startsWith("http") || target.startsWith('#') || target.startsWith("mailto:")) continue;
+                target = target.section('#', 0, 0);
+                const QString path = QFileInfo(page).absolutePath() + "/" + target;
+                QVERIFY2(QFileInfo::exists(path), qPrintable(page + " links to " + target + ", which is not there"));
+                ++checked;
+            }
+        }
+        QVERIFY(checked >= 30);
     }
 
     // Ctrl-C stops calibrate --fit within a second with the factors fitted so far, as search stops with the

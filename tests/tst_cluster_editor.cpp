@@ -114,7 +114,8 @@ private slots:
         QCOMPARE(d.cluster().gpu.tflops[size_t(Dtype::BF16)], 2500.0);
         QCOMPARE(d.cluster().gpu.hbmGB, 186.0);
         QCOMPARE(d.field(QStringLiteral("gpus_per_node"))->text(), QStringLiteral("72"));
-        // README's resources/screenshots/cluster-editor.png (SHARDPLAN_SHOTS=DIR tst_cluster_editor).
+        // docs/desktop-planner.md's resources/screenshots/cluster-editor.png (SHARDPLAN_SHOTS=DIR
+        // tst_cluster_editor).
         typeField(d, "name", QStringLiteral("4x72 GB200 NVL72"));
         shot(&d, QStringLiteral("cluster-editor.png"));
     }

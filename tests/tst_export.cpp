@@ -750,10 +750,10 @@ private slots:
     }
 
     // search --disaggregated found splits the SGLang export refused: DeepSeek-V3 with long prompts on 32 x 8
-    // H100 (the README's example), 18 prefill nodes of pp9 x dp16 x tp1 (etp 2): SGLang's servers are the
-    // expert group's 2 GPUs x pp 9 = 18, three hosts each, "launches need 24 hosts, the cluster has 18". Now
-    // the pool moves to the nearest pipeline depth whose servers pack (pp 8: 16-GPU servers), both the pool
-    // and the whole split evaluated in the notes; --strict still refuses with the reason.
+    // H100 (docs/disaggregated.md's example), 18 prefill nodes of pp9 x dp16 x tp1 (etp 2): SGLang's servers
+    // are the expert group's 2 GPUs x pp 9 = 18, three hosts each, "launches need 24 hosts, the cluster has
+    // 18". Now the pool moves to the nearest pipeline depth whose servers pack (pp 8: 16-GPU servers), both
+    // the pool and the whole split evaluated in the notes; --strict still refuses with the reason.
     void disaggPacking() {
         auto loaded = loadScenario(kSamples + "/scenarios/deepseek-v3-h100-32x8-long-prompts.yaml");
         QVERIFY(loaded.ok());

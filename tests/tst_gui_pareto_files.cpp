@@ -523,9 +523,10 @@ private slots:
         QCOMPARE(w.runPanel()->selectedSearchers(), QStringList({"sa", "rl"}));
     }
 
-    // The README's pictures of the Pareto tab, when SHARDPLAN_README_PICTURES names a folder: each sample
-    // swept with the tab's defaults (16 points, 2,000 evaluations a search), the tab as the window shows it
-    // at 1600 x 1000; the disaggregated one with the tooltip of a split drawn over it.
+    // The pictures of the Pareto tab in docs/pareto.md and docs/desktop-planner.md, when
+    // SHARDPLAN_README_PICTURES names a folder: each sample swept with the tab's defaults (16 points, 2,000
+    // evaluations a search), the tab as the window shows it at 1600 x 1000; the disaggregated one with the
+    // tooltip of a split drawn over it.
     void readmePictures() {
         const QString out = QString::fromLocal8Bit(qgetenv("SHARDPLAN_README_PICTURES"));
         if (out.isEmpty()) QSKIP("SHARDPLAN_README_PICTURES is not set");

@@ -94,8 +94,8 @@ private slots:
     // 8,192-token prompts, TTFT 300 ms, TPOT 50 ms. At the default 8,192 the spare budget beside B decode
     // tokens is below the prompt, so it always takes two chunk steps (k = ceil(8192 / (8192 - B)) = 2), each
     // reading the weights; at 16,384 it takes one while B <= 8,192. The smaller k leaves room for a larger
-    // batch under the same TTFT, and the searched budget finds it (the README's figure: 2,304 against
-    // 1,580 tok/s with sa).
+    // batch under the same TTFT, and the searched budget finds it (docs/search.md's figure ("The search
+    // space"): 2,304 against 1,580 tok/s with sa).
     void budgetSetsTheBatchUnderATightTtft() {
         Scenario s = compose("llama-3.1-70b.yaml", "h100-4x8.yaml", "long-prompt-serving.yaml");
         s.workload.ttftMs = 300;

@@ -592,9 +592,9 @@ private slots:
     }
 
     // The refinement pays where the policy alone stalls: on the 4,096-GPU MoE of the hard suite, at 2,000
-    // evaluations over seeds 1-5, rl finds better plans with it than without (`rl:no-local`); the README's
-    // benchmark measures it from the shipped prior over 30 seeds (without: 9 runs of 30 within 1% of the best
-    // known, with: 30).
+    // evaluations over seeds 1-5, rl finds better plans with it than without (`rl:no-local`);
+    // docs/benchmarks.md's benchmark measures it from the shipped prior over 30 seeds (without: 9 runs of 30
+    // within 1% of the best known, with: 30).
     void localRefinementPays() {
         auto s = loadScenario(SHARDPLAN_SAMPLES_DIR "/benchmarks/moe-1.6t-h100-512x8.yaml");
         QVERIFY(s.ok());
@@ -627,7 +627,7 @@ private slots:
         QVERIFY(without > 0 && noPolicy > 0);
         QVERIFY(with > without);
         // ... and the policy pays beside it: the same neighbours with uniform plans in the policy's places
-        // find less (README: 5% of runs within 1% at 2,000 against rl's 85%).
+        // find less (docs/benchmarks.md: 5% of runs within 1% at 2,000 against rl's 85%).
         QVERIFY(with > noPolicy);
         QVERIFY(makeSearcher("rl:no-local+no-elite") != nullptr);
         QVERIFY(makeSearcher("rl:no-policy") != nullptr);
@@ -637,7 +637,8 @@ private slots:
     // Chains take rl's local places only where the budget gives two or more (RlOptions::localChains): under
     // 4,000 evaluations a run is the run without them (`rl:no-chains`), at 4,000 it is not. On the
     // layer-group scenario of the hard suite at 20,000 evaluations they find better plans (seeds 1-3; the
-    // README's benchmark over 20 seeds: 100% of runs within 1% of the best known against 85% without).
+    // docs/benchmarks.md's benchmark over 20 seeds: 100% of runs within 1% of the best known against 85%
+    // without).
     void chainsWhereTheBudgetGivesSeveral() {
         auto s = loadScenario(SHARDPLAN_SAMPLES_DIR "/benchmarks/deepseek-v3-4x8-128k-layer-groups.yaml");
         QVERIFY(s.ok());

@@ -135,8 +135,9 @@ private slots:
         QCOMPARE(v->result(), m->at.get());
     }
 
-    // SHARDPLAN_SCREENSHOT_DIR, when set, receives the README's picture of the tab: the p99 chat scenario
-    // near its capacity (6.67 requests/s, `capacity --max-rate`), so the queue and the KV pool move.
+    // SHARDPLAN_SCREENSHOT_DIR, when set, receives docs/desktop-planner.md's picture of the Serving tab: the
+    // p99 chat scenario near its capacity (6.67 requests/s, `capacity --max-rate`), so the queue and the KV
+    // pool move.
     void screenshot() {
         const QByteArray dir = qgetenv("SHARDPLAN_SCREENSHOT_DIR");
         if (dir.isEmpty()) QSKIP("SHARDPLAN_SCREENSHOT_DIR is not set");

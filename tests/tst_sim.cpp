@@ -564,7 +564,7 @@ slo: {ttft_ms: 2000, tpot_ms: 200, percentile: 99}
 
     // The MLPerf server runs (v4.1 and v5.0) load, simulate at their rates, and the simulated throughput is
     // the run's (the rate times the output length) where the model's capacity at the run's batch is above
-    // the rate; the latency errors are in the README.
+    // the rate; the latency errors are in docs/serving.md ("Against MLPerf server runs").
     void mlperfChecksRun() {
         auto checks =
             loadServingChecks(SHARDPLAN_TESTDATA_DIR "/calibration/mlperf-server-sim.yaml", kSampleDir);

@@ -121,8 +121,8 @@ private slots:
     }
 
     void stepIsTheCostModelsCycle() {
-        // Serving and decode: TPOT is the cycle (README, "Phases"), so the step derived from throughput and
-        // sequences in flight must equal the cost model's TPOT.
+        // Serving and decode: TPOT is the cycle (docs/cost-model.md, "Steps and phases"), so the step derived
+        // from throughput and sequences in flight must equal the cost model's TPOT.
         for (const char* name : {"llama-3.1-8b-h100-1x8.yaml", "llama-3.1-70b-h100-4x8.yaml"}) {
             const Scenario s = sample(name);
             const CostModel model(s);

@@ -1,5 +1,6 @@
 // shardplan bench --pretrain and bench --chain: Learn to Shard's shipped prior, and the chained searches it
-// and the metaheuristics are measured on (the README's Search section).
+// and the metaheuristics are measured on (docs/search.md ("What rl carries, and the prior it ships with") and
+// docs/benchmarks.md ("Chains of searches")).
 #include "rl_bench.h"
 
 #include "common.h"

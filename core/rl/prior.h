@@ -43,7 +43,8 @@ struct Prior {
     std::map<std::string, VecD, std::less<>> position;
     std::vector<PriorEntry> entries;
     std::string command;              ///< what wrote it
-    std::vector<std::string> heldOut; ///< scenarios left out of pretraining (where the README checks it)
+    std::vector<std::string>
+        heldOut; ///< scenarios left out of pretraining (where docs/benchmarks.md ("The prior") checks it)
     bool empty() const { return entries.empty(); }
 };
 

@@ -19,7 +19,7 @@ struct RlOptions {
     /// small budget gets more, smaller updates, as ga's population shrinks with it. On the hard suite from
     /// cold starts (60 seeds), batches of 8 against 32 raised the median fraction of the best known on all
     /// six scenarios at 100 evaluations and on five of six at 200 (the sixth 0.001 lower); at 500,
-    /// batches of 20 raised the share within 1% on five of six (the README's Search section).
+    /// batches of 20 raised the share within 1% on five of six (docs/search.md, "Learn to Shard (`rl`)").
     int batch = 0;
     /// PPO epochs per batch (the first is REINFORCE with the batch-mean baseline); 0: 2, or 1 where the
     /// policy learns on one iteration in several (policyEvery): at 20,000 evaluations that cut rl's
@@ -48,10 +48,11 @@ struct RlOptions {
     /// picks which moves to try first, as a coordinate descent would try them all; a random policy's order
     /// is a random one. 0: `rl:no-rank`; `rl:rank=F`. On the hard suite (30 seeds) 1 against 0.5 gave 89 /
     /// 150 / 154 / 165 runs within 1% of the best known against 68 / 132 / 152 / 163 at 100 / 500 / 2,000 /
-    /// 20,000 evaluations, and the 32K rerun of the README's chains 15 of 15 within 1% at 100 against 6;
-    /// it costs the Llama-3.1-70B Pareto sweep (1 chain of 8 within 1% at 500 evaluations a search against
-    /// 6), where one target's best plan is several decisions from any plan the sweep had, which the
-    /// elite's random neighbours (a second decision changed 4 times in 10) find more often.
+    /// 20,000 evaluations, and the 32K rerun of the chains in docs/benchmarks.md ("Chains of searches") 15 of
+    /// 15 within 1% at 100 against 6; it costs the Llama-3.1-70B Pareto sweep (1 chain of 8 within 1% at 500
+    /// evaluations a search against 6), where one target's best plan is several decisions from any plan the
+    /// sweep had, which the elite's random neighbours (a second decision changed 4 times in 10) find more
+    /// often.
     double rankedShare = 1.0;
     /// The best plan's neighbourhood is ranked when the best plan changes, and again after every N policy
     /// updates (`rl:rerank=N`; 0: only on a new best plan). Ranking scores every neighbour under the policy,
@@ -70,9 +71,9 @@ struct RlOptions {
     /// for attention data parallelism (qkv, attention and out_proj changed together), which no single move
     /// from the TP best reaches but one move (pp) from the loose end's attention-DP plans does; the best
     /// plan's neighbourhood, improving a step at a time, had kept every place. A search without starts (a
-    /// cold one) is unchanged. On the README's chains 0 against 0.5: the same on the Pareto sweeps, and on
-    /// the 405B rerun 30 of 30 within 1% at 50 evaluations against 22 (the best plan's neighbourhood
-    /// needs its places there). -1: `rl:no-families`; `rl:families=F`.
+    /// cold one) is unchanged. On the chains of docs/benchmarks.md ("Chains of searches") 0 against 0.5: the
+    /// same on the Pareto sweeps, and on the 405B rerun 30 of 30 within 1% at 50 evaluations against 22 (the
+    /// best plan's neighbourhood needs its places there). -1: `rl:no-families`; `rl:families=F`.
     double familyShare = 0;
     /// With chains, rankedShare x this many of the best plan's neighbours in the policy's order join each
     /// iteration beside the chains' steps (the chains keep all the local places).
@@ -116,9 +117,10 @@ struct RlOptions {
     /// chains of the Pareto sweep, the disaggregated search, the window's Rerun). false: `rl:no-carry`.
     bool carry = true;
     /// A carried policy's choice embeddings and biases are scaled by this: a policy that converged on the
-    /// last search of a chain is sharper than the next search warrants. On the eight chains of the README
-    /// (3-5 seeds), 0.5 against 1 took the Llama-3.1-70B sweep from 9,400 evaluations to within 1% to 4,900
-    /// and the 32K rerun from 200 to 100, and changed no other chain; 0.25 gave back the rerun. `rl:carry=F`.
+    /// last search of a chain is sharper than the next search warrants. On the eight chains of
+    /// docs/benchmarks.md ("Chains of searches") (3-5 seeds), 0.5 against 1 took the Llama-3.1-70B sweep from
+    /// 9,400 evaluations to within 1% to 4,900 and the 32K rerun from 200 to 100, and changed no other chain;
+    /// 0.25 gave back the rerun. `rl:carry=F`.
     double carryStrength = 0.5;
     /// Otherwise start from the shipped prior (core/rl/prior.h) blended for the scenario. false:
     /// `rl:no-prior`, a random policy (what the pretraining itself starts from).

@@ -49,25 +49,25 @@ template <class T> static bool number(std::string_view flag, double lo, double h
     return true;
 }
 
-/// "rl:no-elite+reinforce": rl with mechanisms switched off (the README's ablations): no-elite (no elite
-/// history to attend over), no-imitation (no self-imitation of the best plans), no-temperature (a fixed
-/// sampling temperature), reinforce (one REINFORCE epoch without clipping instead of two PPO epochs),
-/// one-epoch (one clipped PPO epoch instead of two), no-local (no neighbours of elite plans in the batch:
-/// every plan from the policy), no-policy (neighbours of the elite and uniform plans, no policy), no-chains
-/// (the local places go to the elite's neighbours at every budget, RlOptions::localChains), no-megatron (no
-/// Megatron plan first: the elite starts empty, RlOptions::warmStart), no-rank (no policy-ranked
-/// neighbourhood of the best plan, RlOptions::rankedShare; rank=F: that share of the local places),
-/// no-families (no ranked neighbourhoods of the start families' best plans, RlOptions::familyShare;
-/// families=F: that share of the ranked places to them before the best plan's neighbourhood is spent),
-/// carry=F (a carried policy at strength F, RlOptions::carryStrength), no-carry (not from an earlier search's
-/// policy, RlOptions::carry), no-prior (not from the shipped prior: a random policy, RlOptions::prior);
-/// batch=N (N plans per iteration, 4..4096, instead of the budget's default, RlOptions::batch); every=N (with
-/// chains, the policy on one iteration in N, 1..1000, RlOptions::policyEvery); rerank=N (the best plan's
-/// neighbourhood also ranked again after N policy updates, 0: only on a new best plan,
-/// RlOptions::rerankEvery); fallback-updates (with chains, the policy also learns on the rounds it samples
-/// off its schedule, RlOptions::learnOffSchedule); local=F (the share of each batch that is the elite's
-/// neighbours, 0..1, RlOptions::localShare). Reads the flags into `o`; returns "" or what is wrong with the
-/// first bad flag.
+/// "rl:no-elite+reinforce": rl with mechanisms switched off (the ablations in docs/search.md ("Learn to Shard
+/// (`rl`)")): no-elite (no elite history to attend over), no-imitation (no self-imitation of the best plans),
+/// no-temperature (a fixed sampling temperature), reinforce (one REINFORCE epoch without clipping instead of
+/// two PPO epochs), one-epoch (one clipped PPO epoch instead of two), no-local (no neighbours of elite plans
+/// in the batch: every plan from the policy), no-policy (neighbours of the elite and uniform plans, no
+/// policy), no-chains (the local places go to the elite's neighbours at every budget,
+/// RlOptions::localChains), no-megatron (no Megatron plan first: the elite starts empty,
+/// RlOptions::warmStart), no-rank (no policy-ranked neighbourhood of the best plan, RlOptions::rankedShare;
+/// rank=F: that share of the local places), no-families (no ranked neighbourhoods of the start families' best
+/// plans, RlOptions::familyShare; families=F: that share of the ranked places to them before the best plan's
+/// neighbourhood is spent), carry=F (a carried policy at strength F, RlOptions::carryStrength), no-carry (not
+/// from an earlier search's policy, RlOptions::carry), no-prior (not from the shipped prior: a random policy,
+/// RlOptions::prior); batch=N (N plans per iteration, 4..4096, instead of the budget's default,
+/// RlOptions::batch); every=N (with chains, the policy on one iteration in N, 1..1000,
+/// RlOptions::policyEvery); rerank=N (the best plan's neighbourhood also ranked again after N policy updates,
+/// 0: only on a new best plan, RlOptions::rerankEvery); fallback-updates (with chains, the policy also learns
+/// on the rounds it samples off its schedule, RlOptions::learnOffSchedule); local=F (the share of each batch
+/// that is the elite's neighbours, 0..1, RlOptions::localShare). Reads the flags into `o`; returns "" or what
+/// is wrong with the first bad flag.
 static std::string parseRlVariant(std::string_view name, RlOptions& o) {
     o.name = std::string(name);
     std::string_view rest = name.substr(3);

@@ -189,7 +189,8 @@ std::vector<TraceRequest> parseJsonl(const std::string& text, const std::string&
         if (trim(row).empty()) continue;
         nlohmann::json j;
         // Duplicate keys: RFC 8259 leaves them to the reader and nlohmann keeps the last; the project's
-        // readers refuse them (README, "Inputs"), so the parser's callback sees each key of each object once.
+        // readers refuse them (docs/inputs.md, "Reading and writing files"), so the parser's callback sees
+        // each key of each object once.
         std::vector<std::vector<std::string>> keys;
         std::string duplicate;
         const auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
