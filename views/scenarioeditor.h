@@ -128,6 +128,11 @@ private:
     /// saved to, else "<sample> (edited)" for a sample's cluster changed since, else "<name> (custom)".
     void refreshClusterPicker();
     void showClusterNote(const QString& what, const Cluster& before);
+    /// The Model, Cluster and Workload groups' rows: the picker with its info and error notes, and the key
+    /// fields.
+    void buildModel(QFormLayout* form);
+    void buildCluster(QFormLayout* form);
+    void buildWorkload(QFormLayout* form);
     void buildConstraints(QFormLayout* form);
     void rebuildConstraints();
     void refreshPinToggle();

@@ -1,6 +1,8 @@
 #pragma once
-// Shared by the scenario editor's files (scenarioeditor.cpp, scenarioeditor_constraints.cpp).
+// Shared by the scenario editor's files (scenarioeditor.cpp, scenarioeditor_model.cpp,
+// scenarioeditor_cluster.cpp, scenarioeditor_workload.cpp, scenarioeditor_constraints.cpp).
 
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QString>
 
@@ -18,6 +20,21 @@ inline QLabel* makeNote(QWidget* parent, const char* style) {
     l->setStyleSheet(QString::fromLatin1(style));
     l->hide();
     return l;
+}
+
+/// Two fields on one form row: "first [....]  second label [....]" (a compact panel: the constraints fit
+/// below without scrolling at 1600x1000). Each field's box keeps its error note under it.
+inline QWidget* pairRow(QWidget* parent, QWidget* first, const QString& secondLabel, QWidget* second) {
+    auto* w = new QWidget(parent);
+    auto* h = new QHBoxLayout(w);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->addWidget(first, 1);
+    auto* l = new QLabel(secondLabel, w);
+    h->addWidget(l, 0, Qt::AlignTop);
+    h->addWidget(second, 1);
+    // The label sits level with the line edits (their boxes grow downwards with an error).
+    l->setMinimumHeight(first->sizeHint().height());
+    return w;
 }
 
 } // namespace sp::views::editor

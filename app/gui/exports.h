@@ -2,7 +2,7 @@
 // What the window exports, as text: the plan file (with a header naming the plan, the scenario and its
 // metrics) and the launch script of a serving engine. The window writes them (atomically) and reports.
 
-#include "core/io/launch.h"
+#include "core/export/launch.h"
 #include "core/model/scenario.h"
 #include "views/planrecord.h"
 

@@ -3,7 +3,7 @@
 // whether a layout the version cannot run is adapted or refused, and the folder that receives one script
 // per node, plan.yaml and NOTES.txt (as `shardplan export --out-dir`).
 
-#include "core/io/launch.h"
+#include "core/export/launch.h"
 
 #include <QDialog>
 

@@ -12,7 +12,7 @@
 #include "searchcontext.h"
 #include "searchcontroller.h"
 
-#include "core/io/launch.h"
+#include "core/export/launch.h"
 
 #include <QElapsedTimer>
 #include <QHash>

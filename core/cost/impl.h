@@ -1,8 +1,9 @@
 #pragma once
-// The cost model's internals, shared by its files (compile.cpp: a plan into per-layer terms; steps.cpp: a
-// step's time through the stages; memory.cpp: memory per GPU and the batch limits; breakdown.cpp: explain's
-// rows; megatron.cpp: the recipe; costmodel.cpp: evaluate and the public API). Not part of the library's
-// interface.
+// The cost model's internals, shared by its files (compile.cpp: a plan into per-layer terms, compile_moe.cpp:
+// the MoE layers' terms; steps.cpp: a step's time through the stages; memory.cpp: memory per GPU and the
+// batch limits; breakdown.cpp: explain's rows; megatron.cpp: the recipe; costmodel.cpp: evaluate and the
+// public API). Not part of the library's interface. The compiled plan's structures are in compiled.h, the
+// placement of its groups on the nodes in placement.h.
 //
 //  1. compile(): a plan becomes, per layer kind (dense, MoE, embedding, head) and per pass (a decode step, a
 //     prefill pass), a short list of operator terms and collective terms, each affine in the local tokens and
@@ -14,7 +15,9 @@
 // The evaluate() path works on fixed-size arrays and allocates nothing but the returned Metrics' strings.
 
 #include "core/cost/collectives.h"
+#include "core/cost/compiled.h"
 #include "core/cost/costmodel.h"
+#include "core/cost/placement.h"
 #include "core/cost/validity.h"
 #include "core/model/weights.h"
 
@@ -22,7 +25,6 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <vector>
 
 namespace sp {
 namespace costimpl {
@@ -32,267 +34,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 /// leave a few GiB: vLLM's default gpu_memory_utilization 0.9 leaves 8 GB of an 80 GB H100).
 constexpr double kReserveBytes = 2.0 * kGiB;
 constexpr int64_t kMaxBatch = 1 << 20;
-/// A compiled plan's layer blocks: one per layer group and present layer type, slot g * nTypes + k for group
-/// g (Plan::layerGroups; one group without them) and the k-th of Impl::types.
-constexpr int kMaxSlots = kLayerTypes * kMaxLayerGroups;
 
 enum class Lay : uint8_t { R, T, H, P };
-
-inline LinkClass linkOf(const GroupShape& g) {
-    return g.size <= 1 ? LinkClass::Local : g.nodes > 1 ? LinkClass::Network : LinkClass::NvLink;
-}
-
-/// One operator in one layer: its compute and memory roofs (Impl::opTime combines them), where
-/// flops = fTok*tok + fSeq*seq and bytes = bFixed + bTok*tok at the weight bandwidth plus bSeq*seq (the
-/// attention core's KV traffic) at the KV bandwidth; tok = ceil(M / tokDiv) are the local tokens and
-/// seq = ceil(B / seqDiv) the local sequences of a replica's micro-batch of M tokens and B sequences
-/// (a fraction below one stays a fraction: busiestShare).
-struct OpTerm {
-    Op op = Op::Embedding;
-    int8_t choice = 0;
-    int tokDiv = 1, seqDiv = 1;
-    double fTok = 0, fSeq = 0, bFixed = 0, bTok = 0, bSeq = 0;
-    double weightBytes = 0; ///< resident per GPU
-    bool experts = false;   ///< routed experts: only the experts that receive tokens are read
-    bool attention = false; ///< the attention core: its sequence terms depend on decode or prefill tokens
-    double peak = 0;        ///< achieved FLOP/s of this operator's math; 0: the GEMM rate
-    double invPeak = 0;     ///< 1 / (peak, or the GEMM rate): set by compile() once its blocks are built
-    int ep = 1;             ///< routed experts: GPUs the experts are spread over (load imbalance)
-    double imbalanceK = 0;  ///< routed experts: sqrt(2 ln ep), see opRoofline
-};
-
-/// One collective in one layer: time = alpha + secPerTok * ceil(M / tokDiv).
-struct CommTerm {
-    Collective kind = Collective::AllReduce;
-    GroupShape group;
-    Op from = Op::Embedding, to = Op::Embedding;
-    int tokDiv = 1;
-    double alpha = 0, secPerTok = 0, bytesPerTok = 0;
-};
-
-/// A layer kind (or the embedding, or the head) in one pass.
-struct Block {
-    // Only the first nOps and nComms terms are ever written (add) or read, so the arrays are left
-    // uninitialised, and so are the counts until compile() clears the blocks it fills: evaluate() constructs
-    // a Compiled, with room for kMaxSlots blocks a pass, for every plan and uses a few.
-    union {
-        OpTerm ops[10];
-    };
-    union {
-        CommTerm comms[14];
-    };
-    int nOps, nComms;
-    double actBytesPerTok; ///< working activation memory per replica token
-    Block() {}
-    void clear() {
-        nOps = nComms = 0;
-        actBytesPerTok = 0;
-    }
-    void add(const OpTerm& t) { ops[nOps++] = t; }
-    void add(const CommTerm& c) { comms[nComms++] = c; }
-    /// Its terms into o (only those in use are copied).
-    void copyTo(Block& o) const {
-        o.nOps = nOps, o.nComms = nComms;
-        o.actBytesPerTok = actBytesPerTok;
-        std::copy(ops, ops + nOps, o.ops);
-        std::copy(comms, comms + nComms, o.comms);
-    }
-    double weights() const {
-        double w = 0;
-        for (int i = 0; i < nOps; ++i) w += ops[i].weightBytes;
-        return w;
-    }
-};
-
-/// One pipeline stage's layers: by FFN kind, and by layer group and type (core/model: dense or MoE, times how
-/// it attends), slot g * nTypes + k for the k-th of Impl::types in layer group g.
-struct Stage {
-    int dense = 0, moe = 0;
-    std::array<int, kMaxSlots> n; ///< layers of each slot: the first Compiled::nSlots are set (stageAt)
-    bool first = false, last = false;
-    bool lastMoe = false; ///< the stage ends on a MoE layer (the layout its activations leave in)
-    int8_t lastGroup = 0; ///< the layer group of its last layer
-    /// Layer-group boundaries in the stage (at its first layer or inside it) where a token-sharded residual
-    /// meets a group that keeps it replicated: an all-gather over the tp group (Compiled::regather). The
-    /// other way a GPU keeps its slice, free.
-    int gathers = 0;
-};
-
-/// The shape of a group of `size` GPUs whose nodes come in non-decreasing order, `nodeAt(i)` the i-th.
-template <class NodeAt> GroupShape shapeOfSorted(int size, const NodeAt& nodeAt) {
-    GroupShape g;
-    g.size = size;
-    if (size <= 1) return g;
-    int nodes = 0, run = 0, most = 0, fewest = size, last = -1;
-    for (int i = 0; i < size; ++i) {
-        const int node = nodeAt(i);
-        if (node != last) {
-            if (run > 0) fewest = std::min(fewest, run);
-            ++nodes, run = 0, last = node;
-        }
-        most = std::max(most, ++run);
-    }
-    fewest = std::min(fewest, run);
-    g.nodes = nodes;
-    g.perNode = most;
-    g.fewest = fewest < most ? fewest : 0;
-    return g;
-}
-
-/// Members {a*sa + b*sb : a < ka, b < kb} of a mesh with gpn GPUs per node: how many nodes they span and the
-/// most on one node. With the larger stride outermost the ids increase, so one pass counts them.
-inline GroupShape placeCounted(int ka, int sa, int kb, int sb, int gpn) {
-    if (sa > sb) std::swap(ka, kb), std::swap(sa, sb);
-    // Member i = a + b ka is GPU a sa + b sb; runs of consecutive members on one node are counted as
-    // shapeOfSorted counts them, a node at a time rather than a member at a time (groups run to thousands
-    // of GPUs, and this is on every evaluation).
-    GroupShape g;
-    g.size = ka * kb;
-    if (g.size <= 1) return g;
-    int nodes = 0, run = 0, most = 0, fewest = g.size, last = -1;
-    auto feed = [&](int node, int members) {
-        if (node != last) {
-            if (run > 0) fewest = std::min(fewest, run);
-            ++nodes, run = 0, last = node;
-        }
-        most = std::max(most, run += members);
-    };
-    for (int b = 0; b < kb; ++b) {
-        const int id0 = b * sb;
-        for (int a = 0; a < ka;) {
-            const int node = (id0 + a * sa) / gpn;
-            // the members of this row below the next node's first GPU
-            const int upTo = std::min(ka, ((node + 1) * gpn - id0 + sa - 1) / sa);
-            feed(node, upTo - a);
-            a = upTo;
-        }
-    }
-    fewest = std::min(fewest, run);
-    g.nodes = nodes;
-    g.perNode = most;
-    g.fewest = fewest < most ? fewest : 0;
-    return g;
-}
-
-/// placeCounted, remembered: a plan's groups take a few shapes among many plans, and counting one takes a
-/// pass per node or per row, with two integer divisions each (a one-GPU-a-node pipeline group of 64 stages,
-/// an expert group of 256 rows of one GPU). A small table per thread keeps the latest shape of each slot.
-constexpr uint32_t kPlaceSlots = 256;
-inline uint32_t placeSlot(int ka, int sa, int kb, int sb, int gpn) {
-    const uint32_t h = (uint32_t(ka) * 2654435761u) ^ (uint32_t(sa) * 40503u) ^ (uint32_t(kb) * 2246822519u) ^
-                       (uint32_t(sb) * 3266489917u) ^ uint32_t(gpn);
-    return (h ^ (h >> 15)) & (kPlaceSlots - 1);
-}
-inline GroupShape place(int ka, int sa, int kb, int sb, int gpn) {
-    struct Entry {
-        int ka = -1, sa = 0, kb = 0, sb = 0, gpn = 0;
-        GroupShape g;
-    };
-    thread_local std::array<Entry, kPlaceSlots> table;
-    Entry& e = table[placeSlot(ka, sa, kb, sb, gpn)];
-    if (e.ka == ka && e.sa == sa && e.kb == kb && e.sb == sb && e.gpn == gpn) return e.g;
-    e = {ka, sa, kb, sb, gpn, placeCounted(ka, sa, kb, sb, gpn)};
-    return e.g;
-}
-
-/// The first k members, in tp-first order (rank r at (r % tp) * sTp + (r / tp) * sDp), of a mesh with gpn
-/// GPUs per node: an expert replica that takes whole tp groups and part of the next (ep * etp = 12 over
-/// tp groups of 8 holds one group and half of another).
-inline GroupShape placeFirst(int k, int tp, int sTp, int sDp, int gpn) {
-    if (k <= 1) return shapeOfSorted(k, [](int) { return 0; });
-    std::vector<int> node(static_cast<size_t>(k));
-    for (int r = 0; r < k; ++r) node[size_t(r)] = ((r % tp) * sTp + (r / tp) * sDp) / gpn;
-    std::sort(node.begin(), node.end());
-    return shapeOfSorted(k, [&](int i) { return node[size_t(i)]; });
-}
-
-struct Compiled {
-    Degrees d;
-    /// The choices being compiled (the Walker reads them): the first layer group's outside compile().
-    std::array<int8_t, kOpCount> choices{};
-    /// Layer groups: one without Plan::layerGroups; group g holds layers [groupBegin[g], groupBegin[g + 1]).
-    int nGroups = 1, nSlots = 0;
-    std::array<std::array<int8_t, kOpCount>, kMaxLayerGroups> groupChoices{};
-    std::array<int, kMaxLayerGroups + 1> groupBegin{};
-    CommTerm regather; ///< a token-sharded residual gathered where a layer group keeps it replicated
-    /// [slot][pass] for each slot (see Stage), and the embedding and the head; pass [0] is a decode step
-    /// (M = B), [1] a prefill pass (M = B*S, the head sees B).
-    std::array<std::array<Block, 2>, kMaxSlots> body;
-    Block emb[2], head[2];
-    GroupShape tpG, a2aG;
-    LinkClass p2pLink = LinkClass::Local;
-    double p2pAlpha = 0, p2pSecPerTok = 0;
-    /// Per slot: KV bytes per GPU per sequence per context token per layer (before its type's AttnScale).
-    std::array<double, kMaxSlots> kv{};
-    Overlap overlap = Overlap::Auto;
-    double budget = double(kDefaultPrefillBudget); ///< tokens per forward pass of a replica
-    double syncRanks = 1; ///< attention replicas that meet at every MoE all-to-all (data-parallel attention)
-    /// Per pipeline stage, its layers by type (stageOf): compile() fills them once, so the batch search's
-    /// probes and the memory account do not recount them.
-    std::vector<Stage> stages;
-    /// Stages alike in everything a stage's time and memory depend on (layers per slot, the boundaries it
-    /// holds, first, last, the layout it hands on) form a class: a balanced pipeline of pp stages has at most
-    /// a few (the first, the last, the middle ones with and without an extra layer). The batch search's
-    /// probes and the memory account work out each class once. classOf[i] is stage i's class; class q's
-    /// first stage is classStage[q], so classes come in the order their first stages do.
-    std::vector<int> classOf, classStage;
-    mutable std::vector<double> classTime; ///< passTimes' scratch: a class's stage time in the step at hand
-    int8_t choiceOf(Op o) const { return choices[int(o)]; }
-    /// Speculative decoding (Plan::spec): K draft tokens, q = K + 1 tokens a sequence verifies per step,
-    /// E tokens it yields per step on average; q = E = 1 without it.
-    Speculative spec;
-    double specQ = 1, specE = 1;
-    /// MTP: the slot whose layer the MTP module is (the last layer's), priced with that layer's terms.
-    int mtpSlot = 0;
-    /// An EAGLE-3 head or draft model on the tp group: per pass over n tokens of b sequences at context
-    /// ctx, compute = flopsPerTok n + attnFlops n ctx, memory = weightBytes + kvBytes b ctx (the roofs),
-    /// `kernels` launches, and `allReduces` all-reduces of n x hidden over the tp group.
-    struct DraftTerms {
-        double flopsPerTok = 0, attnFlops = 0, weightBytes = 0, kvBytes = 0;
-        double kernels = 0, allReduces = 0, arAlpha = 0, arSecPerTok = 0;
-        double weightsResident = 0, kvPerToken = 0; ///< memory per GPU: weights, KV per context token
-    } draft;
-    /// MTP's own weights beside its layer (eh_proj: 2 hidden -> hidden), bytes per GPU.
-    double mtpExtraWeights = 0;
-    /// The memory fraction of the scenario's engine rule for this plan (memoryFraction()).
-    double memFraction = 0.9;
-};
-
-/// One forward pass of a replica's micro-batch: `dec` decode tokens (one per running sequence) and `pre`
-/// prefill tokens of `prompts` prompts, in one pass as engines with chunked prefill run them (vLLM,
-/// TensorRT-LLM in-flight batching).
-struct Step {
-    double dec = 0, pre = 0, prompts = 0;
-    /// Prefill tokens of the busiest of the attention ranks that meet at the MoE all-to-alls (data-parallel
-    /// attention): prompts land whole on one rank, and every rank waits for it. pre when ranks are
-    /// independent.
-    double preCrit = 0;
-    /// Decode tokens per decoding sequence: 1, or K + 1 in a speculative verify pass (the sequence's last
-    /// token and its K draft tokens, each a query over the same cache, which the kernel reads once).
-    double q = 1;
-    double tokens() const { return dec + pre; }
-    double rows() const { return dec + prompts; } ///< positions whose logits are computed (sampled)
-    double decSeqs() const { return dec / q; }    ///< decoding sequences
-    Step half() const { return {dec / 2, pre / 2, prompts / 2, preCrit / 2, q}; }
-    Step critical() const { return {dec, preCrit, pre > 0 ? prompts * preCrit / pre : 0.0, preCrit, q}; }
-};
-
-struct PassTimes {
-    double stageMax = 0, stageSum = 0;
-    int slowest = 0;
-    bool twoBatch = false; ///< the MoE layers ran with two-batch overlap
-};
-
-struct AtBatch {
-    double throughput = 0, ttft = 0, tpot = 0; // tokens/s, s, s
-    bool overTokenBudget = false;              // a step needs more tokens than the prefill budget allows
-    bool twoBatch = false;                     // the MoE layers ran with two-batch overlap
-    bool ttftDone = true;                      // ttft is exact, not its lower bound (serving)
-    double chunks = 0, chunkPeriod = 0;        // serving: a new prompt's chunk steps and one's time, s
-    double cycle = 0;                          // a step's time through the pipeline, s (tpot x E)
-    Step step;                                 // serving: the steady step and its pass, for finishTtft
-    PassTimes times;
-};
 
 } // namespace costimpl
 using namespace costimpl;

@@ -1,7 +1,8 @@
 #pragma once
 // Reading exported launches back: the node scripts parsed as a POSIX shell would split them, and each
 // engine command checked against what its version's argument parser accepts and asserts (the rules and
-// their sources are beside each check in check.cpp). The exporters' tests run every export through it.
+// their sources are beside each check: check.cpp for what every engine shares, check_<engine>.cpp for each
+// engine's). The exporters' tests run every export through it.
 
 #include "core/export/launch.h"
 

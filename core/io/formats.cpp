@@ -1,5 +1,6 @@
 // What the file formats share: file kinds and headers, telling a file's kind, atomic writes, and the
-// per-file validation behind `shardplan validate`. The formats themselves: inputfiles.cpp, planfiles.cpp,
+// per-file validation behind `shardplan validate`. The formats themselves: inputfiles.cpp (with one file per
+// input kind: modelfiles.cpp, clusterfiles.cpp, workloadfiles.cpp, constraintfiles.cpp), planfiles.cpp,
 // scenariofiles.cpp.
 
 #include "core/io/formats.h"

@@ -1,6 +1,7 @@
 #pragma once
 // Internal to the file formats, shared by their sources: formats.cpp (file kinds, headers, validation,
-// atomic writes), inputfiles.cpp (model, cluster, workload and constraints files), planfiles.cpp (plans and
+// atomic writes), inputfiles.cpp (the parse and load entry points) with modelfiles.cpp, clusterfiles.cpp,
+// workloadfiles.cpp and constraintfiles.cpp (each kind's reader and writer), planfiles.cpp (plans and
 // disaggregated plans) and scenariofiles.cpp (scenarios and their parts). Not part of the library's
 // interface.
 
@@ -34,7 +35,7 @@ void checkHeader(const MapReader& r, FileKind expected);
 std::optional<FileKind> kindOfDocument(const YAML::Node& n);
 std::string emitted(const YAML::Emitter& e);
 
-// inputfiles.cpp
+// modelfiles.cpp, clusterfiles.cpp, workloadfiles.cpp, constraintfiles.cpp
 Model readAnyModel(const MapReader& r); ///< a model file or a Hugging Face config.json
 Cluster readCluster(const MapReader& r);
 Workload readWorkload(const MapReader& r);

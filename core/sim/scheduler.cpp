@@ -1,0 +1,182 @@
+// The simulation's scheduler: where a request queues, and what each step runs (admission, batching,
+// chunked prefill, recompute preemption), as vLLM V1's scheduler composes a step; and the lanes it fills.
+
+#include "core/sim/simstate.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sp::simimpl {
+
+// ------------------------------------------------------------------ routing and queues
+
+void Sim::enqueue(int pool, int32_t id) {
+    Lanes& L = pools[pool];
+    Req& x = reqs[size_t(id)];
+    // A request whose whole context can never fit one lane's pool would wait (or be preempted) forever.
+    const int64_t need =
+        blocksFor(L.kind == Pool::Prefill ? int64_t(x.input) : int64_t(x.input) + x.output + L.q);
+    int best = -1;
+    if (o.routing == Routing::RoundRobin) {
+        best = int(L.next++ % L.ranks.size());
+    } else {
+        for (size_t i = 0; i < L.ranks.size(); ++i)
+            if (best < 0 || L.ranks[i].load() < L.ranks[size_t(best)].load()) best = int(i);
+    }
+    if (need > L.ranks[size_t(best)].capacity) {
+        ++rejected, ++completed;
+        return;
+    }
+    x.rank = best;
+    L.ranks[size_t(best)].waiting.push_back(id);
+    kick(pool, L.ranks[size_t(best)].group);
+}
+
+// ------------------------------------------------------------------ a step
+
+void Sim::preempt(Lanes& L, Rank& r) {
+    const int32_t id = r.running.back();
+    r.running.pop_back();
+    Req& x = reqs[size_t(id)];
+    release(r, x);
+    // Recomputed as one prefill of the prompt and the output so far (vLLM's recompute preemption).
+    if (x.decoding) x.promptLen = x.input + x.generated;
+    x.decoding = false;
+    x.computed = 0, x.ctx = 0, x.sched = 0;
+    r.waiting.push_front(id);
+    if (preemptions++ == 0) firstPreemption = now;
+    (void)L;
+}
+
+/// Tokens and KV blocks a request needs for `n` more tokens this step.
+void Sim::plan(const Lanes& L, const Req& x, int64_t budget, int64_t& n, int64_t& needBlocks) const {
+    if (x.decoding) {
+        n = L.q;
+        needBlocks = blocksFor(int64_t(x.ctx) + L.q) - x.blocks;
+    } else {
+        n = std::min<int64_t>(x.promptLen - x.computed, budget);
+        needBlocks = blocksFor(int64_t(x.computed) + n) - x.blocks;
+    }
+}
+
+void Sim::count(const Req& x, int64_t n, Sums& u) const {
+    if (x.decoding) {
+        u.dec += 1, u.ctx += x.ctx;
+    } else {
+        u.pre += double(n), u.prompts += 1;
+        u.pairs += double(n) * (double(x.computed) + (double(n) + 1.0) / 2.0);
+    }
+}
+
+/// One rank's part of a step, as vLLM V1's scheduler composes it: running requests first, then (unless
+/// one was preempted) waiting ones while the batch cap, the budget and the KV pool allow.
+Sim::Sums Sim::schedule(Lanes& L, Rank& r) {
+    Sums u;
+    int64_t budget = L.budget;
+    bool preempted = false;
+    for (size_t i = 0; i < r.running.size(); ++i) {
+        Req& x = reqs[size_t(r.running[i])];
+        x.sched = 0;
+        if (budget <= 0 || (x.decoding && budget < L.q)) break;
+        int64_t n = 0, need = 0;
+        plan(L, x, budget, n, need);
+        bool self = false;
+        while (need > r.capacity - r.used) {
+            preempted = true;
+            const bool last = r.running.size() - 1 == i;
+            preempt(L, r);
+            if (last) {
+                self = true;
+                break;
+            }
+        }
+        if (self) break;
+        allocate(r, x, std::max<int64_t>(0, need));
+        x.sched = int32_t(n);
+        budget -= n;
+        count(x, n, u);
+    }
+    if (preempted) return u;
+    while (budget > 0 && int64_t(r.running.size()) < L.cap && !r.waiting.empty()) {
+        const int32_t id = r.waiting.front();
+        Req& x = reqs[size_t(id)];
+        if (x.decoding && budget < L.q) break;
+        if (!x.decoding && x.computed == 0) x.computed = x.cached;
+        int64_t n = 0, need = 0;
+        plan(L, x, budget, n, need);
+        if (need > r.capacity - r.used) {
+            ++blockedByKv;
+            break;
+        }
+        r.waiting.pop_front();
+        r.running.push_back(id);
+        allocate(r, x, std::max<int64_t>(0, need));
+        x.sched = int32_t(n);
+        budget -= n;
+        count(x, n, u);
+    }
+    return u;
+}
+
+void Sim::startStep(int pool, int g) {
+    Lanes& L = pools[pool];
+    const std::vector<int>& members = L.groups[size_t(g)];
+    Sums all;
+    double busiest = 0;
+    for (int k : members) {
+        const Sums u = schedule(L, L.ranks[size_t(k)]);
+        all.dec += u.dec, all.ctx += u.ctx, all.pre += u.pre, all.prompts += u.prompts, all.pairs += u.pairs;
+        busiest = std::max(busiest, u.dec * L.q + u.pre);
+    }
+    if (all.dec <= 0 && all.pre <= 0) {
+        L.busy[size_t(g)] = 0;
+        return;
+    }
+    const double r = double(members.size());
+    StepLoad load;
+    load.decodeSeqs = all.dec / r;
+    load.decodeContext = all.dec > 0 ? all.ctx / all.dec : 0.0;
+    load.prefillTokens = all.pre / r;
+    load.prefillPrompts = all.prompts / r;
+    load.prefillContext = all.pre > 0 ? all.pairs / all.pre : 0.0;
+    load.busiestPrefill = r > 1 ? busiest - load.decodeSeqs * L.q : -1.0;
+    const double dt = std::max(1e-9, L.cost->seconds(load));
+    L.busy[size_t(g)] = 1;
+    L.stepStart[size_t(g)] = now;
+    events.push({now + dt, 0, (int64_t(pool) << 24) + g});
+    ++steps;
+    sampleKv();
+}
+
+/// Lanes of one pool: pp micro-batch lanes of each of dp replicas, grouped by the replicas that step
+/// together.
+void buildLanes(Lanes& L, const Scenario& s, const CostModel& model, const Plan& plan, const Metrics& m,
+                const SimOptions& o, Pool kind, int replicas) {
+    L.kind = kind;
+    L.cost = std::make_unique<StepCost>(model, plan);
+    L.q = L.cost->tokensVerified();
+    L.budget = std::max<int64_t>(L.q, L.cost->tokenBudget());
+    L.cap = o.batchCap > 0 ? o.batchCap : std::max<int64_t>(1, m.batch);
+    const int pp = std::max(1, plan.degrees.pp);
+    const int bs = std::max(1, o.blockTokens);
+    const int64_t blocks =
+        o.kvBlocks > 0 ? o.kvBlocks
+                       : int64_t(std::floor(L.cost->kvTokens(double(m.batch)) / double(pp) / double(bs)));
+    const int lock = std::min(replicas, L.cost->lockstepReplicas());
+    L.ranks.resize(size_t(replicas * pp));
+    for (int lane = 0; lane < pp; ++lane)
+        for (int rep = 0; rep < replicas; ++rep) {
+            const int k = lane * replicas + rep;
+            Rank& r = L.ranks[size_t(k)];
+            r.capacity = std::max<int64_t>(0, blocks);
+            const int g = lane * ((replicas + lock - 1) / lock) + rep / lock;
+            if (size_t(g) >= L.groups.size()) L.groups.resize(size_t(g) + 1);
+            L.groups[size_t(g)].push_back(k);
+            r.group = g;
+        }
+    L.busy.assign(L.groups.size(), 0);
+    L.stepStart.assign(L.groups.size(), 0.0);
+    (void)s;
+}
+
+} // namespace sp::simimpl
