@@ -81,6 +81,71 @@ std::vector<Target> targets() {
 class TestExport : public QObject {
     Q_OBJECT
 private slots:
+    // SGLang 0.5.6 on B200/GB200 picks trtllm_mla (KV pages of 64) for DeepSeek-V3, divides
+    // --chunked-prefill-size by the DP-attention size, then asserts the share divides by the page
+    // (server_args.py at 7ae368efde14: L1366-1384, L1491-1503, L4017-4023). Its default 16,384 over 6 DP
+    // workers is 2,730 a worker: "AssertionError: chunked_prefill_size must be divisible by page_size". Every
+    // exported DP-attention launch must pass that assertion, the written size or the default.
+    void sglangChunkDividesByPageOnBlackwell() {
+        int dpAttention = 0, offDefault = 0;
+        for (const char* file : {"deepseek-v3-b200-18x8.yaml", "deepseek-v3-gb200-nvl72-x2.yaml"}) {
+            auto loaded = loadScenario(kSamples + "/scenarios/" + file);
+            QVERIFY2(loaded.ok(), loaded.error().str().c_str());
+            const Scenario& s = loaded.value();
+            QCOMPARE(s.model.architecture, std::string("DeepseekV3ForCausalLM"));
+            const CostModel cost(s);
+            const SearchSpace space(s);
+            Rng rng(5);
+            for (int i = 0; i < 300; ++i) {
+                const Plan p = space.toPlan(i % 2 ? space.sample(rng) : space.sampleByDecision(rng));
+                ExportOptions o;
+                o.engine = ServingEngine::Sglang, o.version = "0.5.6";
+                const auto r = launchCommand(s, p, o);
+                if (!r) continue;
+                const auto& a = r->argv;
+                const auto value = [&a](const char* flag) -> int64_t {
+                    const auto it = std::find(a.begin(), a.end(), flag);
+                    return it == a.end() || it + 1 == a.end() ? 0 : std::stoll(*(it + 1));
+                };
+                if (std::find(a.begin(), a.end(), "--enable-dp-attention") == a.end()) continue;
+                ++dpAttention;
+                const int64_t dp = value("--dp-size"), given = value("--chunked-prefill-size");
+                QVERIFY(dp > 1);
+                const int64_t chunk = given > 0 ? given : 16384; // the default above 160 GiB (B200: 179 GiB)
+                offDefault += (16384 / dp) % 64 != 0;
+                QVERIFY2((chunk / dp) % 64 == 0,
+                         qPrintable(QString("%1, dp %2: --chunked-prefill-size %3 gives %4 a worker")
+                                        .arg(file)
+                                        .arg(dp)
+                                        .arg(chunk)
+                                        .arg(chunk / dp)));
+                // Written only where the default fails, and no larger than it; the start-up checks pass the
+                // command, and refuse it with the default (the flag taken out) where the default fails.
+                QVERIFY(given == 0 || ((16384 / dp) % 64 != 0 && given <= 16384));
+                const EngineVersion v56 = findEngineVersion(ServingEngine::Sglang, "0.5.6").value();
+                QVERIFY(checkLaunch(r.value(), s, v56).empty());
+                if (given > 0) {
+                    LaunchCommand bare = r.value();
+                    const auto drop = [](std::vector<std::string>& cmd) {
+                        const auto it = std::find(cmd.begin(), cmd.end(), "--chunked-prefill-size");
+                        if (it != cmd.end() && it + 1 != cmd.end()) cmd.erase(it, it + 2);
+                    };
+                    drop(bare.argv);
+                    for (auto& node : bare.nodes)
+                        for (auto& cmd : node.commands) drop(cmd);
+                    const auto found = checkLaunch(bare, s, v56);
+                    QVERIFY2(std::any_of(found.begin(), found.end(),
+                                         [](const std::string& x) {
+                                             return x.find("chunked_prefill_size must be divisible by page_size") !=
+                                                    std::string::npos;
+                                         }),
+                             found.empty() ? "no violation" : found[0].c_str());
+                }
+            }
+        }
+        QVERIFY2(offDefault > 0, qPrintable(QString("no DP size the default fails among %1").arg(dpAttention)));
+    }
+
     void everyExportPassesItsEngineChecks_data() {
         QTest::addColumn<QString>("scenario");
         for (const auto& f : QDir(QString::fromStdString(kSamples + "/scenarios")).entryList({"*.yaml"}))
@@ -961,11 +1026,14 @@ private slots:
                  std::string(R"({"method":"mtp","num_speculative_tokens":1})"));
         check(v12, ServingEngine::Vllm, "0.12.0");
         // SGLang, both rows: EAGLE over the target's own NextN module, a chain of 1 (topk 1), verify 1 + 1.
+        // 0.5.6 fills the draft path with the model's for DeepSeek (server_args.py _handle_speculative_decoding
+        // at 7ae368efde14, L1661-1719) and warns when one is given ("DeepSeek MTP does not require setting
+        // speculative_draft_model_path."), so its export gives none.
         for (const char* version : {"0.4.9", "0.5.6"}) {
             const LaunchCommand g = exportOk(s, p, ServingEngine::Sglang, version);
             QCOMPARE(flagAfter(g, "--speculative-algorithm").value_or(""), std::string("EAGLE"));
             QCOMPARE(flagAfter(g, "--speculative-draft-model-path").value_or(""),
-                     std::string("deepseek-ai/DeepSeek-V3"));
+                     std::string(std::string(version) == "0.4.9" ? "deepseek-ai/DeepSeek-V3" : ""));
             QCOMPARE(flagAfter(g, "--speculative-num-steps").value_or(""), std::string("1"));
             QCOMPARE(flagAfter(g, "--speculative-eagle-topk").value_or(""), std::string("1"));
             QCOMPARE(flagAfter(g, "--speculative-num-draft-tokens").value_or(""), std::string("2"));
@@ -1061,8 +1129,9 @@ private slots:
         QVERIFY(breaks(
             with(exportOk(s, p, ServingEngine::Sglang, "0.4.9"), "--speculative-algorithm", "STANDALONE"),
             g49, "--speculative-algorithm STANDALONE is not one it runs"));
-        QVERIFY(breaks(with(g, "--speculative-draft-model-path", "lmsys/DeepSeek-V3-NextN"), g56,
-                       "not the target checkpoint"));
+        QVERIFY(breaks(with(exportOk(s, p, ServingEngine::Sglang, "0.4.9"), "--speculative-draft-model-path",
+                            "lmsys/DeepSeek-V3-NextN"),
+                       g49, "not the target checkpoint"));
         LaunchCommand piped = g;
         for (auto* cmd : {&piped.argv, &piped.nodes[0].commands.back()})
             cmd->insert(cmd->end(), {"--pp-size", "2"});
@@ -1238,7 +1307,10 @@ private slots:
         const Scenario s = compose("qwen3-235b-a22b.yaml", "h200-1x8.yaml", "chat-serving.yaml");
         const Plan p = megatron(1, 1, 8, 32, 8);
         const LaunchCommand old = exportOk(s, p, ServingEngine::Vllm, "0.10.2");
-        QVERIFY2(hasNote(old, "VLLM_ALL2ALL_BACKEND=naive") && !hasNote(old, "--all2all-backend"),
+        // The variable for 0.10.2, and where it went after (0.11.1's flag; 0.16.0 removed the variable).
+        QVERIFY2(hasNote(old, "VLLM_ALL2ALL_BACKEND=naive") &&
+                     hasNote(old, "From vLLM 0.11.1 the flag --all2all-backend takes these values; 0.16.0 "
+                                  "removed the variable."),
                  qPrintable(notes(old)));
         const LaunchCommand now = exportOk(s, p, ServingEngine::Vllm);
         QVERIFY2(hasNote(now, "--all2all-backend") && !hasNote(now, "VLLM_ALL2ALL_BACKEND"),

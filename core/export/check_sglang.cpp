@@ -57,6 +57,18 @@ void Checker::sglang(const ParsedCommand& c, const EngineVersion& ver) {
                                                : s.model.architecture) +
                  ", whose model code does not add the slots");
     }
+    // check_server_args: "chunked_prefill_size must be divisible by page_size", after DP attention divided
+    // the size by dp_size and, for DeepSeek-V3 on SM100, trtllm_mla set the page to 64 (server_args.py at
+    // 7ae368efde14, L1366-1384, L1491-1503, L4017-4023; sglang.cpp's row says where).
+    if (ver.sm100MlaPageSize > 0 && dpAttn && s.model.architecture == "DeepseekV3ForCausalLM" &&
+        sm100Gpu(s.cluster.gpu) &&
+        !(c.has("--disaggregation-mode") && c.options.at("--disaggregation-mode") == "decode")) {
+        const int64_t chunk = c.integer("--chunked-prefill-size", sglangDefaultChunk(ver, s.cluster.gpu));
+        if (chunk > 0 && (chunk / dp) % ver.sm100MlaPageSize != 0)
+            fail("SGLang " + ver.version + ": --chunked-prefill-size " + str(chunk) + " over " + str(dp) +
+                 " DP-attention workers is " + str(chunk / dp) + " each, not a multiple of trtllm_mla's page of " +
+                 str(ver.sm100MlaPageSize) + ": chunked_prefill_size must be divisible by page_size");
+    }
     // ServerArgs._handle_context_parallelism (server_args.py at commit 001067fffe33).
     if (cp > 1) {
         if (tp % cp != 0) fail("SGLang: tp_size must be divisible by attn_cp_size");

@@ -448,6 +448,20 @@ bool hopperGpu(const Gpu& gpu) {
     return false;
 }
 
+bool sm100Gpu(const Gpu& gpu) {
+    const std::string n = lower(gpu.name);
+    for (const char* part : {"b200", "b300"})
+        if (n.find(part) != std::string::npos) return true;
+    return false;
+}
+
+int64_t sglangDefaultChunk(const EngineVersion& v, const Gpu& gpu) {
+    const double mib = gpu.hbmGB * 1e9 / double(1 << 20);
+    for (const auto& [belowGiB, tokens] : v.chunkedPrefill)
+        if (belowGiB == 0 || mib < belowGiB * 1024.0) return tokens;
+    return 0;
+}
+
 void rocmSetup(const Ctx& c, const char* engine, const std::string& attention, LaunchCommand& lc) {
     if (!amdGpu(c.s.cluster.gpu)) return;
     for (auto& node : lc.nodes)

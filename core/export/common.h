@@ -133,6 +133,11 @@ bool configNamesCustomCode(const Model& m);
 
 /// Whether the cluster's GPU is an NVIDIA Hopper (H100, H200, H20, H800, GH200), by its name.
 bool hopperGpu(const Gpu& gpu);
+/// Whether the cluster's GPU is a data-center Blackwell of compute capability 10.x (B200, B300, GB200, GB300;
+/// not the RTX parts of 12.x), by its name: what SGLang's is_sm100_supported() tests.
+bool sm100Gpu(const Gpu& gpu);
+/// SGLang's default --chunked-prefill-size on `gpu` by the version row's table (its memory in MiB); 0: none.
+int64_t sglangDefaultChunk(const EngineVersion& v, const Gpu& gpu);
 /// The ROCm image, environment and notes of the version row (EngineVersion::rocmImage) on every node that
 /// starts something, when the cluster's GPU is AMD (call after placeNodes).
 void rocmSetup(const Ctx& c, const char* engine, const std::string& attention, LaunchCommand& lc);

@@ -51,6 +51,15 @@ struct EngineVersion {
     /// The default --chunked-prefill-size by the GPU's memory: (below this many GiB, tokens), the last
     /// pair's tokens for any larger GPU.
     std::vector<std::pair<int, int64_t>> chunkedPrefill;
+    /// The KV page size SGLang's default attention backend forces for DeepseekV3ForCausalLM on SM100 GPUs
+    /// (B200, B300, GB200, GB300: trtllm_mla, page 32 or 64, else 64); 0: none known for the release. DP
+    /// attention divides --chunked-prefill-size by the DP size before check_server_args asserts that it
+    /// divides by the page size.
+    int sm100MlaPageSize = 0;
+    /// Architectures whose MTP (NEXTN/EAGLE) draft path defaults to the model's own: an explicit
+    /// --speculative-draft-model-path only draws a warning ("DeepSeek MTP does not require setting
+    /// speculative_draft_model_path.").
+    std::vector<std::string> mtpDraftImplicit;
     /// With SGLANG_PP_LAYER_PARTITION unset, the layers % pp extra layers go one each on the last stages
     /// (else all on the last stage); see engineDefaultStages in core/export/common.cpp.
     bool ppExtraOnLastStages = false;

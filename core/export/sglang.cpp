@@ -123,6 +123,17 @@ const std::vector<EngineVersion>& sglangVersions() {
         now.ppExtraOnLastStages = true;
         // server_args.py _handle_gpu_memory_settings at commit 001067fffe33.
         now.chunkedPrefill = {{35, 2048}, {60, 4096}, {160, 8192}, {0, 16384}};
+        // server_args.py at 0.5.6 (commit 7ae368efde14): _handle_model_specific_adjustments (L938-1025) picks
+        // attention_backend "trtllm_mla" for DeepseekV3ForCausalLM (not V3.2) when is_sm100_supported() and no
+        // attention backend is given; _handle_attention_backend_compatibility (L1366-1384) then sets page_size
+        // to 64 unless it is 32 or 64; _handle_data_parallelism (L1491-1503) divides chunked_prefill_size by
+        // dp_size under DP attention; check_server_args (L4017-4023, run by engine.py after all of them)
+        // asserts "chunked_prefill_size must be divisible by page_size". The same at main 001067fffe33.
+        now.sm100MlaPageSize = 64;
+        // _handle_speculative_decoding (L1661-1719 at 7ae368efde14): for EAGLE (NEXTN) on these the draft
+        // path defaults to the model path; a given one only warns.
+        now.mtpDraftImplicit = {"DeepseekV32ForCausalLM", "DeepseekV3ForCausalLM", "Glm4MoeForCausalLM",
+                                "BailingMoeForCausalLM", "BailingMoeV2ForCausalLM"};
         now.kvCacheDtypes.clear();
         // The EntryClass of python/sglang/srt/models/*.py at 0.5.6 (commit 7ae368efde14): every architecture
         // shardplan imports (deepseek_v2.py adds DeepseekV32ForCausalLM; gpt_oss.py, qwen3_next.py,
@@ -170,6 +181,7 @@ const std::vector<EngineVersion>& sglangVersions() {
             "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "Qwen3MoeForCausalLM", "Qwen2MoeForCausalLM",
             "Qwen3NextForCausalLM",  "GptOssForCausalLM",      "Glm4MoeForCausalLM",  "MiniMaxM2ForCausalLM"};
         now.flags.push_back("--ep-num-redundant-experts");
+        now.flags.push_back("--chunked-prefill-size"); // add_cli_args at 7ae368efde14 and 001067fffe33
         now.constraints = {
             old.constraints[0], old.constraints[1],
             "--ep-size divides --tp-size; --moe-a2a-backend deepep sets ep_size = tp_size",
@@ -462,18 +474,31 @@ EngineResult sglangCommand(const Ctx& c) {
         // by the GPU's memory in MiB (the version row's table: server_args.py _handle_gpu_memory_settings at
         // commit 001067fffe33, 2048 below 35 GiB, 4096 below 60, 8192 below 160 (H100, H200), 16384 above;
         // 0.4.9's ServerArgs.__post_init__ has no 4096 step).
-        const double mib = c.s.cluster.gpu.hbmGB * 1e9 / double(1 << 20);
-        int64_t chunk = 0;
-        for (const auto& [belowGiB, tokens] : c.version.chunkedPrefill)
-            if (belowGiB == 0 || mib < belowGiB * 1024.0) {
-                chunk = tokens;
-                break;
-            }
+        int64_t chunk = sglangDefaultChunk(c.version, c.s.cluster.gpu);
+        bool chunkWritten = false;
+        // DeepSeek-V3 on SM100 with DP attention: each DP worker's share (chunk / dp, floored) must divide by
+        // the trtllm_mla page size, which the default does not for most DP sizes (16,384 / 6 = 2,730): the
+        // largest multiple of page x dp at or below the default is written instead (SGLang divides it again).
+        if (chunk > 0 && dpAttn && dpSize > 1 && c.version.sm100MlaPageSize > 0 &&
+            c.m.architecture == "DeepseekV3ForCausalLM" && sm100Gpu(c.s.cluster.gpu) &&
+            (chunk / dpSize) % c.version.sm100MlaPageSize != 0) {
+            const int64_t unit = int64_t(c.version.sm100MlaPageSize) * dpSize;
+            const int64_t fixed = std::max<int64_t>(unit, chunk / unit * unit);
+            add(lc.argv, "--chunked-prefill-size", fixed);
+            chunkWritten = true;
+            n.push_back("Prefill: SGLang picks the trtllm_mla attention backend (KV pages of " +
+                        str(c.version.sm100MlaPageSize) + " tokens) for DeepSeek-V3 on " + c.s.cluster.gpu.name +
+                        " and divides --chunked-prefill-size by the " + str(dpSize) +
+                        " DP-attention workers; its default " + str(chunk) + " would give " + str(chunk / dpSize) +
+                        " tokens each, not a multiple of the page, which SGLang refuses at start-up, so " +
+                        str(fixed) + " is written (" + str(fixed / dpSize) + " each).");
+            chunk = fixed;
+        }
         if (chunk > 0 && c.s.workload.inputTokens > chunk)
-            n.push_back("Prefill: SGLang's default --chunked-prefill-size on " + c.s.cluster.gpu.name +
-                        " is " + str(chunk) + " tokens, so each " + str(c.s.workload.inputTokens) +
-                        "-token prompt is prefilled in " + str(ceilDiv(c.s.workload.inputTokens, chunk)) +
-                        " chunks (the cost model prices one pass).");
+            n.push_back("Prefill: SGLang's " + std::string(chunkWritten ? "" : "default ") +
+                        "--chunked-prefill-size on " + c.s.cluster.gpu.name + " is " + str(chunk) +
+                        " tokens, so each " + str(c.s.workload.inputTokens) + "-token prompt is prefilled in " +
+                        str(ceilDiv(c.s.workload.inputTokens, chunk)) + " chunks (the cost model prices one pass).");
     }
     dtypeFlags(c, "SGLang", lc);
     if (c.m.kvCache == Dtype::FP8) add(lc.argv, "--kv-cache-dtype", "fp8_e4m3");
@@ -499,7 +524,10 @@ EngineResult sglangCommand(const Ctx& c) {
         const int k = sp.draftTokens;
         const std::vector<std::string>::size_type from = lc.argv.size();
         add(lc.argv, "--speculative-algorithm", c.version.specMethodName(sp.method, c.m.architecture));
-        const std::string draft = sp.method == SpecMethod::Mtp ? c.model : specDraftModel(c);
+        const bool implicit = sp.method == SpecMethod::Mtp &&
+                              std::find(c.version.mtpDraftImplicit.begin(), c.version.mtpDraftImplicit.end(),
+                                        c.m.architecture) != c.version.mtpDraftImplicit.end();
+        const std::string draft = implicit ? std::string() : sp.method == SpecMethod::Mtp ? c.model : specDraftModel(c);
         if (!draft.empty()) add(lc.argv, "--speculative-draft-model-path", draft);
         if (sp.method != SpecMethod::Ngram) {
             add(lc.argv, "--speculative-num-steps", k);

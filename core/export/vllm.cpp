@@ -410,11 +410,15 @@ EngineResult vllmCommand(const Ctx& c) {
                     "(decode) or deepep_high_throughput (prefill) match the plan; they need DeepEP "
                     "installed.");
             else
+                // The flag came with vllm-project/vllm #26732 (commit 3e051bda82ef, 2025-10-13, first in 0.11.1);
+                // #33535 (commit b95cc5014dc7, 2026-02-03) removed the variable from vllm/envs.py, absent on the
+                // v0.16.0 release branch (commit 2d5be1dd5ce2).
                 n.push_back("The cost model prices expert dispatch and combine as all-to-alls; vLLM " +
                             c.version.version +
                             "'s default VLLM_ALL2ALL_BACKEND=naive (vllm/envs.py) dispatches by all-reduce. "
                             "VLLM_ALL2ALL_BACKEND=deepep_low_latency (decode) or deepep_high_throughput "
-                            "(prefill) match the plan; they need DeepEP installed.");
+                            "(prefill) match the plan; they need DeepEP installed. (From vLLM 0.11.1 the "
+                            "flag --all2all-backend takes these values; 0.16.0 removed the variable.)");
         } else if (d.etp == unit) {
             if (unit > 1)
                 n.push_back("Experts: tensor-sharded over TP x DP = " + str(unit) +
