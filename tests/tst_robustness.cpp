@@ -1,11 +1,13 @@
 // Every sample file, truncated at many points and randomly mutated, gives a clean result: a value or an error
 // naming the file; never a crash or a hang (CTest's timeout catches a hang).
 #include "core/io/formats.h"
+#include "core/sim/trace.h"
 
 #include <QDirIterator>
 #include <QFile>
 #include <QTest>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -17,19 +19,27 @@ struct Sample {
     QString path;
     FileKind kind;
     std::string text;
+    bool trace = false; ///< a request trace (CSV or JSON Lines, core/sim/trace.h), not a YAML/JSON input
 };
 
 std::vector<Sample> samples() {
     std::vector<Sample> out;
-    // The samples, and the Hugging Face config.json fixtures (their JSON reader and the HF mapping).
+    // The samples, the Hugging Face config.json fixtures (their JSON reader and the HF mapping), the
+    // workload fixtures (length distributions) and the request traces (CSV and JSON Lines readers).
     QStringList files;
     for (const QString& root :
-         {QStringLiteral(SHARDPLAN_SAMPLES_DIR), QStringLiteral(SHARDPLAN_TESTDATA_DIR "/hf")}) {
-        QDirIterator it(root, {"*.yaml", "*.json"}, QDir::Files, QDirIterator::Subdirectories);
+         {QStringLiteral(SHARDPLAN_SAMPLES_DIR), QStringLiteral(SHARDPLAN_TESTDATA_DIR "/hf"),
+          QStringLiteral(SHARDPLAN_TESTDATA_DIR "/workloads"), QStringLiteral(SHARDPLAN_TESTDATA_DIR "/traces")}) {
+        QDirIterator it(root, {"*.yaml", "*.json", "*.csv", "*.jsonl"}, QDir::Files, QDirIterator::Subdirectories);
         while (it.hasNext()) files << it.next();
     }
     files.sort();
     for (const QString& p : files) {
+        if (p.endsWith(".csv") || p.endsWith(".jsonl")) {
+            QFile f(p);
+            if (f.open(QIODevice::ReadOnly)) out.push_back({p, FileKind::Workload, f.readAll().toStdString(), true});
+            continue;
+        }
         auto k = detectKind(p.toStdString());
         if (!k) continue;
         QFile f(p);
@@ -41,9 +51,10 @@ std::vector<Sample> samples() {
 
 // Parses text as the given kind; returns "" when it loaded, else the error string. The label keeps the
 // sample's folder so a scenario's relative paths still resolve.
-std::string parseAs(FileKind k, const std::string& text, const std::string& label) {
+std::string parseAs(const Sample& s, const std::string& text, const std::string& label) {
     auto msg = [](const auto& r) { return r.ok() ? std::string() : r.error().str(); };
-    switch (k) {
+    if (s.trace) return msg(parseTrace(text, label));
+    switch (s.kind) {
     case FileKind::Model:
         return msg(parseModel(text, label));
     case FileKind::Cluster:
@@ -68,8 +79,10 @@ private slots:
     void samplesLoad() {
         const auto all = samples();
         QVERIFY2(all.size() >= 25, qPrintable(QString("only %1 samples").arg(all.size())));
+        QVERIFY2(std::count_if(all.begin(), all.end(), [](const Sample& s) { return s.trace; }) >= 2,
+                 "the trace fixtures are missing");
         for (const auto& s : all) {
-            const std::string err = parseAs(s.kind, s.text, s.path.toStdString());
+            const std::string err = parseAs(s, s.text, s.path.toStdString());
             if (s.path.endsWith("gpt2.config.json")) // the unsupported-architecture fixture
                 QVERIFY2(err.find("unsupported architecture") != std::string::npos, err.c_str());
             else
@@ -84,7 +97,7 @@ private slots:
             const size_t n = s.text.size();
             const size_t step = std::max<size_t>(1, n / 60);
             for (size_t cut = 0; cut < n; cut += step) {
-                const std::string err = parseAs(s.kind, s.text.substr(0, cut), label);
+                const std::string err = parseAs(s, s.text.substr(0, cut), label);
                 ++cases;
                 if (!err.empty()) {
                     ++errors;
@@ -139,7 +152,7 @@ private slots:
                     }
                 }
                 const auto t0 = std::chrono::steady_clock::now();
-                const std::string err = parseAs(s.kind, t, label);
+                const std::string err = parseAs(s, t, label);
                 const double ms =
                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
                 if (ms > slowest.ms) slowest = {ms, label, trial};
