@@ -655,6 +655,18 @@ private slots:
             QVERIFY2(QFile::exists(QString::fromStdString(path)), path.c_str());
         QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
                  QStringList{"fresh"});
+        // A folder named with a trailing slash, and a link to an empty folder: written there.
+        const auto slash = writeLaunchDirectory(dir.filePath("slash/").toStdString(), lc, "plan: 1\n");
+        QVERIFY2(slash.ok(), slash.ok() ? "" : slash.error().str().c_str());
+        QCOMPARE(QDir(dir.filePath("slash")).entryList({"node*.sh"}).size(), 3);
+        QVERIFY(QDir().mkpath(dir.filePath("real")));
+        QVERIFY(QFile::link(dir.filePath("real"), dir.filePath("link")));
+        const auto linked = writeLaunchDirectory(dir.filePath("link").toStdString(), lc, "plan: 1\n");
+        QVERIFY2(linked.ok(), linked.ok() ? "" : linked.error().str().c_str());
+        QCOMPARE(QDir(dir.filePath("real")).entryList({"node*.sh"}).size(), 3);
+        QVERIFY(QFileInfo(dir.filePath("link")).isSymLink());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 (QStringList{"fresh", "link", "real", "slash"}));
         // One script more than a folder holds: refused, nothing written.
         lc.nodes.resize(size_t(kMaxNodeScripts) + 1);
         const QString many = dir.filePath("many");

@@ -167,7 +167,13 @@ Result<std::vector<std::string>> writeExportFiles(const std::string& dir,
     auto previous = previousExport(dir);
     if (!previous) return previous.error();
     std::error_code ec;
-    const fs::path target(dir);
+    // The folder itself: "out/" names "out" (its parent is the staging folder's place), and a link to a
+    // folder names the folder it links to (rename(2) would not replace the link with a folder).
+    fs::path target(dir);
+    while (!target.has_filename() && target.has_parent_path() && target != target.root_path())
+        target = target.parent_path();
+    if (fs::is_symlink(fs::symlink_status(target, ec)) && fs::is_directory(target, ec))
+        target = fs::canonical(target, ec);
     // A new or empty folder: everything is written into a hidden staging folder beside it, then renamed to it
     // at once, so an export interrupted or killed part way leaves no half-written folder under the name
     // given.
