@@ -9,6 +9,7 @@
 
 #include "core/cost/calibration.h"
 #include "core/io/formats.h"
+#include "core/io/gpudb.h"
 #include "core/search/rng.h"
 #include "core/search/space.h"
 #include "core/sim/servingchecks.h"
@@ -257,6 +258,12 @@ nlohmann::ordered_json rowsJson(const CalibrationReport& rep) {
     return rows;
 }
 
+std::string fmt(double x, const char* f) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, x);
+    return buf;
+}
+
 int reportFit(const FitResult& f, const std::string& source, const Args& a, const std::string& clusterPath) {
     const bool json = a.flag("json");
     std::string written;
@@ -284,8 +291,10 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
                                       "no leave-one-out error.\n");
         for (const auto& fac : f.factors) {
             char line[160];
-            std::snprintf(line, sizeof line, "#   %-12s %.4g -> %.4g (bounds %.3g-%.3g)\n", fac.name.c_str(),
-                          fac.before, fac.after, fac.lo, fac.hi);
+            std::snprintf(line, sizeof line, "#   %-12s %.4g -> %.4g (bounds %.3g-%.3g) %s%s\n", fac.name.c_str(),
+                          fac.before, fac.after, fac.lo, fac.hi,
+                          std::isnan(fac.stdError) ? "" : ("+/- " + fmt(fac.stdError, "%.2g") + " ").c_str(),
+                          fac.status.c_str());
             text += line;
         }
         text += toYaml(fitted);
@@ -301,8 +310,14 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
         j["fitted_to"] = source;
         auto& fac = j["factors"] = nlohmann::ordered_json::array();
         for (const auto& x : f.factors)
-            fac.push_back(
-                {{"name", x.name}, {"before", x.before}, {"after", x.after}, {"lo", x.lo}, {"hi", x.hi}});
+            fac.push_back({{"name", x.name},
+                           {"before", x.before},
+                           {"after", x.after},
+                           {"lo", x.lo},
+                           {"hi", x.hi},
+                           {"std_error", std::isnan(x.stdError) ? nlohmann::ordered_json(nullptr)
+                                                                : nlohmann::ordered_json(x.stdError)},
+                           {"status", x.status.empty() ? "determined" : x.status}});
         j["median_abs_error_before"] = f.before.medianAbsError;
         j["median_abs_error_after"] = f.after.medianAbsError;
         // No leave-one-out fit ran when the full fit was stopped: null, not a zero error.
@@ -327,9 +342,15 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
         std::printf("\n");
     }
     for (const auto& s : f.before.skipped) std::printf("skipped: %s\n", s.c_str());
-    std::printf("\nfactor            before     after   bounds\n");
+    std::printf("\nfactor            before     after  std error   bounds     how the runs see it\n");
     for (const auto& x : f.factors)
-        std::printf("%-16s %7.4g %9.4g   %g-%g\n", x.name.c_str(), x.before, x.after, x.lo, x.hi);
+        std::printf("%-16s %7.4g %9.4g %10s   %-10s %s\n", x.name.c_str(), x.before, x.after,
+                    std::isnan(x.stdError) ? "-" : ("+/- " + fmt(x.stdError, "%.2g")).c_str(),
+                    (fmt(x.lo, "%g") + "-" + fmt(x.hi, "%g")).c_str(),
+                    x.status.empty() ? "determined" : x.status.c_str());
+    if (!f.stopped)
+        std::printf("(std error: one standard error from the Jacobian of the log errors at the fit; a factor at a "
+                    "bound is held there, the runs pushing it beyond what the hardware allows)\n");
     if (!f.stopped)
         std::printf("\nmedian absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out (%zu "
                     "measurements)\n",
@@ -358,7 +379,7 @@ namespace {
 
 /// calibrate --serving: the simulation against MLPerf server runs (core/sim/servingchecks.h).
 int calibrateServing(Args& a, const std::string& usage) {
-    for (auto o : {"fit", "cluster", "scenario", "plan", "out", "factors"})
+    for (auto o : {"fit", "cluster", "scenario", "plan", "out", "factors", "family"})
         if (a.option(o)) return usageError(std::string("--") + o + " does not go with --serving", usage);
     if (a.positionals().size() > 1) return usageError("at most one checks file", usage);
     const int64_t requests = a.integer("requests").value_or(1000); // at least; each run lasts 600 s
@@ -468,6 +489,23 @@ int cmdCalibrate(const std::vector<std::string>& argv) {
         if (!set) {
             std::cerr << set.error().str() << "\n";
             return kBadInput;
+        }
+        if (const auto fam = a.option("family")) {
+            if (!findGpuFamily(*fam)) {
+                std::string known;
+                for (const auto& f : gpuFamilies()) known += (known.empty() ? "" : ", ") + f.id;
+                return usageError("unknown GPU family '" + *fam + "'; known: " + known, usage);
+            }
+            CalibrationSet kept = set.value();
+            kept.cases.clear();
+            for (const auto& c : set->cases) {
+                const GpuSpec* g = findGpuByName(c.scenario.cluster.gpu.name);
+                if (g && g->family == *fam)
+                    kept.cases.push_back(c);
+                else
+                    kept.skipped.push_back(c.id + ": not on a " + *fam + " GPU (--family)");
+            }
+            set = std::move(kept);
         }
         auto start = loadCluster(clusterPath);
         if (!start) {

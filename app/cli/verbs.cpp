@@ -38,7 +38,7 @@ std::vector<VerbSpec> makeVerbs() {
                  {"calibrate [--json] [MEASUREMENTS.yaml]",
                   "calibrate --serving [--requests N] [--json] [CHECKS.yaml]",
                   "calibrate --fit FILE[,FILE...] [--cluster C] [--factors F1,F2...]",
-                  "          [--scenario S [--plan P]] [--out FITTED.yaml] [--json]"},
+                  "          [--family F] [--scenario S [--plan P]] [--out FITTED.yaml] [--json]"},
                  "the cost model against public measurements; --serving: the\n"
                  "serving simulation against MLPerf server runs (p99 TTFT and\n"
                  "TPOT at their rates); --fit: fit a cluster's efficiency factors\n"
@@ -50,6 +50,9 @@ std::vector<VerbSpec> makeVerbs() {
                   {"factors", "F1,F2",
                    "fit only these (compute, compute_fp4, memory, ...); the rest keep "
                    "their start values"},
+                  {"family", "F",
+                   "fit only the runs on this GPU family's GPUs (hopper, blackwell, cdna3, ...: "
+                   "resources/gpus.yaml)"},
                   {"scenario", "S", "with a vLLM JSON: the model and cluster it ran on"},
                   {"plan", "P", "with --scenario: the layout it ran (default: the Megatron plan)"},
                   {"out", "F", "write the cluster with the fitted factors to F"},

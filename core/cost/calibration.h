@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -60,10 +61,20 @@ CalibrationReport calibrationReport(const CalibrationSet& set);
 /// loadCalibrationSet + calibrationReport.
 Result<CalibrationReport> runCalibration(const std::string& measurementsPath, const std::string& samplesDir);
 
-/// A fitted factor: its name (as in cluster files' efficiency map), start, result and bounds.
+/// A fitted factor: its name (as in cluster files' efficiency map), start, result and bounds, and how well
+/// the runs determine it.
 struct FittedFactor {
     std::string name;
     double before = 0, after = 0, lo = 0, hi = 0;
+    /// Whether the fit moved it (FitControl::factors, or every factor).
+    bool fitted = true;
+    /// One standard error, from the Jacobian of the log errors at the fit: sigma^2 (J^T J)^-1 with sigma^2 the
+    /// residual variance over (runs - factors free). NaN where `status` says why there is none.
+    double stdError = std::numeric_limits<double>::quiet_NaN();
+    /// "" (determined: stdError holds), "not fitted", "at its lower bound", "at its upper bound", "not seen by
+    /// these runs" (no run's prediction moves with it), "not determined" (the runs move it only together with
+    /// other factors: a direction of J^T J with no curvature), "too few runs" (no more runs than free factors).
+    std::string status;
 };
 
 struct FitResult {

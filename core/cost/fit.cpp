@@ -111,6 +111,109 @@ Efficiency fit(const std::vector<CalibrationCase>& cases, Efficiency e, int& eva
     }
 }
 
+/// Each case's log(predicted / measured) with the factors e (a prediction of nothing: log 1000).
+std::vector<double> logErrors(const std::vector<CalibrationCase>& cases, const Efficiency& e) {
+    std::vector<double> out;
+    for (auto c : cases) {
+        c.scenario.cluster.efficiency = e;
+        const CalibrationRow r = predictCase(c);
+        out.push_back(r.predicted > 0 ? std::log(r.predicted / r.measured) : std::log(1000.0));
+    }
+    return out;
+}
+
+/// How well the runs determine each fitted factor: at the fit e, the Jacobian J of the log errors in the free
+/// factors (central differences; one-sided beside a bound), sigma^2 = sum r^2 / (n - p), and the standard errors
+/// sqrt(diag(sigma^2 (J^T J)^-1)). A factor at a bound is held there (the fit pushed it out of the physical range,
+/// so the data would move it further: the bound binds, not the data); one whose column is zero is not seen; a
+/// pivot of J^T J that vanishes against its diagonal is a direction the runs cannot see (collinear factors: both
+/// are "not determined").
+void uncertainties(const std::vector<CalibrationCase>& cases, const Efficiency& e, std::vector<FittedFactor>& out) {
+    const std::vector<double> r0 = logErrors(cases, e);
+    const size_t n = r0.size();
+    std::vector<size_t> freeIdx;
+    std::vector<std::vector<double>> cols;
+    for (size_t j = 0; j < out.size(); ++j) {
+        FittedFactor& f = out[j];
+        if (!f.fitted) {
+            f.status = "not fitted";
+            continue;
+        }
+        const double span = f.hi - f.lo, v = f.after;
+        if (v - f.lo <= 1e-3 * span) {
+            f.status = "at its lower bound";
+            continue;
+        }
+        if (f.hi - v <= 1e-3 * span) {
+            f.status = "at its upper bound";
+            continue;
+        }
+        const double h = std::min({1e-3 * span, v - f.lo, f.hi - v});
+        Efficiency up = e, dn = e;
+        up.*kFactors[j].member = v + h;
+        dn.*kFactors[j].member = v - h;
+        const std::vector<double> ru = logErrors(cases, up), rd = logErrors(cases, dn);
+        std::vector<double> col(n);
+        double norm = 0;
+        for (size_t i = 0; i < n; ++i) col[i] = (ru[i] - rd[i]) / (2.0 * h), norm += col[i] * col[i];
+        if (norm < 1e-18) {
+            f.status = "not seen by these runs";
+            continue;
+        }
+        freeIdx.push_back(j);
+        cols.push_back(std::move(col));
+    }
+    const size_t p = freeIdx.size();
+    if (p == 0) return;
+    if (n <= p) {
+        for (size_t j : freeIdx) out[j].status = "too few runs";
+        return;
+    }
+    double ssr = 0;
+    for (double x : r0) ssr += x * x;
+    const double sigma2 = ssr / double(n - p);
+    // J^T J and its inverse by Gauss-Jordan with partial pivoting (p is at most a dozen).
+    std::vector<std::vector<double>> a(p, std::vector<double>(2 * p, 0.0));
+    for (size_t k = 0; k < p; ++k) {
+        for (size_t l = 0; l < p; ++l)
+            for (size_t i = 0; i < n; ++i) a[k][l] += cols[k][i] * cols[l][i];
+        a[k][p + k] = 1.0;
+    }
+    std::vector<double> diag(p);
+    for (size_t k = 0; k < p; ++k) diag[k] = a[k][k];
+    std::vector<bool> blind(p, false);
+    for (size_t c = 0; c < p; ++c) {
+        size_t piv = c;
+        for (size_t k = c + 1; k < p; ++k)
+            if (std::fabs(a[k][c]) > std::fabs(a[piv][c])) piv = k;
+        std::swap(a[c], a[piv]);
+        if (std::fabs(a[c][c]) <= 1e-10 * diag[c]) { // no curvature left in this direction
+            blind[c] = true;
+            a[c][c] = 1.0;
+            for (size_t l = 0; l < 2 * p; ++l)
+                if (l != c) a[c][l] = 0.0;
+        }
+        const double d = a[c][c];
+        for (size_t l = 0; l < 2 * p; ++l) a[c][l] /= d;
+        for (size_t k = 0; k < p; ++k) {
+            if (k == c || a[k][c] == 0.0) continue;
+            const double m = a[k][c];
+            for (size_t l = 0; l < 2 * p; ++l) a[k][l] -= m * a[c][l];
+        }
+    }
+    const bool anyBlind = std::find(blind.begin(), blind.end(), true) != blind.end();
+    for (size_t k = 0; k < p; ++k) {
+        FittedFactor& f = out[freeIdx[k]];
+        const double var = sigma2 * a[k][p + k];
+        // A blind direction spreads over the factors it mixes: their variance is unbounded, so huge here.
+        if (blind[k] || (anyBlind && !(var < 1e6 * (f.hi - f.lo) * (f.hi - f.lo))) || !(var >= 0)) {
+            f.status = "not determined";
+            continue;
+        }
+        f.stdError = std::sqrt(var);
+    }
+}
+
 double medianAbs(const std::vector<double>& v) {
     std::vector<double> a;
     for (double x : v) a.push_back(std::fabs(x));
@@ -146,8 +249,14 @@ FitResult fitStoppable(const CalibrationSet& set, const Efficiency& from, bool l
     CalibrationSet fitted = set;
     fitted.cases = withEfficiency(set.cases, r.efficiency);
     r.after = calibrationReport(fitted);
-    for (const Factor& f : kFactors)
-        r.factors.push_back({f.name, start.*f.member, r.efficiency.*f.member, f.lo, f.hi});
+    for (const Factor& f : kFactors) {
+        FittedFactor x;
+        x.name = f.name, x.before = start.*f.member, x.after = r.efficiency.*f.member, x.lo = f.lo, x.hi = f.hi;
+        x.fitted = control.factors.empty() ||
+                   std::find(control.factors.begin(), control.factors.end(), f.name) != control.factors.end();
+        r.factors.push_back(x);
+    }
+    if (!stopped) uncertainties(fitted.cases, r.efficiency, r.factors);
     r.looMedianBefore = r.before.medianAbsError;
     if (leaveOneOut && !stopped) {
         // Each case predicted by factors fitted on the others (from the full fit, which is near).
