@@ -196,6 +196,123 @@ std::string readSimOptions(Args& a, SimOptions& o) {
     return "";
 }
 
+/// The capacity verb's SLOs in words: "p99 TTFT 2,000 ms, TPOT 50 ms".
+std::string sloText(const Workload& w) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s TTFT %s ms, TPOT %s ms", sloName(w).c_str(),
+                  w.ttftMs > 0 ? group(w.ttftMs, "%.4g").c_str() : "-",
+                  w.tpotMs > 0 ? group(w.tpotMs, "%.4g").c_str() : "-");
+    return buf;
+}
+
+/// One cluster's --max-rate answer, printed (or appended to `json`); an exit code, after saying why there is
+/// no answer.
+int reportMaxRateRow(const MaxRateRow& r, const Scenario& s, bool searcher, nlohmann::ordered_json* json) {
+    const bool moe = s.model.moe.present();
+    if (searcher && r.metrics.feasible)
+        std::cerr << "shardplan: " << r.planName << ": best " << degreesText(r.plan, moe) << ", "
+                  << static_cast<long long>(r.metrics.throughput) << " tokens/s\n";
+    // A bisection cut short has bracketed nothing: its "rate" is no answer.
+    if (r.stopped) {
+        std::cerr << "shardplan: interrupted; no capacity answer (the rate search did not finish)\n";
+        return kBadInput;
+    }
+    if (!r.error.empty()) {
+        std::cerr << "shardplan: " << r.error << "\n";
+        return kBadInput;
+    }
+    const MaxRate& mr = r.rate;
+    if (json) {
+        nlohmann::ordered_json j;
+        j["gpu"] = r.gpu;
+        j["gpus"] = r.gpus;
+        j["plan_name"] = r.planName;
+        j["plan"] = nlohmann::ordered_json::parse(toJson(r.plan, s.model));
+        j["max_rate"] = mr.rate;
+        j["missed_at"] = mr.rateAbove;
+        j["binding"] = mr.binding;
+        j["why"] = mr.why;
+        j["simulations"] = mr.simulations;
+        j["output_tokens_per_s"] = r.outputTokensPerS;
+        if (mr.at) j["at_max_rate"] = simJson(*mr.at, s.workload);
+        j["cost"] = costJson(r.cost);
+        json->push_back(j);
+        return kOk;
+    }
+    std::printf("\n%s, %d GPUs, %s: %s\n", r.gpu.c_str(), r.gpus, r.planName.c_str(),
+                degreesText(r.plan, moe).c_str());
+    std::printf("  max rate %.3g requests/s (%s output tokens/s); at %.3g it misses: %s (%s)\n", mr.rate,
+                group(r.outputTokensPerS).c_str(), mr.rateAbove, mr.binding.c_str(), mr.why.c_str());
+    if (mr.at) {
+        const SloCheck c = checkSlo(*mr.at, s.workload);
+        std::printf("  at the max rate: %s TTFT %.1f ms, TPOT %.2f ms; %lld preemptions; %d simulations\n",
+                    sloName(s.workload).c_str(), c.ttftMs, c.tpotMs, (long long)mr.at->preemptions,
+                    mr.simulations);
+    }
+    std::printf("  cost     %s\n", costText(r.cost).c_str());
+    return kOk;
+}
+
+nlohmann::ordered_json fewestGpusJson(const std::vector<CapacityRow>& rows, const Scenario& s, double rate) {
+    const Workload& w = s.workload;
+    nlohmann::ordered_json out;
+    out["scenario"] = s.name;
+    out["rate"] = rate;
+    out["slo"] = {{"percentile", w.sloPercentile > 0 ? nlohmann::ordered_json(w.sloPercentile) : nullptr},
+                  {"ttft_ms", w.ttftMs},
+                  {"tpot_ms", w.tpotMs}};
+    auto arr = nlohmann::ordered_json::array();
+    for (const auto& r : rows) {
+        nlohmann::ordered_json j;
+        j["gpu"] = r.gpu;
+        j["met"] = r.met;
+        j["nodes"] = r.nodes;
+        j["gpus"] = r.gpus;
+        j["why"] = r.why;
+        if (r.gpus > 0) j["plan"] = nlohmann::ordered_json::parse(toJson(r.plan, s.model));
+        j["ttft_at_percentile_ms"] = r.slo.ttftMs;
+        j["tpot_at_percentile_ms"] = r.slo.tpotMs;
+        j["simulations"] = r.simulations;
+        if (r.run) j["simulation"] = simJson(*r.run, w);
+        j["cost"] = costJson(r.cost);
+        arr.push_back(j);
+    }
+    out["rows"] = arr;
+    return out;
+}
+
+void printFewestGpus(const std::vector<CapacityRow>& rows, const Scenario& s, double rate, int64_t requests) {
+    std::printf("GPUs for %.4g requests/s under %s (%s); each run lasts 20 request latencies, at least %lld "
+                "requests\n\n",
+                rate, sloText(s.workload).c_str(), s.workload.name.c_str(), (long long)requests);
+    std::printf("%-16s %5s %5s %10s %10s %10s %12s %14s  %s\n", "gpu", "nodes", "gpus", "TTFT ms", "TPOT ms",
+                "$/hour", "$/M tokens", "tokens/s/MW", "plan");
+    for (const auto& r : rows) {
+        if (!r.met) {
+            std::printf("%-16s %s\n", r.gpu.c_str(), r.why.c_str());
+            continue;
+        }
+        std::printf("%-16s %5d %5d %10.1f %10.2f %10s %12s %14s  %s\n", r.gpu.c_str(), r.nodes, r.gpus,
+                    r.slo.ttftMs, r.slo.tpotMs,
+                    r.cost.priced ? group(r.cost.usdPerHour, "%.2f").c_str() : "-",
+                    r.cost.priced ? group(r.cost.usdPerMillionTokens, "%.3f").c_str() : "-",
+                    r.cost.powered ? group(r.cost.tokensPerSPerMegawatt).c_str() : "-",
+                    degreesText(r.plan, s.model.moe.present()).c_str());
+    }
+    std::printf("\nwhat binds one size down:\n");
+    for (const auto& r : rows)
+        if (r.met) std::printf("  %-14s %s\n", r.gpu.c_str(), r.why.c_str());
+    std::printf("prices: ");
+    bool first = true;
+    for (const auto& r : rows)
+        if (r.cost.priced)
+            std::printf("%s%s $%.4g/GPU-hour (%s)", first ? "" : "; ", r.gpu.c_str(), r.cost.usdPerGpuHour,
+                        r.cost.priceSource.c_str()),
+                first = false;
+    std::printf("%s\nenergy: tokens/s per MW of GPU board power (TDP), not measured draw\n",
+                first ? "none known" : "");
+}
+
 } // namespace
 
 int cmdSimulate(const std::vector<std::string>& argv) {
@@ -343,14 +460,13 @@ int cmdCapacity(const std::vector<std::string>& argv) {
     const auto maxNodes = a.integer("max-nodes");
     if (!a.ok()) return usageError(a.error(), usage);
     const bool maxRateMode = a.flag("max-rate");
+    const auto planPath = a.option("plan");
+    const auto searcher = a.option("searcher");
     if (maxRateMode == bool(a.option("rate"))) return usageError("give --rate R or --max-rate", usage);
-    if (a.option("plan") && !maxRateMode) return usageError("--plan goes with --max-rate", usage);
-    if (a.option("plan") && a.option("searcher"))
-        return usageError("give --plan or --searcher, not both", usage);
-    if (a.option("plan") && a.option("gpus"))
-        return usageError("--plan is for the scenario's own cluster", usage);
-    if (auto n = a.option("searcher"); n && !searcherError(*n).empty())
-        return usageError(searcherError(*n), usage);
+    if (planPath && !maxRateMode) return usageError("--plan goes with --max-rate", usage);
+    if (planPath && searcher) return usageError("give --plan or --searcher, not both", usage);
+    if (planPath && a.option("gpus")) return usageError("--plan is for the scenario's own cluster", usage);
+    if (searcher && !searcherError(*searcher).empty()) return usageError(searcherError(*searcher), usage);
     std::vector<std::string> gpus;
     if (auto list = a.option("gpus")) {
         std::stringstream ss(*list);
@@ -371,82 +487,36 @@ int cmdCapacity(const std::vector<std::string>& argv) {
         std::cerr << *scenarioPath << ": capacity is the rate under the SLOs, and the workload sets none\n";
         return kBadInput;
     }
+    std::optional<Plan> plan;
+    if (planPath) {
+        if (!(plan = loadPlanOrReport(*planPath))) return kBadInput;
+        if (auto why = CostModel(s.value()).checkPlan(*plan)) {
+            std::cerr << *planPath << ": plan does not fit the scenario: " << *why << "\n";
+            return kBadInput;
+        }
+    }
     const bool json = a.flag("json");
     InterruptToStop interrupt;
-    char sloBuf[160];
-    std::snprintf(sloBuf, sizeof sloBuf, "%s TTFT %s ms, TPOT %s ms", sloName(w).c_str(),
-                  w.ttftMs > 0 ? group(w.ttftMs, "%.4g").c_str() : "-",
-                  w.tpotMs > 0 ? group(w.tpotMs, "%.4g").c_str() : "-");
     if (maxRateMode) {
-        // Each cluster (the scenario's, or as many GPUs of each listed type, in whole scale-up domains).
-        std::vector<std::string> ids = gpus.empty() ? std::vector<std::string>{""} : gpus;
-        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        MaxRateOptions mo;
+        mo.gpus = gpus;
+        mo.plan = plan;
+        mo.planName = planPath.value_or("");
+        mo.searcher = searcher.value_or("");
+        mo.budget = budget.value_or(500);
+        mo.search.sim = so;
         if (!json)
             std::printf("the highest rate under %s (%s); each run lasts 20 request latencies, at least %lld "
                         "requests\n",
-                        sloBuf, w.name.c_str(), (long long)so.requests);
-        for (const std::string& id : ids) {
-            int nodes = s->cluster.nodes;
-            if (!id.empty()) {
-                const GpuSpec* g = findGpu(id);
-                nodes = std::max(1, (s->gpus() + g->scaleUpDomain - 1) / g->scaleUpDomain);
-            }
-            const Scenario sc = id.empty() ? s.value() : scenarioOn(s.value(), id, nodes);
-            const CostModel model(sc);
-            PlanArgs pa;
-            pa.path = a.option("plan");
-            pa.searcher = a.option("searcher");
-            pa.budget = budget.value_or(500);
-            pa.seed = so.seed;
-            std::string planName;
-            int code = kOk;
-            const auto plan = planFor(model, pa, planName, code);
-            if (!plan) return code;
-            RateSearchOptions ro;
-            ro.sim = so;
-            const MaxRate mr = maxRate(model, *plan, ro, {}, interrupt.token());
-            // A bisection cut short has bracketed nothing: its "rate" is no answer.
-            if (interrupt.interrupted()) {
-                std::cerr << "shardplan: interrupted; no capacity answer (the rate search did not finish)\n";
-                return kBadInput;
-            }
-            if (!mr.ok) {
-                std::cerr << "shardplan: " << mr.error << "\n";
-                return kBadInput;
-            }
-            const double tokens = mr.at ? mr.at->sustainedOutputTokensPerS : 0.0;
-            const ServingCost cost = servingCost(sc.cluster, sc.gpus(), tokens);
-            const std::string gpuName = id.empty() ? sc.cluster.gpu.name : id;
-            if (json) {
-                nlohmann::ordered_json j;
-                j["gpu"] = gpuName;
-                j["gpus"] = sc.gpus();
-                j["plan_name"] = planName;
-                j["plan"] = nlohmann::ordered_json::parse(toJson(*plan, sc.model));
-                j["max_rate"] = mr.rate;
-                j["missed_at"] = mr.rateAbove;
-                j["binding"] = mr.binding;
-                j["why"] = mr.why;
-                j["simulations"] = mr.simulations;
-                j["output_tokens_per_s"] = tokens;
-                if (mr.at) j["at_max_rate"] = simJson(*mr.at, sc.workload);
-                j["cost"] = costJson(cost);
-                rows.push_back(j);
-            } else {
-                std::printf("\n%s, %d GPUs, %s: %s\n", gpuName.c_str(), sc.gpus(), planName.c_str(),
-                            degreesText(*plan, sc.model.moe.present()).c_str());
-                std::printf("  max rate %.3g requests/s (%s output tokens/s); at %.3g it misses: %s (%s)\n",
-                            mr.rate, group(tokens).c_str(), mr.rateAbove, mr.binding.c_str(), mr.why.c_str());
-                if (mr.at) {
-                    const SloCheck c = checkSlo(*mr.at, sc.workload);
-                    std::printf("  at the max rate: %s TTFT %.1f ms, TPOT %.2f ms; %lld preemptions; %d "
-                                "simulations\n",
-                                sloName(sc.workload).c_str(), c.ttftMs, c.tpotMs,
-                                (long long)mr.at->preemptions, mr.simulations);
-                }
-                std::printf("  cost     %s\n", costText(cost).c_str());
-            }
-        }
+                        sloText(w).c_str(), w.name.c_str(), (long long)so.requests);
+        auto rows = nlohmann::ordered_json::array();
+        int code = kOk;
+        // Each row as it comes, as a verb that stops at its first failure.
+        maxRatePerGpu(s.value(), mo, {}, interrupt.token(), [&](const MaxRateRow& r) {
+            code = reportMaxRateRow(r, s.value(), bool(searcher), json ? &rows : nullptr);
+            return code == kOk;
+        });
+        if (code != kOk) return code;
         if (json)
             std::cout << jsonText(nlohmann::ordered_json{
                              {"scenario", s->name}, {"mode", "max-rate"}, {"rows", rows}})
@@ -457,7 +527,7 @@ int cmdCapacity(const std::vector<std::string>& argv) {
     co.rate = *a.number("rate");
     co.gpus = gpus;
     co.maxNodes = int(maxNodes.value_or(4096));
-    co.searcher = a.option("searcher").value_or("");
+    co.searcher = searcher.value_or("");
     co.budget = budget.value_or(500);
     co.sim = so;
     const auto rows = fewestGpus(s.value(), co, {}, interrupt.token());
@@ -466,62 +536,10 @@ int cmdCapacity(const std::vector<std::string>& argv) {
             << "shardplan: interrupted; no capacity answer (the search for the fewest GPUs did not finish)\n";
         return kBadInput;
     }
-    if (json) {
-        nlohmann::ordered_json out;
-        out["scenario"] = s->name;
-        out["rate"] = co.rate;
-        out["slo"] = {{"percentile", w.sloPercentile > 0 ? nlohmann::ordered_json(w.sloPercentile) : nullptr},
-                      {"ttft_ms", w.ttftMs},
-                      {"tpot_ms", w.tpotMs}};
-        auto arr = nlohmann::ordered_json::array();
-        for (const auto& r : rows) {
-            nlohmann::ordered_json j;
-            j["gpu"] = r.gpu;
-            j["met"] = r.met;
-            j["nodes"] = r.nodes;
-            j["gpus"] = r.gpus;
-            j["why"] = r.why;
-            if (r.gpus > 0) j["plan"] = nlohmann::ordered_json::parse(toJson(r.plan, s->model));
-            j["ttft_at_percentile_ms"] = r.slo.ttftMs;
-            j["tpot_at_percentile_ms"] = r.slo.tpotMs;
-            j["simulations"] = r.simulations;
-            if (r.run) j["simulation"] = simJson(*r.run, w);
-            j["cost"] = costJson(r.cost);
-            arr.push_back(j);
-        }
-        out["rows"] = arr;
-        std::cout << jsonText(out) << "\n";
-        return kOk;
-    }
-    std::printf("GPUs for %.4g requests/s under %s (%s); each run lasts 20 request latencies, at least %lld "
-                "requests\n\n",
-                co.rate, sloBuf, w.name.c_str(), (long long)so.requests);
-    std::printf("%-16s %5s %5s %10s %10s %10s %12s %14s  %s\n", "gpu", "nodes", "gpus", "TTFT ms", "TPOT ms",
-                "$/hour", "$/M tokens", "tokens/s/MW", "plan");
-    for (const auto& r : rows) {
-        if (!r.met) {
-            std::printf("%-16s %s\n", r.gpu.c_str(), r.why.c_str());
-            continue;
-        }
-        std::printf("%-16s %5d %5d %10.1f %10.2f %10s %12s %14s  %s\n", r.gpu.c_str(), r.nodes, r.gpus,
-                    r.slo.ttftMs, r.slo.tpotMs,
-                    r.cost.priced ? group(r.cost.usdPerHour, "%.2f").c_str() : "-",
-                    r.cost.priced ? group(r.cost.usdPerMillionTokens, "%.3f").c_str() : "-",
-                    r.cost.powered ? group(r.cost.tokensPerSPerMegawatt).c_str() : "-",
-                    degreesText(r.plan, s->model.moe.present()).c_str());
-    }
-    std::printf("\nwhat binds one size down:\n");
-    for (const auto& r : rows)
-        if (r.met) std::printf("  %-14s %s\n", r.gpu.c_str(), r.why.c_str());
-    std::printf("prices: ");
-    bool first = true;
-    for (const auto& r : rows)
-        if (r.cost.priced)
-            std::printf("%s%s $%.4g/GPU-hour (%s)", first ? "" : "; ", r.gpu.c_str(), r.cost.usdPerGpuHour,
-                        r.cost.priceSource.c_str()),
-                first = false;
-    std::printf("%s\nenergy: tokens/s per MW of GPU board power (TDP), not measured draw\n",
-                first ? "none known" : "");
+    if (json)
+        std::cout << jsonText(fewestGpusJson(rows, s.value(), co.rate)) << "\n";
+    else
+        printFewestGpus(rows, s.value(), co.rate, so.requests);
     return kOk;
 }
 

@@ -260,4 +260,54 @@ std::vector<CapacityRow> fewestGpus(const Scenario& s, const CapacityOptions& o,
     return rows;
 }
 
+std::vector<MaxRateRow> maxRatePerGpu(const Scenario& s, const MaxRateOptions& o,
+                                      const SimProgressFn& progress, std::stop_token stop,
+                                      const MaxRateRowFn& onRow) {
+    std::vector<std::string> ids = o.gpus;
+    if (ids.empty()) ids.push_back("");
+    std::vector<MaxRateRow> rows;
+    for (const std::string& id : ids) {
+        MaxRateRow& row = rows.emplace_back();
+        row.gpu = id.empty() ? s.cluster.gpu.name : id;
+        const GpuSpec* spec = id.empty() ? nullptr : findGpu(id);
+        if (!id.empty() && !spec) {
+            row.error = "unknown GPU '" + id + "'; known: " + knownGpuIds();
+        } else {
+            // As many GPUs as the scenario's, in whole scale-up domains; the scenario itself on its own.
+            const Scenario sc =
+                spec ? scenarioOn(s, id,
+                                  std::max(1, (s.gpus() + spec->scaleUpDomain - 1) / spec->scaleUpDomain))
+                     : s;
+            const CostModel model(sc);
+            row.gpus = sc.gpus();
+            if (o.plan) {
+                row.plan = *o.plan;
+                row.planName = o.planName;
+                row.metrics = model.evaluate(row.plan);
+            } else {
+                const uint64_t seed = o.search.sim.seed;
+                const PlanChoice pc = choosePlan(model, o.searcher, o.budget, seed, stop);
+                row.plan = pc.plan;
+                row.metrics = pc.metrics;
+                row.planName =
+                    o.searcher.empty() ? "megatron" : o.searcher + " (seed " + std::to_string(seed) + ")";
+                if (!o.searcher.empty() && !pc.ok)
+                    row.error = o.searcher + " found no feasible plan: " + pc.why;
+            }
+            if (stop.stop_requested()) {
+                row.stopped = true;
+            } else if (row.error.empty()) {
+                row.rate = maxRate(model, row.plan, o.search, progress, stop);
+                row.stopped = row.rate.stopped || stop.stop_requested();
+                if (!row.rate.ok) row.error = row.rate.error;
+                row.outputTokensPerS = row.rate.at ? row.rate.at->sustainedOutputTokensPerS : 0.0;
+                row.cost = servingCost(sc.cluster, row.gpus, row.outputTokensPerS);
+            }
+        }
+        if (onRow && !onRow(row)) break;
+        if (row.stopped) break;
+    }
+    return rows;
+}
+
 } // namespace sp

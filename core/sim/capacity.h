@@ -1,11 +1,14 @@
 #pragma once
 // Capacity planning on the simulation: the highest request rate a plan sustains under the workload's SLOs
-// (bisection on simulated runs), and for a target rate the fewest GPUs of each type, with what they cost.
+// (bisection on simulated runs), that rate on each of several GPU types, and for a target rate the fewest
+// GPUs of each type, with what they cost. The CLI's `capacity` and the GUI both run these.
 
 #include "core/cost/economics.h"
 #include "core/sim/simulator.h"
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -96,5 +99,48 @@ struct PlanChoice {
 };
 PlanChoice choosePlan(const CostModel& model, const std::string& searcher, int64_t budget, uint64_t seed,
                       std::stop_token stop = {});
+
+/// One cluster's answer of maxRatePerGpu.
+struct MaxRateRow {
+    std::string gpu; ///< database id, or the scenario's GPU name
+    int gpus = 0;
+    /// Non-empty: no answer on this cluster (an unknown GPU, no feasible plan, a plan that does not fit, a
+    /// failed run).
+    std::string error;
+    /// The stop token ended the work on this row: its rate is no answer (a bisection cut short has bracketed
+    /// nothing), and no row follows.
+    bool stopped = false;
+    Plan plan;
+    /// "megatron", "<searcher> (seed N)", or MaxRateOptions::planName for a fixed plan.
+    std::string planName;
+    Metrics metrics; ///< the plan's analytical metrics
+    MaxRate rate;
+    double outputTokensPerS = 0; ///< sustained in the run at the max rate (0: no rate met the SLOs)
+    ServingCost cost;            ///< the cluster's GPUs at those tokens/s
+};
+
+struct MaxRateOptions {
+    /// Database ids, each on as many of its GPUs as the scenario has, rounded up to whole scale-up domains;
+    /// empty: the scenario's own cluster.
+    std::vector<std::string> gpus;
+    /// A fixed plan, used as given on each cluster (a row's error where it does not fit); else the
+    /// searcher's.
+    std::optional<Plan> plan;
+    std::string planName = "plan"; ///< the fixed plan's name in the rows (the CLI: its file)
+    /// Empty: the cost model's Megatron plan, unchecked (the bisection answers for it, or says why it
+    /// cannot); else choosePlan's, which must be feasible ("megatron" too).
+    std::string searcher;
+    int64_t budget = 500;
+    RateSearchOptions search; ///< the bisection and its runs; search.sim.seed also seeds the searcher
+};
+
+/// Called with each row as it is done (before the next starts); false: no further rows.
+using MaxRateRowFn = std::function<bool(const MaxRateRow&)>;
+
+/// The highest rate under the SLOs on each cluster asked: the plan (fixed, or chosen on that cluster), its
+/// bisection (maxRate) and what the GPUs cost at the tokens/s it sustains. Rows in the order asked.
+std::vector<MaxRateRow> maxRatePerGpu(const Scenario& s, const MaxRateOptions& o,
+                                      const SimProgressFn& progress = {}, std::stop_token stop = {},
+                                      const MaxRateRowFn& onRow = {});
 
 } // namespace sp
