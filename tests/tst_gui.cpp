@@ -1,8 +1,7 @@
 // The planner window, offscreen: opening every sample, a short search filling the chart and the elite table,
 // a prompt stop, stale results, edits and their undo, errors that go away (files, exports and sessions:
-// tst_gui_files; the layout at 1600x1000: tst_layout).
+// tst_gui_files; rl's carried policy: tst_gui_learned; the layout at 1600x1000: tst_layout).
 #include "core/io/formats.h"
-#include "core/rl/knowledge.h"
 #include "gui_fixtures.h"
 #include "mainwindow.h"
 #include "runtracker.h"
@@ -216,86 +215,6 @@ private slots:
         const QString afresh = runAt(20);
         QVERIFY2(!afresh.isEmpty() && !afresh.contains(QStringLiteral("from its last run")),
                  qPrintable(afresh));
-    }
-
-    // Rerun after an edit: rl starts from the policy its last run ended with (SearchOptions::learned), and
-    // the status bar says so.
-    void rerunStartsFromTheLastPolicy() {
-        MainWindow w(testOptions());
-        w.show();
-        QVERIFY(w.openScenario(kDefault));
-        w.runPanel()->setSelectedSearchers({QStringLiteral("rl"), QStringLiteral("sa")});
-        w.runPanel()->setBudget(200);
-        QSignalSpy done(&w, &MainWindow::searchFinished);
-        w.startSearch();
-        QVERIFY(!w.statusBar()->currentMessage().contains(QStringLiteral("last run's policy")));
-        QVERIFY(done.wait(60000) || done.count() > 0);
-        QLineEdit* tpot = w.scenarioEditor()->field(QStringLiteral("tpot_ms"));
-        tpot->selectAll();
-        QTest::keyClicks(tpot, QStringLiteral("40"));
-        w.startSearch();
-        const QString status = w.statusBar()->currentMessage();
-        QVERIFY2(status.contains(QStringLiteral("rl (from its last run's policy and 16 plans)")),
-                 qPrintable(status));
-        QVERIFY2(status.contains(QStringLiteral("sa (from its last run's 16 plans)")), qPrintable(status));
-        QVERIFY(done.wait(60000) || done.count() > 1);
-        // A session keeps it: the reopened window's next Run of rl starts from it, sa's from nothing.
-        {
-            QTemporaryDir dir;
-            const QString path = dir.filePath(QStringLiteral("learned.spsession"));
-            QVERIFY(w.saveSession(path));
-            MainWindow w2(testOptions());
-            w2.show();
-            QVERIFY(w2.openSession(path));
-            const auto* saved =
-                dynamic_cast<const sp::rl::Knowledge*>(w.controller()->learned(QStringLiteral("rl")).get());
-            const auto* opened =
-                dynamic_cast<const sp::rl::Knowledge*>(w2.controller()->learned(QStringLiteral("rl")).get());
-            QVERIFY(saved && opened);
-            QCOMPARE(opened->searches, 2);
-            QCOMPARE(opened->choice.size(), saved->choice.size());
-            for (const auto& [key, v] : saved->choice) // four significant digits (knowledgeJson)
-                QVERIFY2((opened->choice.at(key) - v).norm() <= 1e-3 * (1 + v.norm()), key.c_str());
-            QVERIFY(!w2.controller()->hasLearned(QStringLiteral("sa")));
-            w2.runPanel()->setBudget(50);
-            QSignalSpy done2(&w2, &MainWindow::searchFinished);
-            w2.startSearch();
-            QVERIFY2(w2.statusBar()->currentMessage().contains(
-                         QStringLiteral("rl (from its last run's policy and 16 plans)")),
-                     qPrintable(w2.statusBar()->currentMessage()));
-            QVERIFY(done2.wait(60000) || done2.count() > 0);
-            // A policy in the file that does not read is left out, said so; the session still opens.
-            QFile f(path);
-            QVERIFY(f.open(QIODevice::ReadOnly));
-            QByteArray text = f.readAll();
-            f.close();
-            QVERIFY(text.contains("\"shardplanner-rl-policy\""));
-            text.replace("\"shardplanner-rl-policy\"", "\"something-else\"");
-            const QString broken = dir.filePath(QStringLiteral("broken.spsession"));
-            QFile g(broken);
-            QVERIFY(g.open(QIODevice::WriteOnly));
-            g.write(text);
-            g.close();
-            MainWindow w3(testOptions());
-            w3.show();
-            QVERIFY(w3.openSession(broken));
-            QVERIFY(!w3.controller()->hasLearned(QStringLiteral("rl")));
-            QVERIFY(w3.eliteModel()->rowCount() > 0);
-            QVERIFY2(w3.messageBanner()->text().contains(QStringLiteral("rl's learned policy")) &&
-                         w3.messageBanner()->text().contains(QStringLiteral("format")),
-                     qPrintable(w3.messageBanner()->text()));
-        }
-        // Search > Forget What rl Learned: the next run starts from the prior again.
-        QAction* forget = nullptr;
-        for (QAction* a : w.findChildren<QAction*>())
-            if (a->text().contains(QStringLiteral("Forget What rl Learned"))) forget = a;
-        QVERIFY(forget);
-        QVERIFY(w.controller()->hasLearned(QStringLiteral("rl")));
-        forget->trigger();
-        QVERIFY(!w.controller()->hasLearned(QStringLiteral("rl")));
-        w.startSearch();
-        QVERIFY(!w.statusBar()->currentMessage().contains(QStringLiteral("last run's policy")));
-        QVERIFY(done.wait(60000) || done.count() > 2);
     }
 
     void stopReturnsPromptly() {

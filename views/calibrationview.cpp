@@ -382,7 +382,8 @@ void CalibrationView::setFitting(bool on) {
     m_openButton->setEnabled(!on);
     m_fitButton->setEnabled(on || m_set.cases.size() >= 2);
     m_fitButton->setText(on ? tr("Stop") : tr("Fit"));
-    m_fitButton->setShortcut(on ? QKeySequence(Qt::Key_Escape) : QKeySequence());
+    // Esc is the window's Stop (Search > Stop), which stops a fit with whatever else runs: one owner.
+    emit fittingChanged(on);
     m_fitButton->setToolTip(
         on ? tr("Stop the fit (Esc); the factors stay as they were")
            : tr("Fit the efficiency factors to these runs (least squares on log(predicted "

@@ -88,6 +88,8 @@ signals:
     /// "Use the fitted cluster": replace the scenario's cluster efficiency with these factors.
     void useFittedRequested(const sp::Efficiency& fitted);
     void fitFinished();
+    /// A fit started or ended (finished, stopped or failed): the window's Stop follows it.
+    void fittingChanged(bool fitting);
     /// The fit was stopped (stopFit()) before it finished; nothing changed.
     void fitStopped();
     /// A file was read and shown.

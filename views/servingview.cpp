@@ -15,7 +15,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
-#include <QShortcut>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -87,14 +86,6 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
     connect(m_run, &QPushButton::clicked, this, &ServingView::runRequested);
     connect(m_capacity, &QPushButton::clicked, this, &ServingView::capacityRequested);
     connect(m_stop, &QPushButton::clicked, this, &ServingView::stopRequested);
-    // Esc stops a run while the tab has the focus, as it stops a search.
-    // Enabled only while a run goes on, so that it does not take Esc from the window's Stop otherwise.
-    m_esc =
-        new QShortcut(QKeySequence(Qt::Key_Escape), this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
-    m_esc->setEnabled(false);
-    connect(m_esc, &QShortcut::activated, this, [this] {
-        if (m_running) emit stopRequested();
-    });
     connect(m_byRate, &QRadioButton::toggled, this, [this] { updateSourceControls(); });
     m_progress = new QProgressBar;
     m_progress->setMaximumWidth(160);
@@ -265,7 +256,6 @@ void ServingView::setRunning(bool running) {
     m_running = running;
     m_run->setEnabled(!running);
     m_stop->setEnabled(running);
-    m_esc->setEnabled(running);
     m_requests->setEnabled(!running);
     m_byRate->setEnabled(!running);
     m_byTrace->setEnabled(!running);
@@ -316,8 +306,8 @@ QList<QPointF> ServingView::cdfPoints(const std::vector<double>& sorted) {
 }
 
 void ServingView::drawCdf(QChart* chart, QLineSeries* curve, QLineSeries* slo, QLineSeries* level,
-                          const std::vector<double>& sorted, double sloMs, double percentile,
-                          const QString& what) {
+                          const std::vector<double>& sorted, const Percentiles& summary, double sloMs,
+                          double percentile, const QString& what) {
     curve->replace(cdfPoints(sorted));
     const double maxV = sorted.empty() ? 0 : sorted.back();
     const double top = niceTop(std::max(maxV, sloMs) * 1.05);
@@ -337,20 +327,23 @@ void ServingView::drawCdf(QChart* chart, QLineSeries* curve, QLineSeries* slo, Q
         level->clear();
         level->setVisible(false);
     }
-    chart->setTitle(sorted.empty()
+    // The figures of the run's summary (the sorted values' nearest ranks): a session may keep fewer values
+    // than the run had (app/gui/session_serving.h), never other figures.
+    chart->setTitle(summary.count == 0 || sorted.empty()
                         ? what
                         : tr("%1: %2 requests, p50 %3, p99 %4")
-                              .arg(what, formatInteger(double(sorted.size())),
-                                   formatMs(percentileOf(sorted, 50)), formatMs(percentileOf(sorted, 99))));
+                              .arg(what, formatInteger(double(summary.count)), formatMs(summary.p50),
+                                   formatMs(summary.p99)));
 }
 
 void ServingView::setResult(std::shared_ptr<const SimResult> r, const Workload& w) {
     m_result = std::move(r);
     if (!m_result) return clear();
+    m_resultWorkload = w;
     const SimResult& s = *m_result;
-    drawCdf(m_ttftChart, m_ttft, m_ttftSlo, m_ttftLevel, s.ttftSortedMs, w.ttftMs, w.sloPercentile,
+    drawCdf(m_ttftChart, m_ttft, m_ttftSlo, m_ttftLevel, s.ttftSortedMs, s.ttftMs, w.ttftMs, w.sloPercentile,
             tr("TTFT"));
-    drawCdf(m_tpotChart, m_tpot, m_tpotSlo, m_tpotLevel, s.tpotSortedMs, w.tpotMs, w.sloPercentile,
+    drawCdf(m_tpotChart, m_tpot, m_tpotSlo, m_tpotLevel, s.tpotSortedMs, s.tpotMs, w.tpotMs, w.sloPercentile,
             tr("TPOT"));
 
     QList<QPointF> kv, queue;
@@ -415,6 +408,9 @@ void ServingView::setCapacity(const MaxRate& m, const Workload& w) {
                 .arg(m.simulations)
                 .arg(m.stopped ? tr(" (stopped)") : QString());
     m_capacityLabel->setText(text);
+    m_capacityAnswer = m;
+    m_capacityAnswer->at = m_capacityAnswer->above = nullptr;
+    m_capacityWorkload = w;
     if (m.at) {
         setResult(m.at, w);
         setRate(m.rate);
@@ -423,6 +419,9 @@ void ServingView::setCapacity(const MaxRate& m, const Workload& w) {
 
 void ServingView::clear() {
     m_result.reset();
+    m_resultWorkload = {};
+    m_capacityAnswer.reset();
+    m_capacityWorkload = {};
     for (QLineSeries* s : {m_ttft, m_tpot, m_ttftSlo, m_tpotSlo, m_ttftLevel, m_tpotLevel, m_kv, m_queue})
         s->clear();
     m_ttftChart->setTitle(tr("TTFT"));

@@ -4,7 +4,8 @@
 // workload's SLOs, core/sim/capacity.h) and Stop. Charts: the cumulative distributions of TTFT and TPOT with
 // the workload's SLO as a vertical line (and its percentile as a horizontal one), and the run's KV-pool
 // occupancy and queue length over time. The widget runs nothing itself: the main window's ServingRunner does
-// (app/gui).
+// (app/gui). It claims no key either: Esc is the window's Stop, which stops whatever runs (one owner, so Qt
+// never finds two shortcuts for it).
 
 #include "core/sim/capacity.h"
 #include "core/sim/simulator.h"
@@ -12,6 +13,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QButtonGroup;
 class QChart;
@@ -23,7 +25,6 @@ class QLineSeries;
 class QProgressBar;
 class QPushButton;
 class QRadioButton;
-class QShortcut;
 class QSpinBox;
 class QValueAxis;
 
@@ -45,7 +46,7 @@ public:
     QString tracePath() const;
     void setTracePath(const QString& path);
 
-    /// Enables Stop (and Esc) or Run and Capacity; the progress bar shows while running.
+    /// Enables Stop or Run and Capacity; the progress bar shows while running.
     void setRunning(bool running);
     bool isRunning() const { return m_running; }
     /// Requests completed of the run's total (0: unknown, a busy bar).
@@ -55,12 +56,19 @@ public:
 
     /// Draws a finished (or stopped) run against the workload's SLOs.
     void setResult(std::shared_ptr<const SimResult> result, const Workload& workload);
-    /// The capacity answer, in words, and its run at the highest rate drawn.
+    /// The capacity answer, in words, and its run at the highest rate drawn (answer.at; null: the charts
+    /// stay as they are, as when a session restores the answer after the run it drew).
     void setCapacity(const MaxRate& answer, const Workload& workload);
     /// Removes the charts' contents and the answers (another scenario).
     void clear();
 
     const SimResult* result() const { return m_result.get(); }
+    /// What the tab shows, for a session to save and redraw: the run drawn and the workload it is drawn
+    /// against (its SLO lines and check), and the capacity answer with the workload it was bisected under.
+    const std::shared_ptr<const SimResult>& shownResult() const { return m_result; }
+    const Workload& resultWorkload() const { return m_resultWorkload; }
+    const std::optional<MaxRate>& capacityAnswer() const { return m_capacityAnswer; }
+    const Workload& capacityWorkload() const { return m_capacityWorkload; }
     QString summaryText() const;
     QString capacityText() const;
     // The series, for tests and exports.
@@ -89,7 +97,8 @@ signals:
 private:
     QChart* makeChart(const QString& title);
     void drawCdf(QChart* chart, QLineSeries* curve, QLineSeries* slo, QLineSeries* level,
-                 const std::vector<double>& sorted, double sloMs, double percentile, const QString& what);
+                 const std::vector<double>& sorted, const Percentiles& summary, double sloMs,
+                 double percentile, const QString& what);
     void updateSourceControls();
 
     QRadioButton* m_byRate = nullptr;
@@ -101,7 +110,6 @@ private:
     QPushButton* m_run = nullptr;
     QPushButton* m_capacity = nullptr;
     QPushButton* m_stop = nullptr;
-    QShortcut* m_esc = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_summary = nullptr;
@@ -122,6 +130,9 @@ private:
     QValueAxis* m_kvAxis = nullptr;
     QValueAxis* m_queueAxis = nullptr;
     std::shared_ptr<const SimResult> m_result;
+    Workload m_resultWorkload;
+    std::optional<MaxRate> m_capacityAnswer; ///< without its runs (at, above): the label's figures
+    Workload m_capacityWorkload;
     bool m_running = false;
 };
 

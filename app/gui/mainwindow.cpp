@@ -88,6 +88,9 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e) {
 
 void MainWindow::setScenario(const Scenario& s, const QString& path) {
     m_controller->cancel();
+    // rl's policy carries to this scenario only if it is the same problem (the same file opened again):
+    // otherwise the same scenario and seed would search differently after another file was open.
+    m_controller->keepLearnedFor(s);
     m_paretoRunner->cancel();
     m_pareto->clear();
     m_pareto->setRunning(false);
@@ -95,7 +98,7 @@ void MainWindow::setScenario(const Scenario& s, const QString& path) {
     resetServing();
     m_runPanel->setRunning(false);
     m_startAction->setEnabled(true);
-    m_stopAction->setEnabled(false);
+    updateStopAction();
     m_editor->setScenario(s);
     m_loadedScenario = s;
     m_undo->reset(s);
@@ -254,7 +257,7 @@ void MainWindow::updateTitle() {
     QString name = scenarioTitle();
     if (!m_sessionPath.isEmpty()) name += QStringLiteral(" (%1)").arg(QFileInfo(m_sessionPath).fileName());
     setWindowTitle(tr("%1[*] - Shard Planner").arg(name));
-    setWindowModified(m_unsaved);
+    setWindowModified(hasUnsavedResults());
     m_statusScenario->setText(scenarioStatus());
 }
 
@@ -304,20 +307,24 @@ bool MainWindow::confirmDiscard(const QString& what) {
         if (answer == QMessageBox::Save) {
             stopSearchAndWait();
             saveSessionDialog(false);
-            return !m_unsaved;
+            return !hasUnsavedResults();
         }
         if (answer != QMessageBox::Discard) return false;
         m_controller->cancel();
         return true;
     }
-    if ((!m_options.confirmClose && !m_options.ask) || !m_unsaved) return true;
-    const int answer = ask(tr("Unsaved results"),
-                           tr("The search results are not saved. Save the session before you %1?").arg(what),
+    if ((!m_options.confirmClose && !m_options.ask) || !hasUnsavedResults()) return true;
+    QString which = tr("The search results are not saved.");
+    if (!m_unsaved)
+        which = tr("The serving results are not saved.");
+    else if (m_servingUnsaved)
+        which = tr("The search and serving results are not saved.");
+    const int answer = ask(tr("Unsaved results"), tr("%1 Save the session before you %2?").arg(which, what),
                            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Cancel) return false;
     if (answer == QMessageBox::Save) {
         saveSessionDialog(false);
-        return !m_unsaved;
+        return !hasUnsavedResults();
     }
     return true;
 }

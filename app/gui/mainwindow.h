@@ -87,6 +87,9 @@ public:
     void startSearch();
     void stopSearch();
     bool isSearching() const;
+    /// Search > Stop (Esc): stops whatever runs, each keeping what it has: the search, the Pareto sweep and
+    /// its overlay, the serving simulation or capacity bisection.
+    void stopRunning();
 
     // Exports (atomic writes). Images: .png or .svg by suffix.
     bool exportPlan(const QString& path);
@@ -140,7 +143,8 @@ public:
     /// The plan shown in the views (selected row, opened plan, or the Megatron plan).
     views::PlanRecordPtr currentPlan() const { return m_current; }
     views::PlanRecordPtr openedPlan() const { return m_opened; }
-    bool hasUnsavedResults() const { return m_unsaved; }
+    /// Results a session would keep that are not saved: a search's, or the Serving tab's.
+    bool hasUnsavedResults() const { return m_unsaved || m_servingUnsaved; }
     /// Selects an elite row (by model row) and shows it.
     void selectEliteRow(int modelRow);
     void showTab(Tab t);
@@ -181,6 +185,8 @@ private:
     /// nullopt after showing why not.
     std::optional<std::pair<Scenario, Plan>> servingScenario();
     void resetServing(); ///< another scenario: the Serving tab's run dropped, its charts cleared
+    /// Search > Stop is enabled while anything runs (it owns Esc: see stopRunning).
+    void updateStopAction();
     /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.
     void useFittedEfficiency(const Efficiency& fitted);
     void showAbout();
@@ -273,7 +279,8 @@ private:
     QString m_sessionPath;
     RunTracker m_runs;
     bool m_hasResults = false;
-    bool m_unsaved = false;
+    bool m_unsaved = false;        ///< search results (or an opened plan's) not saved
+    bool m_servingUnsaved = false; ///< the Serving tab's run or capacity answer not saved
     QElapsedTimer m_runClock;
     QTimer m_refreshTimer; ///< throttles elite-table and progress updates (40 ms)
     views::PlanRecordPtr m_current, m_opened;

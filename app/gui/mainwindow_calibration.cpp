@@ -19,6 +19,7 @@ void MainWindow::buildCalibrationDock() {
         Plan plan = m_current && !model.checkPlan(m_current->plan) ? m_current->plan : model.megatronPlan();
         return views::CalibrationView::Base{s, plan};
     });
+    connect(m_calibration, &views::CalibrationView::fittingChanged, this, &MainWindow::updateStopAction);
     connect(m_calibration, &views::CalibrationView::useFittedRequested, this,
             &MainWindow::useFittedEfficiency);
     m_calibrationDock = new QDockWidget(tr("Calibration"), this);

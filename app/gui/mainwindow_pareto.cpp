@@ -52,6 +52,7 @@ void MainWindow::buildParetoTab() {
         m_paretoRunner->start(*m_paretoScenario, o,
                               m_pareto->disaggregated() ? std::optional(disaggregatedOptions(o))
                                                         : std::nullopt);
+        updateStopAction();
     });
     connect(m_pareto, &views::ParetoView::stopRequested, m_paretoRunner, &ParetoRunner::stop);
     connect(m_paretoRunner, &ParetoRunner::pointsFound, this,
@@ -68,6 +69,7 @@ void MainWindow::buildParetoTab() {
     connect(m_paretoRunner, &ParetoRunner::finished, this, [this](quint64, ParetoResultPtr r) {
         m_pareto->setResult(*r);
         m_pareto->setRunning(false);
+        updateStopAction();
         const QString dis = m_pareto->disaggregatedPoints().empty()
                                 ? QString()
                                 : tr(", disaggregated %1").arg(m_pareto->disaggregatedPoints().size());
@@ -82,6 +84,7 @@ void MainWindow::buildParetoTab() {
     });
     connect(m_paretoRunner, &ParetoRunner::failed, this, [this](quint64, const QString& message) {
         m_pareto->setRunning(false);
+        updateStopAction();
         m_pareto->setStatus(QString());
         showError(tr("Pareto front: %1").arg(message));
     });
@@ -148,10 +151,12 @@ void MainWindow::buildParetoOverlay() {
         m_pareto->setStatus(tr("Sweeping %1 for the overlay...").arg(*overlayName));
         m_overlayRunner->start(
             *s, paretoOptions(m_pareto->points(), m_pareto->budget(), m_options.threadsPerRun));
+        updateStopAction();
     });
     connect(m_pareto, &views::ParetoView::overlayCleared, this, [this] {
         m_overlayRunner->cancel();
         m_overlayScenario = nullptr;
+        updateStopAction();
     });
     connect(m_overlayRunner, &ParetoRunner::pointsFound, this,
             [this, overlayName](quint64, const std::vector<ParetoPoint>&, const std::vector<bool>&, int done,
@@ -162,12 +167,14 @@ void MainWindow::buildParetoOverlay() {
     connect(m_overlayRunner, &ParetoRunner::finished, this,
             [this, overlayName, overlayScenario](quint64, ParetoResultPtr r) {
                 m_pareto->setOverlayRunning(false);
+                updateStopAction();
                 m_overlayScenario = *overlayScenario;
                 m_pareto->setOverlay(*overlayName, *r);
                 m_pareto->setStatus(tr("Overlay %1: %2 points").arg(*overlayName).arg(r->frontier.size()));
             });
     connect(m_overlayRunner, &ParetoRunner::failed, this, [this](quint64, const QString& message) {
         m_pareto->setOverlayRunning(false);
+        updateStopAction();
         m_pareto->setStatus(QString());
         showError(tr("Overlay: %1").arg(message));
     });

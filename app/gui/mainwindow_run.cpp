@@ -1,6 +1,9 @@
 // The main window's run wiring: starting and stopping a batch, the searchers' reports into the chart, the
 // elite table and the run panel, and the end of the batch.
 #include "mainwindow_p.h"
+#include "servingrunner.h"
+
+#include "views/calibrationview.h"
 
 #include <QEventLoop>
 #include <QTimer>
@@ -39,7 +42,9 @@ void MainWindow::startSearch() {
     }
     // A rerun starts where each searcher's last run ended: its best plans, mapped into the space as it is
     // now (those an edit made invalid drop out), are its starts, as a Pareto sweep hands each target the
-    // last one's; rl also carries its policy. Clear Results starts afresh.
+    // last one's; rl also carries its policy, on the same problem only (same model, cluster and workload:
+    // SearchController::keepLearnedFor). Clear Results starts afresh.
+    const QStringList forgotten = m_controller->keepLearnedFor(s);
     QHash<QString, std::vector<std::vector<int>>> starts;
     for (const QString& n : names)
         if (m_runs.contains(n))
@@ -65,7 +70,6 @@ void MainWindow::startSearch() {
     m_hasResults = true;
     m_runPanel->setRunning(true);
     m_startAction->setEnabled(false);
-    m_stopAction->setEnabled(true);
     showPlan(m_opened ? m_opened : meg);
     m_runClock.start();
     SearchController::Request req;
@@ -83,8 +87,14 @@ void MainWindow::startSearch() {
         said << (from.isEmpty() ? n : tr("%1 (from its last run's %2)").arg(n, from.join(tr(" and "))));
     }
     req.starts = std::move(starts);
-    statusBar()->showMessage(tr("Searching with %1...").arg(said.join(QStringLiteral(", "))));
+    QString status = tr("Searching with %1...").arg(said.join(QStringLiteral(", ")));
+    if (!forgotten.isEmpty())
+        status += tr(" %1 starts from the shipped prior: its last policy was learned on another model, "
+                     "cluster or workload.")
+                      .arg(forgotten.join(tr(", ")));
+    statusBar()->showMessage(status);
     m_controller->start(m_ctx, req);
+    updateStopAction(); // after start(): a batch that ended inside it has nothing to stop
     updateTitle();
 }
 
@@ -92,6 +102,36 @@ void MainWindow::stopSearch() {
     if (!isSearching()) return;
     m_controller->stop();
     statusBar()->showMessage(tr("Stopping..."));
+}
+
+void MainWindow::stopRunning() {
+    QStringList what;
+    if (isSearching()) {
+        m_controller->stop();
+        what << tr("the search");
+    }
+    if (m_paretoRunner->isRunning() || m_overlayRunner->isRunning()) {
+        m_paretoRunner->stop();
+        m_overlayRunner->stop();
+        what << tr("the Pareto sweep");
+    }
+    if (m_servingRunner->isRunning()) {
+        m_servingRunner->stop();
+        what << tr("the serving simulation");
+    }
+    if (m_calibration && m_calibration->isFitting()) {
+        m_calibration->stopFit();
+        what << tr("the fit");
+    }
+    // A search replaces the words with its result; the other runs show theirs in their tabs.
+    if (!what.isEmpty())
+        statusBar()->showMessage(tr("Stopping %1...").arg(what.join(tr(", "))), isSearching() ? 0 : 5000);
+}
+
+void MainWindow::updateStopAction() {
+    if (!m_stopAction) return; // the tabs are built before the actions
+    m_stopAction->setEnabled(isSearching() || m_paretoRunner->isRunning() || m_overlayRunner->isRunning() ||
+                             m_servingRunner->isRunning() || (m_calibration && m_calibration->isFitting()));
 }
 
 void MainWindow::stopSearchAndWait() {
@@ -163,7 +203,7 @@ void MainWindow::onBatchFinished(quint64 batch, bool stopped) {
     if (batch != m_controller->currentBatch()) return;
     m_runPanel->setRunning(false);
     m_startAction->setEnabled(true);
-    m_stopAction->setEnabled(false);
+    updateStopAction();
     refreshElite();
     if (m_runs.allRefused()) {
         // Nothing ran: no results to keep, save or call stale; the banner says why.

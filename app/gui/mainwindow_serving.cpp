@@ -1,6 +1,7 @@
 // The main window's Serving tab: the request-level simulation (core/sim) of the plan shown, on the scenario
 // as edited, run by a ServingRunner and drawn in the ServingView: latency CDFs with the SLO lines, KV
-// occupancy and queue length over time, and the capacity answer (the highest rate under the SLOs).
+// occupancy and queue length over time, and the capacity answer (the highest rate under the SLOs). What the
+// tab shows is a result a session keeps (session_serving.h): a finished run is unsaved work until saved.
 #include "mainwindow_p.h"
 
 #include "servingrunner.h"
@@ -18,6 +19,7 @@ void MainWindow::buildServingTab() {
                           tr("The plan shown serving requests, step by step: latency percentiles against "
                              "the SLOs, KV pool and queue over time, capacity"));
     m_servingRunner = new ServingRunner(this);
+    // The workload of the job running: its result is drawn against the SLOs it was simulated under.
     auto workload = std::make_shared<Workload>();
 
     connect(m_serving, &views::ServingView::runRequested, this, [this, workload] {
@@ -44,6 +46,7 @@ void MainWindow::buildServingTab() {
         m_serving->setRunning(true);
         m_serving->setStatus(tr("Simulating %1 requests...").arg(views::formatInteger(double(o.requests))));
         m_servingRunner->simulate(s->first, s->second, o);
+        updateStopAction();
     });
     connect(m_serving, &views::ServingView::capacityRequested, this, [this, workload] {
         const auto s = servingScenario();
@@ -54,6 +57,7 @@ void MainWindow::buildServingTab() {
         m_serving->setRunning(true);
         m_serving->setStatus(tr("Bisecting the highest rate under the SLOs..."));
         m_servingRunner->capacity(s->first, s->second, o);
+        updateStopAction();
     });
     connect(m_serving, &views::ServingView::stopRequested, m_servingRunner, &ServingRunner::stop);
     connect(m_serving, &views::ServingView::traceRequested, this, [this] {
@@ -70,16 +74,25 @@ void MainWindow::buildServingTab() {
                 m_serving->setStatus(simulation > 0 ? tr("Simulation %1: %2").arg(simulation + 1).arg(done)
                                                     : done);
             });
-    connect(m_servingRunner, &ServingRunner::simulated, this, [this, workload](quint64, SimResultPtr r) {
+    const auto servingDone = [this] {
         m_serving->setRunning(false);
-        m_serving->setResult(r, *workload);
-    });
-    connect(m_servingRunner, &ServingRunner::capacityFound, this, [this, workload](quint64, MaxRatePtr m) {
-        m_serving->setRunning(false);
-        m_serving->setCapacity(*m, *workload);
-    });
+        updateStopAction();
+        m_servingUnsaved = true;
+        updateTitle();
+    };
+    connect(m_servingRunner, &ServingRunner::simulated, this,
+            [this, workload, servingDone](quint64, SimResultPtr r) {
+                m_serving->setResult(r, *workload);
+                servingDone();
+            });
+    connect(m_servingRunner, &ServingRunner::capacityFound, this,
+            [this, workload, servingDone](quint64, MaxRatePtr m) {
+                m_serving->setCapacity(*m, *workload);
+                servingDone();
+            });
     connect(m_servingRunner, &ServingRunner::failed, this, [this](quint64, const QString& message) {
         m_serving->setRunning(false);
+        updateStopAction();
         m_serving->setStatus(QString());
         showError(tr("Serving: %1").arg(message));
     });
@@ -108,6 +121,8 @@ void MainWindow::resetServing() {
     m_servingRunner->cancel();
     m_serving->setRunning(false);
     m_serving->clear();
+    m_servingUnsaved = false;
+    updateStopAction();
 }
 
 } // namespace sp::app

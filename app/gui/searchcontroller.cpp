@@ -1,12 +1,25 @@
 #include "searchcontroller.h"
 
+#include "core/io/formats.h"
 #include "core/searchers/registry.h"
 #include "views/background.h"
 
+#include <QCryptographicHash>
 #include <QMutexLocker>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 namespace sp::app {
+
+QByteArray problemFingerprint(const Scenario& s) {
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    for (const std::string& part : {toYaml(s.model), toYaml(s.cluster), toYaml(s.workload)}) {
+        h.addData(QByteArrayView(part.data(), qsizetype(part.size())));
+        h.addData(QByteArrayView("\0", 1)); // parts apart: "ab" + "c" is not "a" + "bc"
+    }
+    return h.result();
+}
 
 ProgressRelay::ProgressRelay(QString searcher, QObject* parent)
     : QObject(parent), m_searcher(std::move(searcher)) {}
@@ -57,6 +70,20 @@ SearchController::~SearchController() {
     m_pool.waitForDone();
 }
 
+QStringList SearchController::keepLearnedFor(const Scenario& s) {
+    const QByteArray key = problemFingerprint(s);
+    QStringList dropped;
+    for (auto it = m_learned.begin(); it != m_learned.end();)
+        if (it->on != key) {
+            dropped << it.key();
+            it = m_learned.erase(it);
+        } else {
+            ++it;
+        }
+    std::sort(dropped.begin(), dropped.end());
+    return dropped;
+}
+
 bool SearchController::isRunning() const {
     return m_remaining.value(m_batch) > 0;
 }
@@ -83,6 +110,7 @@ quint64 SearchController::start(SearchContextPtr context, const Request& request
     options.seed = request.seed;
     options.threads = request.threads;
     options.eliteK = request.eliteK;
+    const QByteArray problem = problemFingerprint(context->scenario());
     m_remaining[batch] = int(request.searchers.size());
     if (request.searchers.isEmpty()) {
         m_remaining.remove(batch);
@@ -98,7 +126,9 @@ quint64 SearchController::start(SearchContextPtr context, const Request& request
         const std::string searcher = name.toStdString();
         std::stop_token stop = m_stop.get_token();
         SearchOptions mine = options;
-        mine.learned = m_learned.value(name);
+        // Only a policy of this problem: one learned on another (a run that ended after another scenario
+        // was opened) would make the run depend on what was open before.
+        if (const Learned l = m_learned.value(name); l.on == problem) mine.learned = l.state;
         mine.starts = request.starts.value(name);
         QFuture<Outcome> f = QtConcurrent::run(
             &m_pool, [context, searcher, options = std::move(mine), relay, stop]() -> Outcome {
@@ -115,13 +145,13 @@ quint64 SearchController::start(SearchContextPtr context, const Request& request
                 }
             });
         ++m_active;
-        f.then(this, [this, batch, name, relay](Outcome o) {
+        f.then(this, [this, batch, name, relay, problem](Outcome o) {
             relay->flush(); // its last progress first, then the result
             relay->deleteLater();
             --m_active;
-            // Kept even from a superseded or stopped run: it is keyed by what the choices mean, so it
-            // carries to another scenario too.
-            if (o.result && o.result->learned) m_learned[name] = o.result->learned;
+            // Kept even from a superseded or stopped run, with the problem it was learned on: the next run
+            // starts from it only on the same problem (keepLearnedFor, and the check above).
+            if (o.result && o.result->learned) m_learned[name] = {o.result->learned, problem};
             const bool current = batch == m_batch;
             if (current) {
                 if (o.result)

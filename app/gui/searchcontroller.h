@@ -24,6 +24,11 @@
 
 namespace sp::app {
 
+/// What a learned policy is tied to: the scenario's model, cluster and workload (a hash of their YAML), not
+/// its name or constraints. rl carries its policy only to a run of the same problem, so a scenario and seed
+/// give the same search whatever was open before; a constraint edit (TP pinned, headroom) keeps it.
+QByteArray problemFingerprint(const Scenario& s);
+
 /// Observer -> Qt adapter for one searcher run. progress() is called on the worker; updated() is emitted on
 /// the thread the relay lives in (the GUI thread).
 class ProgressRelay : public QObject, public Observer {
@@ -72,17 +77,24 @@ public:
     /// Runs (of any batch) still on a worker.
     int activeRuns() const { return m_active; }
     /// Whether the next run of `searcher` starts from what its last run under this controller learned
-    /// (SearchOptions::learned: a rerun after an edit does not learn the scenario again from nothing).
+    /// (SearchOptions::learned: a rerun of the same problem does not learn it again from nothing). Only a
+    /// policy learned on the problem of the run starts it (problemFingerprint); see keepLearnedFor.
     bool hasLearned(const QString& searcher) const { return m_learned.contains(searcher); }
     /// Drops what the learning searchers learned: their next runs start from the shipped prior.
     void forgetLearned() { m_learned.clear(); }
-    /// What `searcher`'s last run learned (null: nothing), and setting it (a session opened: null drops it).
+    /// Drops what was learned on another problem than `s` (another model, cluster or workload); returns
+    /// the searchers whose policy went, in name order.
+    QStringList keepLearnedFor(const Scenario& s);
+    /// What `searcher`'s last run learned (null: nothing), and setting it with the scenario it was learned
+    /// on (a session opened: null drops it).
     std::shared_ptr<const LearnedState> learned(const QString& searcher) const {
-        return m_learned.value(searcher);
+        return m_learned.value(searcher).state;
     }
-    void setLearned(const QString& searcher, std::shared_ptr<const LearnedState> state) {
+    /// The problemFingerprint of the scenario `searcher`'s policy was learned on (empty: none).
+    QByteArray learnedOn(const QString& searcher) const { return m_learned.value(searcher).on; }
+    void setLearned(const QString& searcher, std::shared_ptr<const LearnedState> state, const Scenario& on) {
         if (state)
-            m_learned[searcher] = std::move(state);
+            m_learned[searcher] = {std::move(state), problemFingerprint(on)};
         else
             m_learned.remove(searcher);
     }
@@ -105,7 +117,11 @@ private:
     QHash<quint64, int> m_remaining; ///< runs per batch still running
     int m_active = 0;
     QList<QFuture<void>> m_futures;
-    QHash<QString, std::shared_ptr<const LearnedState>> m_learned; ///< by searcher, from its last run
+    struct Learned {
+        std::shared_ptr<const LearnedState> state;
+        QByteArray on; ///< problemFingerprint of its run's scenario
+    };
+    QHash<QString, Learned> m_learned; ///< by searcher, from its last run
 };
 
 } // namespace sp::app

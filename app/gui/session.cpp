@@ -264,6 +264,7 @@ QByteArray Session::toJson() const {
         root["results"] = results;
     }
     if (pareto) root["pareto"] = paretoJson(*pareto);
+    if (serving) root["serving"] = servingJson(*serving);
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -352,6 +353,10 @@ std::optional<Session> Session::fromJson(const QByteArray& json, const QString& 
         QString perr;
         s.pareto = paretoFrom(root["pareto"].toObject(), file, &perr);
         if (!s.pareto) return fail(perr);
+    }
+    if (root.contains("serving")) {
+        if (!root["serving"].isObject()) return fail(QObject::tr("serving: expected an object"));
+        s.serving = servingFrom(root["serving"].toObject(), file);
     }
     return s;
 }

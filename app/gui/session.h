@@ -1,13 +1,15 @@
 #pragma once
 // A planner session on disk (JSON): the scenario being edited (as YAML text, constraints included), the run
 // settings, and the results (each searcher's elite plans with their metrics, its curve and counts), the plan
-// opened from a file and the selected plan, and the Pareto sweep shown (session_pareto.cpp). Restoring
-// re-evaluates the plans with the cost model (deterministic), so the metrics shown are always the model's.
+// opened from a file and the selected plan, the Pareto sweep shown (session_pareto.cpp), and the Serving
+// tab's inputs and results (session_serving.cpp). Restoring re-evaluates the plans with the cost model
+// (deterministic), so the metrics shown are always the model's; the Serving tab's runs are kept as they ran.
 // A learning searcher's run keeps what it learned (core/searchers/registry.h, learnedStateJson).
 
 #include "core/model/disaggplan.h"
 #include "core/model/scenario.h"
 #include "core/search/engine.h"
+#include "session_serving.h"
 
 #include <QByteArray>
 #include <QPointF>
@@ -79,6 +81,7 @@ struct Session {
     QString openedLabel;
     std::optional<Plan> selectedPlan;
     std::optional<SessionPareto> pareto;
+    std::optional<SessionServing> serving; ///< absent in sessions saved before the tab was kept
 
     QByteArray toJson() const;
     /// Parses a session file's content. `file` names it in errors and is the base for relative paths.

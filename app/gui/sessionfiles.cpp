@@ -12,6 +12,7 @@
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"
 #include "views/searchchart.h"
+#include "views/servingview.h"
 
 #include <QDir>
 #include <QFile>
@@ -57,6 +58,17 @@ bool SessionFiles::save(MainWindow& w, const QString& path) {
             sessionPareto(w.m_pareto->scenarioName(), *w.m_paretoScenario, *r,
                           w.m_pareto->disaggregatedPoints(), w.m_pareto->disaggregated(),
                           w.m_pareto->overlayName(), w.m_overlayScenario.get(), w.m_pareto->overlayPoints());
+    // The Serving tab: its inputs always, and what it shows (a running job's result is not in yet).
+    const views::ServingView* sv = w.m_serving;
+    s.serving = SessionServing{sv->useTrace(),
+                               sv->rate(),
+                               sv->requests(),
+                               sv->tracePath(),
+                               sv->shownResult(),
+                               sv->resultWorkload(),
+                               sv->capacityAnswer(),
+                               sv->capacityWorkload(),
+                               {}};
     QString error;
     if (!views::saveFile(path, s.toJson(), &error)) {
         w.showError(error);
@@ -64,6 +76,7 @@ bool SessionFiles::save(MainWindow& w, const QString& path) {
     }
     w.m_sessionPath = path;
     w.m_unsaved = false;
+    w.m_servingUnsaved = false;
     w.addRecent(path);
     w.updateTitle();
     w.statusBar()->showMessage(MainWindow::tr("Saved session %1").arg(QDir::toNativeSeparators(path)), 5000);
@@ -94,6 +107,18 @@ void SessionFiles::restorePareto(MainWindow& w, const SessionPareto& saved, QStr
                      .arg(r.result.megatron.size()));
 }
 
+void SessionFiles::restoreServing(MainWindow& w, const SessionServing& saved) {
+    views::ServingView* v = w.m_serving;
+    v->setTracePath(saved.tracePath);
+    v->setUseTrace(saved.useTrace);
+    v->setRequests(saved.requests);
+    // In the order the tab drew them: the run, then the answer's words (its run, when it was the last, is
+    // the run saved).
+    if (saved.result) v->setResult(saved.result, saved.resultWorkload);
+    if (saved.capacity) v->setCapacity(*saved.capacity, saved.capacityWorkload);
+    v->setRate(saved.rate);
+}
+
 bool SessionFiles::open(MainWindow& w, const QString& path) {
     // The reader of every input: a regular file of at most 64 MiB (a FIFO must not block the window, nor
     // /dev/zero fill the memory).
@@ -119,7 +144,7 @@ bool SessionFiles::open(MainWindow& w, const QString& path) {
     w.m_controller->forgetLearned();
     if (s->hasResults) {
         for (SessionRun& run : s->runs) {
-            w.m_controller->setLearned(run.searcher, run.learned);
+            w.m_controller->setLearned(run.searcher, run.learned, s->resultsScenario);
             if (!run.learnedError.isEmpty())
                 dropped << MainWindow::tr("%1's learned policy (its next run starts from the prior): %2")
                                .arg(run.searcher, run.learnedError);
@@ -169,6 +194,14 @@ bool SessionFiles::open(MainWindow& w, const QString& path) {
         w.m_runPanel->setFinished(MainWindow::tr("Restored from %1").arg(QFileInfo(path).fileName()));
     }
     if (s->pareto) restorePareto(w, *s->pareto, dropped);
+    QString servingNote;
+    if (s->serving) {
+        restoreServing(w, *s->serving);
+        if (!s->serving->error.isEmpty())
+            servingNote = MainWindow::tr("The Serving tab's results were left out (run it again): %1")
+                              .arg(s->serving->error);
+    }
+    w.updateStopAction(); // the overlay's sweep, if any, was dropped
     if (!(s->scenario == w.m_ctx->scenario())) {
         w.m_editor->setScenario(s->scenario);
         w.scenarioEdited(); // shows the stale banner (results) or follows the edits (none)
@@ -178,17 +211,24 @@ bool SessionFiles::open(MainWindow& w, const QString& path) {
     w.m_undo->reset(w.m_editor->scenario());
     w.m_sessionPath = path;
     w.m_unsaved = false;
+    w.m_servingUnsaved = false;
     w.addRecent(path);
     w.updateTitle();
     w.statusBar()->showMessage(MainWindow::tr("Opened session %1").arg(QDir::toNativeSeparators(path)), 5000);
-    if (!dropped.isEmpty())
-        w.showInfo(
-            (dropped.size() == 1
-                 ? MainWindow::tr("%1: 1 plan of the session does not fit its scenario and was left out: %2")
-                 : MainWindow::tr(
-                       "%1: %3 plans of the session do not fit its scenario and were left out: %2"))
-                .arg(QFileInfo(path).fileName(), dropped.join(QStringLiteral("; ")),
-                     QString::number(dropped.size())));
+    QStringList notes;
+    if (!dropped.isEmpty()) {
+        const QString file = QFileInfo(path).fileName(), what = dropped.join(QStringLiteral("; "));
+        if (dropped.size() == 1)
+            notes << MainWindow::tr(
+                         "%1: 1 plan of the session does not fit its scenario and was left out: %2")
+                         .arg(file, what);
+        else
+            notes << MainWindow::tr(
+                         "%1: %3 plans of the session do not fit its scenario and were left out: %2")
+                         .arg(file, what, QString::number(dropped.size()));
+    }
+    if (!servingNote.isEmpty()) notes << servingNote;
+    if (!notes.isEmpty()) w.showInfo(notes.join(QStringLiteral(" ")));
     return true;
 }
 

@@ -49,7 +49,8 @@ QString WindowActions::shortcutsHelp() {
         "<tr><td><b>Ctrl+S / Ctrl+Shift+S</b></td><td>Save the session / as</td></tr>"
         "<tr><td><b>Ctrl+Shift+O</b></td><td>Open a session</td></tr>"
         "<tr><td><b>Ctrl+R, F5</b></td><td>Start (or rerun) the search</td></tr>"
-        "<tr><td><b>Esc</b></td><td>Stop the search</td></tr>"
+        "<tr><td><b>Esc</b></td><td>Stop what runs: the search, the Pareto sweep, the serving "
+        "simulation</td></tr>"
         "<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>Undo / redo a scenario or constraint "
         "edit</td></tr>"
         "<tr><td><b>Ctrl+E / Ctrl+Shift+E</b></td><td>Export the plan / the search history</td></tr>"
@@ -170,19 +171,25 @@ void WindowActions::build(MainWindow& w) {
                                             &w, &MainWindow::startSearch));
     w.m_startAction->setShortcuts({QKeySequence(MainWindow::tr("Ctrl+R")), QKeySequence(Qt::Key_F5)});
     w.m_startAction->setToolTip(MainWindow::tr("Run the checked searchers on the edited scenario (Ctrl+R)"));
+    // The one owner of Esc: it stops whatever runs (a tab's own Esc would make Qt find two shortcuts and run
+    // neither, "Ambiguous shortcut overload"). Enabled while anything runs (MainWindow::updateStopAction).
     w.m_stopAction =
         reg(QStringLiteral("stop"), search->addAction(st->standardIcon(QStyle::SP_MediaStop),
-                                                      MainWindow::tr("S&top"), &w, &MainWindow::stopSearch));
+                                                      MainWindow::tr("S&top"), &w, &MainWindow::stopRunning));
     w.m_stopAction->setShortcut(QKeySequence(Qt::Key_Escape));
-    w.m_stopAction->setToolTip(MainWindow::tr("Stop the search, keeping the best plans so far (Esc)"));
+    w.m_stopAction->setToolTip(MainWindow::tr("Stop what runs: the search (keeping the best plans so far), "
+                                              "the Pareto sweep, the serving simulation, the calibration fit "
+                                              "(Esc)"));
     w.m_stopAction->setEnabled(false);
+    // A floating dock is a window of its own: Esc there reaches the window's Stop through the dock.
+    if (w.m_calibrationDock) w.m_calibrationDock->addAction(w.m_stopAction);
     search->addSeparator();
     reg(QStringLiteral("clearResults"), search->addAction(MainWindow::tr("&Clear Results"), &w, [&w] {
         if (!w.confirmDiscard(MainWindow::tr("clear the results"))) return;
         w.m_controller->cancel();
         w.m_runPanel->setRunning(false);
         w.m_startAction->setEnabled(true);
-        w.m_stopAction->setEnabled(false);
+        w.updateStopAction();
         w.clearResults();
         w.showPlan(w.m_ctx ? w.m_ctx->megatron() : nullptr);
         w.refreshComparison();

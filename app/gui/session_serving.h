@@ -1,0 +1,47 @@
+#pragma once
+// The Serving tab in a session (session.h): its inputs (arrivals at a rate or from a trace, the requests) and
+// what it shows (the run drawn, with the workload whose SLOs it is drawn against, and the capacity answer),
+// enough to redraw the tab as it was. Runs are kept as the simulation gave them, never simulated again on
+// opening: a capacity answer is tens of simulations.
+//
+// The sorted TTFT and TPOT values (the CDFs) are kept exactly, as base64 of little-endian doubles. A run of
+// more requests than kMaxSavedValues keeps that many nearest-rank quantiles of each: quantile j of m is
+// value ceil(j n / m) of n, so a percentile p of the kept values is the run's where p m / 100 is whole (p50,
+// p90, p95, p99 with m = 200,000); the summary's figures are the run's own.
+
+#include "core/sim/capacity.h"
+#include "core/sim/simulator.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace sp::app {
+
+struct SessionServing {
+    bool useTrace = false;
+    double rate = 1;
+    int64_t requests = 1000;
+    QString tracePath;
+    std::shared_ptr<const SimResult> result; ///< the run drawn; null: none
+    Workload resultWorkload;
+    std::optional<MaxRate> capacity; ///< the answer shown, without its runs (at, above)
+    Workload capacityWorkload;
+    /// Why the saved results were left out (a field that does not read): the inputs still apply.
+    QString error;
+};
+
+/// At most this many sorted values of each distribution are saved.
+inline constexpr size_t kMaxSavedValues = 200'000;
+/// The values kept of sorted ones: all up to `max`, else `max` nearest-rank quantiles (see above).
+std::vector<double> thinSorted(const std::vector<double>& sorted, size_t max = kMaxSavedValues);
+
+QJsonObject servingJson(const SessionServing& s);
+/// The tab from a session's "serving" object; `file` names it in errors. Results that do not read are left
+/// out with the reason in `error`, as a learned policy that does not read is: the rest of the session opens.
+SessionServing servingFrom(const QJsonObject& o, const QString& file);
+
+} // namespace sp::app
