@@ -339,10 +339,14 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
     }
     compileSpeculative(p, c);
     c.memFraction = memoryFraction(s, p, s.constraints.memoryRule).value;
-    // Each operator's seconds per FLOP, once per plan instead of on every probe of the batch search.
+    // Each operator's seconds per FLOP and its divisors' reciprocals, once per plan instead of on every
+    // probe of the batch search.
     auto invert = [&](Block& b) {
-        for (int i = 0; i < b.nOps; ++i)
-            b.ops[i].invPeak = 1.0 / (b.ops[i].peak > 0 ? b.ops[i].peak : peakFlops);
+        for (int i = 0; i < b.nOps; ++i) {
+            OpTerm& t = b.ops[i];
+            t.invPeak = 1.0 / (t.peak > 0 ? t.peak : peakFlops);
+            t.invTokDiv = 1.0 / double(t.tokDiv), t.invSeqDiv = 1.0 / double(t.seqDiv);
+        }
     };
     for (int pass = 0; pass < 2; ++pass) {
         for (int k = 0; k < c.nSlots; ++k) invert(c.body[k][pass]);

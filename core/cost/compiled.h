@@ -31,6 +31,7 @@ struct OpTerm {
     bool attention = false; ///< the attention core: its sequence terms depend on decode or prefill tokens
     double peak = 0;        ///< achieved FLOP/s of this operator's math; 0: the GEMM rate
     double invPeak = 0;     ///< 1 / (peak, or the GEMM rate): set by compile() once its blocks are built
+    double invTokDiv = 1, invSeqDiv = 1; ///< 1 / tokDiv, 1 / seqDiv: set by compile() with invPeak
     int ep = 1;             ///< routed experts: GPUs the experts are spread over (load imbalance)
     double imbalanceK = 0;  ///< routed experts: sqrt(2 ln ep), see opRoofline
 };

@@ -50,6 +50,7 @@ struct CostModel::Impl {
     double expertFlops = 0;                ///< achieved FLOP/s of the routed experts' grouped GEMMs
     double bw = 0;                         ///< achieved HBM bytes/s (weights, activations)
     double bwKv = 0;                       ///< achieved HBM bytes/s of the attention core's KV-cache traffic
+    double invBw = 0, invBwKv = 0;         ///< 1 / bw, 1 / bwKv: the batch search's probes multiply
     double unhidden = 0;                   ///< share of an operator's shorter roof not hidden (1 - opOverlap)
     double launch = 0;                     ///< seconds per kernel
     double logMissOne = 0;                 ///< log(1 - 1/E): an expert missed by one token copy
@@ -104,6 +105,7 @@ struct CostModel::Impl {
         for (int i = 0; i < kOpCount; ++i) relevant[size_t(i)] = opRelevant(s.model, Op(i));
         bw = c.gpu.hbmTBs * 1e12 * c.efficiency.memory;
         bwKv = c.gpu.hbmTBs * 1e12 * c.efficiency.kvRead;
+        invBw = 1.0 / bw, invBwKv = 1.0 / bwKv;
         unhidden = 1.0 - c.efficiency.opOverlap;
         launch = c.efficiency.launchUs * 1e-6;
         totalBytes = c.gpu.memoryBytes();
@@ -321,8 +323,8 @@ struct CostModel::Impl {
     /// over every token the step verified (the accepted ones' hidden states, padded to K + 1 a sequence
     /// under CUDA graphs), then K - 1 over one token a sequence. 0 without speculative decoding.
     double draftTime(const Compiled& c, const Step& st) const;
-    /// One draft pass over n tokens of b sequences.
-    double draftPass(const Compiled& c, double n, double b) const;
+    /// One draft pass over n tokens of b sequences; headTime: MTP's shared head over the b sequences' rows.
+    double draftPass(const Compiled& c, double n, double b, double headTime = 0.0) const;
     /// The draft's resident weights and KV per context token per sequence on the last stage (bytes per GPU).
     void draftMemory(const Compiled& c, double& weights, double& kvPerToken) const;
 

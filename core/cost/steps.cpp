@@ -81,9 +81,11 @@ std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, const 
 /// Items (tokens, prompts) of the busiest of div shards when x of them arrive per step on average. Whole
 /// items split as ceil(x / div); under one item per step (a serving step starts B / O new prompts, often
 /// far below one) a step holds a whole item with probability x, so the busiest shard's expected share is
-/// x, not one item.
-static double busiestShare(double x, double div) {
-    return x < 1.0 ? x : div == 1.0 ? std::ceil(x) : std::ceil(x / div); // x / 1 is x exactly
+/// x, not one item. `inv` is 1 / div, a product in place of a division: for whole x (tokens and sequences
+/// mostly are) x (1 / div) rounds to the whole quotient wherever div divides x, as x / div does, since 1 / div is
+/// within half an ulp and the product's error stays under half the quotient's ulp.
+static double busiestShare(double x, double div, double inv) {
+    return x < 1.0 ? x : div == 1.0 ? std::ceil(x) : std::ceil(x * inv); // x / 1 is x exactly
 }
 
 CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, double B,
@@ -109,22 +111,22 @@ CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, dou
     }
     // Only the attention core has sequence terms; elsewhere they would add exact zeros, so they are skipped.
     const bool seqTerms = t.fSeq != 0 || t.bSeq != 0;
-    const double tok = busiestShare(M, t.tokDiv);
+    const double div = double(t.tokDiv), tok = busiestShare(M, div, t.invTokDiv);
     if (half) {
-        const double tokH = busiestShare(M / 2, t.tokDiv);
+        const double tokH = busiestShare(0.5 * M, div, t.invTokDiv);
         if (seqTerms) {
-            const double seqH = busiestShare(B / 2, t.seqDiv);
+            const double seqH = busiestShare(0.5 * B, double(t.seqDiv), t.invSeqDiv);
             half->compute = (t.fTok * tokH * perTokH + t.fSeq * fq * seqH) * inv;
-            half->memory = (fixedH + t.bTok * tokH * perTokH) / bw + t.bSeq * seqH / bwKv;
+            half->memory = (fixedH + t.bTok * tokH * perTokH) * invBw + t.bSeq * seqH * invBwKv;
         } else {
             half->compute = t.fTok * tokH * perTokH * inv;
-            half->memory = (fixedH + t.bTok * tokH * perTokH) / bw;
+            half->memory = (fixedH + t.bTok * tokH * perTokH) * invBw;
         }
     }
-    if (!seqTerms) return {t.fTok * tok * perTok * inv, (fixed + t.bTok * tok * perTok) / bw};
-    const double seq = busiestShare(B, t.seqDiv);
+    if (!seqTerms) return {t.fTok * tok * perTok * inv, (fixed + t.bTok * tok * perTok) * invBw};
+    const double seq = busiestShare(B, double(t.seqDiv), t.invSeqDiv);
     return {(t.fTok * tok * perTok + t.fSeq * fq * seq) * inv,
-            (fixed + t.bTok * tok * perTok) / bw + t.bSeq * seq / bwKv};
+            (fixed + t.bTok * tok * perTok) * invBw + t.bSeq * seq * invBwKv};
 }
 
 double CostModel::Impl::commTime(const CommTerm& k, double M) {
@@ -388,21 +390,20 @@ namespace sp {
 
 // ------------------------------------------------------------------ speculative decoding
 
-double CostModel::Impl::draftPass(const Compiled& c, double n, double b) const {
+double CostModel::Impl::draftPass(const Compiled& c, double n, double b, double headTime) const {
     if (n <= 0) return 0.0;
     if (c.spec.method == SpecMethod::Mtp) {
         // The MTP module is one more layer of the model's last layer's kind (DeepSeek-V3: an MLA + MoE layer)
         // over n tokens, under the plan's sharding and collectives, plus its eh_proj (the token's embedding
         // and the previous hidden state, 2 hidden -> hidden, replicated) and the shared head, whose logits
-        // are taken for one position a sequence.
+        // are taken for one position a sequence (headTime: the same b rows in every pass, priced once).
         bool tbo = false;
         const Step st{n, 0.0, 0.0, 0.0, n / b};
         double t = blockTime(c, c.body[size_t(c.mtpSlot)][0], c.body[size_t(c.mtpSlot)][1], st,
                              slotMoe[size_t(c.mtpSlot)], tbo);
         const double h = double(s.model.hidden);
         t += opTime({2.0 * 2.0 * h * h * n / peakFlops, c.mtpExtraWeights / bw});
-        t += blockTime(c, c.head[0], c.head[1], Step{b, 0.0, 0.0, 0.0, 1.0}, false, tbo);
-        return t;
+        return t + headTime;
     }
     // An EAGLE-3 head or a draft model: a small dense transformer at the activation precision, sharded over
     // the tp group (the engines run the draft with the target's tensor parallelism).
@@ -423,7 +424,12 @@ double CostModel::Impl::draftPass(const Compiled& c, double n, double b) const {
 double CostModel::Impl::draftTime(const Compiled& c, const Step& st) const {
     if (!c.spec.on() || c.spec.method == SpecMethod::Ngram) return 0.0;
     const double b = st.decSeqs();
-    return draftPass(c, st.dec, b) + double(c.spec.draftTokens - 1) * draftPass(c, b, b);
+    bool tbo = false;
+    const double head = c.spec.method == SpecMethod::Mtp && b > 0
+                            ? blockTime(c, c.head[0], c.head[1], Step{b, 0.0, 0.0, 0.0, 1.0}, false, tbo)
+                            : 0.0;
+    const double first = draftPass(c, st.dec, b, head);
+    return c.spec.draftTokens > 1 ? first + double(c.spec.draftTokens - 1) * draftPass(c, b, b, head) : first;
 }
 
 void CostModel::Impl::draftMemory(const Compiled& c, double& weights, double& kvPerToken) const {
