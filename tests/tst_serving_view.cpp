@@ -124,7 +124,8 @@ private slots:
         QSignalSpy found(w.servingRunner(), &app::ServingRunner::capacityFound);
         button(v, QStringLiteral("Capacity"))->click();
         QTRY_COMPARE_WITH_TIMEOUT(found.count(), 1, 60000);
-        const auto m = found[0][1].value<app::MaxRatePtr>();
+        const auto row = found[0][1].value<app::MaxRateRowPtr>();
+        const MaxRate* m = &row->rate;
         QVERIFY(m->ok);
         QVERIFY(m->rate > 0);
         QVERIFY(m->rateAbove > m->rate);

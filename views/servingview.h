@@ -1,23 +1,24 @@
 #pragma once
-// The Serving tab: the request-level simulation (core/sim) of the plan shown, as charts. Controls: Poisson
-// arrivals at a rate or a trace file, the requests to simulate, Run, Capacity (the highest rate under the
-// workload's SLOs, core/sim/capacity.h) and Stop. Charts: the cumulative distributions of TTFT and TPOT with
-// the workload's SLO as a vertical line (and its percentile as a horizontal one), and the run's KV-pool
-// occupancy and queue length over time. The widget runs nothing itself: the main window's ServingRunner does
-// (app/gui). It claims no key either: Esc is the window's Stop, which stops whatever runs (one owner, so Qt
-// never finds two shortcuts for it).
+// The Serving tab: the request-level simulation (core/sim) of a plan the user chooses (the best found, the
+// selected, or Megatron's; the tab names it), as charts, with its capacity and a GPU sizing for a rate.
+// Controls: the plan served, Poisson arrivals at a rate or a trace file, the requests to simulate, Run,
+// Capacity (the highest rate under the workload's SLOs and what it costs, core/sim/capacity.h) and Stop. The
+// Simulation page: the cumulative distributions of TTFT and TPOT with the workload's SLO as a vertical line
+// (and its percentile as a horizontal one), and the run's KV-pool occupancy and queue length over time. The
+// "GPUs for a rate" page: ServingSizingView. The widget runs nothing itself: the main window's ServingRunner
+// does (app/gui). It claims no key either: Esc is the window's Stop, which stops whatever runs (one owner, so
+// Qt never finds two shortcuts for it).
 
-#include "core/sim/capacity.h"
 #include "core/sim/simulator.h"
+#include "views/servinganswers.h"
 
 #include <QWidget>
 
 #include <memory>
 #include <optional>
 
-class QButtonGroup;
 class QChart;
-class QChartView;
+class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -26,15 +27,26 @@ class QProgressBar;
 class QPushButton;
 class QRadioButton;
 class QSpinBox;
+class QTabWidget;
 class QValueAxis;
 
 namespace sp::views {
+
+class ServingSizingView;
 
 class ServingView : public QWidget {
     Q_OBJECT
 public:
     explicit ServingView(QWidget* parent = nullptr);
     ~ServingView() override;
+
+    /// The plan the tab serves (default: the best found, which is Megatron's until a search finds one).
+    ServedPlan servedPlan() const;
+    void setServedPlan(ServedPlan p);
+    /// The plan served, named as the tab shows it ("Best found (sa): pp1 dp2 tp4 ..."), with why it is not
+    /// the one chosen when it is not.
+    void setPlanName(const QString& text);
+    QString planName() const;
 
     double rate() const;
     void setRate(double requestsPerS);
@@ -46,7 +58,7 @@ public:
     QString tracePath() const;
     void setTracePath(const QString& path);
 
-    /// Enables Stop or Run and Capacity; the progress bar shows while running.
+    /// Enables Stop or Run, Capacity and Find GPUs; the progress bar shows while running.
     void setRunning(bool running);
     bool isRunning() const { return m_running; }
     /// Requests completed of the run's total (0: unknown, a busy bar).
@@ -54,20 +66,31 @@ public:
     void setStatus(const QString& text);
     QString status() const;
 
-    /// Draws a finished (or stopped) run against the workload's SLOs.
-    void setResult(std::shared_ptr<const SimResult> result, const Workload& workload);
-    /// The capacity answer, in words, and its run at the highest rate drawn (answer.at; null: the charts
-    /// stay as they are, as when a session restores the answer after the run it drew).
-    void setCapacity(const MaxRate& answer, const Workload& workload);
-    /// Removes the charts' contents and the answers (another scenario).
+    /// Draws a finished (or stopped) run of the plan named `planName` against the workload's SLOs.
+    void setResult(std::shared_ptr<const SimResult> result, const Workload& workload,
+                   const QString& planName = {});
+    /// A capacity answer (maxRatePerGpu's row of the plan served), in words, and its run at the highest rate
+    /// drawn (row.rate.at).
+    void setCapacity(const MaxRateRow& row, qint64 requestsGiven, const Workload& workload);
+    /// The answer in words only (the charts stay as they are, as when a session restores the answer after
+    /// the run it drew).
+    void setCapacity(const CapacityAnswer& answer, const Workload& workload);
+    /// The GPU sizing page.
+    ServingSizingView* sizing() const { return m_sizing; }
+    /// Shows the Simulation page, or the "GPUs for a rate" page.
+    void showSizing(bool sizing);
+    bool showsSizing() const;
+    /// Removes the charts' contents, their SLO lines and ranges, and the answers (another scenario).
     void clear();
 
     const SimResult* result() const { return m_result.get(); }
-    /// What the tab shows, for a session to save and redraw: the run drawn and the workload it is drawn
-    /// against (its SLO lines and check), and the capacity answer with the workload it was bisected under.
+    /// What the tab shows, for a session to save and redraw: the run drawn, the workload it is drawn against
+    /// (its SLO lines and check) and the plan's name, and the capacity answer with the workload it was
+    /// bisected under.
     const std::shared_ptr<const SimResult>& shownResult() const { return m_result; }
     const Workload& resultWorkload() const { return m_resultWorkload; }
-    const std::optional<MaxRate>& capacityAnswer() const { return m_capacityAnswer; }
+    const QString& resultPlanName() const { return m_resultPlan; }
+    const std::optional<CapacityAnswer>& capacityAnswer() const { return m_capacityAnswer; }
     const Workload& capacityWorkload() const { return m_capacityWorkload; }
     QString summaryText() const;
     QString capacityText() const;
@@ -91,16 +114,27 @@ signals:
     void runRequested();
     void capacityRequested();
     void stopRequested();
+    /// "Find GPUs" was clicked on the sizing page.
+    void sizeRequested();
+    /// The plan served changed (by the user or setServedPlan): name it again.
+    void servedPlanChanged();
+    /// The user chose another plan to serve (not setServedPlan): unsaved work.
+    void servedPlanChosen();
     /// "Trace..." was clicked: the main window asks for a file and calls setTracePath.
     void traceRequested();
 
 private:
-    QChart* makeChart(const QString& title);
+    // servingcharts.cpp: the Simulation page's charts.
+    QWidget* buildCharts();
+    void drawRun(const SimResult& s, const Workload& w);
+    void clearCharts();
     void drawCdf(QChart* chart, QLineSeries* curve, QLineSeries* slo, QLineSeries* level,
                  const std::vector<double>& sorted, const Percentiles& summary, double sloMs,
                  double percentile, const QString& what);
     void updateSourceControls();
 
+    QComboBox* m_plan = nullptr;
+    QLabel* m_planName = nullptr;
     QRadioButton* m_byRate = nullptr;
     QRadioButton* m_byTrace = nullptr;
     QDoubleSpinBox* m_rate = nullptr;
@@ -112,6 +146,9 @@ private:
     QPushButton* m_stop = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
+    QTabWidget* m_pages = nullptr;
+    QWidget* m_simulationPage = nullptr;
+    ServingSizingView* m_sizing = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_capacityLabel = nullptr;
     QWidget* m_plots = nullptr;
@@ -131,7 +168,8 @@ private:
     QValueAxis* m_queueAxis = nullptr;
     std::shared_ptr<const SimResult> m_result;
     Workload m_resultWorkload;
-    std::optional<MaxRate> m_capacityAnswer; ///< without its runs (at, above): the label's figures
+    QString m_resultPlan;
+    std::optional<CapacityAnswer> m_capacityAnswer;
     Workload m_capacityWorkload;
     bool m_running = false;
 };

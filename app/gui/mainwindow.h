@@ -53,6 +53,7 @@ class TopologyView;
 namespace sp::app {
 
 class ServingRunner;
+struct SessionServing;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -180,11 +181,26 @@ private:
     /// Marks the Pareto tab's sweep stale when the scenario being edited is not the one swept.
     void refreshParetoStale();
     void buildCalibrationDock();
-    void buildServingTab(); ///< mainwindow_serving.cpp
-    /// The edited scenario and the plan the Serving tab simulates (the plan shown, else Megatron's);
-    /// nullopt after showing why not.
-    std::optional<std::pair<Scenario, Plan>> servingScenario();
+    // The Serving tab: mainwindow_serving.cpp.
+    void buildServingTab();
+    /// A plan the Serving tab serves, and its name as the tab shows it: "Best found (sa): pp1 dp2 tp4 -
+    /// 1.01M tok/s at the steady state", with why it is not the one chosen when it is not.
+    struct ServingPlan {
+        Plan plan;
+        QString name;  ///< "Best found (sa)", "Megatron", the selected row's or opened file's label
+        QString label; ///< the name and the plan's shape: "Best found (sa): pp1 dp2 tp4"
+        QString shown; ///< the label, the plan's throughput, and the note
+    };
+    ServingPlan servingPlan(const Scenario& s) const;
+    /// The edited scenario and the plan the Serving tab simulates (the one the user chose); nullopt after
+    /// showing why not.
+    std::optional<std::pair<Scenario, ServingPlan>> servingScenario();
+    /// Names the plan served in the tab (the choice, a search's progress, a selection or an edit).
+    void updateServingPlan();
     void resetServing(); ///< another scenario: the Serving tab's run dropped, its charts cleared
+    /// The Serving tab as a session keeps it (SessionFiles), and restored from one.
+    SessionServing servingSession() const;
+    void restoreServing(const SessionServing& saved);
     /// Search > Stop is enabled while anything runs (it owns Esc: see stopRunning).
     void updateStopAction();
     /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.
@@ -263,6 +279,7 @@ private:
     std::shared_ptr<const Scenario> m_overlayScenario; ///< of the overlay shown in the Pareto tab
     views::ServingView* m_serving = nullptr;
     ServingRunner* m_servingRunner = nullptr;
+    QTimer* m_servingPlanTimer = nullptr; ///< names the best plan at most every 250 ms during a search
     views::CalibrationView* m_calibration = nullptr;
     QDockWidget* m_calibrationDock = nullptr;
     views::MessageBanner* m_banner = nullptr;
@@ -280,7 +297,7 @@ private:
     RunTracker m_runs;
     bool m_hasResults = false;
     bool m_unsaved = false;        ///< search results (or an opened plan's) not saved
-    bool m_servingUnsaved = false; ///< the Serving tab's run or capacity answer not saved
+    bool m_servingUnsaved = false; ///< the Serving tab's run, answers or plan choice not saved
     QElapsedTimer m_runClock;
     QTimer m_refreshTimer; ///< throttles elite-table and progress updates (40 ms)
     views::PlanRecordPtr m_current, m_opened;

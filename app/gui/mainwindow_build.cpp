@@ -97,7 +97,6 @@ void MainWindow::buildUi() {
         m_tabs->setTabToolTip(i, tr(tips[i]));
     }
     buildParetoTab();
-    buildServingTab();
     buildCalibrationDock();
 
     m_eliteModel = new views::EliteModel(this);
@@ -133,6 +132,7 @@ void MainWindow::buildUi() {
     connect(m_eliteView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &MainWindow::eliteSelectionChanged);
     connect(m_eliteView, &QTableView::clicked, this, [this] { m_userSelected = true; });
+    buildServingTab(); // the last tab; it names the best plan of the elite model
     m_eliteCaption = new QLabel(tr("<b>Elite plans</b>"));
     m_eliteFilter = new QLineEdit;
     m_eliteFilter->setPlaceholderText(tr("Filter (searcher, degrees, mesh...)"));

@@ -6,6 +6,9 @@ void registerMetatypes() {
     qRegisterMetaType<SearchUpdatePtr>("sp::app::SearchUpdatePtr");
     qRegisterMetaType<SearchResultPtr>("sp::app::SearchResultPtr");
     qRegisterMetaType<views::PlanRecordPtr>("sp::views::PlanRecordPtr");
+    qRegisterMetaType<SimResultPtr>("sp::app::SimResultPtr");
+    qRegisterMetaType<MaxRateRowPtr>("sp::app::MaxRateRowPtr");
+    qRegisterMetaType<GpuSizingPtr>("sp::app::GpuSizingPtr");
 }
 
 } // namespace sp::app

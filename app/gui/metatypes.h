@@ -2,7 +2,9 @@
 // The values that cross threads (worker -> GUI) and the one place their metatypes are registered.
 
 #include "core/search/engine.h"
+#include "core/sim/capacity.h"
 #include "views/planrecord.h"
+#include "views/servinganswers.h"
 
 #include <QMetaType>
 #include <QString>
@@ -26,6 +28,10 @@ struct SearchUpdate {
 };
 using SearchUpdatePtr = std::shared_ptr<const SearchUpdate>;
 using SearchResultPtr = std::shared_ptr<const SearchResult>;
+// The Serving tab's (ServingRunner): a simulated run, a capacity answer (with its runs), a GPU sizing.
+using SimResultPtr = std::shared_ptr<const SimResult>;
+using MaxRateRowPtr = std::shared_ptr<const MaxRateRow>;
+using GpuSizingPtr = std::shared_ptr<const views::GpuSizing>;
 
 /// Registers the metatypes above (idempotent). Called once at startup by the main window.
 void registerMetatypes();
@@ -35,3 +41,6 @@ void registerMetatypes();
 Q_DECLARE_METATYPE(sp::app::SearchUpdatePtr)
 Q_DECLARE_METATYPE(sp::app::SearchResultPtr)
 Q_DECLARE_METATYPE(sp::views::PlanRecordPtr)
+Q_DECLARE_METATYPE(sp::app::SimResultPtr)
+Q_DECLARE_METATYPE(sp::app::MaxRateRowPtr)
+Q_DECLARE_METATYPE(sp::app::GpuSizingPtr)

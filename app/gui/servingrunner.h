@@ -1,26 +1,22 @@
 #pragma once
-// Runs the serving simulation (core/sim) on a worker thread and reports to the GUI thread, the way
+// Runs the Serving tab's work (core/sim) on a worker thread and reports to the GUI thread, the way
 // ParetoRunner runs sweeps: QtConcurrent::run on its own pool, a std::stop_source, a run id so the reports
 // of a superseded run are dropped, progress handed over with one queued call at a time, and the result
-// through QFuture::then on the GUI thread.
+// through QFuture::then on the GUI thread. One job at a time: a simulation, a capacity bisection
+// (maxRatePerGpu) or a GPU sizing (fewestGpus); stop() ends whichever runs (the window's Stop, Esc).
 
 #include "core/sim/capacity.h"
 #include "core/sim/simulator.h"
+#include "metatypes.h"
 #include "workerslot.h"
 
 #include <QFuture>
-#include <QList>
-#include <QMetaType>
 #include <QObject>
-#include <QThreadPool>
+#include <QString>
 
-#include <memory>
 #include <stop_token>
 
 namespace sp::app {
-
-using SimResultPtr = std::shared_ptr<const SimResult>;
-using MaxRatePtr = std::shared_ptr<const MaxRate>;
 
 class ServingRunner : public QObject {
     Q_OBJECT
@@ -31,8 +27,12 @@ public:
     /// Simulates `plan` serving the scenario's workload (stopping and superseding a running job). Returns
     /// its id.
     quint64 simulate(const Scenario& scenario, const Plan& plan, const SimOptions& options);
-    /// The highest rate `plan` sustains under the workload's SLOs (maxRate, core/sim/capacity.h).
-    quint64 capacity(const Scenario& scenario, const Plan& plan, const RateSearchOptions& options);
+    /// The highest rate under the workload's SLOs on the scenario's cluster, with the tokens/s sustained and
+    /// what they cost (maxRatePerGpu, core/sim/capacity.h; options.plan is the plan served).
+    quint64 capacity(const Scenario& scenario, const MaxRateOptions& options);
+    /// The fewest GPUs of each type in options.gpus that sustain options.rate under the SLOs (fewestGpus),
+    /// one GPU type after another; a stop keeps the rows done.
+    quint64 sizeGpus(const Scenario& scenario, const CapacityOptions& options);
     /// Asks the job to stop; it finishes with what completed.
     void stop();
     /// Stops it and drops whatever it still reports (another scenario was opened).
@@ -40,21 +40,23 @@ public:
     bool isRunning() const { return m_running; }
 
 signals:
-    /// Requests completed of the current simulation's total (0: unknown); for capacity, of its current run,
-    /// with the simulations done before it.
+    /// Requests completed of the current simulation's total (0: unknown); for capacity and sizing, of its
+    /// current run, with the simulations done before it.
     void progress(quint64 run, qint64 completed, qint64 total, int simulation);
+    /// What a sizing works on: "h200 (1 of 2)".
+    void stepChanged(quint64 run, const QString& step);
     void simulated(quint64 run, sp::app::SimResultPtr result);
-    void capacityFound(quint64 run, sp::app::MaxRatePtr answer);
+    void capacityFound(quint64 run, sp::app::MaxRateRowPtr answer);
+    void sized(quint64 run, sp::app::GpuSizingPtr sizing);
     void failed(quint64 run, const QString& message);
 
 private:
     class Relay;
-    template <class Result, class Job> quint64 launch(Job job);
+    /// Runs job(relay, stop) -> std::shared_ptr<const Result> on the worker; deliver(run, result) on the GUI
+    /// thread unless superseded. An exception is a failure.
+    template <class Result, class Job, class Deliver> quint64 launch(Job job, Deliver deliver);
     WorkerSlot m_slot;
     bool m_running = false;
 };
 
 } // namespace sp::app
-
-Q_DECLARE_METATYPE(sp::app::SimResultPtr)
-Q_DECLARE_METATYPE(sp::app::MaxRatePtr)

@@ -3,6 +3,7 @@
 #include "core/io/formats.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QObject>
 #include <QtEndian>
 
@@ -39,6 +40,13 @@ public:
         }
         return int64_t(d);
     }
+    /// Absent (a session of an older version): `absent`; present, it must read as number() reads it.
+    double optionalNumber(const char* key, double absent, double min = -std::numeric_limits<double>::max()) {
+        return m_o.contains(QLatin1String(key)) ? number(key, min) : absent;
+    }
+    int64_t optionalInteger(const char* key, int64_t absent, int64_t min = 0) {
+        return m_o.contains(QLatin1String(key)) ? integer(key, min) : absent;
+    }
     bool flag(const char* key) { return m_o[QLatin1String(key)].toBool(); }
     std::string text(const char* key) { return m_o[QLatin1String(key)].toString().toStdString(); }
     QByteArray latin1(const char* key) { return m_o[QLatin1String(key)].toString().toLatin1(); }
@@ -47,6 +55,12 @@ public:
         if (!v.isObject()) fail(key, QObject::tr("expected an object"));
         return v.toObject();
     }
+    QJsonArray array(const char* key) {
+        const QJsonValue v = m_o[QLatin1String(key)];
+        if (!v.isArray()) fail(key, QObject::tr("expected an array"));
+        return v.toArray();
+    }
+    bool has(const char* key) const { return m_o.contains(QLatin1String(key)); }
     QString at(const char* key) const { return m_where + QLatin1Char('.') + QLatin1String(key); }
     void fail(const char* key, const QString& what) {
         if (m_error->isEmpty()) *m_error = QStringLiteral("%1: %2").arg(at(key), what);
@@ -75,8 +89,7 @@ Percentiles percentilesFrom(Fields& parent, const char* key, QString* error) {
 /// Sorted values as base64 of little-endian doubles: exact, and a few characters a value.
 QString sortedJson(const std::vector<double>& v) {
     QByteArray bytes(qsizetype(v.size() * 8), Qt::Uninitialized);
-    for (size_t i = 0; i < v.size(); ++i)
-        qToLittleEndian(std::bit_cast<quint64>(v[i]), bytes.data() + i * 8);
+    for (size_t i = 0; i < v.size(); ++i) qToLittleEndian(std::bit_cast<quint64>(v[i]), bytes.data() + i * 8);
     return QString::fromLatin1(bytes.toBase64());
 }
 
@@ -205,31 +218,90 @@ std::shared_ptr<const SimResult> resultFrom(const QJsonObject& o, const QString&
                    QObject::tr("point %1: expected [seconds, waiting, running, KV share]").arg(i));
             break;
         }
-        r->timeline.push_back({p[0].toDouble(), int64_t(p[1].toDouble()), int64_t(p[2].toDouble()),
-                               p[3].toDouble()});
+        r->timeline.push_back(
+            {p[0].toDouble(), int64_t(p[1].toDouble()), int64_t(p[2].toDouble()), p[3].toDouble()});
     }
     if (!f.ok()) return nullptr;
     return r;
 }
 
-QJsonObject capacityJson(const MaxRate& m, const Workload& w) {
-    return QJsonObject{{"workload_yaml", QString::fromStdString(toYaml(w))},
-                       {"ok", m.ok},
-                       {"error", QString::fromStdString(m.error)},
-                       {"rate", m.rate},
-                       {"rate_above", m.rateAbove},
-                       {"binding", QString::fromStdString(m.binding)},
-                       {"why", QString::fromStdString(m.why)},
-                       {"simulations", m.simulations},
-                       {"stopped", m.stopped}};
+QJsonObject costJson(const ServingCost& c) {
+    return QJsonObject{{"priced", c.priced},
+                       {"powered", c.powered},
+                       {"usd_per_gpu_hour", c.usdPerGpuHour},
+                       {"usd_per_hour", c.usdPerHour},
+                       {"usd_per_million_tokens", c.usdPerMillionTokens},
+                       {"tdp_w", c.tdpW},
+                       {"megawatts", c.megawatts},
+                       {"tokens_per_s_per_megawatt", c.tokensPerSPerMegawatt},
+                       {"price_source", QString::fromStdString(c.priceSource)}};
 }
 
-std::optional<MaxRate> capacityFrom(const QJsonObject& o, const QString& file, Workload& w, QString* error) {
+ServingCost costFrom(Fields& parent, const char* key, QString* error) {
+    ServingCost c;
+    if (!parent.has(key)) return c; // an answer saved before costs were kept: none shown
+    Fields f(parent.object(key), parent.at(key), error);
+    c.priced = f.flag("priced");
+    c.powered = f.flag("powered");
+    c.usdPerGpuHour = f.number("usd_per_gpu_hour", 0);
+    c.usdPerHour = f.number("usd_per_hour", 0);
+    c.usdPerMillionTokens = f.number("usd_per_million_tokens", 0);
+    c.tdpW = f.number("tdp_w", 0);
+    c.megawatts = f.number("megawatts", 0);
+    c.tokensPerSPerMegawatt = f.number("tokens_per_s_per_megawatt", 0);
+    c.priceSource = f.text("price_source");
+    return c;
+}
+
+QJsonObject planJson(const Plan& p) {
+    return QJsonDocument::fromJson(QByteArray::fromStdString(toJson(p))).object();
+}
+
+Plan planFrom(Fields& f, const char* key, const QString& file) {
+    const QByteArray text = QJsonDocument(f.object(key)).toJson(QJsonDocument::Compact);
+    if (!f.ok()) return {};
+    auto p = parsePlan(text.toStdString(), file.toStdString());
+    if (!p) {
+        f.fail(key, QString::fromStdString(p.error().str()));
+        return {};
+    }
+    return p.value();
+}
+
+QJsonObject capacityJson(const views::CapacityAnswer& a, const Workload& w) {
+    const MaxRateRow& r = a.row;
+    const MaxRate& m = r.rate;
+    QJsonObject o{{"workload_yaml", QString::fromStdString(toYaml(w))},
+                  {"ok", m.ok},
+                  {"error", QString::fromStdString(m.error)},
+                  {"rate", m.rate},
+                  {"rate_above", m.rateAbove},
+                  {"binding", QString::fromStdString(m.binding)},
+                  {"why", QString::fromStdString(m.why)},
+                  {"simulations", m.simulations},
+                  {"stopped", m.stopped},
+                  {"gpu", QString::fromStdString(r.gpu)},
+                  {"gpus", r.gpus},
+                  {"plan_name", QString::fromStdString(r.planName)},
+                  {"plan", planJson(r.plan)},
+                  {"row_error", QString::fromStdString(r.error)},
+                  {"row_stopped", r.stopped},
+                  {"output_tokens_per_s", r.outputTokensPerS},
+                  {"cost", costJson(r.cost)},
+                  {"requests_given", qint64(a.requestsGiven)},
+                  {"requests_at_rate", qint64(a.requestsAtRate)}};
+    return o;
+}
+
+std::optional<views::CapacityAnswer> capacityFrom(const QJsonObject& o, const QString& file, Workload& w,
+                                                  QString* error) {
     Fields f(o, QStringLiteral("serving.capacity"), error);
     const auto workload = workloadFrom(f, file);
     if (!workload) return std::nullopt;
     w = *workload;
-    MaxRate m;
+    views::CapacityAnswer a;
+    MaxRateRow& r = a.row;
+    MaxRate& m = r.rate;
     m.ok = f.flag("ok");
     m.error = f.text("error");
     m.rate = f.number("rate", 0);
@@ -238,8 +310,88 @@ std::optional<MaxRate> capacityFrom(const QJsonObject& o, const QString& file, W
     m.why = f.text("why");
     m.simulations = int(std::min<int64_t>(f.integer("simulations"), std::numeric_limits<int>::max()));
     m.stopped = f.flag("stopped");
+    // The row's fields: absent in sessions saved before capacity went through maxRatePerGpu.
+    r.gpu = f.text("gpu");
+    r.gpus = int(std::min<int64_t>(f.optionalInteger("gpus", 0), std::numeric_limits<int>::max()));
+    r.planName = f.text("plan_name");
+    if (f.has("plan")) r.plan = planFrom(f, "plan", file);
+    r.error = f.has("row_error") ? f.text("row_error") : m.error;
+    r.stopped = f.flag("row_stopped");
+    r.outputTokensPerS = f.optionalNumber("output_tokens_per_s", 0, 0);
+    r.cost = costFrom(f, "cost", error);
+    a.requestsGiven = f.optionalInteger("requests_given", 0);
+    a.requestsAtRate = f.optionalInteger("requests_at_rate", 0);
     if (!f.ok()) return std::nullopt;
-    return m;
+    return a;
+}
+
+QJsonObject sizingJson(const views::GpuSizing& z) {
+    QJsonArray gpus, rows;
+    for (const std::string& id : z.gpus) gpus.append(QString::fromStdString(id));
+    for (const CapacityRow& r : z.rows) {
+        QJsonObject row{{"gpu", QString::fromStdString(r.gpu)},
+                        {"met", r.met},
+                        {"why", QString::fromStdString(r.why)},
+                        {"nodes", r.nodes},
+                        {"gpus", r.gpus},
+                        {"slo_met", r.slo.met},
+                        {"ttft_ms", r.slo.ttftMs},
+                        {"tpot_ms", r.slo.tpotMs},
+                        {"ttft_ratio", r.slo.ttftRatio},
+                        {"tpot_ratio", r.slo.tpotRatio},
+                        {"binding", QString::fromStdString(r.slo.binding)},
+                        {"cost", costJson(r.cost)},
+                        {"simulations", r.simulations}};
+        if (r.gpus > 0) row["plan"] = planJson(r.plan);
+        rows.append(row);
+    }
+    return QJsonObject{{"workload_yaml", QString::fromStdString(toYaml(z.workload))},
+                       {"rate", z.rate},
+                       {"gpus", gpus},
+                       {"requests", qint64(z.requests)},
+                       {"moe", z.moe},
+                       {"stopped", z.stopped},
+                       {"rows", rows}};
+}
+
+std::optional<views::GpuSizing> sizingFrom(const QJsonObject& o, const QString& file, QString* error) {
+    Fields f(o, QStringLiteral("serving.sizing"), error);
+    const auto workload = workloadFrom(f, file);
+    if (!workload) return std::nullopt;
+    views::GpuSizing z;
+    z.workload = *workload;
+    z.rate = f.number("rate", 0);
+    z.requests = f.integer("requests");
+    z.moe = f.flag("moe");
+    z.stopped = f.flag("stopped");
+    for (const QJsonValue& id : f.array("gpus")) z.gpus.push_back(id.toString().toStdString());
+    const QJsonArray rows = f.array("rows");
+    for (qsizetype i = 0; i < rows.size() && f.ok(); ++i) {
+        const QString where = QStringLiteral("serving.sizing.rows[%1]").arg(i);
+        if (!rows[i].isObject()) {
+            f.fail("rows", QObject::tr("row %1: expected an object").arg(i));
+            break;
+        }
+        Fields rf(rows[i].toObject(), where, error);
+        CapacityRow r;
+        r.gpu = rf.text("gpu");
+        r.met = rf.flag("met");
+        r.why = rf.text("why");
+        r.nodes = int(std::min<int64_t>(rf.integer("nodes"), std::numeric_limits<int>::max()));
+        r.gpus = int(std::min<int64_t>(rf.integer("gpus"), std::numeric_limits<int>::max()));
+        r.slo.met = rf.flag("slo_met");
+        r.slo.ttftMs = rf.number("ttft_ms", 0);
+        r.slo.tpotMs = rf.number("tpot_ms", 0);
+        r.slo.ttftRatio = rf.number("ttft_ratio", 0);
+        r.slo.tpotRatio = rf.number("tpot_ratio", 0);
+        r.slo.binding = rf.text("binding");
+        r.cost = costFrom(rf, "cost", error);
+        r.simulations = int(std::min<int64_t>(rf.integer("simulations"), std::numeric_limits<int>::max()));
+        if (r.gpus > 0) r.plan = planFrom(rf, "plan", file);
+        z.rows.push_back(std::move(r));
+    }
+    if (!f.ok()) return std::nullopt;
+    return z;
 }
 
 } // namespace
@@ -254,12 +406,23 @@ std::vector<double> thinSorted(const std::vector<double>& sorted, size_t max) {
 }
 
 QJsonObject servingJson(const SessionServing& s) {
+    QJsonArray sizingGpus;
+    for (const std::string& id : s.sizingGpus) sizingGpus.append(QString::fromStdString(id));
     QJsonObject o{{"source", s.useTrace ? QStringLiteral("trace") : QStringLiteral("rate")},
                   {"rate", s.rate},
                   {"requests", qint64(s.requests)},
-                  {"trace", s.tracePath}};
-    if (s.result) o["result"] = resultJson(*s.result, s.resultWorkload);
+                  {"trace", s.tracePath},
+                  {"plan", views::servedPlanKey(s.served)},
+                  {"sizing_rate", s.sizingRate},
+                  {"sizing_gpus", sizingGpus},
+                  {"page", s.sizingShown ? QStringLiteral("sizing") : QStringLiteral("simulation")}};
+    if (s.result) {
+        QJsonObject r = resultJson(*s.result, s.resultWorkload);
+        r["plan_name"] = s.resultPlan;
+        o["result"] = r;
+    }
     if (s.capacity) o["capacity"] = capacityJson(*s.capacity, s.capacityWorkload);
+    if (s.sizing) o["sizing"] = sizingJson(*s.sizing);
     return o;
 }
 
@@ -277,14 +440,38 @@ SessionServing servingFrom(const QJsonObject& o, const QString& file) {
         f.fail("rate", QObject::tr("expected requests/s > 0"));
     s.requests = f.integer("requests", 1);
     s.tracePath = o["trace"].toString();
+    // The inputs this version added: absent in older sessions, which keep the defaults.
+    if (f.has("plan")) {
+        if (auto p = views::servedPlanFromKey(o["plan"].toString()))
+            s.served = *p;
+        else
+            f.fail("plan", QObject::tr("expected 'best', 'selected' or 'megatron'"));
+    }
+    if (f.has("sizing_rate")) {
+        if (const double rate = f.number("sizing_rate", 0); rate > 0)
+            s.sizingRate = rate;
+        else
+            f.fail("sizing_rate", QObject::tr("expected requests/s > 0"));
+    }
+    if (f.has("sizing_gpus"))
+        for (const QJsonValue& id : f.array("sizing_gpus"))
+            s.sizingGpus.push_back(id.toString().toStdString());
+    s.sizingShown = o["page"].toString() == QLatin1String("sizing");
     // The inputs are kept whatever the results are; results that do not read are left out whole.
     QString results;
-    if (o.contains("result")) s.result = resultFrom(o["result"].toObject(), file, s.resultWorkload, &results);
+    if (o.contains("result")) {
+        s.result = resultFrom(o["result"].toObject(), file, s.resultWorkload, &results);
+        s.resultPlan = o["result"].toObject()["plan_name"].toString();
+    }
     if (results.isEmpty() && o.contains("capacity"))
         s.capacity = capacityFrom(o["capacity"].toObject(), file, s.capacityWorkload, &results);
+    if (results.isEmpty() && o.contains("sizing"))
+        s.sizing = sizingFrom(o["sizing"].toObject(), file, &results);
     if (!results.isEmpty()) {
         s.result = nullptr;
+        s.resultPlan.clear();
         s.capacity.reset();
+        s.sizing.reset();
     }
     if (error.isEmpty()) error = results;
     if (!error.isEmpty()) s.error = QStringLiteral("%1: %2").arg(file, error);

@@ -1,8 +1,9 @@
 #pragma once
-// The Serving tab in a session (session.h): its inputs (arrivals at a rate or from a trace, the requests) and
-// what it shows (the run drawn, with the workload whose SLOs it is drawn against, and the capacity answer),
-// enough to redraw the tab as it was. Runs are kept as the simulation gave them, never simulated again on
-// opening: a capacity answer is tens of simulations.
+// The Serving tab in a session (session.h): its inputs (the plan served, arrivals at a rate or from a trace,
+// the requests, the sizing's rate and GPU types) and what it shows (the run drawn, with the workload whose
+// SLOs it is drawn against and the plan's name; the capacity answer; the GPU sizing), enough to redraw the
+// tab as it was. Runs are kept as the simulation gave them, never simulated again on opening: a capacity
+// answer or a sizing is tens of simulations.
 //
 // The sorted TTFT and TPOT values (the CDFs) are kept exactly, as base64 of little-endian doubles. A run of
 // more requests than kMaxSavedValues keeps that many nearest-rank quantiles of each: quantile j of m is
@@ -11,6 +12,7 @@
 
 #include "core/sim/capacity.h"
 #include "core/sim/simulator.h"
+#include "views/servinganswers.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -26,10 +28,16 @@ struct SessionServing {
     double rate = 1;
     int64_t requests = 1000;
     QString tracePath;
-    std::shared_ptr<const SimResult> result; ///< the run drawn; null: none
+    views::ServedPlan served = views::ServedPlan::Best; ///< absent in older sessions: the default
+    std::shared_ptr<const SimResult> result;            ///< the run drawn; null: none
     Workload resultWorkload;
-    std::optional<MaxRate> capacity; ///< the answer shown, without its runs (at, above)
+    QString resultPlan; ///< the name of the plan it simulated, as the tab showed it
+    std::optional<views::CapacityAnswer> capacity; ///< the answer shown
     Workload capacityWorkload;
+    double sizingRate = 10;
+    std::vector<std::string> sizingGpus;    ///< the GPU types checked
+    std::optional<views::GpuSizing> sizing; ///< the sizing shown
+    bool sizingShown = false;               ///< the tab showed its "GPUs for a rate" page
     /// Why the saved results were left out (a field that does not read): the inputs still apply.
     QString error;
 };

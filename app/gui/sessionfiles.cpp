@@ -12,7 +12,6 @@
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"
 #include "views/searchchart.h"
-#include "views/servingview.h"
 
 #include <QDir>
 #include <QFile>
@@ -58,17 +57,7 @@ bool SessionFiles::save(MainWindow& w, const QString& path) {
             sessionPareto(w.m_pareto->scenarioName(), *w.m_paretoScenario, *r,
                           w.m_pareto->disaggregatedPoints(), w.m_pareto->disaggregated(),
                           w.m_pareto->overlayName(), w.m_overlayScenario.get(), w.m_pareto->overlayPoints());
-    // The Serving tab: its inputs always, and what it shows (a running job's result is not in yet).
-    const views::ServingView* sv = w.m_serving;
-    s.serving = SessionServing{sv->useTrace(),
-                               sv->rate(),
-                               sv->requests(),
-                               sv->tracePath(),
-                               sv->shownResult(),
-                               sv->resultWorkload(),
-                               sv->capacityAnswer(),
-                               sv->capacityWorkload(),
-                               {}};
+    s.serving = w.servingSession(); // mainwindow_serving.cpp
     QString error;
     if (!views::saveFile(path, s.toJson(), &error)) {
         w.showError(error);
@@ -108,15 +97,7 @@ void SessionFiles::restorePareto(MainWindow& w, const SessionPareto& saved, QStr
 }
 
 void SessionFiles::restoreServing(MainWindow& w, const SessionServing& saved) {
-    views::ServingView* v = w.m_serving;
-    v->setTracePath(saved.tracePath);
-    v->setUseTrace(saved.useTrace);
-    v->setRequests(saved.requests);
-    // In the order the tab drew them: the run, then the answer's words (its run, when it was the last, is
-    // the run saved).
-    if (saved.result) v->setResult(saved.result, saved.resultWorkload);
-    if (saved.capacity) v->setCapacity(*saved.capacity, saved.capacityWorkload);
-    v->setRate(saved.rate);
+    w.restoreServing(saved); // mainwindow_serving.cpp
 }
 
 bool SessionFiles::open(MainWindow& w, const QString& path) {
