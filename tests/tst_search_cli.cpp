@@ -120,12 +120,18 @@ private slots:
         QCOMPARE(cj["ratios"].toObject()["throughput_tokens_per_s"].toDouble(), b / a);
         QVERIFY(b > a); // the search beats the plain tp8 plan
         QVERIFY(!cj["differences"].toArray().isEmpty());
-        // Why: the throughput ratio is the in-flight ratio over the step ratio, and a sentence says so.
+        // Why: the throughput ratio is the in-flight ratio times the tokens a step over the step ratio, the
+        // product of the factors listed, and a sentence says so.
         const QJsonObject why = cj["why"].toObject();
         QCOMPARE(why["rows"].toArray().at(0).toObject()["key"].toString(), QString("replicas"));
         const double tq = why["throughput_ratio"].toDouble();
         QVERIFY(std::abs(tq - b / a) < 1e-9 * tq);
-        QVERIFY(std::abs(tq - why["in_flight_ratio"].toDouble() / why["step_ratio"].toDouble()) < 1e-9 * tq);
+        QVERIFY(std::abs(tq - why["in_flight_ratio"].toDouble() * why["tokens_per_step_ratio"].toDouble() /
+                                  why["step_ratio"].toDouble()) < 1e-9 * tq);
+        double product = 1;
+        for (const QJsonValue f : why["factors"].toArray()) product *= f.toObject()["factor"].toDouble();
+        QCOMPARE(why["factors"].toArray().size(), 4);
+        QVERIFY(std::abs(tq - product) < 1e-9 * tq);
         QVERIFY2(why["sentence"].toString().contains("the throughput of"),
                  qPrintable(why["sentence"].toString()));
 

@@ -30,17 +30,21 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QHorizontalStackedBarSeries>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QWheelEvent>
 
@@ -51,6 +55,31 @@ using namespace sp::views;
 using namespace sp::testing;
 
 namespace {
+/// The first cell of `t` whose text does not fit it whole, word-wrapped in its column and row, in words; empty
+/// when every one does.
+QString cutCell(const QTableWidget* t) {
+    // The cell's text margins, as the style lays an item view's text out (QCommonStyle).
+    const int margins = 2 * (t->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, t) + 1);
+    for (int r = 0; r < t->rowCount(); ++r)
+        for (int c = 0; c < t->columnCount(); ++c) {
+            const QTableWidgetItem* it = t->item(r, c);
+            if (!it || it->text().isEmpty()) continue;
+            const int room = t->columnWidth(c) - margins;
+            const QRect need =
+                QFontMetrics(it->font()).boundingRect(QRect(0, 0, room, 10000), Qt::TextWordWrap, it->text());
+            if (need.width() > room || need.height() > t->rowHeight(r))
+                return QStringLiteral("row %1 column %2: \"%3\" needs %4 x %5 px, has %6 x %7")
+                    .arg(r)
+                    .arg(c)
+                    .arg(it->text())
+                    .arg(need.width())
+                    .arg(need.height())
+                    .arg(room)
+                    .arg(t->rowHeight(r));
+        }
+    return {};
+}
+
 /// `n` distinct evaluated candidates of a scenario (random valid plans).
 std::vector<Candidate> candidates(const Scenario& s, int n, uint64_t seed) {
     const CostModel model(s);
@@ -76,6 +105,16 @@ std::vector<Candidate> candidates(const Scenario& s, int n, uint64_t seed) {
 class TestViews : public QObject {
     Q_OBJECT
 private slots:
+    // A run under a second reads in tenths, not "0 s" (a 5.7 s Pareto sweep once said "in 0 s" beside it).
+    void durationsUnderTenSecondsShowTenths() {
+        QCOMPARE(formatDuration(0.4), QStringLiteral("0.4 s"));
+        QCOMPARE(formatDuration(5.74), QStringLiteral("5.7 s"));
+        QCOMPARE(formatDuration(0.0), QStringLiteral("0.0 s"));
+        QCOMPARE(formatDuration(42.2), QStringLiteral("42 s"));
+        QCOMPARE(formatDuration(200), QStringLiteral("3 min 20 s"));
+        QCOMPARE(formatDuration(-1), QStringLiteral("-"));
+    }
+
     void meshGroups() {
         // 8 GPUs, tp2 dp2 pp2, tp innermost then dp: rank = tp + 2 dp + 4 pp. GPU 5 = (pp 1, dp 0, tp 1).
         Plan p = planWith({2, 2, 2, 1, 1, 1});
@@ -542,25 +581,16 @@ private slots:
         const QString ratio = v.metricsTable()->item(0, 3)->text();
         QCOMPARE(ratio,
                  QStringLiteral("%1x").arg(rec->metrics().throughput / meg->metrics().throughput, 0, 'f', 3));
-        // In a narrow window the figures stay whole; a long metric name gives way, and its tooltip holds it.
+        // In a narrow window the names, figures and ratios stay whole (a long value on two lines), and each
+        // name's tooltip says what it is.
         v.resize(900, 600);
         v.show();
         QVERIFY(QTest::qWaitForWindowExposed(&v));
         QTableWidget* m = v.metricsTable();
-        for (int r = 0; r < m->rowCount(); ++r) {
-            for (int c = 1; c < 4; ++c) {
-                const QTableWidgetItem* it = m->item(r, c);
-                const int need = QFontMetrics(it->font()).horizontalAdvance(it->text());
-                QVERIFY2(m->columnWidth(c) >= need,
-                         qPrintable(QString("row %1 column %2: \"%3\" needs %4 px, has %5")
-                                        .arg(r)
-                                        .arg(c)
-                                        .arg(it->text())
-                                        .arg(need)
-                                        .arg(m->columnWidth(c))));
-            }
+        const QString cut = cutCell(m);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut));
+        for (int r = 0; r < m->rowCount(); ++r)
             QVERIFY(m->item(r, 0)->toolTip().startsWith(m->item(r, 0)->text()));
-        }
     }
 
     // Speculative decoding in the plan views: DeepSeek-V3's MTP module, one draft token at the model's
@@ -770,6 +800,61 @@ private slots:
                      v.lastBarTip().contains(QStringLiteral("ms")),
                  qPrintable(v.lastBarTip()));
         QVERIFY(v.lastBarTip().contains(QStringLiteral("right / left")));
+    }
+
+    // The why whole at 1280x720: the Comparison tab of the main window there is about 710 x 330 pixels, in a
+    // scroll area (app/gui scrolledPage). The plan that reaches 13.1x Megatron's throughput with MTP x1: the
+    // view is no wider than the tab, its label shows the why exactly as `shardplan compare` words it (first
+    // sentence included) and tall enough for all of it, no metric name, value or ratio is cut, and ratios
+    // keep three decimals.
+    void comparisonShowsTheWhyWhole() {
+        const Scenario s = scenario("deepseek-v3-h100-32x8.yaml");
+        const CostModel model(s);
+        auto plan = loadPlan(SHARDPLAN_TESTDATA_DIR "/plans/deepseek-v3-h100-32x8-mtp.yaml");
+        QVERIFY2(plan.ok(), plan.error().str().c_str());
+        const auto meg = makePlanRecord(model, model.megatronPlan(), "Megatron", "megatron");
+        const auto mtp = makePlanRecord(model, plan.value(), "Opened: mtp.yaml", "file");
+        QScrollArea tab;
+        tab.setWidgetResizable(true);
+        auto* v = new ComparisonView;
+        tab.setWidget(v);
+        tab.resize(712, 330);
+        tab.show();
+        v->setScenario(std::make_shared<const Scenario>(s));
+        v->setCandidates({{QStringLiteral("Megatron"), meg}, {QStringLiteral("Opened: mtp.yaml"), mtp}}, 0,
+                         1);
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        QTest::qWait(50); // the queued fit of the metrics table
+        QVERIFY2(v->width() <= tab.viewport()->width(),
+                 qPrintable(QStringLiteral("%1 wide in %2").arg(v->width()).arg(tab.viewport()->width())));
+        // The words: the core's, whole (the label's rich text read back as plain text).
+        const std::string why =
+            explainWhy(model, meg->plan, mtp->plan, "Megatron", "Opened: mtp.yaml").sentence;
+        QCOMPARE(v->whySentence(), QString::fromStdString(why));
+        QTextDocument doc;
+        doc.setHtml(v->verdictLabel()->text());
+        const QString shown = doc.toPlainText().simplified();
+        QVERIFY2(shown.contains(QString::fromStdString(why)), qPrintable(shown));
+        QVERIFY(shown.contains(QStringLiteral("reaches 13.13x the throughput of Megatron: ")));
+        QVERIFY(shown.contains(QStringLiteral("is speculative decoding's (MTP x1 against none), not the "
+                                              "sharding's")));
+        QLabel* label = v->verdictLabel();
+        QVERIFY2(label->heightForWidth(label->width()) <= label->height(),
+                 qPrintable(QStringLiteral("needs %1, has %2")
+                                .arg(label->heightForWidth(label->width()))
+                                .arg(label->height())));
+        QVERIFY(label->geometry().right() <= v->width());
+        // Every cell of the metrics table fits its column (a long value on more lines), its row tall enough.
+        QTableWidget* t = v->metricsTable();
+        const QString cut = cutCell(t);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut));
+        int rows = t->horizontalHeader()->height();
+        for (int r = 0; r < t->rowCount(); ++r) rows += t->rowHeight(r);
+        QVERIFY2(t->height() >= rows, qPrintable(QStringLiteral("%1 for %2").arg(t->height()).arg(rows)));
+        // The throughput ratio as the CLI prints it: 13.134, not 13.1.
+        const double q = mtp->metrics().throughput / meg->metrics().throughput;
+        QVERIFY(q > 10);
+        QCOMPARE(t->item(0, 3)->text(), QStringLiteral("%1x").arg(q, 0, 'f', 3));
     }
 
     // Issue 38's case: DeepSeek-V3 on 18x8 B200, TP pinned to 8, TPOT 30 ms; the right plan shards qkv,

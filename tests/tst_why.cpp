@@ -1,10 +1,16 @@
 // Why a plan wins (core/analysis): hand-built evaluations with figures worked out beside each check, and the
-// identity the analysis rests on (throughput = sequences in flight / step) against the cost model.
+// identity the analysis rests on (throughput = replicas x in flight per replica x tokens a step / step)
+// against the cost model on every sample scenario.
 #include "core/analysis/why.h"
 #include "core/io/formats.h"
+#include "core/search/engine.h"
+#include "core/search/space.h"
+#include "core/searchers/registry.h"
 
+#include <QDir>
 #include <QTest>
 
+#include <cstdio>
 #include <functional>
 #include <tuple>
 
@@ -45,6 +51,42 @@ Evaluation eval(int64_t batch, double throughput, double computeMs, double nvlin
 bool has(const std::string& text, const char* part) {
     return text.find(part) != std::string::npos;
 }
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+std::string g4(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+/// The best plan of a short random search (fixed seed, one thread): a second plan to set against Megatron's.
+Plan searched(const Scenario& s, const CostModel& model) {
+    const SearchSpace space(s);
+    const CostModelObjective objective(model);
+    Engine engine(objective);
+    SearchOptions o;
+    o.budget.evaluations = 300;
+    o.seed = 1;
+    o.threads = 1;
+    return makeSearcher("random")->run(space, engine, o, nullptr, {}).best.plan;
+}
+
+/// DeepSeek-V3 on 32x8 H100 (the case): Megatron's plan against the same degrees with attention by
+/// batch in the MoE layers (the linears around it by token) and MTP with one draft token.
+std::tuple<CostModel, Plan, Plan> mtpCase() {
+    const Scenario s = sample("deepseek-v3-h100-32x8.yaml");
+    CostModel model(s);
+    const Plan a = model.megatronPlan();
+    Plan b = a;
+    using namespace choice;
+    b.setChoice(Op::MoeAttention, AttnBatch), b.setChoice(Op::MoeQkv, QkvToken);
+    b.setChoice(Op::MoeOutProj, OutToken), b.setChoice(Op::MoeNorms, NormToken);
+    b.spec.method = SpecMethod::Mtp;
+    b.spec.draftTokens = 1;
+    return {std::move(model), a, b};
+}
 } // namespace
 
 class TestWhy : public QObject {
@@ -64,14 +106,18 @@ private slots:
         QVERIFY(qFuzzyCompare(w.inFlightRatio, 3.16));
         QVERIFY(qFuzzyCompare(w.stepRatio, 0.9));
         QVERIFY(qFuzzyCompare(w.throughputRatio, 3.16 / 0.9));
-        QVERIFY2(has(w.sentence, "dp512 tp2 reaches 3.51x the throughput of dp128 tp8"), w.sentence.c_str());
-        QVERIFY2(has(w.sentence, "runs four times the replicas, so 3.16x the sequences are in flight"),
+        // 4 replicas x 0.79 in flight per replica (79 against 100) / a 0.9x step = 3.511.
+        QVERIFY2(has(w.sentence, "dp512 tp2 reaches 3.511x the throughput of dp128 tp8: runs four times the "
+                                 "replicas (512 against 128); 0.79x the sequences in flight per replica (79 "
+                                 "against 100) and a step 0.9x as long (45 ms against 50 ms: NVLink -10 ms, "
+                                 "compute +5 ms); 4 x 0.79 / 0.9 = 3.511."),
                  w.sentence.c_str());
-        // The step: compute 30 -> 35 ms, NVLink 20 -> 10 ms: the NVLink part moved most.
-        QVERIFY2(has(w.sentence, "the step is 0.9x as long (NVLink 10 ms less)"), w.sentence.c_str());
-        // ln 3.16 = 1.15 against -ln 0.9 = 0.105: the sequences in flight carry it.
-        QVERIFY2(has(w.sentence, "Most of the difference comes from the sequences in flight."),
-                 w.sentence.c_str());
+        // ln 4 = 1.39 against -ln 0.9 = 0.105: the replicas carry it.
+        QVERIFY2(has(w.sentence, "Most of it comes from the replicas."), w.sentence.c_str());
+        QCOMPARE(int(w.factors.size()), 4);
+        QVERIFY(qFuzzyCompare(w.factors[0].factor * w.factors[1].factor * w.factors[2].factor *
+                                  w.factors[3].factor,
+                              w.throughputRatio));
         // Rows: replicas and sequences in flight, each side.
         QCOMPARE(w.rows[0].key, std::string("replicas"));
         QCOMPARE(w.rows[0].a, 128.0);
@@ -87,10 +133,12 @@ private slots:
         const Why w = explainWhy(s, plan(1, 8), eval(64, 64 / 0.020, 15, 5, 16), plan(1, 8),
                                  eval(128, 128 / 0.025, 22, 3, 8), "A", "B");
         QVERIFY(qFuzzyCompare(w.throughputRatio, 1.6));
-        QVERIFY2(has(w.sentence,
-                     "B reaches 1.60x the throughput of A: 2.00x the sequences are in flight (128 per "
-                     "replica against 64); the step is 1.25x as long (compute 7 ms more)."),
-                 w.sentence.c_str());
+        QVERIFY2(
+            has(w.sentence,
+                "B reaches 1.6x the throughput of A: 2x the sequences in flight per replica (128 against "
+                "64) and a step 1.25x as long (25 ms against 20 ms: compute +7 ms, NVLink -2 ms); 2 / 1.25 "
+                "= 1.6."),
+            w.sentence.c_str());
         QVERIFY2(has(w.sentence, "each GPU holds 8 GiB of weights against 16"), w.sentence.c_str());
     }
 
@@ -234,7 +282,7 @@ private slots:
             // The throughput ratio as the headline gives it.
             char ratio[32];
             const double q = mb.throughput / ma.throughput;
-            std::snprintf(ratio, sizeof ratio, q >= 10 ? "%.1fx" : q >= 1 ? "%.2fx" : "%.3gx", q);
+            std::snprintf(ratio, sizeof ratio, "%.4gx", q);
             QVERIFY2(std::abs(q - 1) < 0.005 || has(t, (std::string("reaches ") + ratio).c_str()), t.c_str());
             // The batch limits: one sequence more breaks what the sentence names.
             for (const auto& [plan, m, binding] :
@@ -257,7 +305,7 @@ private slots:
                 Plan q = b;
                 q.batch = ma.batch;
                 const Evaluation ea = model.explain(a), eq = model.explain(q);
-                const double stepA = stepParts(ea.decode).total(), stepQ = stepParts(eq.decode).total();
+                const double stepA = ea.metrics.stepMs, stepQ = eq.metrics.stepMs;
                 char ms[64];
                 std::snprintf(ms, sizeof ms, "step takes %.3g ms %s", std::abs(stepQ - stepA),
                               stepQ < stepA ? "less" : "more");
@@ -281,10 +329,137 @@ private slots:
         }
     }
 
+    // The bar: on every sample scenario, Megatron's plan against the best of a short random search,
+    // the why's factors are the plans' own figures and multiply to the throughput ratio the cost model gives.
+    void factorsMultiplyToTheRatio_data() {
+        QTest::addColumn<QString>("file");
+        const QStringList files =
+            QDir(QStringLiteral(SHARDPLAN_SAMPLES_DIR "/scenarios")).entryList({QStringLiteral("*.yaml")});
+        QVERIFY(files.size() >= 18);
+        for (const QString& f : files) QTest::addRow("%s", qPrintable(f)) << f;
+    }
+    void factorsMultiplyToTheRatio() {
+        QFETCH(QString, file);
+        const Scenario s = sample(qPrintable(file));
+        const CostModel model(s);
+        const Plan a = model.megatronPlan(), b = searched(s, model);
+        const Evaluation ea = model.explain(a), eb = model.explain(b);
+        QVERIFY(ea.metrics.feasible && eb.metrics.feasible);
+        const Why w = explainWhy(model, a, b);
+        const double ratio = eb.metrics.throughput / ea.metrics.throughput;
+        QVERIFY(std::abs(w.throughputRatio - ratio) < 1e-12 * ratio);
+        // Four factors, each from the plans' figures, none left unexplained.
+        QCOMPARE(int(w.factors.size()), 4);
+        const bool prefill = s.workload.phase == Phase::Prefill;
+        const double E_a = prefill ? 1.0 : ea.metrics.tokensPerStep,
+                     E_b = prefill ? 1.0 : eb.metrics.tokensPerStep;
+        // The step each plan runs: pp turns of its slowest stage (core/cost/steps.cpp atBatch), from the
+        // breakdown rather than from the throughput.
+        const Breakdown &ba = prefill ? ea.prefill : ea.decode, &bb = prefill ? eb.prefill : eb.decode;
+        const double stepA = a.degrees.pp * ba.stageMs, stepB = b.degrees.pp * bb.stageMs;
+        const double expected[] = {double(b.degrees.dp) / a.degrees.dp,
+                                   double(b.degrees.pp * eb.metrics.batch) /
+                                       (a.degrees.pp * ea.metrics.batch),
+                                   E_b / E_a, stepA / stepB};
+        const char* keys[] = {"replicas", "in_flight_per_replica", "tokens_per_step", "step"};
+        double product = 1;
+        for (int i = 0; i < 4; ++i) {
+            const WhyFactor& f = w.factors[size_t(i)];
+            QCOMPARE(f.key, std::string(keys[i]));
+            QVERIFY2(
+                std::abs(f.factor - expected[i]) < 1e-9 * expected[i],
+                qPrintable(QStringLiteral("%1: %2 against %3").arg(keys[i]).arg(f.factor).arg(expected[i])));
+            product *= expected[i];
+        }
+        QVERIFY2(std::abs(product - ratio) < 1e-6 * ratio,
+                 qPrintable(QStringLiteral("factors %1, throughput ratio %2").arg(product).arg(ratio)));
+        // The step by kind adds up to each plan's step.
+        double sa = 0, sb = 0;
+        for (const WhyStepPart& p : w.step) sa += p.aMs, sb += p.bMs;
+        QVERIFY(std::abs(sa - stepA) < 1e-6 * stepA && std::abs(sb - stepB) < 1e-6 * stepB);
+        // The words: the ratio, and the named factors multiplied out where more than one is named.
+        const std::string& t = w.headline;
+        QVERIFY2(has(t, "reaches " + ratioText(ratio) + " the throughput of") || has(t, "reach the same"),
+                 t.c_str());
+        int named = 0;
+        for (const WhyFactor& f : w.factors) named += std::abs(f.factor - 1) >= 5e-5;
+        if (named > 1) QVERIFY2(has(t, " = " + g4(ratio) + "."), t.c_str());
+        QVERIFY2(w.sentence.rfind(w.headline, 0) == 0, w.sentence.c_str());
+    }
+
+    // The MTP case: the ratio's tokens-a-step factor is MTP's E, and the why says how much of the
+    // ratio is MTP's rather than the sharding's (B with A's speculative decoding, its batch found again).
+    void mtpShareIsNamed() {
+        const auto [model, a, b] = mtpCase();
+        QVERIFY(!model.checkPlan(b));
+        const Metrics ma = model.evaluate(a), mb = model.evaluate(b);
+        QVERIFY(ma.feasible && mb.feasible);
+        // DeepSeek-V3's MTP module accepts its draft token 85% of the time (the technical report, arXiv
+        // 2412.19437 section 5.4.3; samples/models/deepseek-v3.yaml): E = 1 + 0.85 = 1.85.
+        QVERIFY2(std::abs(mb.tokensPerStep - 1.85) < 1e-9, qPrintable(QString::number(mb.tokensPerStep)));
+        const Why w = explainWhy(model, a, b);
+        const double ratio = mb.throughput / ma.throughput;
+        double product = 1;
+        for (const WhyFactor& f : w.factors) product *= f.factor;
+        QVERIFY(std::abs(product - ratio) < 1e-6 * ratio);
+        QVERIFY(std::abs(w.tokensPerStepRatio - 1.85) < 1e-9);
+        // The old words multiplied in flight by the step alone: 6.4x in flight over a 1.85x step is 3.45x,
+        // not the 6.38x reached. The tokens a step close it.
+        QVERIFY(std::abs(w.inFlightRatio / w.stepRatio - ratio) > 0.4 * ratio);
+        QVERIFY2(has(w.headline, "1.85x the tokens a sequence gains a step (speculative decoding's, not the "
+                                 "sharding's: 1.85 with MTP x1 against 1 without)"),
+                 w.headline.c_str());
+        QVERIFY2(
+            has(w.headline, g4(w.inFlightRatio) + " x 1.85 / " + g4(w.stepRatio) + " = " + g4(ratio) + "."),
+            w.headline.c_str());
+        // MTP's share: B's throughput over B's without speculative decoding.
+        Plan plain = b;
+        plain.spec = {};
+        const Metrics mp = model.evaluate(plain);
+        QVERIFY(mp.feasible);
+        const double share = mb.throughput / mp.throughput, rest = mp.throughput / ma.throughput;
+        QVERIFY(std::abs(w.specShare - share) < 1e-9 * share);
+        QVERIFY2(
+            has(w.sentence, "Of the " + ratioText(ratio) + ", " + ratioText(share) +
+                                " is speculative decoding's (MTP x1 against none), not the sharding's: with "
+                                "A's (none), B reaches " +
+                                ratioText(rest) + " A's throughput (batch " + std::to_string(mp.batch) +
+                                "), and " + g4(share) + " x " + g4(rest) + " = " + g4(ratio) + "."),
+            w.sentence.c_str());
+    }
+
+    // With speculative decoding, TPOT is the step over the tokens it yields: under a TPOT SLO of 50 ms the
+    // step runs to about 92 ms. The words say so, with the cost model's figures, and no longer that the step
+    // holds its batch under the SLO.
+    void tpotIsTheStepOverItsTokens() {
+        const auto [model, a, b] = mtpCase();
+        const Metrics mb = model.evaluate(b);
+        const double slo = model.scenario().workload.tpotMs;
+        QCOMPARE(slo, 50.0);
+        QVERIFY(mb.stepMs > 1.8 * slo && mb.tpotMs <= slo);
+        QVERIFY(std::abs(mb.stepMs / mb.tokensPerStep - mb.tpotMs) < 1e-9 * mb.tpotMs);
+        const Why w = explainWhy(model, a, b);
+        QCOMPARE(int(w.bindingB.kind), int(BatchLimit::Tpot));
+        const std::string note = "With MTP x1, B's step of " + g4(mb.stepMs) + " ms yields 1.85 tokens a " +
+                                 "sequence: a TPOT of " + g4(mb.tpotMs) + " ms (" + g4(mb.stepMs) +
+                                 " / 1.85) under the SLO of 50 ms.";
+        QVERIFY2(has(w.sentence, note), (note + " | " + w.sentence).c_str());
+        QVERIFY2(!has(w.sentence, "its step holds a batch"), w.sentence.c_str());
+        // A's plan runs no speculative decoding: its step is its TPOT, and no note is made of it.
+        QVERIFY(!has(w.sentence, "A's step of"));
+    }
+
     void words() {
         QCOMPARE(timesWord(4.0), std::string("four times"));
         QCOMPARE(timesWord(0.5), std::string("half"));
-        QCOMPARE(timesWord(3.2), std::string("3.20x"));
+        QCOMPARE(timesWord(3.2), std::string("3.2x"));
+        QCOMPARE(timesWord(3.99), std::string("3.99x")); // not "four times": the words do not round
+        QCOMPARE(ratioText(13.134191), std::string("13.13x"));
+        QCOMPARE(ratioText(0.541125), std::string("0.5411x"));
+        Speculative mtp;
+        mtp.method = SpecMethod::Mtp, mtp.draftTokens = 1;
+        QCOMPARE(specName(mtp), std::string("MTP x1"));
+        QCOMPARE(specName(Speculative{}), std::string("none"));
         Plan p = plan(512, 2);
         QCOMPARE(degreesName(p, false), std::string("dp512 tp2"));
         QCOMPARE(degreesName(plan(1, 1), false), std::string("tp1"));

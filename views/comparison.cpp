@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTimer>
 #include <QToolButton>
 
 #include <algorithm>
@@ -32,11 +33,18 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers) {
     t->setFocusPolicy(Qt::NoFocus);
     t->setAlternatingRowColors(true);
     t->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    // A long plan name is cut at its end (not at both ends, centred), and is whole in the tooltip.
+    // A long plan name in a header is cut at its end (not at both ends, centred), and is whole in the
+    // tooltip.
     t->horizontalHeader()->setTextElideMode(Qt::ElideRight);
     t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    // The first column names the rows: as wide as its longest name, never cut.
     t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    // A cell too long for its column wraps onto more lines, its row taller; nothing is shortened to "...".
+    t->setTextElideMode(Qt::ElideNone);
+    t->setWordWrap(true);
+    t->verticalHeader()->setMinimumSectionSize(t->fontMetrics().height() + 8);
     t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
+    t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     return t;
 }
 } // namespace
@@ -67,18 +75,22 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     m_verdict->setWordWrap(true);
     m_verdict->setContentsMargins(8, 2, 8, 2);
 
+    // Two rows, so the view fits a laptop's tab area (a 1280x720 screen) without scrolling sideways: the
+    // plans, then the options.
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(8, 6, 8, 0);
     bar->addWidget(m_left);
     bar->addWidget(swap);
     bar->addWidget(m_right);
-    bar->addSpacing(16);
-    bar->addWidget(m_onlyDiff);
-    bar->addSpacing(16);
-    bar->addWidget(other);
     bar->addStretch(1);
-    bar->addWidget(new QLabel(tr("Bars:"), this));
-    bar->addWidget(m_phase);
+    auto* options = new QHBoxLayout;
+    options->setContentsMargins(8, 0, 8, 0);
+    options->addWidget(m_onlyDiff);
+    options->addSpacing(16);
+    options->addWidget(other);
+    options->addStretch(1);
+    options->addWidget(new QLabel(tr("Bars:"), this));
+    options->addWidget(m_phase);
 
     m_metrics = makeTable(this, {tr("Metric"), tr("Left"), tr("Right"), tr("Right / left")});
     m_settings = makeTable(this, {tr("Setting"), tr("Left"), tr("Right")});
@@ -92,11 +104,11 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     m_whatIf->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     for (int c = 1; c < 5; ++c)
         m_whatIf->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    // The figures are what a reader compares: their columns fit them, and a long metric name gives way
-    // (cut at its end, whole in its tooltip).
-    m_metrics->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    for (int c = 1; c < 4; ++c)
-        m_metrics->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // The metric names and the ratios are whole (their columns fit them); the two plans' values share the
+    // rest, and a long one ("memory (a KV pool of 52.1 GiB per GPU)") wraps.
+    m_metrics->horizontalHeader()->setSectionResizeMode(3, QHeaderView::ResizeToContents);
+    connect(m_metrics->horizontalHeader(), &QHeaderView::sectionResized, this,
+            [this] { QTimer::singleShot(0, this, &ComparisonView::fitMetricsHeight); });
     m_chart = new QChart;
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_chart->setBackgroundRoundness(0);
@@ -113,20 +125,21 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     tables->setStretchFactor(0, 0);
     tables->setStretchFactor(1, 1);
     tables->setStretchFactor(2, 1);
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(tables);
-    split->addWidget(m_chartView);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
-    split->setSizes({600, 500}); // the bars' labels and legend need room
-    split->setChildrenCollapsible(false);
+    m_split = new QSplitter(Qt::Horizontal, this);
+    m_split->addWidget(tables);
+    m_split->addWidget(m_chartView);
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 1);
+    m_split->setSizes({600, 500}); // the bars' labels and legend need room
+    m_split->setChildrenCollapsible(false);
 
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(4);
     lay->addLayout(bar);
+    lay->addLayout(options);
     lay->addWidget(m_verdict);
-    lay->addWidget(split, 1);
+    lay->addWidget(m_split, 1);
 
     auto picked = [this] {
         m_userPicked = true;
@@ -165,6 +178,40 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     connect(m_whatIf, &QTableWidget::cellClicked, this, [this](int row, int) { showWhatIf(row); });
     connect(m_phase, &QComboBox::currentIndexChanged, this, &ComparisonView::refreshBars);
     refresh();
+}
+
+void ComparisonView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    arrange();
+}
+
+void ComparisonView::arrange() {
+    // Beside each other when the tables get their names, ratios and two values of some width besides the
+    // bars' minimum; below each other otherwise (the tab scrolls down rather than cut a table short).
+    const QHeaderView* h = m_metrics->horizontalHeader(); // names and ratios: sized to their contents
+    const int tables = h->sectionSize(0) + h->sectionSize(3) + 2 * 16 * fontMetrics().averageCharWidth() +
+                       2 * m_metrics->frameWidth() + 8;
+    const bool wide = width() >= tables + m_chartView->minimumWidth() + m_split->handleWidth() + 16;
+    const Qt::Orientation want = wide ? Qt::Horizontal : Qt::Vertical;
+    if (m_split->orientation() != want) {
+        m_split->setOrientation(want);
+        fitMetricsHeight();
+    }
+    // Stacked, the tab scrolls: the bars keep a readable height, and the settings and what-if tables show
+    // their rows (up to a dozen) rather than a sliver with a scroll bar of its own.
+    m_chartView->setMinimumHeight(wide ? 0 : 300);
+    for (QTableWidget* t : {m_settings, m_whatIf}) {
+        int h = t->horizontalHeader()->height() + 2 * t->frameWidth();
+        for (int r = 0; r < t->rowCount() && r < 12; ++r) h += t->rowHeight(r);
+        t->setMinimumHeight(wide ? 0 : h);
+    }
+}
+
+void ComparisonView::fitMetricsHeight() {
+    m_metrics->resizeRowsToContents();
+    int h = m_metrics->horizontalHeader()->height() + 2 * m_metrics->frameWidth();
+    for (int r = 0; r < m_metrics->rowCount(); ++r) h += m_metrics->rowHeight(r);
+    if (m_metrics->height() != h) m_metrics->setFixedHeight(h);
 }
 
 void ComparisonView::setScenario(std::shared_ptr<const Scenario> scenario) {

@@ -18,6 +18,7 @@ class QCheckBox;
 class QComboBox;
 class QHorizontalStackedBarSeries;
 class QLabel;
+class QSplitter;
 class QTableWidget;
 class QValueAxis;
 
@@ -49,8 +50,11 @@ public:
 
     /// The settings (degrees, "mesh order", operator names) whose values differ between the two sides.
     QStringList differences() const;
-    /// The sentence naming why the right plan differs in throughput (core/analysis), empty when the same.
+    /// Why the right plan differs in throughput (core/analysis explainWhy: the words `shardplan compare`
+    /// prints), whole; empty when the plans are not of one scenario.
     QString whySentence() const;
+    /// The label above the tables that shows it (word-wrapped, never cut short).
+    QLabel* verdictLabel() const { return m_verdict; }
     /// The step-time bars (their sets carry the numbers; hovering one shows its tooltip).
     QHorizontalStackedBarSeries* barSeries() const;
     QString lastBarTip() const { return m_barTip; }
@@ -74,9 +78,16 @@ public:
     /// The widget to render for image export (the whole comparison).
     QWidget* exportWidget() { return this; }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void refresh();
     void refreshBars();
+    /// The metrics table as tall as its rows, which wrap their long values.
+    void fitMetricsHeight();
+    /// Tables beside the bars where both fit at full width, else the bars below the tables.
+    void arrange();
 
     std::shared_ptr<const Scenario> m_scenario;
     std::shared_ptr<const CostModel> m_model; ///< of m_scenario: the why's batch limits and what-ifs
@@ -94,6 +105,7 @@ private:
     QTableWidget* m_whatIf = nullptr;
     QChart* m_chart = nullptr;
     QChartView* m_chartView = nullptr;
+    QSplitter* m_split = nullptr;
     QStringList m_diff;
     QString m_why;
     QString m_barTip;

@@ -70,7 +70,7 @@ void ComparisonView::refresh() {
         QColor color = palette().color(QPalette::Text);
         if (va > 0 && vb >= 0 && std::isfinite(va) && std::isfinite(vb)) {
             const double q = vb / va;
-            ratio = QStringLiteral("%1x").arg(q, 0, 'f', q >= 10 ? 1 : 3);
+            ratio = QStringLiteral("%1x").arg(q, 0, 'f', 3); // as `shardplan compare` prints it
             if (higher != 0 && std::abs(q - 1) > 0.005) color = ((q > 1) == (higher > 0)) ? kBetter : kWorse;
         }
         auto* it = item(ratio, Qt::AlignRight | Qt::AlignVCenter);
@@ -141,7 +141,8 @@ void ComparisonView::refresh() {
             {"step_ms", "Step (ms)", fa.stepMs, fb.stepMs, "one cycle: every micro-batch advances once"}};
     }
     for (const WhyRow& w : why.rows) {
-        if (w.key == "weights_gib" || w.key == "kv_cache_gib") continue;
+        // Memory has its row below; tokens a step (E) its row above, where speculative decoding runs.
+        if (w.key == "weights_gib" || w.key == "kv_cache_gib" || w.key == "tokens_per_step") continue;
         const bool step = w.key == "step_ms";
         if (step && (w.a <= 0 || w.b <= 0)) continue;
         metric(qs(w.label).remove(QStringLiteral(" (ms)")), w.a, w.b,
@@ -181,12 +182,17 @@ void ComparisonView::refresh() {
            QStringLiteral("%1 GiB").arg(b.memoryPerGpuGiB, 0, 'f', 1), 0);
     const bool prefill = m_phase->currentIndex() == 1;
     const double sa = L->breakdown(prefill).stageMs, sb = R->breakdown(prefill).stageMs;
-    metric(tr("Slowest stage, %1").arg(qs(L->breakdown(prefill).phase)), sa, sb, formatMs(sa), formatMs(sb),
-           -1);
+    metric(prefill && L->hasPrefill() ? tr("Slowest stage, prefill") : tr("Slowest stage"), sa, sb,
+           formatMs(sa), formatMs(sb), -1);
+    if (m_metrics->item(m_metrics->rowCount() - 1, 0)->text().startsWith(tr("Slowest stage"))) {
+        // Each side's pass in full ("serving step (253 decode + 1,410 prefill tokens)").
+        const int row = m_metrics->rowCount() - 1;
+        m_metrics->item(row, 1)->setToolTip(qs(L->breakdown(prefill).phase));
+        m_metrics->item(row, 2)->setToolTip(qs(R->breakdown(prefill).phase));
+    }
     metric(tr("Feasible"), 0, 0, a.feasible ? tr("yes") : tr("no: %1").arg(qs(a.violation)),
            b.feasible ? tr("yes") : tr("no: %1").arg(qs(b.violation)), 0);
-    m_metrics->setFixedHeight(m_metrics->horizontalHeader()->height() +
-                              m_metrics->rowCount() * m_metrics->verticalHeader()->defaultSectionSize() + 4);
+    fitMetricsHeight();
 
     // Settings.
     const bool moe = sL->model.moe.present() || sR->model.moe.present();
@@ -283,34 +289,38 @@ void ComparisonView::refresh() {
     }
     m_whatIf->setVisible(!m_whatIfs.empty());
 
+    // The verdict: the why whole, as `shardplan compare` prints it (its first sentence in bold: the ratio as
+    // its factors), then the settings that differ.
     QString verdict;
     if (!same) {
         verdict = tr("The plans serve two scenarios, <b>%1</b> and <b>%2</b>: their figures compare as they "
                      "stand (what stops each batch and the what-ifs need one scenario).<br>")
                       .arg(qs(sL->name).toHtmlEscaped(), qs(sR->name).toHtmlEscaped());
-    }
-    if (a.feasible && b.feasible && a.throughput > 0) {
-        const double q = b.throughput / a.throughput;
-        verdict += tr("<b>%1</b> reaches <b>%2x</b> the throughput of <b>%3</b>")
-                       .arg(qs(R->label).toHtmlEscaped())
-                       .arg(q, 0, 'f', 3)
-                       .arg(qs(L->label).toHtmlEscaped());
+        if (a.feasible && b.feasible && a.throughput > 0)
+            verdict += tr("<b>%1</b> reaches <b>%2x</b> the throughput of <b>%3</b>")
+                           .arg(qs(R->label).toHtmlEscaped())
+                           .arg(b.throughput / a.throughput, 0, 'f', 3)
+                           .arg(qs(L->label).toHtmlEscaped());
+        else
+            verdict += tr("<b>%1</b> is %2; <b>%3</b> is %4")
+                           .arg(qs(L->label).toHtmlEscaped(), a.feasible ? tr("feasible") : tr("infeasible"),
+                                qs(R->label).toHtmlEscaped(), b.feasible ? tr("feasible") : tr("infeasible"));
+        verdict += QStringLiteral(". ");
     } else {
-        verdict += tr("<b>%1</b> is %2; <b>%3</b> is %4")
-                       .arg(qs(L->label).toHtmlEscaped(), a.feasible ? tr("feasible") : tr("infeasible"),
-                            qs(R->label).toHtmlEscaped(), b.feasible ? tr("feasible") : tr("infeasible"));
+        // Its opening words in bold: "<b>B reaches 13.13x the throughput of A</b>: 13.12x the sequences ...".
+        const qsizetype colon = m_why.indexOf(QStringLiteral(": "));
+        verdict = colon > 0 ? QStringLiteral("<b>%1</b>%2")
+                                  .arg(m_why.left(colon).toHtmlEscaped(), m_why.mid(colon).toHtmlEscaped())
+                            : m_why.toHtmlEscaped();
+        verdict += QStringLiteral("<br>");
     }
-    verdict += m_diff.isEmpty() ? tr("; the two plans are identical.")
-                                : tr("; %n setting(s) differ: %1.", "", int(m_diff.size()))
-                                      .arg(m_diff.join(QStringLiteral(", ")));
-    if (!m_diff.isEmpty() && !m_why.isEmpty()) {
-        // The why's first sentence repeats the ratio above; the rest says what decides it.
-        QString rest = m_why;
-        if (rest.startsWith(qs(why.headline))) rest = rest.mid(qsizetype(qs(why.headline).size())).trimmed();
-        if (!rest.isEmpty())
-            verdict += QStringLiteral("<br><span style='color:#1f2937'>%1</span>").arg(rest.toHtmlEscaped());
-    }
+    verdict += m_diff.isEmpty() ? tr("The two plans are identical.")
+                                : tr("%n setting(s) differ: %1.", "", int(m_diff.size()))
+                                      .arg(m_diff.join(QStringLiteral(", ")).toHtmlEscaped());
     m_verdict->setText(verdict);
+    m_settings->resizeRowsToContents();
+    m_whatIf->resizeRowsToContents();
+    arrange();
     refreshBars();
 }
 

@@ -347,7 +347,18 @@ int cmdCompare(const std::vector<std::string>& argv) {
             ws.push_back({{"part", p.name}, {"a", num(p.aMs)}, {"b", num(p.bMs)}});
         w["throughput_ratio"] = num(why.throughputRatio);
         w["in_flight_ratio"] = num(why.inFlightRatio);
+        w["tokens_per_step_ratio"] = num(why.tokensPerStepRatio);
         w["step_ratio"] = num(why.stepRatio);
+        // The causes of the throughput ratio: their factors multiply to it.
+        auto& wf = w["factors"] = nlohmann::ordered_json::array();
+        for (const WhyFactor& f : why.factors)
+            wf.push_back({{"key", f.key},
+                          {"label", f.label},
+                          {"a", num(f.a)},
+                          {"b", num(f.b)},
+                          {"factor", num(f.factor)},
+                          {"words", f.words}});
+        w["speculative_share"] = num(why.specShare);
         w["sentence"] = why.sentence;
         w["batch_limit_a"] = {{"limit", why.bindingA.name}, {"detail", why.bindingA.detail}};
         w["batch_limit_b"] = {{"limit", why.bindingB.name}, {"detail", why.bindingB.detail}};
@@ -388,8 +399,8 @@ int cmdCompare(const std::vector<std::string>& argv) {
         const double q = ratio(r.a, r.b);
         char cell[32] = "-";
         if (std::isfinite(q)) std::snprintf(cell, sizeof cell, "%.3f", q);
-        std::string label = r.label;
-        for (char& c : label) c = char(std::tolower(static_cast<unsigned char>(c)));
+        std::string label = r.label; // "Tokens a step (E)" -> "tokens a step (E)"
+        if (!label.empty()) label[0] = char(std::tolower(static_cast<unsigned char>(label[0])));
         std::printf("%-22s %14.6g %14.6g %10s\n", label.c_str(), r.a, r.b, cell);
     }
     {
