@@ -492,6 +492,10 @@ private slots:
         QVERIFY2(status.contains(QStringLiteral("refused")) &&
                      !status.contains(QStringLiteral("No feasible")),
                  qPrintable(status));
+        // The banner names the searcher once: "exhaustive did not run: the space has ...", not "...: exhaustive:".
+        const QString banner = w.messageBanner()->text();
+        QVERIFY2(banner.contains(QStringLiteral("did not run: the space has")), qPrintable(banner));
+        QVERIFY2(!banner.contains(QStringLiteral("exhaustive: ")), qPrintable(banner));
         // Nothing to call stale either.
         typeInto(w.scenarioEditor()->field(QStringLiteral("output_tokens")), QStringLiteral("300"));
         QVERIFY(!w.staleBanner()->isVisible());

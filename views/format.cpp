@@ -52,6 +52,8 @@ QString formatMs(double ms) {
 
 QString formatDuration(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0) return QStringLiteral("-");
+    // Under ten seconds a tenth shows ("0.4 s", not "0 s" for a run that took 400 ms).
+    if (seconds < 9.95) return QString::number(seconds, 'f', 1) + QStringLiteral(" s");
     const qint64 s = qint64(std::llround(seconds));
     if (s < 60) return QStringLiteral("%1 s").arg(s);
     if (s < 3600) return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60);

@@ -30,7 +30,7 @@ QString formatInteger(double v);
 QString formatBytes(double bytes);
 /// Milliseconds with a sensible number of digits: "0.0188 ms", "49.9 ms", "1,204 ms".
 QString formatMs(double ms);
-/// Seconds as "42 s", "3 min 20 s", "1 h 5 min".
+/// Seconds as "0.4 s", "5.7 s", "42 s", "3 min 20 s", "1 h 5 min".
 QString formatDuration(double seconds);
 
 /// "pp1 dp4 tp2" and, for MoE models, " | ep8 etp1 edp1".

@@ -117,7 +117,7 @@ void MainWindow::stopRunning() {
     }
     if (m_servingRunner->isRunning()) {
         m_servingRunner->stop();
-        what << tr("the serving simulation");
+        what << tr("the serving run");
     }
     if (m_calibration && m_calibration->isFitting()) {
         m_calibration->stopFit();
@@ -181,12 +181,16 @@ void MainWindow::onRunFinished(quint64 batch, const QString& searcher, SearchRes
     for (const auto& [e, b] : res->curve) r.curve.append(QPointF(double(e), b));
     if (res->refused) r.target = 0;
     m_chart->setCurve(searcher, r.curve, r.evaluations);
+    // The searchers' messages name themselves ("exhaustive: the space has ..."), as the CLI prints them; the
+    // banner names the searcher in bold already.
+    QString said = r.message;
+    if (said.startsWith(searcher + QStringLiteral(": "))) said.remove(0, searcher.size() + 2);
     if (res->refused)
         m_banner->showMessage(views::MessageBanner::Kind::Warning,
-                              tr("<b>%1</b> did not run: %2").arg(searcher, r.message.toHtmlEscaped()));
+                              tr("<b>%1</b> did not run: %2").arg(searcher, said.toHtmlEscaped()));
     else if (!res->message.empty())
         m_banner->showMessage(views::MessageBanner::Kind::Info,
-                              tr("<b>%1</b>: %2").arg(searcher, r.message.toHtmlEscaped()));
+                              tr("<b>%1</b>: %2").arg(searcher, said.toHtmlEscaped()));
     if (!m_refreshTimer.isActive()) m_refreshTimer.start();
 }
 
