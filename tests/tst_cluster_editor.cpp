@@ -120,6 +120,39 @@ private slots:
         shot(&d, QStringLiteral("cluster-editor.png"));
     }
 
+    // A name that counts the cluster follows its GPU and counts ("32x8 H100 SXM" was kept for 16 x 8 H200s); one
+    // the user typed stays. The scale-out network keeps its name (a GPU choice renamed it "NIC"). The file holds
+    // each number in its shortest form (4.8, where "4.7999999999999998" was written).
+    void nameFollowsNetworkKeepsNumbersShortest() {
+        Cluster start = sampleCluster(QStringLiteral("h100-32x8"));
+        QCOMPARE(start.name, std::string("32x8 H100 SXM"));
+        start.interNode.name = "InfiniBand NDR";
+        ClusterEditor d(start);
+        d.show();
+        typeField(d, "nodes", QStringLiteral("16"));
+        QVERIFY(d.chooseGpu(QStringLiteral("h200")));
+        QCOMPARE(d.cluster().name, "16x8 " + findGpu("h200")->gpu.name);
+        QCOMPARE(d.cluster().interNode.name, std::string("InfiniBand NDR"));
+        typeField(d, "name", QStringLiteral("prod pod"));
+        typeField(d, "nodes", QStringLiteral("12"));
+        QVERIFY(d.chooseGpu(QStringLiteral("b200")));
+        QCOMPARE(d.cluster().name, std::string("prod pod"));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("c.yaml"));
+        Cluster h200 = d.cluster();
+        h200.gpu = findGpu("h200")->gpu; // 4.8 TB/s (gpus.yaml h200)
+        QVERIFY(views::saveClusterFile(h200, path));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        QVERIFY2(text.contains(QStringLiteral("hbm_tb_s: 4.8\n")), qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("99999")), qPrintable(text));
+        auto back = loadCluster(path.toStdString());
+        QVERIFY(back.ok());
+        QCOMPARE(back->gpu.hbmTBs, 4.8);
+        QCOMPARE(back->efficiency, h200.efficiency);
+    }
+
     // A cluster whose GPU is not in the database keeps it listed first, with the file's own figures.
     void ownGpuListedFirst() {
         Cluster c = sampleCluster(QStringLiteral("h100-4x8"));
@@ -470,9 +503,14 @@ private slots:
         QCOMPARE(ed->scenario().cluster.nodes, 8);
         QCOMPARE(ed->scenario().cluster.gpu.hbmGB, 141.0);
         QCOMPARE(ed->field(QStringLiteral("nodes"))->text(), QStringLiteral("8"));
-        QCOMPARE(ed->pickerCombo(FileKind::Cluster)->currentText(), QStringLiteral("h100-4x8 (edited)"));
-        QVERIFY2(ed->clusterNote().contains(QStringLiteral("Cluster editor: nodes 4 \u2192 8")),
-                 qPrintable(ed->clusterNote()));
+        // The name counted the cluster, so it follows ("4x8 H100 SXM" is not 8 x 8 H200s), and the picker
+        // names the edited cluster by it.
+        QCOMPARE(ed->pickerCombo(FileKind::Cluster)->currentText(),
+                 QString::fromStdString("8x8 " + findGpu("h200")->gpu.name) + QStringLiteral(" (custom)"));
+        // Its name, so it follows ("4x8 H100 SXM" is not 8 x 8 H200s).
+        QCOMPARE(ed->scenario().cluster.name, "8x8 " + findGpu("h200")->gpu.name);
+        QVERIFY2(ed->clusterNote().contains(QStringLiteral("nodes 4 \u2192 8")), qPrintable(ed->clusterNote()));
+        QVERIFY2(ed->clusterNote().contains(QStringLiteral("4x8 H100 SXM")), qPrintable(ed->clusterNote()));
         QUndoStack* undo = w.scenarioUndo()->stack();
         QCOMPARE(undo->count(), 1);
         QCOMPARE(undo->undoText(), QStringLiteral("Edit cluster"));

@@ -119,7 +119,8 @@ Cluster withGpu(const Cluster& c, const GpuSpec& spec) {
     out.intraNode = spec.scaleUp;
     // As a cluster file naming the GPU gets them (core/io readCluster): the reference system's NIC, and the
     // family's fitted factors (Hopper's defaults where the family has no fit).
-    out.interNode = Link{"NIC", spec.nicGbitPerGpu / 8.0, 6.0};
+    // The network keeps its name where the cluster gives one ("InfiniBand NDR"): a GPU does not rename it.
+    out.interNode = Link{c.interNode.name.empty() ? "NIC" : c.interNode.name, spec.nicGbitPerGpu / 8.0, 6.0};
     const GpuFamily* family = findGpuFamily(spec.family);
     out.efficiency = family && family->fitted ? family->efficiency : Efficiency{};
     out.efficiencySource = familySource(family, spec.gpu.name);
@@ -254,7 +255,11 @@ QWidget* ClusterEditor::addField(QFormLayout* form, const QString& key, const QS
     v->addWidget(f.error);
     form->addRow(label, box);
     m_fields.insert(key, f);
-    connect(f.edit, &QLineEdit::textEdited, this, [this] { validate(); });
+    const bool counts = key == QStringLiteral("nodes") || key == QStringLiteral("gpus_per_node");
+    connect(f.edit, &QLineEdit::textEdited, this, [this, counts] {
+        if (counts) followName();
+        validate();
+    });
     return box;
 }
 
@@ -299,6 +304,25 @@ void ClusterEditor::fillGpus() {
     showFigures();
 }
 
+/// "16x8 H200 SXM 141GB": what the editor names a cluster whose name the user has not typed.
+QString ClusterEditor::generatedName() const {
+    return QStringLiteral("%1x%2 %3")
+        .arg(m_fields[QStringLiteral("nodes")].edit->text().trimmed(),
+             m_fields[QStringLiteral("gpus_per_node")].edit->text().trimmed(), qs(m_cluster.gpu.name));
+}
+
+void ClusterEditor::followName() {
+    // A name the user typed stays; the one the cluster came with, or one the editor wrote, follows the GPU and
+    // the counts ("32x8 H100 SXM" is not the name of 16 x 8 H200s).
+    QLineEdit* name = m_fields[QStringLiteral("name")].edit;
+    if (m_followedName.isEmpty() || name->text() != m_followedName) return;
+    const bool loading = m_loading;
+    m_loading = true;
+    name->setText(generatedName());
+    m_followedName = name->text();
+    m_loading = loading;
+}
+
 bool ClusterEditor::chooseGpu(const QString& id) {
     const int i = m_gpu->findData(id);
     if (i < 0 || id.isEmpty()) return false;
@@ -340,11 +364,16 @@ void ClusterEditor::gpuChosen(int index) {
     set("price_per_gpu_hour", next.pricePerGpuHour > 0 ? exact(next.pricePerGpuHour) : QString());
     m_cluster.pricePerGpuHour = next.pricePerGpuHour;
     m_cluster.priceSource = next.priceSource;
+    followName();
     m_loading = false;
     m_gpuNote->setText(
         changes.isEmpty()
             ? QString()
-            : tr("Set from the database: %1; nodes and name kept.").arg(changes.join(QStringLiteral("; "))));
+            : tr("Set from the database: %1; nodes kept%2.")
+                  .arg(changes.join(QStringLiteral("; ")),
+                       m_fields[QStringLiteral("name")].edit->text() == m_followedName
+                           ? QString()
+                           : tr(" and the name")));
     m_gpuNote->setVisible(!changes.isEmpty());
     // A top-level window does not grow for a word-wrapped label's new height by itself.
     if (QLayout* l = layout(); l && isVisible()) {
@@ -362,6 +391,9 @@ void ClusterEditor::showCluster() {
         m_fields[QLatin1String(key)].edit->setText(text);
     };
     set("name", qs(c.name));
+    // A name that counts the cluster ("32x8 H100 SXM", "2x GB200 NVL72") follows its GPU and counts; any other
+    // ("prod pod A") is the user's.
+    m_followedName = qs(c.name).startsWith(QStringLiteral("%1x").arg(c.nodes)) ? qs(c.name) : QString();
     set("nodes", exact(c.nodes));
     set("gpus_per_node", exact(c.gpusPerNode));
     set("gpus_per_host", c.gpusPerHost > 0 ? exact(c.gpusPerHost) : QString());

@@ -106,6 +106,11 @@ private:
     QDialogButtonBox* m_buttons = nullptr;
     AskPath m_askPath;
     bool m_loading = false;
+    /// The name field's text while it follows the GPU and the counts (a name that counts the cluster, "32x8
+    /// H100 SXM", at first; empty: the name is the user's); a name the user types differs from it and stays.
+    QString m_followedName;
+    QString generatedName() const;
+    void followName();
 };
 
 } // namespace sp::views

@@ -116,39 +116,39 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     e << YAML::Key << "tflops" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (int i = 0; i < kDtypeCount; ++i)
         if (c.gpu.tflops[i] > 0)
-            e << YAML::Key << std::string(kDtypeNames[i]) << YAML::Value << c.gpu.tflops[i];
+            e << YAML::Key << std::string(kDtypeNames[i]) << YAML::Value << Num{c.gpu.tflops[i]};
     e << YAML::EndMap;
-    e << YAML::Key << "hbm_gb" << YAML::Value << c.gpu.hbmGB;
-    if (c.gpu.memoryMiB > 0) e << YAML::Key << "memory_mib" << YAML::Value << c.gpu.memoryMiB;
-    e << YAML::Key << "hbm_tb_s" << YAML::Value << c.gpu.hbmTBs;
-    if (c.gpu.tdpW > 0) e << YAML::Key << "tdp_w" << YAML::Value << c.gpu.tdpW;
+    e << YAML::Key << "hbm_gb" << YAML::Value << Num{c.gpu.hbmGB};
+    if (c.gpu.memoryMiB > 0) e << YAML::Key << "memory_mib" << YAML::Value << Num{c.gpu.memoryMiB};
+    e << YAML::Key << "hbm_tb_s" << YAML::Value << Num{c.gpu.hbmTBs};
+    if (c.gpu.tdpW > 0) e << YAML::Key << "tdp_w" << YAML::Value << Num{c.gpu.tdpW};
     e << YAML::EndMap;
-    if (c.pricePerGpuHour > 0) e << YAML::Key << "price_per_gpu_hour" << YAML::Value << c.pricePerGpuHour;
+    if (c.pricePerGpuHour > 0) e << YAML::Key << "price_per_gpu_hour" << YAML::Value << Num{c.pricePerGpuHour};
     e << YAML::Key << "intra_node" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
       << c.intraNode.name;
-    e << YAML::Key << "gb_s_per_gpu" << YAML::Value << c.intraNode.gbPerS;
-    e << YAML::Key << "latency_us" << YAML::Value << c.intraNode.latencyUs;
+    e << YAML::Key << "gb_s_per_gpu" << YAML::Value << Num{c.intraNode.gbPerS};
+    e << YAML::Key << "latency_us" << YAML::Value << Num{c.intraNode.latencyUs};
     if (c.intraNode.meshLinkGbPerS > 0)
-        e << YAML::Key << "mesh_link_gb_s" << YAML::Value << c.intraNode.meshLinkGbPerS;
+        e << YAML::Key << "mesh_link_gb_s" << YAML::Value << Num{c.intraNode.meshLinkGbPerS};
     e << YAML::EndMap;
     if (c.interNode.gbPerS > 0) {
         e << YAML::Key << "inter_node" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
           << c.interNode.name;
-        e << YAML::Key << "nic_gbit_s_per_gpu" << YAML::Value << c.interNode.gbPerS * 8.0;
-        e << YAML::Key << "latency_us" << YAML::Value << c.interNode.latencyUs << YAML::EndMap;
+        e << YAML::Key << "nic_gbit_s_per_gpu" << YAML::Value << Num{c.interNode.gbPerS * 8.0};
+        e << YAML::Key << "latency_us" << YAML::Value << Num{c.interNode.latencyUs} << YAML::EndMap;
     }
     const auto& f = c.efficiency;
     e << YAML::Key << "efficiency" << YAML::Value << YAML::BeginMap;
-    e << YAML::Key << "compute" << YAML::Value << f.compute << YAML::Key << "memory" << YAML::Value
+    e << YAML::Key << "compute" << YAML::Value << Num{f.compute} << YAML::Key << "memory" << YAML::Value
       << f.memory;
-    e << YAML::Key << "intra_node" << YAML::Value << f.intraNode << YAML::Key << "inter_node" << YAML::Value
+    e << YAML::Key << "intra_node" << YAML::Value << Num{f.intraNode} << YAML::Key << "inter_node" << YAML::Value
       << f.interNode;
-    e << YAML::Key << "launch_us" << YAML::Value << f.launchUs;
-    e << YAML::Key << "grouped_gemm" << YAML::Value << f.groupedGemm << YAML::Key << "overlap" << YAML::Value
-      << f.overlap << YAML::Key << "kv_read" << YAML::Value << f.kvRead;
-    e << YAML::Key << "op_overlap" << YAML::Value << f.opOverlap;
-    if (f.fusedMoeMemory > 0) e << YAML::Key << "fused_moe_memory" << YAML::Value << f.fusedMoeMemory;
-    if (f.computeFp4 > 0) e << YAML::Key << "compute_fp4" << YAML::Value << f.computeFp4;
+    e << YAML::Key << "launch_us" << YAML::Value << Num{f.launchUs};
+    e << YAML::Key << "grouped_gemm" << YAML::Value << Num{f.groupedGemm} << YAML::Key << "overlap" << YAML::Value
+      << f.overlap << YAML::Key << "kv_read" << YAML::Value << Num{f.kvRead};
+    e << YAML::Key << "op_overlap" << YAML::Value << Num{f.opOverlap};
+    if (f.fusedMoeMemory > 0) e << YAML::Key << "fused_moe_memory" << YAML::Value << Num{f.fusedMoeMemory};
+    if (f.computeFp4 > 0) e << YAML::Key << "compute_fp4" << YAML::Value << Num{f.computeFp4};
     e << YAML::EndMap;
     e << YAML::EndMap;
 }

@@ -7,6 +7,7 @@
 #include "core/io/formatsimpl.h"
 #include "core/io/hfconfig.h"
 
+#include <charconv>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -68,6 +69,12 @@ std::optional<FileKind> kindOfDocument(const YAML::Node& n) {
 
 std::string emitted(const YAML::Emitter& e) {
     return std::string(e.c_str()) + "\n";
+}
+
+YAML::Emitter& operator<<(YAML::Emitter& e, Num n) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, n.v); // the shortest text that reads back exactly
+    return e << std::string(buf, r.ptr);
 }
 
 } // namespace formats

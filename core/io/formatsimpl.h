@@ -34,6 +34,12 @@ void checkHeader(const MapReader& r, FileKind expected);
 /// tell.
 std::optional<FileKind> kindOfDocument(const YAML::Node& n);
 std::string emitted(const YAML::Emitter& e);
+/// A number written in the fewest digits that read back to it ("4.8", where yaml-cpp's 17 significant digits
+/// write "4.7999999999999998").
+struct Num {
+    double v;
+};
+YAML::Emitter& operator<<(YAML::Emitter& e, Num n);
 
 // modelfiles.cpp, clusterfiles.cpp, workloadfiles.cpp, constraintfiles.cpp
 Model readAnyModel(const MapReader& r); ///< a model file or a Hugging Face config.json
