@@ -10,6 +10,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     registerMetatypes();
     m_dialogs = std::make_unique<FileDialogs>(this, m_samplesDir + QStringLiteral("/scenarios"),
                                               m_options.persistSettings);
+    m_dialogs->setShippedDir(m_samplesDir); // save dialogs keep out of the program's own samples
     if (m_options.fileAnswer) m_dialogs->setAnswer(m_options.fileAnswer);
     m_controller = new SearchController(this);
     connect(m_controller, &SearchController::progressed, this, &MainWindow::onProgress);
@@ -39,6 +40,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
         QSettings s;
         restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
         restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+        // The tabs' and elite table's heights as the user left them (fitSplit's defaults otherwise).
+        if (m_split->restoreState(s.value(QStringLiteral("window/split")).toByteArray())) m_splitSized = true;
         rebuildRecentMenu();
     }
     updateTitle();
@@ -70,6 +73,8 @@ void MainWindow::fitScenarioPanel() {
 bool MainWindow::eventFilter(QObject* watched, QEvent* e) {
     if (watched == m_editor && e->type() == QEvent::LayoutRequest) {
         fitScenarioPanel();
+    } else if (watched == m_split && e->type() == QEvent::Resize && !m_splitSized) {
+        fitSplit(); // before the splitter lays out its new height
     } else if (e->type() == QEvent::ShortcutOverride) {
         auto* w = qobject_cast<QWidget*>(watched);
         if (w && w->window() == this) {
@@ -339,6 +344,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
         QSettings s;
         s.setValue(QStringLiteral("window/geometry"), saveGeometry());
         s.setValue(QStringLiteral("window/state"), saveState());
+        if (m_splitSized) s.setValue(QStringLiteral("window/split"), m_split->saveState());
     }
     e->accept();
 }

@@ -30,6 +30,7 @@ class QScrollArea;
 class QLineEdit;
 class QMenu;
 class QSortFilterProxyModel;
+class QSplitter;
 class QTableView;
 class QTabWidget;
 
@@ -217,6 +218,10 @@ private:
     void clearOpenError();
     int ask(const QString& title, const QString& text, int buttons, int defaultButton);
     void fitScenarioPanel();
+    /// The splitter between the view tabs and the elite table at its default sizes (until the user moves it).
+    void fitSplit();
+    /// The elite table's height for `rows` rows.
+    int eliteViewHeight(int rows) const;
     void showInfo(const QString& message);
     void updateTitle();
     void addRecent(const QString& path);
@@ -285,6 +290,8 @@ private:
     views::MessageBanner* m_banner = nullptr;
     views::MessageBanner* m_staleBanner = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QSplitter* m_split = nullptr; ///< the view tabs above, the elite table below
+    bool m_splitSized = false;    ///< moved by the user, or restored: fitSplit leaves it
     QLabel* m_statusScenario = nullptr;
     QMenu* m_recentMenu = nullptr;
     QAction* m_startAction = nullptr;

@@ -32,7 +32,9 @@ void MainWindow::buildUi() {
     m_scenarioDock = scenarioDock;
     scenarioDock->setObjectName(QStringLiteral("scenarioDock"));
     scenarioDock->setWidget(scroll);
-    scenarioDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    // Closable: View > Scenario Panel hides and shows it (the window's saved state keeps which).
+    scenarioDock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
+                              QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, scenarioDock);
     connect(m_editor, &views::ScenarioEditor::edited, this, &MainWindow::scenarioEdited);
     m_undo = new ScenarioUndo(
@@ -58,7 +60,8 @@ void MainWindow::buildUi() {
     auto* runDock = new QDockWidget(tr("Search"), this);
     runDock->setObjectName(QStringLiteral("runDock"));
     runDock->setWidget(m_runPanel);
-    runDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    runDock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
+                         QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, runDock);
     splitDockWidget(scenarioDock, runDock, Qt::Vertical);
     resizeDocks({scenarioDock}, {400}, Qt::Horizontal);
@@ -82,14 +85,13 @@ void MainWindow::buildUi() {
         {Tab::Chart, m_chart},       {Tab::LearningCurve, m_learning}, {Tab::Sharding, m_sharding},
         {Tab::Topology, m_topology}, {Tab::Comparison, m_comparison},  {Tab::Plan, m_details},
         {Tab::Timeline, m_timeline}};
-    const char* tips[] = {
-        "Best throughput against evaluations, per searcher (Ctrl+1)",
-        "The rl searcher's learning curve (Ctrl+2)",
-        "Sharding choice or time share per operator and layer (Ctrl+3)",
-        "GPUs, pipeline stages, parallel groups and link load (Ctrl+4)",
-        "Two plans side by side (Ctrl+5)",
-        "The selected plan's metrics and file (Ctrl+6)",
-        "One step of the selected plan: operators and collectives per pipeline stage (Ctrl+7)"};
+    const char* tips[] = {"Best throughput against evaluations, per searcher",
+                          "The rl searcher's learning curve",
+                          "Sharding choice or time share per operator and layer",
+                          "GPUs, pipeline stages, parallel groups and link load",
+                          "Two plans side by side",
+                          "The selected plan's metrics and file",
+                          "One step of the selected plan: operators and collectives per pipeline stage"};
     for (const auto& [t, w] : tabs) {
         // The topology and the timeline scroll their canvases themselves.
         const bool scrolls = t == Tab::Topology || t == Tab::Timeline;
@@ -115,10 +117,9 @@ void MainWindow::buildUi() {
     m_eliteView->setWordWrap(false);
     m_eliteView->verticalHeader()->hide();
     m_eliteView->verticalHeader()->setDefaultSectionSize(m_eliteView->fontMetrics().height() + 8);
-    // Ten rows, the header, the frame, and a horizontal scroll bar when the columns are wider than the view.
-    m_eliteView->setMinimumHeight(m_eliteView->horizontalHeader()->sizeHint().height() +
-                                  10 * m_eliteView->verticalHeader()->defaultSectionSize() + 6 +
-                                  m_eliteView->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
+    // Three rows at least, so that the splitter above it moves on a 720 px screen (a minimum of ten rows
+    // left it no room either way); fitSplit gives it ten when there is room.
+    m_eliteView->setMinimumHeight(eliteViewHeight(3));
     m_eliteView->horizontalHeader()->setStretchLastSection(true);
     // The operator choices beside the degrees: rows alike in every figure differ there, and at the end of a
     // wide table the column was cut off.
@@ -152,11 +153,16 @@ void MainWindow::buildUi() {
     el->addWidget(m_eliteView, 1);
 
     auto* split = new QSplitter(Qt::Vertical);
+    m_split = split;
+    split->setObjectName(QStringLiteral("centralSplit"));
     split->addWidget(m_tabs);
     split->addWidget(elitePanel);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    // A taller window gives its height to the views; the elite table keeps the height it was given.
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 0);
     split->setChildrenCollapsible(false);
+    split->installEventFilter(this); // its resizes: fitSplit, until the user moves it
+    connect(split, &QSplitter::splitterMoved, this, [this] { m_splitSized = true; });
     auto* central = new QWidget;
     auto* cl = new QVBoxLayout(central);
     cl->setContentsMargins(4, 4, 4, 0);
@@ -169,6 +175,26 @@ void MainWindow::buildUi() {
     m_statusScenario = new QLabel;
     m_statusScenario->setStyleSheet(QStringLiteral("color: #4b5563; padding: 0 6px;"));
     statusBar()->addPermanentWidget(m_statusScenario);
+}
+
+int MainWindow::eliteViewHeight(int rows) const {
+    // The header, the rows, the frame, and a horizontal scroll bar when the columns are wider than the view.
+    return m_eliteView->horizontalHeader()->sizeHint().height() +
+           rows * m_eliteView->verticalHeader()->defaultSectionSize() + 6 +
+           m_eliteView->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+}
+
+void MainWindow::fitSplit() {
+    // The elite table gets ten rows when the tabs keep kTabsHeight px, else what is left, down to its
+    // minimum: at 1280x720 the tabs get 400 px (a ten-row minimum of the table left them 240 to 340), at
+    // 1600x1000 the table its ten rows.
+    QWidget* elite = m_split->widget(1);
+    const int avail = m_split->contentsRect().height() - m_split->handleWidth();
+    if (avail <= 0) return;
+    const int preferred = elite->sizeHint().height() - m_eliteView->sizeHint().height() + eliteViewHeight(10);
+    const int least = std::max(elite->minimumSizeHint().height(), elite->minimumHeight());
+    const int height = std::max(least, std::min(preferred, avail - kTabsHeight));
+    if (m_split->sizes() != QList<int>{avail - height, height}) m_split->setSizes({avail - height, height});
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -59,6 +59,8 @@ using views::qs;
 
 inline constexpr int kEliteRows = 50;
 inline constexpr int kMaxRecent = 10;
+/// The view tabs' height, before the elite table below gets more than its minimum (MainWindow::fitSplit).
+inline constexpr int kTabsHeight = 400;
 /// A rerun's starts: the best plans of each searcher's last run (as the Pareto sweep hands on 16).
 inline constexpr int kRerunStarts = 16;
 inline const QString kSessionSuffix = QStringLiteral("spsession");

@@ -18,6 +18,7 @@
 #include <QPixmap>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabWidget>
 #include <QToolBar>
 #include <QUndoStack>
 
@@ -57,6 +58,9 @@ QString WindowActions::shortcutsHelp() {
         "<tr><td><b>Ctrl+Alt+E</b></td><td>Export the plan's launch files (vLLM, SGLang, Dynamo)</td></tr>"
         "<tr><td><b>Ctrl+1 ... Ctrl+7</b></td><td>Progress, learning curve, sharding, topology, "
         "comparison, plan, timeline</td></tr>"
+        "<tr><td><b>Ctrl+8 / Ctrl+9</b></td><td>Pareto front / Serving</td></tr>"
+        "<tr><td><b>Ctrl+Tab / Ctrl+Shift+Tab</b></td><td>Next / previous tab, wherever the focus is "
+        "in the window</td></tr>"
         "<tr><td><b>+ / - / 0, Ctrl+wheel</b></td><td>Timeline: zoom the time axis in / out / whole step; "
         "topology: Ctrl+wheel zooms</td></tr>"
         "<tr><td><b>Ctrl+L</b></td><td>Logarithmic evaluations axis</td></tr>"
@@ -213,11 +217,29 @@ void WindowActions::build(MainWindow& w) {
                                     "efficiency factors to them (Ctrl+Shift+C)"));
 
     auto* view = w.menuBar()->addMenu(MainWindow::tr("&View"));
-    int key = Qt::Key_1;
-    for (Tab t : {Tab::Chart, Tab::LearningCurve, Tab::Sharding, Tab::Topology, Tab::Comparison, Tab::Plan,
-                  Tab::Timeline})
-        view->addAction(w.m_tabs->tabText(int(t)), QKeySequence(Qt::CTRL | Qt::Key(key++)), &w,
-                        [&w, t] { w.showTab(t); });
+    // Every tab, in order, Ctrl+1 to Ctrl+9 (the Pareto front and Serving tabs included); its tooltip names
+    // the key.
+    QTabWidget* tabs = w.m_tabs;
+    for (int i = 0; i < tabs->count() && i < 9; ++i) {
+        const QKeySequence key(Qt::CTRL | Qt::Key(Qt::Key_1 + i));
+        reg(QStringLiteral("tab%1").arg(i + 1),
+            view->addAction(tabs->tabText(i), key, &w, [tabs, i] { tabs->setCurrentIndex(i); }));
+        tabs->setTabToolTip(
+            i, QStringLiteral("%1 (%2)").arg(tabs->tabToolTip(i), key.toString(QKeySequence::NativeText)));
+    }
+    // The window's, not the tab bar's (that one acts only while the tabs have the focus): a focused field of
+    // the scenario panel or the elite table switches the tabs too. Ctrl+Shift+Tab also matches the Backtab
+    // that X11 sends (QShortcutMap tries Tab after Backtab).
+    auto step = [tabs](int by) {
+        if (tabs->count() > 0)
+            tabs->setCurrentIndex((tabs->currentIndex() + by + tabs->count()) % tabs->count());
+    };
+    reg(QStringLiteral("nextTab"),
+        view->addAction(MainWindow::tr("&Next Tab"), QKeySequence(Qt::CTRL | Qt::Key_Tab), &w,
+                        [step] { step(1); }));
+    reg(QStringLiteral("previousTab"),
+        view->addAction(MainWindow::tr("&Previous Tab"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab), &w,
+                        [step] { step(-1); }));
     view->addSeparator();
     QAction* logX = view->addAction(MainWindow::tr("&Logarithmic Evaluations Axis"),
                                     QKeySequence(MainWindow::tr("Ctrl+L")));
@@ -230,7 +252,15 @@ void WindowActions::build(MainWindow& w) {
         w.m_eliteFilter->selectAll();
     });
     view->addSeparator();
-    for (QDockWidget* d : w.findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+    // The panels shown or hidden (closable docks: a dock's toggle action is disabled otherwise); the window's
+    // saved state keeps which are shown.
+    for (QDockWidget* d : w.findChildren<QDockWidget*>()) {
+        QAction* toggle = d->toggleViewAction();
+        toggle->setText(MainWindow::tr("%1 Panel").arg(d->windowTitle()));
+        toggle->setToolTip(MainWindow::tr("Show or hide the %1 panel").arg(d->windowTitle().toLower()));
+        reg(d->objectName(), toggle);
+        view->addAction(toggle);
+    }
 
     auto* help = w.menuBar()->addMenu(MainWindow::tr("&Help"));
     help->addAction(MainWindow::tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, &w, [&w] {
