@@ -477,6 +477,23 @@ private slots:
         QCOMPARE(t.progress(1.0).left, -1.0);
     }
 
+    // After Stop the bar counts as it did while the batch ran: a run that ended by itself before the stop
+    // (fewer evaluations than its budget) counts what it made, a stopped one its budget ("of 1,400,001" once
+    // followed "of 1,200,222" for the same batch).
+    void stoppedBatchCountsAsWhileItRan() {
+        app::RunTracker t;
+        app::RunState early, cut;
+        early.target = 200'000, early.evaluations = 222, early.finished = true; // exhaustive: a small space
+        cut.target = 1'200'000, cut.evaluations = 300'000;
+        t.add(QStringLiteral("exhaustive"), early);
+        t.add(QStringLiteral("random"), cut);
+        const int64_t running = t.progress(1.0).total;
+        QCOMPARE(running, int64_t(1'200'222));
+        t[QStringLiteral("random")].finished = t[QStringLiteral("random")].stopped = true;
+        QCOMPARE(t.progress(1.0).total, running);
+        QCOMPARE(t.progress(1.0).done, int64_t(300'222));
+    }
+
     void refusedExhaustiveReadsAsRefused() {
         MainWindow w(testOptions());
         w.show();

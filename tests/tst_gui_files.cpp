@@ -390,6 +390,11 @@ private slots:
                      !text.contains(QStringLiteral("chat serving")),
                  qPrintable(text));
         QVERIFY(!proposed.first().startsWith(dir.path()));
+        // Not into the program's own samples either (read-only where installed), though a sample was opened
+        // last: the user's documents folder, or home.
+        const QString samples = QDir(kSamples).canonicalPath();
+        const QString first = QFileInfo(proposed.first()).absolutePath();
+        QVERIFY2(!QDir(first).canonicalPath().startsWith(samples), qPrintable(proposed.first()));
         w.action(QStringLiteral("saveSession"))->trigger();
         QCOMPARE(proposed.size(), 2);
         // Save Session offers a file name, in the last folder.

@@ -67,6 +67,22 @@ private slots:
                  qPrintable(QString::number(v.minimumSizeHint().width())));
     }
 
+    // With the stale banner shown (its text wraps over lines) in a short view, the plot keeps its height: the
+    // page's least height holds it, so the tab scrolls (it once squeezed the plot to about 40 px at 720 p).
+    void bannerLeavesThePlotItsHeight() {
+        views::ParetoView v;
+        v.setStale(QStringLiteral("the scenario changed since this sweep: the model, the cluster (GPU type, "
+                                  "nodes), the workload's lengths and SLOs; rerun to sweep it as it is now"));
+        v.resize(640, 240);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QVERIFY(v.isStale());
+        v.resize(640, v.minimumSizeHint().height()); // as a scroll area lays out a page taller than itself
+        QTest::qWait(50);
+        QVERIFY2(v.plotWidget()->height() >= views::ParetoView::kMinPlotHeight,
+                 qPrintable(QString::number(v.plotWidget()->height())));
+    }
+
     // Points are grouped by family, in order of first appearance, drawn after the 40 ms throttle; the final
     // result replaces them; a point a log axis cannot show is dropped.
     void viewGroupsByFamily() {

@@ -60,6 +60,9 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_view = new QChartView(m_chart, this);
     m_view->setRenderHint(QPainter::Antialiasing);
+    // A chart keeps a readable height (axes, legend and points); where the tab is shorter (720 p) with a
+    // banner above, the page scrolls rather than squeezing the plot (it once got about 40 px).
+    m_view->setMinimumHeight(kMinPlotHeight);
     m_view->setToolTip(tr("Throughput per GPU against tokens/s per user: each point a plan searched under a "
                           "TPOT target and the TTFT SLO; click one to select its plan"));
     // A point's tooltip is answered here, before the chart view's own help text (which would replace it).

@@ -40,6 +40,8 @@ class MessageBanner;
 class ParetoView : public QWidget {
     Q_OBJECT
 public:
+    /// The plot's least height, px: below it the page scrolls.
+    static constexpr int kMinPlotHeight = 260;
     explicit ParetoView(QWidget* parent = nullptr);
     ~ParetoView() override;
 

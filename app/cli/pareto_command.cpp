@@ -144,6 +144,7 @@ int cmdPareto(const std::vector<std::string>& argv) {
     // The disaggregated frontier at the same TPOT targets, each point's best split beside the aggregated
     // frontier's best plan at that TPOT (core/searchers/disagg_search.h).
     std::vector<DisaggFrontierPoint> dis;
+    DisaggFrontierTotals disTotals;
     if (disaggregated) {
         DisaggSearchOptions d;
         d.searcher = o.searcher;
@@ -152,7 +153,7 @@ int cmdPareto(const std::vector<std::string>& argv) {
         d.threads = o.threads;
         d.warm = o.warm;
         InterruptToStop interrupt;
-        dis = disaggregatedFrontier(*scenario, r.targetsMs, d, interrupt.token());
+        dis = disaggregatedFrontier(*scenario, r.targetsMs, d, interrupt.token(), &disTotals);
     }
     const auto aggregatedAt = [&](double tpotMs) {
         const ParetoPoint* q = pointAtTpot(r.frontier, tpotMs * (1 + 1e-9));
@@ -199,6 +200,9 @@ int cmdPareto(const std::vector<std::string>& argv) {
         auto& m = j["megatron"] = nlohmann::ordered_json::array();
         for (const auto& p : r.megatron) m.push_back(pointJson(p, *scenario));
         if (disaggregated) {
+            j["disaggregated_searches"] = disTotals.searches;
+            j["disaggregated_evaluations"] = disTotals.evaluations;
+            j["disaggregated_seconds"] = disTotals.seconds;
             auto& dj = j["disaggregated"] = nlohmann::ordered_json::array();
             for (const auto& p : dis)
                 dj.push_back(
@@ -227,6 +231,9 @@ int cmdPareto(const std::vector<std::string>& argv) {
             scenario->workload.ttftMs > 0 ? (std::to_string(int(scenario->workload.ttftMs)) + " ms").c_str()
                                           : "unlimited",
             r.searches, (long long)r.evaluations, r.seconds, r.cpuSeconds, r.stopped ? " (stopped)" : "");
+        if (disaggregated)
+            std::printf("splits      %d pool searches, %lld evaluations in %.2f s (the disaggregated frontier)\n",
+                        disTotals.searches, (long long)disTotals.evaluations, disTotals.seconds);
         if (!at) {
             printPoints("frontier", r.frontier, scenario->cluster, moe);
             printPoints("megatron", r.megatron, scenario->cluster, moe);

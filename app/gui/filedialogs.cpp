@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QStandardPaths>
 
 namespace sp::app {
 
@@ -28,6 +29,18 @@ QString FileDialogs::lastDir() const {
     return m_fallback;
 }
 
+QString FileDialogs::saveDir() const {
+    const QString dir = lastDir();
+    const QString shipped = m_shipped.isEmpty() ? m_fallback : m_shipped;
+    const QString samples = shipped.isEmpty() ? QString() : QDir(shipped).canonicalPath();
+    const QString here = QDir(dir).canonicalPath();
+    const bool inSamples =
+        !samples.isEmpty() && (here == samples || here.startsWith(samples + QLatin1Char('/')));
+    if (!inSamples) return dir;
+    const QString docs = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    return !docs.isEmpty() && QFileInfo(docs).isDir() ? docs : QDir::homePath();
+}
+
 void FileDialogs::setLastDir(const QString& dir) {
     m_last = dir;
     if (m_persist) QSettings().setValue(kKey, dir);
@@ -46,7 +59,7 @@ QString FileDialogs::openFile(const QString& title, const QString& filter) {
 
 QString FileDialogs::saveFile(const QString& title, const QString& name, const QString& filter,
                               const QString& suffix) {
-    const QString proposed = QDir(lastDir()).filePath(name);
+    const QString proposed = QDir(saveDir()).filePath(name);
     QString selected;
     QString path = m_answer ? m_answer(title, proposed, filter)
                             : QFileDialog::getSaveFileName(m_parent, title, proposed, filter, &selected);

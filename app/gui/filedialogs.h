@@ -22,6 +22,12 @@ public:
     void setAnswer(Answer a) { m_answer = std::move(a); }
     /// The folder the next dialog opens in: the last one used, else the fallback.
     QString lastDir() const;
+    /// The folder a save dialog proposes: lastDir(), unless that is inside the shipped folder (the program's
+    /// own samples, read-only where installed: opening a sample made it the last folder), then the user's
+    /// documents folder (their home where there is none).
+    QString saveDir() const;
+    /// The shipped folder save dialogs keep out of (default: the fallback folder).
+    void setShippedDir(const QString& dir) { m_shipped = dir; }
     void setLastDir(const QString& dir);
 
     QString openFile(const QString& title, const QString& filter);
@@ -34,6 +40,7 @@ private:
 
     QWidget* m_parent;
     QString m_fallback;
+    QString m_shipped;
     QString m_last;
     bool m_persist;
     Answer m_answer;

@@ -236,15 +236,12 @@ void MainWindow::onBatchFinished(quint64 batch, bool stopped) {
         text = tr("No feasible plan found");
     }
     if (stopped) {
-        // The bar shows how far the searchers got of the evaluations they were to make.
-        int64_t done = 0, planned = 0;
-        for (const QString& n : m_runs.order()) {
-            const RunState& r = m_runs.at(n);
-            done += r.evaluations;
-            planned += std::max(r.target, r.evaluations);
-        }
+        // The bar shows how far the searchers got of the evaluations they were to make, counted as while
+        // they ran (a run that ended by itself before the stop counts what it made, not its budget: "of
+        // 1,400,001" once followed "of 1,200,222").
+        const BatchProgress p = m_runs.progress(1.0);
         text = tr("Stopped. %1").arg(text);
-        m_runPanel->setStopped(done, planned, text);
+        m_runPanel->setStopped(p.done, p.total, text);
     } else {
         m_runPanel->setFinished(text);
     }

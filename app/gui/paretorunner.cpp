@@ -85,6 +85,7 @@ quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& optio
     struct Outcome {
         ParetoResultPtr result;
         DisaggFrontierPtr disaggregated; ///< null unless asked for and the aggregated sweep succeeded
+        DisaggFrontierTotals totals;     ///< what the disaggregated searches did
         QString error;
     };
     QFuture<Outcome> f =
@@ -93,14 +94,15 @@ quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& optio
             try {
                 auto r = std::make_shared<const ParetoResult>(paretoFront(scenario, options, relay, stop));
                 DisaggFrontierPtr dis;
+                DisaggFrontierTotals totals;
                 if (disaggregated && !r->refused && !stop.stop_requested()) {
                     relay->disaggregatedStarted(int(r->targetsMs.size()));
                     dis = std::make_shared<const std::vector<DisaggFrontierPoint>>(
-                        disaggregatedFrontier(scenario, r->targetsMs, *disaggregated, stop));
+                        disaggregatedFrontier(scenario, r->targetsMs, *disaggregated, stop, &totals));
                 }
-                return {r, dis, {}};
+                return {r, dis, totals, {}};
             } catch (const std::exception& e) {
-                return {nullptr, nullptr, QString::fromUtf8(e.what())};
+                return {nullptr, nullptr, {}, QString::fromUtf8(e.what())};
             }
         });
     m_running = true;
@@ -109,6 +111,7 @@ quint64 ParetoRunner::start(const Scenario& scenario, const ParetoOptions& optio
         relay->deleteLater();
         if (run != m_slot.current()) return;
         m_running = false;
+        m_disaggregatedTotals = o.totals;
         if (o.result && !o.result->refused) {
             if (o.disaggregated) emit disaggregatedFound(run, o.disaggregated);
             emit finished(run, o.result);

@@ -42,6 +42,8 @@ public:
     /// Stops it and drops whatever it still reports (another scenario was opened).
     void cancel();
     bool isRunning() const { return m_running; }
+    /// What the last finished sweep's disaggregated searches did (zero without them), set before finished.
+    const DisaggFrontierTotals& disaggregatedTotals() const { return m_disaggregatedTotals; }
 
 signals:
     /// Points found since the last report, in order (megatron[i]: of the recipe's frontier).
@@ -58,6 +60,7 @@ private:
     class Relay;
     WorkerSlot m_slot;
     bool m_running = false;
+    DisaggFrontierTotals m_disaggregatedTotals;
 };
 
 } // namespace sp::app

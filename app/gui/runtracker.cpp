@@ -25,7 +25,9 @@ BatchProgress RunTracker::progress(double elapsed) const {
     double left = 0;
     for (const QString& n : m_order) {
         const RunState& r = m_runs[n];
-        const int64_t target = r.finished ? r.evaluations : std::max(r.target, r.evaluations);
+        // A run that ended by itself made all it will (an exhaustive search of a small space, rl converging);
+        // one stopped still counts what it was to make, so the bar after Stop shows how far the batch got.
+        const int64_t target = r.finished && !r.stopped ? r.evaluations : std::max(r.target, r.evaluations);
         p.done += r.evaluations;
         p.total += target;
         evals += r.evaluations;

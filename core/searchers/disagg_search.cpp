@@ -151,14 +151,17 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
 }
 
 std::vector<DisaggFrontierPoint> disaggregatedFrontier(const Scenario& s, const std::vector<double>& targets,
-                                                       const DisaggSearchOptions& o, std::stop_token stop) {
+                                                       const DisaggSearchOptions& o, std::stop_token stop,
+                                                       DisaggFrontierTotals* totals) {
     std::vector<DisaggFrontierPoint> all;
+    DisaggFrontierTotals sum;
     for (size_t i = 0; i < targets.size() && !stop.stop_requested(); ++i) {
         Scenario at = s;
         at.workload.tpotMs = targets[i];
         DisaggSearchOptions oi = o;
         oi.seed = o.seed + uint64_t(i);
         const DisaggSearchResult r = searchDisaggregated(at, oi, stop);
+        sum.searches += r.searches, sum.evaluations += r.evaluations, sum.seconds += r.seconds;
         if (!r.found || !r.best.metrics.feasible || !(r.best.metrics.tpotMs > 0)) continue;
         all.push_back({targets[i], r.best.metrics.throughputPerGpu, 1000.0 / r.best.metrics.tpotMs, r.best});
     }
@@ -169,6 +172,7 @@ std::vector<DisaggFrontierPoint> disaggregatedFrontier(const Scenario& s, const 
                 return true;
         return false;
     };
+    if (totals) *totals = sum;
     std::vector<DisaggFrontierPoint> out;
     for (const auto& p : all) {
         const bool twin = std::any_of(out.begin(), out.end(), [&](const DisaggFrontierPoint& q) {

@@ -62,13 +62,22 @@ struct DisaggFrontierPoint {
     DisaggSplit split;           ///< its plan and metrics under the target
 };
 
+/// What a disaggregated frontier's searches did, summed over its TPOT targets.
+struct DisaggFrontierTotals {
+    int searches = 0;        ///< pool searches
+    int64_t evaluations = 0; ///< plans evaluated
+    double seconds = 0;      ///< wall-clock of the searches
+};
+
 /// The disaggregated side of the throughput-interactivity frontier (core/searchers/pareto.h): for each TPOT
 /// target, searchDisaggregated under it (the workload's TTFT SLO kept); the feasible points that no other
-/// dominates (throughput per GPU, tokens/s per user), by tokens/s per user ascending.
+/// dominates (throughput per GPU, tokens/s per user), by tokens/s per user ascending. `totals`, when given,
+/// receives what the searches did (a sweep's status counts both of its parts).
 std::vector<DisaggFrontierPoint> disaggregatedFrontier(const Scenario& scenario,
                                                        const std::vector<double>& targetsMs,
                                                        const DisaggSearchOptions& options,
-                                                       std::stop_token stop = {});
+                                                       std::stop_token stop = {},
+                                                       DisaggFrontierTotals* totals = nullptr);
 
 /// A plan of one pool size carried to another: pp, tp, etp and the choices kept, dp (and ep, or edp where
 /// ep would pass the experts) scaled to the new GPUs; nullopt when they do not divide.
