@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 #include <QWheelEvent>
@@ -18,6 +19,8 @@ namespace sp::testing {
 using sp::app::MainWindow;
 inline const QString kSamples = QStringLiteral(SHARDPLAN_SAMPLES_DIR);
 inline const QString kDefault = kSamples + QStringLiteral("/scenarios/llama-3.1-8b-h100-1x8.yaml");
+/// The serving sample with p99 SLOs the Serving tab's tests run on.
+inline const QString kP99 = kSamples + QStringLiteral("/scenarios/llama-3.1-70b-h200-1x8-chat-p99.yaml");
 
 inline MainWindow::Options testOptions() {
     MainWindow::Options o;
@@ -59,6 +62,22 @@ inline void typeInto(QLineEdit* e, const QString& text) {
     e->selectAll();
     QTest::keyClick(e, Qt::Key_Backspace);
     QTest::keyClicks(e, text);
+}
+
+/// The push button of `w` (or its children) that reads `text`; null where none does.
+inline QPushButton* button(QWidget* w, const QString& text) {
+    for (auto* b : w->findChildren<QPushButton*>())
+        if (b->text() == text) return b;
+    return nullptr;
+}
+
+/// Qt's warnings about ambiguous shortcuts (two actions on one key run neither), collected while a test runs
+/// (and still printed): install collectAmbiguous in init(), restore g_previousHandler in cleanup().
+inline QStringList g_ambiguous;
+inline QtMessageHandler g_previousHandler = nullptr;
+inline void collectAmbiguous(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (message.contains(QLatin1String("Ambiguous shortcut"))) g_ambiguous << message;
+    if (g_previousHandler) g_previousHandler(type, context, message);
 }
 
 /// Runs a short search (random + sa) and waits for it to end.

@@ -24,15 +24,6 @@ using namespace sp;
 using namespace sp::testing;
 
 namespace {
-const QString kP99 = kSamples + QStringLiteral("/scenarios/llama-3.1-70b-h200-1x8-chat-p99.yaml");
-
-/// Qt's warnings about ambiguous shortcuts (two actions on one key run neither), collected while a test runs.
-QStringList g_ambiguous;
-QtMessageHandler g_previous = nullptr;
-void collect(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-    if (message.contains(QLatin1String("Ambiguous shortcut"))) g_ambiguous << message;
-    if (g_previous) g_previous(type, context, message);
-}
 
 QMenu* menuTitled(MainWindow& w, const QString& title) {
     for (QAction* a : w.menuBar()->actions())
@@ -84,9 +75,9 @@ private slots:
     }
     void init() {
         g_ambiguous.clear();
-        g_previous = qInstallMessageHandler(collect);
+        g_previousHandler = qInstallMessageHandler(collectAmbiguous);
     }
-    void cleanup() { qInstallMessageHandler(g_previous); }
+    void cleanup() { qInstallMessageHandler(g_previousHandler); }
 
     // Ctrl+1 to Ctrl+9 show the tabs in order, Ctrl+8 the Pareto front and Ctrl+9 Serving; each has its View
     // entry named as the tab, its tooltip names the key, and F1 lists them.

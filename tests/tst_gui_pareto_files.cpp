@@ -43,12 +43,6 @@ namespace {
 
 const QString kHfGptOss = QStringLiteral(SHARDPLAN_TESTDATA_DIR "/hf/gpt-oss-120b.config.json");
 
-QPushButton* button(QWidget* in, const QString& text) {
-    for (auto* b : in->findChildren<QPushButton*>())
-        if (b->text() == text) return b;
-    return nullptr;
-}
-
 /// Sets the Pareto tab's points and budget per search.
 void sweepSize(views::ParetoView* v, int points, int budget) {
     const auto spins = v->findChildren<QSpinBox*>();

@@ -22,13 +22,6 @@ using namespace sp;
 using namespace sp::testing;
 
 namespace {
-const QString kP99 = kSamples + QStringLiteral("/scenarios/llama-3.1-70b-h200-1x8-chat-p99.yaml");
-
-QPushButton* button(QWidget* w, const QString& text) {
-    for (auto* b : w->findChildren<QPushButton*>())
-        if (b->text() == text) return b;
-    return nullptr;
-}
 
 /// Everything the tab draws, as text: each chart's title, axes and series (names and points), the summary,
 /// the capacity answer and the status line.

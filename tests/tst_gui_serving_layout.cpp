@@ -19,7 +19,6 @@ using namespace sp;
 using namespace sp::testing;
 
 namespace {
-const QString kP99 = kSamples + QStringLiteral("/scenarios/llama-3.1-70b-h200-1x8-chat-p99.yaml");
 
 QScrollArea* scrollOf(QWidget* w) {
     for (QWidget* p = w->parentWidget(); p; p = p->parentWidget())

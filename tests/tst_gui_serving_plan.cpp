@@ -23,13 +23,6 @@ using namespace sp;
 using namespace sp::testing;
 
 namespace {
-const QString kP99 = kSamples + QStringLiteral("/scenarios/llama-3.1-70b-h200-1x8-chat-p99.yaml");
-
-QPushButton* button(QWidget* w, const QString& text) {
-    for (auto* b : w->findChildren<QPushButton*>())
-        if (b->text() == text) return b;
-    return nullptr;
-}
 
 /// The combo box that picks the plan served: the one offering Megatron.
 QComboBox* planChoice(QWidget* v) {

@@ -20,15 +20,6 @@ using namespace sp;
 using namespace sp::testing;
 
 namespace {
-const QString kP99 = kSamples + QStringLiteral("/scenarios/llama-3.1-70b-h200-1x8-chat-p99.yaml");
-
-/// Qt's warnings about ambiguous shortcuts, collected while the test runs (and still printed).
-QStringList g_ambiguous;
-QtMessageHandler g_previous = nullptr;
-void collect(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-    if (message.contains(QLatin1String("Ambiguous shortcut"))) g_ambiguous << message;
-    if (g_previous) g_previous(type, context, message);
-}
 
 MainWindow::Options options() {
     MainWindow::Options o = testOptions();
@@ -36,11 +27,6 @@ MainWindow::Options options() {
     return o;
 }
 
-QPushButton* button(QWidget* w, const QString& text) {
-    for (auto* b : w->findChildren<QPushButton*>())
-        if (b->text() == text) return b;
-    return nullptr;
-}
 } // namespace
 
 class TestGuiStop : public QObject {
@@ -48,9 +34,9 @@ class TestGuiStop : public QObject {
 private slots:
     void init() {
         g_ambiguous.clear();
-        g_previous = qInstallMessageHandler(collect);
+        g_previousHandler = qInstallMessageHandler(collectAmbiguous);
     }
-    void cleanup() { qInstallMessageHandler(g_previous); }
+    void cleanup() { qInstallMessageHandler(g_previousHandler); }
 
     // A search and a serving simulation at once, the focus in the Serving tab: one Esc stops both, each
     // keeping what it has.

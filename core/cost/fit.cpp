@@ -43,15 +43,21 @@ std::vector<CalibrationCase> withEfficiency(std::vector<CalibrationCase> cases, 
     return cases;
 }
 
-/// Sum of squared log errors; a prediction of nothing counts as a factor of 1000 off.
-double objective(const std::vector<CalibrationCase>& cases, const Efficiency& e) {
-    double sum = 0;
+/// Each case's log(predicted / measured) with the factors e (a prediction of nothing: log 1000).
+std::vector<double> logErrors(const std::vector<CalibrationCase>& cases, const Efficiency& e) {
+    std::vector<double> out;
     for (auto c : cases) {
         c.scenario.cluster.efficiency = e;
         const CalibrationRow r = predictCase(c);
-        const double l = r.predicted > 0 ? std::log(r.predicted / r.measured) : std::log(1000.0);
-        sum += l * l;
+        out.push_back(r.predicted > 0 ? std::log(r.predicted / r.measured) : std::log(1000.0));
     }
+    return out;
+}
+
+/// Sum of squared log errors; a prediction of nothing counts as a factor of 1000 off.
+double objective(const std::vector<CalibrationCase>& cases, const Efficiency& e) {
+    double sum = 0;
+    for (double l : logErrors(cases, e)) sum += l * l;
     return sum;
 }
 
@@ -109,17 +115,6 @@ Efficiency fit(const std::vector<CalibrationCase>& cases, Efficiency e, int& eva
         stopped = true;
         return s.best;
     }
-}
-
-/// Each case's log(predicted / measured) with the factors e (a prediction of nothing: log 1000).
-std::vector<double> logErrors(const std::vector<CalibrationCase>& cases, const Efficiency& e) {
-    std::vector<double> out;
-    for (auto c : cases) {
-        c.scenario.cluster.efficiency = e;
-        const CalibrationRow r = predictCase(c);
-        out.push_back(r.predicted > 0 ? std::log(r.predicted / r.measured) : std::log(1000.0));
-    }
-    return out;
 }
 
 /// How well the runs determine each fitted factor: at the fit e, the Jacobian J of the log errors in the free
