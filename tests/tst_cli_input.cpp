@@ -419,6 +419,36 @@ private slots:
             qPrintable(skipped.out));
     }
 
+    // calibrate and calibrate --serving say their errors by GPU family and engine as well as overall, in text and
+    // JSON; a family's count in the JSON equals its rows.
+    void calibrateReportsByFamilyAndEngine() {
+        const QString file = QStringLiteral(SHARDPLAN_TESTDATA_DIR "/calibration/blackwell-measurements.yaml");
+        const Run text = shardplan({"calibrate", file});
+        QVERIFY2(text.code == 0, qPrintable(text.err));
+        QVERIFY2(text.out.contains("by GPU family and engine:"), qPrintable(text.out));
+        QVERIFY2(QRegularExpression(R"(\n  blackwell\s+trtllm\s+\d+ measurements median absolute error\s+\d+\.\d%)")
+                     .match(text.out)
+                     .hasMatch(),
+                 qPrintable(text.out));
+        const Run json = shardplan({"calibrate", file, "--json"});
+        QVERIFY2(json.code == 0, qPrintable(json.err));
+        const QJsonObject j = jsonLine(json.out);
+        int blackwellRows = 0;
+        for (const auto& r : j["rows"].toArray())
+            if (r.toObject()["family"].toString() == "blackwell") ++blackwellRows;
+        QVERIFY(blackwellRows > 0);
+        bool found = false;
+        for (const auto& g : j["groups"].toArray()) {
+            const QJsonObject o = g.toObject();
+            if (o["family"].toString() != "blackwell") continue;
+            found = true;
+            QCOMPARE(o["engine"].toString(), QString("trtllm"));
+            QCOMPARE(o["count"].toInt(), blackwellRows);
+            QVERIFY(o["median_abs_error"].toDouble() > 0);
+        }
+        QVERIFY(found);
+    }
+
     // The README is a front door (at most 300 lines) and every page it and docs/ link to, and every picture,
     // is there: a page moved or renamed fails here, not in a reader's browser.
     void readmeAndDocsLinksResolve() {

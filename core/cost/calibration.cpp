@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 namespace sp {
 
@@ -191,15 +192,46 @@ CalibrationRow predictCase(const CalibrationCase& c) {
     return row;
 }
 
+std::string gpuFamilyOf(const Scenario& s) {
+    const GpuSpec* g = findGpuByName(s.cluster.gpu.name);
+    return g && !g->family.empty() ? g->family : "other";
+}
+
+std::string engineOf(const Scenario& s) {
+    return std::string(kMemoryRuleNames[size_t(s.constraints.memoryRule)]);
+}
+
+std::vector<ErrorGroup> groupErrors(const std::vector<GroupedError>& errors) {
+    std::vector<GroupedError> sorted = errors;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const GroupedError& a, const GroupedError& b) {
+        return std::tie(a.family, a.engine) < std::tie(b.family, b.engine);
+    });
+    std::vector<ErrorGroup> out;
+    for (size_t i = 0; i < sorted.size();) {
+        size_t j = i;
+        std::vector<double> abs;
+        while (j < sorted.size() && sorted[j].family == sorted[i].family && sorted[j].engine == sorted[i].engine)
+            abs.push_back(std::fabs(sorted[j++].error));
+        out.push_back({sorted[i].family, sorted[i].engine, abs.size(), median(abs)});
+        i = j;
+    }
+    return out;
+}
+
 CalibrationReport calibrationReport(const CalibrationSet& set) {
     CalibrationReport rep;
     rep.skipped = set.skipped;
     std::vector<double> errs;
+    std::vector<GroupedError> grouped;
     for (const auto& c : set.cases) {
-        rep.rows.push_back(predictCase(c));
-        errs.push_back(std::fabs(rep.rows.back().error));
+        CalibrationRow& row = rep.rows.emplace_back(predictCase(c));
+        row.family = gpuFamilyOf(c.scenario);
+        row.engine = engineOf(c.scenario);
+        errs.push_back(std::fabs(row.error));
+        grouped.push_back({row.family, row.engine, row.error});
     }
     rep.medianAbsError = median(errs);
+    rep.groups = groupErrors(grouped);
     return rep;
 }
 

@@ -21,12 +21,36 @@ struct CalibrationRow {
     double predicted = 0;
     double error = 0;      ///< predicted / measured - 1
     bool feasible = false; ///< whether the model thinks the configuration fits (memory, SLOs)
+    std::string family;    ///< gpuFamilyOf the run's scenario
+    std::string engine;    ///< engineOf the run's scenario
 };
+
+/// The errors of one GPU family's runs on one engine: how many and their median |error|. Each family has its
+/// own fitted factors and each engine its own rules (memory, scheduling), so an error that one median hides
+/// shows here.
+struct ErrorGroup {
+    std::string family, engine;
+    size_t count = 0;
+    double medianAbsError = 0;
+};
+/// The database family id of a scenario's GPU ("hopper", "blackwell", "cdna3", ...; "other" for a GPU the
+/// database does not hold).
+std::string gpuFamilyOf(const Scenario& s);
+/// The engine whose rules the scenario runs with (kMemoryRuleNames: "vllm", "sglang", "trtllm").
+std::string engineOf(const Scenario& s);
+/// One group per (family, engine) present, ordered by family then engine; `errors` holds each figure's family,
+/// engine and signed error.
+struct GroupedError {
+    std::string family, engine;
+    double error = 0;
+};
+std::vector<ErrorGroup> groupErrors(const std::vector<GroupedError>& errors);
 
 struct CalibrationReport {
     std::vector<CalibrationRow> rows;
     std::vector<std::string> skipped; ///< "id: why"
     double medianAbsError = 0;
+    std::vector<ErrorGroup> groups; ///< the rows by GPU family and engine
 };
 
 /// One measured run, ready to predict: its scenario, the plan it ran, and the metric measured.

@@ -95,6 +95,7 @@ ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int
                                     double durationS, std::stop_token stop) {
     ServingCheckReport rep;
     std::vector<double> errors;
+    std::vector<GroupedError> grouped;
     for (const ServingCheck& c : checks) {
         if (stop.stop_requested()) break;
         SimOptions o;
@@ -115,12 +116,15 @@ ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int
             if (name == "tpot_mean_ms") v = r->tpotMs.mean;
             if (name == "tpot_p99_ms") v = r->tpotMs.p99;
             if (name == "output_tokens_per_s") v = r->sustainedOutputTokensPerS;
-            ServingCheckRow row{c.id, name, measured, v, v / measured - 1.0};
+            ServingCheckRow row{c.id, name, measured, v, v / measured - 1.0, gpuFamilyOf(c.scenario),
+                                engineOf(c.scenario)};
             errors.push_back(std::abs(row.error));
+            grouped.push_back({row.family, row.engine, row.error});
             rep.rows.push_back(row);
         }
     }
     rep.interrupted = stop.stop_requested();
+    rep.groups = groupErrors(grouped);
     if (!errors.empty()) {
         std::sort(errors.begin(), errors.end());
         const size_t n = errors.size();

@@ -4,6 +4,7 @@
 // benchmark's limits). Each check is a scenario, the plan the submission ran, the rate, and the figures
 // measured; runServingChecks simulates each and gives the error of every figure.
 
+#include "core/cost/calibration.h"
 #include "core/common/error.h"
 #include "core/model/scenario.h"
 
@@ -29,7 +30,8 @@ Result<std::vector<ServingCheck>> loadServingChecks(const std::string& path, con
 struct ServingCheckRow {
     std::string id, figure;
     double measured = 0, simulated = 0;
-    double error = 0; ///< simulated / measured - 1
+    double error = 0;           ///< simulated / measured - 1
+    std::string family, engine; ///< gpuFamilyOf, engineOf the check's scenario
 };
 struct ServingCheckReport {
     std::vector<ServingCheckRow> rows;
@@ -41,6 +43,7 @@ struct ServingCheckReport {
     };
     std::vector<Load> loads;
     double medianAbsError = 0;
+    std::vector<ErrorGroup> groups; ///< the rows by GPU family and engine
     bool interrupted = false; ///< a stop request ended the run: the rows cover the checks that completed
 };
 /// Each check simulated at its rate (seed fixed) for as long as MLPerf's server runs last at least, 600 s
