@@ -176,6 +176,81 @@ private slots:
         QVERIFY2(near(r->firstPreemptionS, t, 1e-9), qPrintable(QString::number(r->firstPreemptionS - t)));
     }
 
+    // The engines' schedulers on the same two requests as above (32 prompt, 40 output tokens at 0; 16-token
+    // blocks). TensorRT-LLM's GUARANTEED_NO_EVICT holds a request's whole context from admission: A takes
+    // ceil((32 + 40 + 1) / 16) = 5 blocks, so a pool of 10 admits both and one of 9 admits B only when A is done
+    // (no preemption; B's first token a prefill after A's last). MAX_UTILIZATION composes steps as vLLM does:
+    // the same run, preemption and all.
+    void trtllmCapacityPolicies() {
+        Scenario s = llama70b();
+        s.constraints.memoryRule = MemoryRule::Trtllm;
+        const CostModel model(s);
+        const Plan p = model.megatronPlan();
+        const StepCost cost(model, p);
+        SimOptions o;
+        o.trace = {{0.0, 32, 40}, {0.0, 32, 40}};
+        o.requests = 0;
+        o.kvBlocks = 10;
+        auto r = simulate(model, p, o);
+        QCOMPARE(r->scheduler, std::string("TensorRT-LLM"));
+        QCOMPARE(r->completed, int64_t(2));
+        QCOMPARE(r->preemptions, int64_t(0));
+        QCOMPARE(r->admissionsBlockedByKv, int64_t(0));
+        o.kvBlocks = 9;
+        r = simulate(model, p, o);
+        QCOMPARE(r->completed, int64_t(2));
+        QCOMPARE(r->preemptions, int64_t(0));
+        QVERIFY(r->admissionsBlockedByKv > 0);
+        // A: its prefill, then 39 decode steps alone at contexts 32 to 70; then B's prefill.
+        double aDone = cost.seconds(prefillOnly(32));
+        for (int j = 1; j <= 39; ++j) aDone += cost.seconds(decodeOnly(1, 31 + j));
+        const double bFirst = aDone + cost.seconds(prefillOnly(32));
+        QVERIFY2(near(r->ttftSortedMs[1], bFirst * 1e3, 1e-9), qPrintable(QString::number(r->ttftSortedMs[1])));
+
+        o.trtllmCapacity = SimOptions::TrtllmCapacity::MaxUtilization;
+        const auto maxUtil = simulate(model, p, o);
+        Scenario v = s;
+        v.constraints.memoryRule = MemoryRule::Vllm;
+        const auto vllm = simulate(CostModel(v), p, o);
+        QCOMPARE(maxUtil->preemptions, int64_t(1));
+        QCOMPARE(vllm->scheduler, std::string("vLLM V1"));
+        QCOMPARE(maxUtil->ttftSortedMs, vllm->ttftSortedMs);
+        QCOMPARE(maxUtil->tpotSortedMs, vllm->tpotSortedMs);
+    }
+
+    // SGLang runs a prefill batch whenever one can be formed, and never mixes it with decoding: with the trace
+    // of tinyTraceByHand (A: 100 prompt, 3 output tokens at 0; B: 200 and 2 at 1 ms), step 2 is B's prefill
+    // alone (vLLM's step 2 carried A's decode beside it), step 3 decodes both at contexts 100 and 200, step 4 A
+    // alone at 101.
+    void sglangPrefillFirst() {
+        Scenario s = llama70b();
+        s.constraints.memoryRule = MemoryRule::Sglang;
+        const CostModel model(s);
+        const Plan p = model.megatronPlan();
+        const StepCost cost(model, p);
+        SimOptions o;
+        o.trace = {{0.0, 100, 3}, {0.001, 200, 2}};
+        o.requests = 0;
+        const auto r = simulate(model, p, o);
+        QVERIFY2(r->ok, r->error.c_str());
+        QCOMPARE(r->scheduler, std::string("SGLang"));
+        QCOMPARE(r->completed, int64_t(2));
+        QCOMPARE(r->steps, int64_t(4));
+        QCOMPARE(r->mixedSteps, int64_t(0));
+        const double s1 = cost.seconds(prefillOnly(100)), s2 = cost.seconds(prefillOnly(200)),
+                     s3 = cost.seconds(decodeOnly(2, 150)), s4 = cost.seconds(decodeOnly(1, 101));
+        std::vector<double> ttft{s1 * 1e3, (s1 + s2 - 0.001) * 1e3}, tpot{(s2 + s3 + s4) / 2 * 1e3, s3 * 1e3};
+        std::sort(ttft.begin(), ttft.end());
+        std::sort(tpot.begin(), tpot.end());
+        for (size_t i = 0; i < 2; ++i) {
+            QVERIFY2(near(r->ttftSortedMs[i], ttft[i], 1e-9), qPrintable(QString::number(r->ttftSortedMs[i])));
+            QVERIFY2(near(r->tpotSortedMs[i], tpot[i], 1e-9), qPrintable(QString::number(r->tpotSortedMs[i])));
+        }
+        Scenario v = s;
+        v.constraints.memoryRule = MemoryRule::Vllm;
+        QCOMPARE(simulate(CostModel(v), p, o)->mixedSteps, int64_t(1));
+    }
+
     // At a very low rate every request runs alone: its TPOT is the mean of its decode steps at batch 1, over
     // contexts 1,000 to 1,998, which is the cost model's batch-1 decode TPOT at the mean context 1,500 (the
     // attention's KV read is linear in the context; one token of difference in the mean is 10^-5 of it).

@@ -72,8 +72,8 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
                                       "no leave-one-out error.\n");
         for (const auto& fac : f.factors) {
             char line[160];
-            std::snprintf(line, sizeof line, "#   %-12s %.4g -> %.4g (bounds %.3g-%.3g) %s%s\n", fac.name.c_str(),
-                          fac.before, fac.after, fac.lo, fac.hi,
+            std::snprintf(line, sizeof line, "#   %-12s %.4g -> %.4g (bounds %.3g-%.3g) %s%s\n",
+                          fac.name.c_str(), fac.before, fac.after, fac.lo, fac.hi,
                           std::isnan(fac.stdError) ? "" : ("+/- " + fmt(fac.stdError, "%.2g") + " ").c_str(),
                           fac.status.c_str());
             text += line;
@@ -130,8 +130,9 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
                     (fmt(x.lo, "%g") + "-" + fmt(x.hi, "%g")).c_str(),
                     x.status.empty() ? "determined" : x.status.c_str());
     if (!f.stopped)
-        std::printf("(std error: one standard error from the Jacobian of the log errors at the fit; a factor at a "
-                    "bound is held there, the runs pushing it beyond what the hardware allows)\n");
+        std::printf(
+            "(std error: one standard error from the Jacobian of the log errors at the fit; a factor at a "
+            "bound is held there, the runs pushing it beyond what the hardware allows)\n");
     if (!f.stopped)
         std::printf("\nmedian absolute error: %.1f%% before, %.1f%% fitted, %.1f%% leave-one-out (%zu "
                     "measurements)\n",
@@ -163,8 +164,8 @@ static void printGroups(const std::vector<ErrorGroup>& groups, const char* what)
     if (groups.empty()) return;
     std::printf("by GPU family and engine:\n");
     for (const auto& g : groups)
-        std::printf("  %-12s %-8s %4zu %-12s median absolute error %5.1f%%\n", g.family.c_str(), g.engine.c_str(),
-                    g.count, what, 100.0 * g.medianAbsError);
+        std::printf("  %-12s %-8s %4zu %-12s median absolute error %5.1f%%\n", g.family.c_str(),
+                    g.engine.c_str(), g.count, what, 100.0 * g.medianAbsError);
 }
 
 static nlohmann::ordered_json groupsJson(const std::vector<ErrorGroup>& groups) {

@@ -61,6 +61,7 @@ nlohmann::ordered_json simJson(const SimResult& r, const Workload& w) {
     j["duration_s"] = r.durationS;
     j["offered_rate"] = r.offeredRate;
     j["steps"] = r.steps;
+    j["mixed_steps"] = r.mixedSteps;
     j["ttft_ms"] = percentilesJson(r.ttftMs);
     j["tpot_ms"] = percentilesJson(r.tpotMs);
     j["itl_ms"] = percentilesJson(r.itlMs);
@@ -85,6 +86,7 @@ nlohmann::ordered_json simJson(const SimResult& r, const Workload& w) {
     j["lanes"] = r.lanes;
     j["batch_cap"] = r.batchCap;
     j["token_budget"] = r.tokenBudget;
+    j["scheduler"] = r.scheduler;
     j["cdf"] = {{"ttft_ms", cdfJson(r.ttftSortedMs)}, {"tpot_ms", cdfJson(r.tpotSortedMs)}};
     auto tl = nlohmann::ordered_json::array();
     for (const auto& p : r.timeline)
@@ -94,7 +96,8 @@ nlohmann::ordered_json simJson(const SimResult& r, const Workload& w) {
 }
 
 void printSim(const SimResult& r, const Workload& w) {
-    std::printf("setup      %s; %lld tokens a step\n", r.plan.c_str(), (long long)r.tokenBudget);
+    std::printf("setup      %s; %lld tokens a step; %s's scheduler\n", r.plan.c_str(), (long long)r.tokenBudget,
+                r.scheduler.c_str());
     std::printf("completed  %lld of %lld requests in %.1f s simulated (%s steps)%s\n", (long long)r.completed,
                 (long long)r.requests, r.durationS, group(double(r.steps)).c_str(),
                 r.stopped ? ", stopped early" : "");

@@ -210,7 +210,8 @@ std::vector<ErrorGroup> groupErrors(const std::vector<GroupedError>& errors) {
     for (size_t i = 0; i < sorted.size();) {
         size_t j = i;
         std::vector<double> abs;
-        while (j < sorted.size() && sorted[j].family == sorted[i].family && sorted[j].engine == sorted[i].engine)
+        while (j < sorted.size() && sorted[j].family == sorted[i].family &&
+               sorted[j].engine == sorted[i].engine)
             abs.push_back(std::fabs(sorted[j++].error));
         out.push_back({sorted[i].family, sorted[i].engine, abs.size(), median(abs)});
         i = j;

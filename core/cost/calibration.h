@@ -38,8 +38,8 @@ struct ErrorGroup {
 std::string gpuFamilyOf(const Scenario& s);
 /// The engine whose rules the scenario runs with (kMemoryRuleNames: "vllm", "sglang", "trtllm").
 std::string engineOf(const Scenario& s);
-/// One group per (family, engine) present, ordered by family then engine; `errors` holds each figure's family,
-/// engine and signed error.
+/// One group per (family, engine) present, ordered by family then engine; `errors` holds each figure's
+/// family, engine and signed error.
 struct GroupedError {
     std::string family, engine;
     double error = 0;
@@ -92,12 +92,13 @@ struct FittedFactor {
     double before = 0, after = 0, lo = 0, hi = 0;
     /// Whether the fit moved it (FitControl::factors, or every factor).
     bool fitted = true;
-    /// One standard error, from the Jacobian of the log errors at the fit: sigma^2 (J^T J)^-1 with sigma^2 the
-    /// residual variance over (runs - factors free). NaN where `status` says why there is none.
+    /// One standard error, from the Jacobian of the log errors at the fit: sigma^2 (J^T J)^-1 with sigma^2
+    /// the residual variance over (runs - factors free). NaN where `status` says why there is none.
     double stdError = std::numeric_limits<double>::quiet_NaN();
-    /// "" (determined: stdError holds), "not fitted", "at its lower bound", "at its upper bound", "not seen by
-    /// these runs" (no run's prediction moves with it), "not determined" (the runs move it only together with
-    /// other factors: a direction of J^T J with no curvature), "too few runs" (no more runs than free factors).
+    /// "" (determined: stdError holds), "not fitted", "at its lower bound", "at its upper bound", "not seen
+    /// by these runs" (no run's prediction moves with it), "not determined" (the runs move it only together
+    /// with other factors: a direction of J^T J with no curvature), "too few runs" (no more runs than free
+    /// factors).
     std::string status;
 };
 

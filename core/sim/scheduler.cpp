@@ -1,5 +1,16 @@
 // The simulation's scheduler: where a request queues, and what each step runs (admission, batching,
-// chunked prefill, recompute preemption), as vLLM V1's scheduler composes a step; and the lanes it fills.
+// chunked prefill, preemption), as the scenario's engine composes a step; and the lanes it fills.
+//  - vLLM V1 (vllm/v1/core/sched/scheduler.py): the running requests first, each decoding one a token, each
+//    prefilling one its next chunk of the token budget; then waiting ones while the budget, the batch cap and
+//    the KV pool allow; a running request that cannot grow preempts the latest admitted (recompute).
+//  - TensorRT-LLM: the same composition under its default capacity policy, GUARANTEED_NO_EVICT
+//    (SchedulerConfig.capacity_scheduler_policy, tensorrt_llm/llmapi/llm_args.py at fcd3f316): a request is
+//    admitted only when the blocks for its whole prompt and output are free, and they are held from
+//    admission, so nothing is ever preempted and the pool admits fewer requests than it could hold at once.
+//  - SGLang: prefill first, batches not mixed (Scheduler.get_next_batch_to_run, python/sglang/srt/managers/
+//    scheduler.py at d51c1c21: a prefill batch of the chunked prompt and new requests runs whenever one can
+//    be formed, decoding only when none can; --enable-mixed-chunk is off by default): a step is all prefill
+//    or all decode, so arrivals pause the decoding requests for their prefill.
 
 #include "core/sim/simstate.h"
 
@@ -71,6 +82,10 @@ void Sim::count(const Req& x, int64_t n, Sums& u) const {
 /// One rank's part of a step, as vLLM V1's scheduler composes it: running requests first, then (unless
 /// one was preempted) waiting ones while the batch cap, the budget and the KV pool allow.
 Sim::Sums Sim::schedule(Lanes& L, Rank& r) {
+    if (L.engine == MemoryRule::Sglang && L.kind == Pool::Aggregated) {
+        const Sums p = schedulePrefillOnly(L, r);
+        if (p.pre > 0) return p;
+    }
     Sums u;
     int64_t budget = L.budget;
     bool preempted = false;
@@ -96,7 +111,16 @@ Sim::Sums Sim::schedule(Lanes& L, Rank& r) {
         budget -= n;
         count(x, n, u);
     }
-    if (preempted) return u;
+    if (preempted || L.engine == MemoryRule::Sglang) return u; // SGLang: a decode batch admits nobody
+    admit(L, r, budget, u);
+    return u;
+}
+
+void Sim::admit(Lanes& L, Rank& r, int64_t& budget, Sums& u) {
+    // TensorRT-LLM holds each admitted request's blocks to its last token (decoding pools hold the output's;
+    // a prefill pool hands the prompt's KV on).
+    const bool reserve = L.engine == MemoryRule::Trtllm && L.kind != Pool::Prefill &&
+                         o.trtllmCapacity == SimOptions::TrtllmCapacity::GuaranteedNoEvict;
     while (budget > 0 && int64_t(r.running.size()) < L.cap && !r.waiting.empty()) {
         const int32_t id = r.waiting.front();
         Req& x = reqs[size_t(id)];
@@ -104,6 +128,7 @@ Sim::Sums Sim::schedule(Lanes& L, Rank& r) {
         if (!x.decoding && x.computed == 0) x.computed = x.cached;
         int64_t n = 0, need = 0;
         plan(L, x, budget, n, need);
+        if (reserve) need = blocksFor(int64_t(x.input) + x.output + L.q) - x.blocks;
         if (need > r.capacity - r.used) {
             ++blockedByKv;
             break;
@@ -115,6 +140,25 @@ Sim::Sums Sim::schedule(Lanes& L, Rank& r) {
         budget -= n;
         count(x, n, u);
     }
+}
+
+Sim::Sums Sim::schedulePrefillOnly(Lanes& L, Rank& r) {
+    Sums u;
+    int64_t budget = L.budget;
+    for (int32_t id : r.running) reqs[size_t(id)].sched = 0;
+    // The prompt being chunked goes on first (SGLang's chunked_req), then new requests.
+    for (int32_t id : r.running) {
+        Req& x = reqs[size_t(id)];
+        if (x.decoding || budget <= 0) continue;
+        int64_t n = 0, need = 0;
+        plan(L, x, budget, n, need);
+        if (need > r.capacity - r.used) break;
+        allocate(r, x, std::max<int64_t>(0, need));
+        x.sched = int32_t(n);
+        budget -= n;
+        count(x, n, u);
+    }
+    admit(L, r, budget, u);
     return u;
 }
 
@@ -132,6 +176,7 @@ void Sim::startStep(int pool, int g) {
         L.busy[size_t(g)] = 0;
         return;
     }
+    if (all.dec > 0 && all.pre > 0) ++mixedSteps;
     const double r = double(members.size());
     StepLoad load;
     load.decodeSeqs = all.dec / r;
@@ -153,6 +198,7 @@ void Sim::startStep(int pool, int g) {
 void buildLanes(Lanes& L, const Scenario& s, const CostModel& model, const Plan& plan, const Metrics& m,
                 const SimOptions& o, Pool kind, int replicas) {
     L.kind = kind;
+    L.engine = s.constraints.memoryRule;
     L.cost = std::make_unique<StepCost>(model, plan);
     L.q = L.cost->tokensVerified();
     L.budget = std::max<int64_t>(L.q, L.cost->tokenBudget());
@@ -176,7 +222,6 @@ void buildLanes(Lanes& L, const Scenario& s, const CostModel& model, const Plan&
         }
     L.busy.assign(L.groups.size(), 0);
     L.stepStart.assign(L.groups.size(), 0.0);
-    (void)s;
 }
 
 } // namespace sp::simimpl

@@ -17,7 +17,7 @@ constexpr const char* kFigures[] = {"ttft_mean_ms", "ttft_p99_ms", "tpot_mean_ms
 
 ServingCheck readCheck(const io::MapReader& e, const std::string& samples) {
     e.allowKeys({"id", "source", "model", "precision", "kv_cache", "cluster", "gpu", "nodes", "engine",
-                 "plan", "rate", "workload", "measured"});
+                 "capacity_policy", "plan", "rate", "workload", "measured"});
     ServingCheck c;
     c.id = e.string("id");
     c.source = e.string("source");
@@ -46,6 +46,13 @@ ServingCheck readCheck(const io::MapReader& e, const std::string& samples) {
     s.workload = formats::readWorkload(e.map("workload"));
     s.constraints.memoryRule = MemoryRule(
         e.oneOf("engine", std::vector<std::string_view>(kMemoryRuleNames.begin(), kMemoryRuleNames.end())));
+    if (e.has("capacity_policy")) {
+        if (s.constraints.memoryRule != MemoryRule::Trtllm)
+            e.failAt("capacity_policy", "a TensorRT-LLM setting: only with engine: trtllm");
+        c.trtllmCapacity = e.oneOf("capacity_policy", {"guaranteed_no_evict", "max_utilization"}) == 1
+                               ? SimOptions::TrtllmCapacity::MaxUtilization
+                               : SimOptions::TrtllmCapacity::GuaranteedNoEvict;
+    }
     const io::MapReader p = e.map("plan");
     p.allowKeys({"tp", "pp", "dp", "batch", "prefill_budget"});
     Degrees d;
@@ -102,6 +109,7 @@ ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int
         o.rate = c.rate;
         o.requests = std::max(requests, int64_t(std::ceil(c.rate * durationS)));
         o.seed = seed;
+        o.trtllmCapacity = c.trtllmCapacity;
         const CostModel model(c.scenario);
         const auto r = simulate(model, c.plan, o, {}, stop);
         if (stop.stop_requested()) break; // a simulation cut short is no figure
@@ -116,8 +124,8 @@ ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int
             if (name == "tpot_mean_ms") v = r->tpotMs.mean;
             if (name == "tpot_p99_ms") v = r->tpotMs.p99;
             if (name == "output_tokens_per_s") v = r->sustainedOutputTokensPerS;
-            ServingCheckRow row{c.id, name, measured, v, v / measured - 1.0, gpuFamilyOf(c.scenario),
-                                engineOf(c.scenario)};
+            ServingCheckRow row{
+                c.id, name, measured, v, v / measured - 1.0, gpuFamilyOf(c.scenario), engineOf(c.scenario)};
             errors.push_back(std::abs(row.error));
             grouped.push_back({row.family, row.engine, row.error});
             rep.rows.push_back(row);

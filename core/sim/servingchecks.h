@@ -4,9 +4,10 @@
 // benchmark's limits). Each check is a scenario, the plan the submission ran, the rate, and the figures
 // measured; runServingChecks simulates each and gives the error of every figure.
 
-#include "core/cost/calibration.h"
 #include "core/common/error.h"
+#include "core/cost/calibration.h"
 #include "core/model/scenario.h"
+#include "core/sim/simulator.h"
 
 #include <stop_token>
 #include <string>
@@ -19,6 +20,8 @@ struct ServingCheck {
     Scenario scenario;
     Plan plan;
     double rate = 0; ///< requests/s, as the run's loadgen issued them
+    /// TensorRT-LLM runs: the harness's capacity policy (`capacity_policy`, default the engine's).
+    SimOptions::TrtllmCapacity trtllmCapacity = SimOptions::TrtllmCapacity::GuaranteedNoEvict;
     /// Measured figures by name: ttft_mean_ms, ttft_p99_ms, tpot_mean_ms, tpot_p99_ms, output_tokens_per_s.
     std::vector<std::pair<std::string, double>> measured;
 };

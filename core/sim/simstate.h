@@ -53,6 +53,9 @@ struct Lanes {
     std::vector<double> stepStart;
     int64_t cap = 1, budget = 1;
     int q = 1;
+    /// Whose scheduler composes the steps: the scenario's engine (Constraints::memoryRule, the engine the
+    /// plan is exported for). scheduler.cpp says what each one does.
+    MemoryRule engine = MemoryRule::Vllm;
     size_t next = 0; ///< round-robin position
     // Prefill pool: KV transfer per prompt token, bytes, and a replica's NIC bytes/s and latency.
     double kvBytesPerToken = 0, nicBytesPerS = 0, latencyS = 0;
@@ -95,7 +98,7 @@ struct Sim {
     std::vector<double> ttft, tpot, e2e;
     std::vector<std::pair<double, double>> doneTokens; ///< (time, output tokens so far) at each completion
     double tokensOut = 0, tokensIn = 0;
-    int64_t metSlo = 0, preemptions = 0, blockedByKv = 0, steps = 0;
+    int64_t metSlo = 0, preemptions = 0, blockedByKv = 0, steps = 0, mixedSteps = 0;
     double firstPreemption = -1;
     double kvPeak = 0;
     LogHistogram itl;
@@ -156,6 +159,10 @@ struct Sim {
     void plan(const Lanes& L, const Req& x, int64_t budget, int64_t& n, int64_t& needBlocks) const;
     void count(const Req& x, int64_t n, Sums& u) const;
     Sums schedule(Lanes& L, Rank& r);
+    /// SGLang's prefill batch: the prompt being chunked and waiting requests, no decoding one.
+    Sums schedulePrefillOnly(Lanes& L, Rank& r);
+    /// Admits waiting requests into the step while the batch cap, the budget and the KV pool allow.
+    void admit(Lanes& L, Rank& r, int64_t& budget, Sums& u);
     void startStep(int pool, int g);
 
     // ------------------------------------------------------------------ tokens and completions

@@ -5,9 +5,11 @@
 #include "core/sim/simstate.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <string_view>
 
 namespace sp {
 
@@ -67,6 +69,7 @@ void fillResult(Sim& sim, SimResult& r, bool finished) {
     r.admissionsBlockedByKv = sim.blockedByKv;
     r.kvPeakShare = sim.kvPeak;
     r.steps = sim.steps;
+    r.mixedSteps = sim.mixedSteps;
     r.timeline = std::move(sim.timeline);
     const Lanes& L = sim.pools[sim.nPools - 1];
     r.lanes = int64_t(L.ranks.size());
@@ -74,6 +77,8 @@ void fillResult(Sim& sim, SimResult& r, bool finished) {
     r.kvBlocksPerLane = L.ranks.empty() ? 0 : L.ranks.front().capacity;
     r.tokenBudget = L.budget;
     r.blockTokens = sim.bs;
+    static constexpr std::array<std::string_view, 3> kSchedulers{"vLLM V1", "SGLang", "TensorRT-LLM"};
+    r.scheduler = std::string(kSchedulers[size_t(L.engine)]); // kMemoryRuleNames' order
     if (sim.rejected > 0)
         r.error = std::to_string(sim.rejected) + " requests longer than a lane's KV pool were turned away";
 }

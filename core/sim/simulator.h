@@ -5,7 +5,9 @@
 // chunked prefill, KV allocation and preemption).
 //
 // What it models, per replica (a data-parallel rank; with pipeline parallelism each of its pp micro-batches
-// is a lane of its own, with 1/pp of the replica's KV pool), as vLLM's V1 scheduler runs continuous batching:
+// is a lane of its own, with 1/pp of the replica's KV pool), as the scenario's engine runs continuous batching
+// (scheduler.cpp: TensorRT-LLM holds each request's whole context from admission, SGLang never mixes prefill
+// and decode in a step; below, vLLM V1, whose composition TensorRT-LLM shares):
 //  - a step first carries the running requests in admission order: each decoding one verifies K + 1 tokens
 //    (1 without speculative decoding), each one still prefilling takes its next chunk of the token budget
 //    left (the plan's prefill budget, vLLM's max_num_batched_tokens); then waiting requests are admitted in
@@ -66,6 +68,14 @@ struct SimOptions {
     int64_t batchCap = 0; ///< sequences per micro-batch; 0: the plan's (Metrics::batch)
     int64_t kvBlocks = 0; ///< KV blocks per lane; 0: the plan's pool (StepCost::kvTokens / pp / blockTokens)
     int timelinePoints = 200; ///< samples of queue length and KV occupancy over the run
+    /// TensorRT-LLM's capacity scheduler policy (SchedulerConfig.capacity_scheduler_policy): its default
+    /// holds each request's blocks from admission to completion; MAX_UTILIZATION admits what fits now and
+    /// pauses the latest request when the pool runs out, as vLLM does (NVIDIA's MLPerf harness runs it:
+    /// 'max_util').
+    enum class TrtllmCapacity {
+        GuaranteedNoEvict,
+        MaxUtilization
+    } trtllmCapacity = TrtllmCapacity::GuaranteedNoEvict;
 };
 
 struct SimProgress {
@@ -108,6 +118,11 @@ struct SimResult {
     int64_t admissionsBlockedByKv = 0; ///< steps where a waiting request did not fit the KV pool
     double kvPeakShare = 0, kvMeanShare = 0;
     int64_t steps = 0; ///< forward passes simulated (all lanes)
+    /// Steps that carried both prefill and decode tokens (0 under SGLang's scheduler, whose steps are one or
+    /// the other).
+    int64_t mixedSteps = 0;
+    /// Whose scheduler composed the steps: "vLLM V1", "SGLang" or "TensorRT-LLM" (the scenario's engine).
+    std::string scheduler;
     struct Point {
         double t = 0;        ///< seconds from the first arrival
         int64_t waiting = 0; ///< requests queued (all replicas; disaggregated: both pools and the transfer)
