@@ -1,5 +1,6 @@
 // Every sample file, truncated at many points and randomly mutated, gives a clean result: a value or an error
 // naming the file; never a crash or a hang (CTest's timeout catches a hang).
+#include "core/io/fleetfiles.h"
 #include "core/io/formats.h"
 #include "core/sim/trace.h"
 
@@ -20,6 +21,7 @@ struct Sample {
     FileKind kind;
     std::string text;
     bool trace = false; ///< a request trace (CSV or JSON Lines, core/sim/trace.h), not a YAML/JSON input
+    bool fleet = false; ///< a fleet file (core/io/fleetfiles.h, `capacity --fleet`): no file kind of its own
 };
 
 std::vector<Sample> samples() {
@@ -40,11 +42,16 @@ std::vector<Sample> samples() {
             if (f.open(QIODevice::ReadOnly)) out.push_back({p, FileKind::Workload, f.readAll().toStdString(), true});
             continue;
         }
-        auto k = detectKind(p.toStdString());
-        if (!k) continue;
         QFile f(p);
         if (!f.open(QIODevice::ReadOnly)) continue;
-        out.push_back({p, *k, f.readAll().toStdString()});
+        const std::string text = f.readAll().toStdString();
+        if (text.find("\nkind: fleet\n") != std::string::npos) {
+            out.push_back({p, FileKind::Scenario, text, false, true});
+            continue;
+        }
+        auto k = detectKind(p.toStdString());
+        if (!k) continue;
+        out.push_back({p, *k, text});
     }
     return out;
 }
@@ -54,6 +61,7 @@ std::vector<Sample> samples() {
 std::string parseAs(const Sample& s, const std::string& text, const std::string& label) {
     auto msg = [](const auto& r) { return r.ok() ? std::string() : r.error().str(); };
     if (s.trace) return msg(parseTrace(text, label));
+    if (s.fleet) return msg(parseFleet(text, label));
     switch (s.kind) {
     case FileKind::Model:
         return msg(parseModel(text, label));
@@ -81,6 +89,8 @@ private slots:
         QVERIFY2(all.size() >= 25, qPrintable(QString("only %1 samples").arg(all.size())));
         QVERIFY2(std::count_if(all.begin(), all.end(), [](const Sample& s) { return s.trace; }) >= 2,
                  "the trace fixtures are missing");
+        QVERIFY2(std::count_if(all.begin(), all.end(), [](const Sample& s) { return s.fleet; }) >= 1,
+                 "the fleet sample is missing");
         for (const auto& s : all) {
             const std::string err = parseAs(s, s.text, s.path.toStdString());
             if (s.path.endsWith("gpt2.config.json")) // the unsupported-architecture fixture

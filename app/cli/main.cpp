@@ -4,6 +4,7 @@
 #include "common.h"
 #include "cost_commands.h"
 #include "export_commands.h"
+#include "fleet_command.h"
 #include "jsonerror.h"
 #include "pareto_command.h"
 #include "search_commands.h"
@@ -145,6 +146,10 @@ int run(const std::string& cmd, const std::vector<std::string>& rest) {
     if (cmd == "bench" && std::find(rest.begin(), rest.end(), "--sim-speed") != rest.end())
         return sp::cli::cmdSimSpeed(rest);
     if (cmd == "simulate") return sp::cli::cmdSimulate(rest);
+    if (cmd == "capacity" && std::any_of(rest.begin(), rest.end(), [](const std::string& a) {
+            return a == "--fleet" || a.rfind("--fleet=", 0) == 0;
+        }))
+        return sp::cli::cmdFleet(rest);
     if (cmd == "capacity") return sp::cli::cmdCapacity(rest);
     if (cmd == "search") return sp::cli::cmdSearch(rest);
     if (cmd == "compare") return sp::cli::cmdCompare(rest);

@@ -462,6 +462,8 @@ int cmdCapacity(const std::vector<std::string>& argv) {
     const auto budget = a.integer("budget");
     const auto maxNodes = a.integer("max-nodes");
     if (!a.ok()) return usageError(a.error(), usage);
+    if (a.flag("n-1") || a.flag("analytical"))
+        return usageError("--n-1 and --analytical go with --fleet", usage);
     const bool maxRateMode = a.flag("max-rate");
     const auto planPath = a.option("plan");
     const auto searcher = a.option("searcher");

@@ -99,11 +99,16 @@ std::vector<VerbSpec> makeVerbs() {
                   {"batch-cap", "N", "sequences per micro-batch (default: the plan's batch)"},
                   {"json", "", "percentiles, CDFs and the timeline as JSON (a failure too)"}}});
     v.push_back({"capacity",
-                 {"capacity --scenario S (--rate R | --max-rate) [--gpus b200,h200,mi300x] [--json]"},
+                 {"capacity --scenario S (--rate R | --max-rate) [--gpus b200,h200,mi300x] [--json]",
+                  "capacity --fleet FLEET.yaml [--n-1] [--analytical] [--searcher NAME] [--json]"},
                  "the fewest GPUs of each type that sustain R requests/s under\n"
                  "the workload's SLOs, or the highest rate the scenario's cluster\n"
-                 "sustains; with $/hour, $/M tokens and what binds",
+                 "sustains; with $/hour, $/M tokens and what binds. --fleet:\n"
+                 "several models on one inventory at least cost, exactly",
                  {{"scenario", "S", "the scenario file (a serving workload with SLOs)"},
+                  {"fleet", "FILE", "models, rates and SLOs, and a GPU inventory: assign them at least cost"},
+                  {"n-1", "", "--fleet: every rate still met with any one node gone"},
+                  {"analytical", "", "--fleet: each replica's rate from the steady state, not simulated"},
                   {"rate", "R", "the fewest GPUs that sustain R requests/s under the SLOs"},
                   {"max-rate", "", "the highest rate the scenario's cluster sustains"},
                   {"gpus", "LIST", "GPU types to size (b200,h200,mi300x; default: the scenario's)"},
@@ -113,9 +118,10 @@ std::vector<VerbSpec> makeVerbs() {
                   {"requests", "N", "requests a simulation at least (default 1000)"},
                   {"burst-cv", "C", "coefficient of variation of the gaps (default 1: Poisson)"},
                   {"seed", "K", "the seed (default 1)"},
-                  {"max-nodes", "N", "the most nodes tried (default 4096)"},
+                  {"max-nodes", "N", "the most nodes tried (default 4096; --fleet: a replica's, default 4)"},
                   kJson},
-                 "each run lasts at least 20 analytical request latencies (a run starts empty)"});
+                 "each run lasts at least 20 analytical request latencies (a run starts empty);\n"
+                 "--fleet: docs/serving.md (Fleets) has the file and the method"});
     v.push_back(
         {"search",
          {"search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K] [--threads T]",

@@ -56,6 +56,12 @@ void nameFromHubId(Model& m, const std::string& id, const std::string& path);
 std::string resolveHubId(const std::string& id, const std::string& file, const YAML::Node& at,
                          const std::string& field);
 
+// scenariofiles.cpp: a part as a scenario names it, under `key` of r: a path relative to r's file or the
+// object inline (a model also by Hub id or checkpoint folder). Fleet files (fleetfiles.cpp) read theirs so.
+Model readModelPart(const MapReader& r, std::string_view key);
+Workload readWorkloadPart(const MapReader& r, std::string_view key);
+Constraints readConstraintsPart(const MapReader& r, std::string_view key);
+
 template <class T, class Fn> Result<T> parseWith(const std::string& text, const std::string& file, Fn read) {
     try {
         return read(MapReader(file, io::parseDocument(text, file), ""));

@@ -111,6 +111,18 @@ Scenario readScenario(const MapReader& r) {
 
 } // namespace
 
+namespace formats {
+Model readModelPart(const MapReader& r, std::string_view key) {
+    return readPart<Model>(r, key, readAnyModel);
+}
+Workload readWorkloadPart(const MapReader& r, std::string_view key) {
+    return readPart<Workload>(r, key, readWorkload);
+}
+Constraints readConstraintsPart(const MapReader& r, std::string_view key) {
+    return readPart<Constraints>(r, key, readConstraints);
+}
+} // namespace formats
+
 Result<Scenario> parseScenario(const std::string& t, const std::string& f) {
     return parseWith<Scenario>(t, f, readScenario);
 }
