@@ -5,6 +5,7 @@
 #include "gui_fixtures.h"
 #include "views/scenarioeditor.h"
 #include "views/servingsizing.h"
+#include "views/servingsweep.h"
 #include "views/servingview.h"
 
 #include <QAbstractButton>
@@ -105,7 +106,8 @@ private slots:
     }
 
     // The longest words the tab shows wrap within it: a capacity answer with its costs and request counts, a
-    // long plan name, and on the sizing page a table and notes of three GPU types.
+    // long plan name, on the sweep page a sweep over a pinned one with their table, and on the sizing page a
+    // table and notes of three GPU types.
     void answersWrapAt1280x720() {
         MainWindow w(testOptions());
         w.resize(1280, 720);
@@ -158,8 +160,28 @@ private slots:
             z.rows.push_back(r);
         }
         v->sizing()->setResult(z);
-        for (bool sizing : {false, true}) {
-            v->showSizing(sizing);
+        views::ShownSweep sweep;
+        sweep.rates = sweepRates(0.75, 9, 12);
+        sweep.workload = wl;
+        sweep.tag = views::RunTag{QString::fromStdString(a.row.planName), views::sweepLoadText(sweep.rates),
+                                  QStringLiteral("8x H200 SXM 141GB")};
+        for (double r : sweep.rates) {
+            SweepPoint p;
+            p.rate = r;
+            p.ttftMs.p50 = 100 * r, p.ttftMs.p99 = 300 * r * r, p.tpotMs.p50 = 5 * r, p.tpotMs.p99 = 6 * r;
+            p.slo.met = r < 7;
+            p.slo.binding = "tpot";
+            p.slo.tpotMs = 6 * r;
+            p.requests = 6891;
+            sweep.sweep.points.push_back(p);
+        }
+        views::ShownSweep pinned = sweep;
+        pinned.tag.plan = QStringLiteral("Megatron: pp1 dp1 tp8");
+        v->sweep()->setSweep(sweep);
+        v->setPin(views::ServingPin{std::nullopt, pinned});
+        for (auto page : {views::ServingView::Page::Simulation, views::ServingView::Page::Sweep,
+                          views::ServingView::Page::Sizing}) {
+            v->showPage(page);
             QApplication::processEvents();
             QScrollArea* scroll = scrollOf(v);
             QWidget* visible = scroll->viewport();
@@ -174,6 +196,10 @@ private slots:
             v->showSizing(false);
             QApplication::processEvents();
             QVERIFY(w.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/serving-1280x720.png")));
+            v->showPage(views::ServingView::Page::Sweep);
+            QApplication::processEvents();
+            QVERIFY(
+                w.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/serving-sweep-1280x720.png")));
             v->showSizing(true);
             QApplication::processEvents();
             QVERIFY(

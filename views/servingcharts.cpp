@@ -1,6 +1,7 @@
-// The Serving tab's charts (ServingView, servingview.h): the TTFT and TPOT CDFs with the SLO lines, and the
-// KV pool and queue over a run.
+// The Serving tab's charts (ServingView, servingview.h): the TTFT and TPOT CDFs with the SLO lines (and the
+// pinned run's, grey and dashed), and the KV pool and queue over a run.
 #include "views/format.h"
+#include "views/servingplot.h"
 #include "views/servingview.h"
 
 #include <QChart>
@@ -15,38 +16,9 @@
 
 namespace sp::views {
 
+using namespace plot;
+
 namespace {
-const QColor kTtftColor(0x4e, 0x79, 0xa7);
-const QColor kTpotColor(0xf2, 0x8e, 0x2b);
-const QColor kSloColor(0xc0, 0x39, 0x2b);
-const QColor kQueueColor(0x59, 0xa1, 0x4f);
-
-QValueAxis* valueAxis(const QString& title, const QString& format = QStringLiteral("%g")) {
-    auto* a = new QValueAxis;
-    a->setTitleText(title);
-    a->setLabelFormat(format);
-    return a;
-}
-
-/// A round top for an axis from 0 that holds v.
-double niceTop(double v) {
-    if (!(v > 0)) return 1;
-    const double p = std::pow(10.0, std::floor(std::log10(v)));
-    for (double m : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
-        if (m * p >= v) return m * p;
-    return 10 * p;
-}
-
-QChart* makeChart(const QString& title) {
-    auto* c = new QChart;
-    c->setAnimationOptions(QChart::NoAnimation);
-    c->setBackgroundRoundness(0);
-    c->setMargins(QMargins(4, 4, 8, 4));
-    c->setTitle(title);
-    c->legend()->setAlignment(Qt::AlignBottom);
-    return c;
-}
-
 QValueAxis* horizontalAxis(QChart* c) {
     return qobject_cast<QValueAxis*>(c->axes(Qt::Horizontal).value(0));
 }
@@ -57,36 +29,32 @@ QWidget* ServingView::buildCharts() {
     m_tpotChart = makeChart(tr("TPOT"));
     m_timeChart = makeChart(tr("KV pool and queue over time"));
     const auto makeCdf = [](QChart* chart, const QColor& color, const QString& name, QLineSeries*& curve,
-                            QLineSeries*& slo, QLineSeries*& level) {
+                            QLineSeries*& pinned, QLineSeries*& slo, QLineSeries*& level) {
         auto* x = valueAxis(name + tr(" (ms)"));
         auto* y = valueAxis(tr("CDF"), QStringLiteral("%.1f"));
         y->setRange(0, 1);
         y->setTickCount(6);
         chart->addAxis(x, Qt::AlignBottom);
         chart->addAxis(y, Qt::AlignLeft);
+        // The pinned run first, so the current one is drawn over it.
+        pinned = new QLineSeries;
+        pinned->setPen(pen(kPinnedColor, 2, Qt::DashLine));
         curve = new QLineSeries;
         curve->setName(name);
-        QPen pen(color);
-        pen.setWidthF(2);
-        curve->setPen(pen);
+        curve->setPen(pen(color, 2));
         slo = new QLineSeries;
-        QPen sloPen(kSloColor);
-        sloPen.setStyle(Qt::DashLine);
-        sloPen.setWidthF(1.6);
-        slo->setPen(sloPen);
+        slo->setPen(pen(kSloColor, 1.6, Qt::DashLine));
         level = new QLineSeries;
-        QPen levelPen(kSloColor);
-        levelPen.setStyle(Qt::DotLine);
-        level->setPen(levelPen);
-        for (QLineSeries* s : {curve, slo, level}) {
+        level->setPen(pen(kSloColor, 1, Qt::DotLine));
+        for (QLineSeries* s : {pinned, curve, slo, level}) {
             chart->addSeries(s);
             s->attachAxis(x);
             s->attachAxis(y);
         }
         if (auto m = chart->legend()->markers(level); !m.isEmpty()) m.front()->setVisible(false);
     };
-    makeCdf(m_ttftChart, kTtftColor, tr("TTFT"), m_ttft, m_ttftSlo, m_ttftLevel);
-    makeCdf(m_tpotChart, kTpotColor, tr("TPOT"), m_tpot, m_tpotSlo, m_tpotLevel);
+    makeCdf(m_ttftChart, kTtftColor, tr("TTFT"), m_ttft, m_pinTtft, m_ttftSlo, m_ttftLevel);
+    makeCdf(m_tpotChart, kTpotColor, tr("TPOT"), m_tpot, m_pinTpot, m_tpotSlo, m_tpotLevel);
 
     m_timeX = valueAxis(tr("time (s)"));
     m_kvAxis = valueAxis(tr("KV %"), QStringLiteral("%.0f"));
@@ -134,6 +102,12 @@ QWidget* ServingView::buildCharts() {
 void ServingView::clearCharts() {
     for (QLineSeries* s : {m_ttft, m_tpot, m_ttftSlo, m_tpotSlo, m_ttftLevel, m_tpotLevel, m_kv, m_queue})
         s->clear();
+    for (QLineSeries* s : {m_pinTtft, m_pinTpot}) {
+        s->clear();
+        s->setVisible(false);
+    }
+    m_ttft->setName(tr("TTFT"));
+    m_tpot->setName(tr("TPOT"));
     // No run, no SLO: its lines leave the legend with their names, and the axes go back to where they
     // started, so nothing of another scenario's run stays.
     for (QLineSeries* s : {m_ttftSlo, m_tpotSlo, m_ttftLevel, m_tpotLevel}) {
@@ -161,16 +135,30 @@ QList<QPointF> ServingView::cdfPoints(const std::vector<double>& sorted) {
     return pts;
 }
 
-void ServingView::drawCdf(QChart* chart, QLineSeries* curve, QLineSeries* slo, QLineSeries* level,
-                          const std::vector<double>& sorted, const Percentiles& summary, double sloMs,
-                          double percentile, const QString& what) {
-    curve->replace(cdfPoints(sorted));
-    const double maxV = sorted.empty() ? 0 : sorted.back();
-    const double top = niceTop(std::max(maxV, sloMs) * 1.05);
+void ServingView::drawCdf(QChart* chart, QLineSeries* curve, QLineSeries* pinCurve, QLineSeries* slo,
+                          QLineSeries* level, bool ttft, const QString& what) {
+    const SimResult* run = m_result.get();
+    const ShownRun* pin = m_pin.run ? &*m_pin.run : nullptr;
+    const auto sorted = [ttft](const SimResult& r) -> const std::vector<double>& {
+        return ttft ? r.ttftSortedMs : r.tpotSortedMs;
+    };
+    curve->replace(run ? cdfPoints(sorted(*run)) : QList<QPointF>());
+    pinCurve->replace(pin ? cdfPoints(sorted(*pin->run)) : QList<QPointF>());
+    pinCurve->setVisible(pin != nullptr);
+    // Against the run's workload, or the pinned one's when only it is drawn.
+    const Workload& w = run ? m_resultWorkload : pin ? pin->workload : m_resultWorkload;
+    const double sloMs = run || pin ? (ttft ? w.ttftMs : w.tpotMs) : 0;
+    const double percentile = w.sloPercentile;
+    double maxV = sloMs;
+    for (const SimResult* r : {run, pin ? pin->run.get() : nullptr})
+        if (r && !sorted(*r).empty()) maxV = std::max(maxV, sorted(*r).back());
+    const double top = niceTop(maxV * 1.05);
     if (QValueAxis* x = horizontalAxis(chart)) x->setRange(0, top);
     if (sloMs > 0) {
         slo->replace({QPointF(sloMs, 0), QPointF(sloMs, 1)});
-        slo->setName(tr("SLO %1 (%2)").arg(formatMs(sloMs), sloPercentileName(percentile)));
+        // With a pin the two runs' names share the legend: the SLO's value is where its line is.
+        slo->setName(pin ? tr("%1 SLO").arg(sloPercentileName(percentile))
+                         : tr("SLO %1 (%2)").arg(formatMs(sloMs), sloPercentileName(percentile)));
         slo->setVisible(true);
     } else {
         slo->clear();
@@ -184,22 +172,37 @@ void ServingView::drawCdf(QChart* chart, QLineSeries* curve, QLineSeries* slo, Q
         level->clear();
         level->setVisible(false);
     }
+    // With a pin, each curve is named by what differs between the two runs.
+    if (pin) {
+        const auto names =
+            run ? distinctNames(pin->tag, m_resultTag, tr("this run")) : std::pair{tr("pinned"), QString()};
+        pinCurve->setName(names.first);
+        curve->setName(names.second);
+    } else {
+        curve->setName(what);
+        pinCurve->setName(QString());
+    }
+    curve->setVisible(run != nullptr || !pin);
     // The level's marker stays out of the legend whatever its visibility did to it.
-    if (auto m = chart->legend()->markers(level); !m.isEmpty()) m.front()->setVisible(false);
+    hideMarker(chart, level);
+    if (!pin) hideMarker(chart, pinCurve);
     // The figures of the run's summary (the sorted values' nearest ranks): a session may keep fewer values
     // than the run had (app/gui/session_serving.h), never other figures.
-    chart->setTitle(summary.count == 0 || sorted.empty()
+    const Percentiles* summary = run ? (ttft ? &run->ttftMs : &run->tpotMs) : nullptr;
+    chart->setTitle(!summary || summary->count == 0 || sorted(*run).empty()
                         ? what
                         : tr("%1: %2 requests, p50 %3, p99 %4")
-                              .arg(what, formatInteger(double(summary.count)), formatMs(summary.p50),
-                                   formatMs(summary.p99)));
+                              .arg(what, formatInteger(double(summary->count)), formatMs(summary->p50),
+                                   formatMs(summary->p99)));
 }
 
-void ServingView::drawRun(const SimResult& s, const Workload& w) {
-    drawCdf(m_ttftChart, m_ttft, m_ttftSlo, m_ttftLevel, s.ttftSortedMs, s.ttftMs, w.ttftMs, w.sloPercentile,
-            tr("TTFT"));
-    drawCdf(m_tpotChart, m_tpot, m_tpotSlo, m_tpotLevel, s.tpotSortedMs, s.tpotMs, w.tpotMs, w.sloPercentile,
-            tr("TPOT"));
+void ServingView::drawCdfs() {
+    drawCdf(m_ttftChart, m_ttft, m_pinTtft, m_ttftSlo, m_ttftLevel, true, tr("TTFT"));
+    drawCdf(m_tpotChart, m_tpot, m_pinTpot, m_tpotSlo, m_tpotLevel, false, tr("TPOT"));
+}
+
+void ServingView::drawRun(const SimResult& s) {
+    drawCdfs();
     QList<QPointF> kv, queue;
     double maxQueue = 0;
     for (const SimResult::Point& p : s.timeline) {

@@ -2,6 +2,7 @@
 
 #include "views/format.h"
 #include "views/servingsizing.h"
+#include "views/servingsweep.h"
 
 #include <QButtonGroup>
 #include <QComboBox>
@@ -87,6 +88,18 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
     m_stop->setToolTip(tr("Stop the simulation, the capacity bisection or the GPU sizing, keeping what "
                           "completed (Esc)"));
     m_stop->setEnabled(false);
+    m_pinButton = new QPushButton(tr("Pin"));
+    m_pinButton->setToolTip(tr("Keep the run and the rate sweep shown, to draw the next ones (another plan, "
+                               "rate or GPU type) over them and compare their figures"));
+    m_unpinButton = new QPushButton(tr("Clear pin"));
+    m_unpinButton->setToolTip(tr("Drop the pinned run and sweep from the charts"));
+    connect(m_pinButton, &QPushButton::clicked, this, [this] {
+        if (pin()) emit pinChanged();
+    });
+    connect(m_unpinButton, &QPushButton::clicked, this, [this] {
+        clearPin();
+        emit pinChanged();
+    });
     connect(m_run, &QPushButton::clicked, this, &ServingView::runRequested);
     connect(m_capacity, &QPushButton::clicked, this, &ServingView::capacityRequested);
     connect(m_stop, &QPushButton::clicked, this, &ServingView::stopRequested);
@@ -113,6 +126,8 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
     runRow->addWidget(m_run);
     runRow->addWidget(m_capacity);
     runRow->addWidget(m_stop);
+    runRow->addWidget(m_pinButton);
+    runRow->addWidget(m_unpinButton);
     runRow->addWidget(m_progress);
     runRow->addStretch(1);
     auto* controls = new QVBoxLayout;
@@ -139,6 +154,12 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
     auto* simulation = new QVBoxLayout(m_simulationPage);
     simulation->setContentsMargins(0, 4, 0, 0);
     simulation->addLayout(texts);
+    m_runCompare = new ServingCompareTable;
+    m_runCompare->setVisible(false);
+    auto* compare = new QHBoxLayout;
+    compare->setContentsMargins(6, 0, 6, 0);
+    compare->addWidget(m_runCompare);
+    simulation->addLayout(compare);
     simulation->addWidget(buildCharts(), 1);
     setShownText(m_summary, QString());
     setShownText(m_capacityLabel, QString());
@@ -147,9 +168,14 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
     connect(m_sizing, &ServingSizingView::sizeRequested, this, &ServingView::sizeRequested);
     m_pages = new QTabWidget;
     m_pages->setDocumentMode(true);
+    m_sweep = new ServingSweepView;
+    connect(m_sweep, &ServingSweepView::sweepRequested, this, &ServingView::sweepRequested);
     m_pages->addTab(m_simulationPage, tr("Simulation"));
+    m_pages->addTab(m_sweep, tr("Rate sweep"));
+    m_pages->setTabToolTip(1, tr("p50 and p99 TTFT and TPOT against the rate, and the highest rate of the "
+                                 "sweep that meets the SLOs"));
     m_pages->addTab(m_sizing, tr("GPUs for a rate"));
-    m_pages->setTabToolTip(1,
+    m_pages->setTabToolTip(2,
                            tr("The fewest GPUs of each type that serve a request rate under the SLOs, with "
                               "what they cost (shardplan capacity --rate R --gpus LIST)"));
 
@@ -158,6 +184,7 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
     layout->addLayout(controls);
     layout->addWidget(m_pages, 1);
     updateSourceControls();
+    updatePin();
 }
 
 ServingView::~ServingView() = default;
@@ -219,12 +246,14 @@ void ServingView::setRunning(bool running) {
     m_byTrace->setEnabled(!running);
     m_plan->setEnabled(!running);
     m_sizing->setRunning(running);
+    m_sweep->setRunning(running);
     m_progress->setVisible(running);
     if (running) {
         m_progress->setRange(0, 0);
         m_progress->setValue(0);
     }
     updateSourceControls();
+    updatePin();
 }
 
 void ServingView::setProgress(qint64 completed, qint64 total) {
@@ -252,27 +281,69 @@ QString ServingView::capacityText() const {
     return m_capacityLabel->text();
 }
 
-void ServingView::showSizing(bool sizing) {
-    m_pages->setCurrentWidget(sizing ? static_cast<QWidget*>(m_sizing) : m_simulationPage);
+void ServingView::showPage(Page page) {
+    m_pages->setCurrentWidget(page == Page::Sizing  ? static_cast<QWidget*>(m_sizing)
+                              : page == Page::Sweep ? static_cast<QWidget*>(m_sweep)
+                                                    : m_simulationPage);
 }
 
-bool ServingView::showsSizing() const {
-    return m_pages->currentWidget() == m_sizing;
+ServingView::Page ServingView::page() const {
+    QWidget* w = m_pages->currentWidget();
+    return w == m_sizing ? Page::Sizing : w == m_sweep ? Page::Sweep : Page::Simulation;
 }
 
-void ServingView::setResult(std::shared_ptr<const SimResult> r, const Workload& w, const QString& planName) {
+bool ServingView::pin() {
+    ServingPin p;
+    if (m_result) p.run = ShownRun{m_result, m_resultWorkload, m_resultTag};
+    if (m_sweep->sweep() && !m_sweep->sweep()->sweep.points.empty()) p.sweep = m_sweep->sweep();
+    if (p.empty()) return false;
+    setPin(std::move(p));
+    return true;
+}
+
+void ServingView::clearPin() {
+    setPin({});
+}
+
+void ServingView::setPin(ServingPin pin) {
+    m_pin = std::move(pin);
+    m_sweep->setPinned(m_pin.sweep);
+    drawCdfs();
+    updatePin();
+}
+
+QString ServingView::runCompareText() const {
+    return m_pin.run ? m_runCompare->text() : QString();
+}
+
+void ServingView::updatePin() {
+    m_pinButton->setEnabled(!m_running &&
+                            (m_result || (m_sweep->sweep() && !m_sweep->sweep()->sweep.points.empty())));
+    m_unpinButton->setEnabled(!m_running && !m_pin.empty());
+    if (m_pin.run) {
+        const ShownRun current{m_result, m_resultWorkload, m_resultTag};
+        m_runCompare->showRuns(*m_pin.run, m_result ? &current : nullptr);
+    }
+    m_runCompare->setVisible(m_pin.run.has_value());
+}
+
+void ServingView::setResult(std::shared_ptr<const SimResult> r, const Workload& w, const RunTag& tag) {
     m_result = std::move(r);
     if (!m_result) {
         m_resultWorkload = {};
-        m_resultPlan.clear();
+        m_resultTag = {};
         clearCharts();
+        drawCdfs(); // the pinned run, if any
         setShownText(m_summary, QString());
+        updatePin();
         return;
     }
     m_resultWorkload = w;
-    m_resultPlan = planName;
+    m_resultTag = tag;
+    const QString& planName = tag.plan;
     const SimResult& s = *m_result;
-    drawRun(s, w);
+    drawRun(s);
+    updatePin();
 
     const SloCheck c = checkSlo(s, w);
     const auto row = [](const QString& name, const Percentiles& p) {
@@ -304,10 +375,11 @@ void ServingView::setResult(std::shared_ptr<const SimResult> r, const Workload& 
                        s.stopped ? tr(" (stopped)") : QString()));
 }
 
-void ServingView::setCapacity(const MaxRateRow& row, qint64 requestsGiven, const Workload& w) {
+void ServingView::setCapacity(const MaxRateRow& row, qint64 requestsGiven, const Workload& w,
+                              const QString& gpus) {
     setCapacity(views::capacityAnswer(row, requestsGiven), w);
     if (row.rate.at && !row.stopped) {
-        setResult(row.rate.at, w, qs(row.planName));
+        setResult(row.rate.at, w, RunTag{qs(row.planName), rateText(row.rate.rate), gpus});
         setRate(row.rate.rate);
     }
 }
@@ -356,6 +428,8 @@ void ServingView::setCapacity(const CapacityAnswer& a, const Workload& w) {
     else if (!r.stopped && r.error.empty())
         text += u' ' + tr("%1 simulations.").arg(m.simulations);
     setShownText(m_capacityLabel, text);
+    // A sweep around the answer: to a quarter above it, so its last rates show what misses.
+    if (!r.stopped && r.error.empty() && m.rate > 0) m_sweep->suggestTop(1.25 * m.rate);
     m_capacityAnswer = a;
     m_capacityWorkload = w;
 }
@@ -363,10 +437,13 @@ void ServingView::setCapacity(const CapacityAnswer& a, const Workload& w) {
 void ServingView::clear() {
     m_result.reset();
     m_resultWorkload = {};
-    m_resultPlan.clear();
+    m_resultTag = {};
     m_capacityAnswer.reset();
     m_capacityWorkload = {};
+    m_pin = {};
+    m_sweep->clear();
     clearCharts();
+    updatePin();
     setShownText(m_summary, QString());
     setShownText(m_capacityLabel, QString());
     m_sizing->clear();

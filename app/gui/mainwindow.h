@@ -191,6 +191,8 @@ private:
         QString name;  ///< "Best found (sa)", "Megatron", the selected row's or opened file's label
         QString label; ///< the name and the plan's shape: "Best found (sa): pp1 dp2 tp4"
         QString shown; ///< the label, the plan's throughput, and the note
+        /// Requests/s at its steady-state throughput (0: infeasible): the rate sweep's range starts from it.
+        double analyticRate = 0;
     };
     ServingPlan servingPlan(const Scenario& s) const;
     /// The edited scenario and the plan the Serving tab simulates (the one the user chose); nullopt after

@@ -1,9 +1,10 @@
 // The main window's Serving tab: the request-level simulation (core/sim) of the plan the user chooses (the
 // best found, the selected, or Megatron's; named in the tab), on the scenario as edited, run by a
 // ServingRunner and drawn in the ServingView: latency CDFs with the SLO lines, KV occupancy and queue length
-// over time, the capacity answer (the highest rate under the SLOs and what it costs) and the GPU sizing for a
-// rate. What the tab shows is a result a session keeps (session_serving.h): a finished run, an answer or
-// another plan chosen is unsaved work until saved.
+// over time, the capacity answer (the highest rate under the SLOs and what it costs), a sweep over rates and
+// the GPU sizing for a rate; a pinned run and sweep drawn under the next ones. What the tab shows is a result
+// a session keeps (session_serving.h): a finished run, answer or sweep, a pin, or another plan chosen is
+// unsaved work until saved.
 #include "mainwindow_p.h"
 
 #include "servingrunner.h"
@@ -13,7 +14,10 @@
 #include "core/sim/trace.h"
 #include "views/elitemodel.h"
 #include "views/servingsizing.h"
+#include "views/servingsweep.h"
 #include "views/servingview.h"
+
+#include <QFileInfo>
 
 namespace sp::app {
 
@@ -29,13 +33,15 @@ void MainWindow::buildServingTab() {
     m_servingPlanTimer->setSingleShot(true);
     m_servingPlanTimer->setInterval(250);
     connect(m_servingPlanTimer, &QTimer::timeout, this, &MainWindow::updateServingPlan);
-    // The workload and plan of the job running: its result is drawn against the SLOs it was simulated under,
-    // and named.
+    // The workload and name of the job running: its result is drawn against the SLOs it was simulated under,
+    // and named by its plan, load and GPUs (a pin compares them).
     auto workload = std::make_shared<Workload>();
-    auto planName = std::make_shared<QString>();
+    auto tag = std::make_shared<views::RunTag>();
     auto requests = std::make_shared<qint64>(0);
+    // The sweep running: its rates, workload and name; its points come in as they are done.
+    auto sweeping = std::make_shared<std::optional<views::ShownSweep>>();
 
-    connect(m_serving, &views::ServingView::runRequested, this, [this, workload, planName] {
+    connect(m_serving, &views::ServingView::runRequested, this, [this, workload, tag, sweeping] {
         const auto s = servingScenario();
         if (!s) return;
         SimOptions o;
@@ -56,7 +62,12 @@ void MainWindow::buildServingTab() {
             o.rate = m_serving->rate();
         }
         *workload = s->first.workload;
-        *planName = s->second.label;
+        *tag = views::RunTag{s->second.label,
+                             m_serving->useTrace()
+                                 ? tr("trace %1").arg(QFileInfo(m_serving->tracePath()).fileName())
+                                 : views::rateText(o.rate),
+                             views::gpusText(s->first.cluster)};
+        sweeping->reset();
         m_serving->setRunning(true);
         m_serving->showSizing(false);
         m_serving->setStatus(tr("Simulating %1 requests of %2...")
@@ -64,29 +75,62 @@ void MainWindow::buildServingTab() {
         m_servingRunner->simulate(s->first, s->second.plan, o);
         updateStopAction();
     });
-    connect(m_serving, &views::ServingView::capacityRequested, this, [this, workload, requests] {
+    connect(m_serving, &views::ServingView::capacityRequested, this,
+            [this, workload, tag, requests, sweeping] {
+                const auto s = servingScenario();
+                if (!s) return;
+                // On the scenario's own cluster, the plan served as it is (maxRatePerGpu with a fixed plan).
+                MaxRateOptions o;
+                o.plan = s->second.plan;
+                o.planName = s->second.label.toStdString();
+                o.search.sim.requests = m_serving->requests();
+                *workload = s->first.workload;
+                *tag = views::RunTag{s->second.label, {}, views::gpusText(s->first.cluster)};
+                *requests = m_serving->requests();
+                sweeping->reset();
+                m_serving->setRunning(true);
+                m_serving->showSizing(false);
+                m_serving->setStatus(
+                    tr("Bisecting the highest rate %1 sustains under the SLOs...").arg(s->second.name));
+                m_servingRunner->capacity(s->first, o);
+                updateStopAction();
+            });
+    connect(m_serving, &views::ServingView::sweepRequested, this, [this, sweeping] {
         const auto s = servingScenario();
         if (!s) return;
-        // On the scenario's own cluster, the plan served as it is (maxRatePerGpu with a fixed plan).
-        MaxRateOptions o;
-        o.plan = s->second.plan;
-        o.planName = s->second.label.toStdString();
-        o.search.sim.requests = m_serving->requests();
-        *workload = s->first.workload;
-        *requests = m_serving->requests();
+        views::ServingSweepView* page = m_serving->sweep();
+        RateSweepOptions o;
+        o.rates = page->rates();
+        if (o.rates.empty())
+            return showError(tr("Serving: a sweep's rates go from the lower to the higher: %1 is above %2")
+                                 .arg(page->from())
+                                 .arg(page->to()));
+        o.sim.requests = m_serving->requests();
+        views::ShownSweep shown;
+        shown.sweep.ok = true;
+        shown.rates = o.rates;
+        shown.workload = s->first.workload;
+        shown.tag =
+            views::RunTag{s->second.label, views::sweepLoadText(o.rates), views::gpusText(s->first.cluster)};
+        *sweeping = shown;
+        page->setSweep(std::move(shown));
         m_serving->setRunning(true);
-        m_serving->showSizing(false);
-        m_serving->setStatus(
-            tr("Bisecting the highest rate %1 sustains under the SLOs...").arg(s->second.name));
-        m_servingRunner->capacity(s->first, o);
+        m_serving->showPage(views::ServingView::Page::Sweep);
+        m_serving->setStatus(tr("Sweeping %1 over %2...").arg(s->second.name, views::sweepLoadText(o.rates)));
+        m_servingRunner->sweep(s->first, s->second.plan, o);
         updateStopAction();
     });
-    connect(m_serving, &views::ServingView::sizeRequested, this, [this] {
+    connect(m_serving, &views::ServingView::pinChanged, this, [this] {
+        m_servingUnsaved = true;
+        updateTitle();
+    });
+    connect(m_serving, &views::ServingView::sizeRequested, this, [this, sweeping] {
         const auto s = servingScenario();
         if (!s) return;
         const views::ServingSizingView* z = m_serving->sizing();
         const CapacityOptions o = views::sizingOptions(z->rate(), z->gpus(), m_serving->requests());
         if (o.gpus.empty()) return showError(tr("Serving: check the GPU types to size"));
+        sweeping->reset();
         m_serving->setRunning(true);
         m_serving->setStatus(tr("Finding the fewest GPUs for %1 requests/s...").arg(o.rate, 0, 'g', 4));
         m_servingRunner->sizeGpus(s->first, o);
@@ -119,30 +163,55 @@ void MainWindow::buildServingTab() {
     connect(m_servingRunner, &ServingRunner::stepChanged, this,
             [step](quint64, const QString& text) { *step = text; });
     connect(m_servingRunner, &ServingRunner::progress, this,
-            [this, step](quint64, qint64 completed, qint64 total, int simulation) {
-                m_serving->setProgress(completed, total);
+            [this, step, sweeping](quint64, qint64 completed, qint64 total, int simulation) {
                 QString done = tr("%1 of %2 requests completed")
                                    .arg(views::formatInteger(double(completed)),
                                         total > 0 ? views::formatInteger(double(total)) : tr("?"));
-                if (simulation > 0) done = tr("Simulation %1: %2").arg(simulation + 1).arg(done);
+                if (*sweeping) {
+                    // One simulation a rate: the bar is the sweep's, the step names the rate.
+                    const qint64 n = qint64((*sweeping)->rates.size());
+                    const double part = total > 0 ? double(std::min(completed, total)) / double(total) : 0.0;
+                    m_serving->setProgress(qint64(1000 * (std::min<qint64>(simulation, n) + part)), 1000 * n);
+                } else {
+                    m_serving->setProgress(completed, total);
+                    if (simulation > 0) done = tr("Simulation %1: %2").arg(simulation + 1).arg(done);
+                }
                 m_serving->setStatus(step->isEmpty() ? done : tr("%1, %2").arg(*step, done));
             });
-    const auto servingDone = [this, step] {
+    const auto servingDone = [this, step, sweeping] {
         step->clear();
+        sweeping->reset();
         m_serving->setRunning(false);
         updateStopAction();
         m_servingUnsaved = true;
         updateTitle();
     };
     connect(m_servingRunner, &ServingRunner::simulated, this,
-            [this, workload, planName, servingDone](quint64, SimResultPtr r) {
-                m_serving->setResult(r, *workload, *planName);
+            [this, workload, tag, servingDone](quint64, SimResultPtr r) {
+                m_serving->setResult(r, *workload, *tag);
                 servingDone();
             });
     connect(m_servingRunner, &ServingRunner::capacityFound, this,
-            [this, workload, requests, servingDone](quint64, MaxRateRowPtr row) {
-                m_serving->setCapacity(*row, *requests, *workload);
+            [this, workload, tag, requests, servingDone](quint64, MaxRateRowPtr row) {
+                m_serving->setCapacity(*row, *requests, *workload, tag->gpus);
                 if (row->stopped) m_serving->setStatus(tr("Capacity stopped"));
+                servingDone();
+            });
+    connect(m_servingRunner, &ServingRunner::sweepGrew, this, [this, sweeping](quint64, RateSweepPtr sofar) {
+        if (!*sweeping) return;
+        views::ShownSweep shown = **sweeping;
+        shown.sweep.points = sofar->points;
+        m_serving->sweep()->setSweep(std::move(shown));
+    });
+    connect(m_servingRunner, &ServingRunner::swept, this,
+            [this, sweeping, servingDone](quint64, RateSweepPtr r) {
+                if (!*sweeping) return;
+                views::ShownSweep shown = **sweeping;
+                shown.sweep = *r;
+                const size_t done = r->points.size(), n = shown.rates.size();
+                m_serving->sweep()->setSweep(std::move(shown));
+                m_serving->setStatus(r->stopped ? tr("Sweep stopped: %1 of %2 rates done").arg(done).arg(n)
+                                                : tr("Sweep: %1 rates done").arg(done));
                 servingDone();
             });
     connect(m_servingRunner, &ServingRunner::sized, this, [this, servingDone](quint64, GpuSizingPtr z) {
@@ -154,26 +223,31 @@ void MainWindow::buildServingTab() {
                                  .arg(z->stopped ? tr(" (stopped)") : QString()));
         servingDone();
     });
-    connect(m_servingRunner, &ServingRunner::failed, this, [this, step](quint64, const QString& message) {
-        step->clear();
-        m_serving->setRunning(false);
-        updateStopAction();
-        m_serving->setStatus(QString());
-        showError(tr("Serving: %1").arg(message));
-    });
+    connect(m_servingRunner, &ServingRunner::failed, this,
+            [this, step, sweeping](quint64, const QString& message) {
+                step->clear();
+                sweeping->reset();
+                m_serving->setRunning(false);
+                updateStopAction();
+                m_serving->setStatus(QString());
+                showError(tr("Serving: %1").arg(message));
+            });
 }
 
 MainWindow::ServingPlan MainWindow::servingPlan(const Scenario& s) const {
     const bool moe = s.model.moe.present();
     // The results are of this scenario: not once it is edited (their plans may not even fit it).
     const bool ours = m_ctx && m_ctx->scenario() == s;
-    const auto named = [moe](const Plan& p, const Metrics& m, const QString& name, const QString& note) {
+    const auto named = [moe, &s](const Plan& p, const Metrics& m, const QString& name, const QString& note) {
         const QString label = tr("%1: %2").arg(name, views::planShapeText(p, moe));
         QString shown = label;
         shown += m.feasible ? tr(" — %1 at the steady state").arg(views::formatRate(m.throughput))
                             : tr(" — infeasible: %1").arg(QString::fromStdString(m.violation));
         if (!note.isEmpty()) shown += tr(" (%1)").arg(note);
-        return ServingPlan{p, name, label, shown};
+        // Requests/s at the steady state's throughput, as maxRate brackets its bisection.
+        const double rate =
+            m.feasible ? m.throughput / std::max<double>(1.0, double(s.workload.outputTokens)) : 0;
+        return ServingPlan{p, name, label, shown, rate};
     };
     const auto megatron = [&](const QString& note) {
         if (ours) return named(m_ctx->megatron()->plan, m_ctx->megatron()->metrics(), tr("Megatron"), note);
@@ -214,7 +288,11 @@ void MainWindow::updateServingPlan() {
         m_serving->setPlanName(tr("The workload's phase is not serving: the simulation serves requests"));
         return;
     }
-    m_serving->setPlanName(servingPlan(s).shown);
+    const ServingPlan p = servingPlan(s);
+    m_serving->setPlanName(p.shown);
+    // The sweep's range up to a fifth above the plan's analytical rate, until a capacity answer (or the user)
+    // sets one.
+    if (!m_serving->capacityAnswer()) m_serving->sweep()->suggestTop(1.2 * p.analyticRate);
     // The scenario's GPU type, to size against others, until the user picks.
     if (const GpuSpec* g = findGpuByName(s.cluster.gpu.name)) m_serving->sizing()->suggestGpu(g->id);
 }
@@ -256,13 +334,23 @@ SessionServing MainWindow::servingSession() const {
     s.served = v->servedPlan();
     s.result = v->shownResult();
     s.resultWorkload = v->resultWorkload();
-    s.resultPlan = v->resultPlanName();
+    s.resultPlan = v->resultTag().plan;
+    s.resultLoad = v->resultTag().load;
+    s.resultGpus = v->resultTag().gpus;
     s.capacity = v->capacityAnswer();
     s.capacityWorkload = v->capacityWorkload();
     s.sizingRate = z->rate();
     s.sizingGpus = z->gpus();
     s.sizing = z->result();
-    s.sizingShown = v->showsSizing();
+    s.sizingShown = v->page() == views::ServingView::Page::Sizing;
+    s.sweepShown = v->page() == views::ServingView::Page::Sweep;
+    const views::ServingSweepView* w = v->sweep();
+    s.sweepFrom = w->from();
+    s.sweepTo = w->to();
+    s.sweepSteps = w->steps();
+    s.sweepRangeSet = true;
+    s.sweep = w->sweep();
+    s.pin = v->pinned();
     return s;
 }
 
@@ -274,14 +362,22 @@ void MainWindow::restoreServing(const SessionServing& saved) {
     v->setRequests(saved.requests);
     // In the order the tab drew them: the run, then the answer's words (its run, when it was the last, is
     // the run saved).
-    if (saved.result) v->setResult(saved.result, saved.resultWorkload, saved.resultPlan);
+    if (saved.result)
+        v->setResult(saved.result, saved.resultWorkload,
+                     views::RunTag{saved.resultPlan, saved.resultLoad, saved.resultGpus});
     if (saved.capacity) v->setCapacity(*saved.capacity, saved.capacityWorkload);
     v->setRate(saved.rate);
+    views::ServingSweepView* w = v->sweep();
+    if (saved.sweepRangeSet) w->setRange(saved.sweepFrom, saved.sweepTo, saved.sweepSteps);
+    w->setSweep(saved.sweep);
+    v->setPin(saved.pin);
     views::ServingSizingView* z = v->sizing();
     z->setRate(saved.sizingRate);
     z->setGpus(saved.sizingGpus);
     if (saved.sizing) z->setResult(*saved.sizing);
-    v->showSizing(saved.sizingShown);
+    v->showPage(saved.sizingShown  ? views::ServingView::Page::Sizing
+                : saved.sweepShown ? views::ServingView::Page::Sweep
+                                   : views::ServingView::Page::Simulation);
     updateServingPlan();
 }
 

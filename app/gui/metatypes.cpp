@@ -8,6 +8,7 @@ void registerMetatypes() {
     qRegisterMetaType<views::PlanRecordPtr>("sp::views::PlanRecordPtr");
     qRegisterMetaType<SimResultPtr>("sp::app::SimResultPtr");
     qRegisterMetaType<MaxRateRowPtr>("sp::app::MaxRateRowPtr");
+    qRegisterMetaType<RateSweepPtr>("sp::app::RateSweepPtr");
     qRegisterMetaType<GpuSizingPtr>("sp::app::GpuSizingPtr");
 }
 

@@ -3,6 +3,7 @@
 
 #include "core/search/engine.h"
 #include "core/sim/capacity.h"
+#include "core/sim/sweep.h"
 #include "views/planrecord.h"
 #include "views/servinganswers.h"
 
@@ -28,9 +29,11 @@ struct SearchUpdate {
 };
 using SearchUpdatePtr = std::shared_ptr<const SearchUpdate>;
 using SearchResultPtr = std::shared_ptr<const SearchResult>;
-// The Serving tab's (ServingRunner): a simulated run, a capacity answer (with its runs), a GPU sizing.
+// The Serving tab's (ServingRunner): a simulated run, a capacity answer (with its runs), a rate sweep, a GPU
+// sizing.
 using SimResultPtr = std::shared_ptr<const SimResult>;
 using MaxRateRowPtr = std::shared_ptr<const MaxRateRow>;
+using RateSweepPtr = std::shared_ptr<const RateSweep>;
 using GpuSizingPtr = std::shared_ptr<const views::GpuSizing>;
 
 /// Registers the metatypes above (idempotent). Called once at startup by the main window.
@@ -43,4 +46,5 @@ Q_DECLARE_METATYPE(sp::app::SearchResultPtr)
 Q_DECLARE_METATYPE(sp::views::PlanRecordPtr)
 Q_DECLARE_METATYPE(sp::app::SimResultPtr)
 Q_DECLARE_METATYPE(sp::app::MaxRateRowPtr)
+Q_DECLARE_METATYPE(sp::app::RateSweepPtr)
 Q_DECLARE_METATYPE(sp::app::GpuSizingPtr)

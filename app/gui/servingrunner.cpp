@@ -1,6 +1,7 @@
 #include "servingrunner.h"
 
 #include "views/background.h"
+#include "views/servingcompare.h"
 
 #include <QMutex>
 #include <QMutexLocker>
@@ -23,6 +24,12 @@ public:
         m_completed = p.completed, m_total = p.total;
         post(lock);
     }
+    void addPoint(const SweepPoint& point) {
+        QMutexLocker lock(&m_mutex);
+        m_points.push_back(point);
+        m_pointsChanged = true;
+        post(lock);
+    }
     void setStep(const QString& step) {
         QMutexLocker lock(&m_mutex);
         m_step = step;
@@ -36,14 +43,21 @@ public:
         int simulation = 0;
         QString step;
         bool stepChanged = false, seen = false;
+        std::shared_ptr<RateSweep> sofar;
         {
             QMutexLocker lock(&m_mutex);
             if (!m_posted) return;
             completed = m_completed, total = m_total, simulation = m_simulation, seen = m_seen;
             step = m_step, stepChanged = m_stepChanged;
-            m_posted = m_stepChanged = false;
+            if (m_pointsChanged) {
+                sofar = std::make_shared<RateSweep>();
+                sofar->ok = true;
+                sofar->points = m_points;
+            }
+            m_posted = m_stepChanged = m_pointsChanged = false;
         }
         if (m_run != m_owner->m_slot.current()) return;
+        if (sofar) emit m_owner->sweepGrew(m_run, std::move(sofar));
         if (stepChanged) emit m_owner->stepChanged(m_run, step);
         if (seen) emit m_owner->progress(m_run, completed, total, simulation);
     }
@@ -63,7 +77,8 @@ private:
     qint64 m_completed = 0, m_total = 0; ///< guarded by m_mutex, as all below
     int m_simulation = 0;
     QString m_step;
-    bool m_seen = false, m_posted = false, m_stepChanged = false;
+    std::vector<SweepPoint> m_points; ///< a sweep's points done
+    bool m_seen = false, m_posted = false, m_stepChanged = false, m_pointsChanged = false;
 };
 
 ServingRunner::ServingRunner(QObject* parent) : QObject(parent) {}
@@ -143,6 +158,34 @@ quint64 ServingRunner::capacity(const Scenario& scenario, const MaxRateOptions& 
                 emit failed(run, QString::fromStdString(r->error));
             else
                 emit capacityFound(run, r);
+        });
+}
+
+quint64 ServingRunner::sweep(const Scenario& scenario, const Plan& plan, const RateSweepOptions& options) {
+    return launch<RateSweep>(
+        [scenario, plan, options](Relay& relay, std::stop_token stop) {
+            const CostModel model(scenario);
+            const size_t n = options.rates.size();
+            const auto step = [&relay, &options, n](size_t i) {
+                if (i < n)
+                    relay.setStep(QObject::tr("%1 (%2 of %3)")
+                                      .arg(views::rateText(options.rates[i]))
+                                      .arg(i + 1)
+                                      .arg(n));
+            };
+            step(0);
+            auto r = sweepRates(model, plan, options, reporter(relay), stop,
+                                [&relay, &step](const SweepPoint& p, size_t i) {
+                                    relay.addPoint(p);
+                                    step(i + 1);
+                                });
+            return std::make_shared<const RateSweep>(std::move(r));
+        },
+        [this](quint64 run, const RateSweepPtr& r) {
+            if (!r->ok)
+                emit failed(run, QString::fromStdString(r->error));
+            else
+                emit swept(run, r);
         });
 }
 

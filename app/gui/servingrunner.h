@@ -3,10 +3,12 @@
 // ParetoRunner runs sweeps: QtConcurrent::run on its own pool, a std::stop_source, a run id so the reports
 // of a superseded run are dropped, progress handed over with one queued call at a time, and the result
 // through QFuture::then on the GUI thread. One job at a time: a simulation, a capacity bisection
-// (maxRatePerGpu) or a GPU sizing (fewestGpus); stop() ends whichever runs (the window's Stop, Esc).
+// (maxRatePerGpu), a sweep over rates (sweepRates) or a GPU sizing (fewestGpus); stop() ends whichever runs
+// (the window's Stop, Esc), and a stopped sweep keeps the rates done.
 
 #include "core/sim/capacity.h"
 #include "core/sim/simulator.h"
+#include "core/sim/sweep.h"
 #include "metatypes.h"
 #include "workerslot.h"
 
@@ -30,6 +32,9 @@ public:
     /// The highest rate under the workload's SLOs on the scenario's cluster, with the tokens/s sustained and
     /// what they cost (maxRatePerGpu, core/sim/capacity.h; options.plan is the plan served).
     quint64 capacity(const Scenario& scenario, const MaxRateOptions& options);
+    /// The plan simulated at each of options.rates (sweepRates, core/sim/sweep.h); its points are reported
+    /// as they are done (sweepGrew), and all of them at the end (swept), a stop keeping those done.
+    quint64 sweep(const Scenario& scenario, const Plan& plan, const RateSweepOptions& options);
     /// The fewest GPUs of each type in options.gpus that sustain options.rate under the SLOs (fewestGpus),
     /// one GPU type after another; a stop keeps the rows done.
     quint64 sizeGpus(const Scenario& scenario, const CapacityOptions& options);
@@ -47,6 +52,9 @@ signals:
     void stepChanged(quint64 run, const QString& step);
     void simulated(quint64 run, sp::app::SimResultPtr result);
     void capacityFound(quint64 run, sp::app::MaxRateRowPtr answer);
+    /// A sweep's points so far (throttled: one queued report at a time), then the sweep done or stopped.
+    void sweepGrew(quint64 run, sp::app::RateSweepPtr sofar);
+    void swept(quint64 run, sp::app::RateSweepPtr sweep);
     void sized(quint64 run, sp::app::GpuSizingPtr sizing);
     void failed(quint64 run, const QString& message);
 

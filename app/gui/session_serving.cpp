@@ -1,4 +1,5 @@
 #include "session_serving.h"
+#include "session_serving_p.h"
 
 #include "core/io/formats.h"
 
@@ -13,65 +14,7 @@
 
 namespace sp::app {
 
-namespace {
-
-/// Reads the fields of one JSON object; the first field that does not read names itself in `error`.
-class Fields {
-public:
-    Fields(const QJsonObject& o, QString where, QString* error)
-        : m_o(o), m_where(std::move(where)), m_error(error) {}
-
-    double number(const char* key, double min = -std::numeric_limits<double>::max()) {
-        const QJsonValue v = m_o[QLatin1String(key)];
-        if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < min) {
-            const bool any = min == -std::numeric_limits<double>::max();
-            fail(key,
-                 any ? QObject::tr("expected a number") : QObject::tr("expected a number >= %1").arg(min));
-            return 0;
-        }
-        return v.toDouble();
-    }
-    int64_t integer(const char* key, int64_t min = 0) {
-        const QJsonValue v = m_o[QLatin1String(key)];
-        const double d = v.toDouble();
-        if (!v.isDouble() || d != std::floor(d) || d < double(min) || d > 9.0e15) {
-            fail(key, QObject::tr("expected a whole number >= %1").arg(min));
-            return min;
-        }
-        return int64_t(d);
-    }
-    /// Absent (a session of an older version): `absent`; present, it must read as number() reads it.
-    double optionalNumber(const char* key, double absent, double min = -std::numeric_limits<double>::max()) {
-        return m_o.contains(QLatin1String(key)) ? number(key, min) : absent;
-    }
-    int64_t optionalInteger(const char* key, int64_t absent, int64_t min = 0) {
-        return m_o.contains(QLatin1String(key)) ? integer(key, min) : absent;
-    }
-    bool flag(const char* key) { return m_o[QLatin1String(key)].toBool(); }
-    std::string text(const char* key) { return m_o[QLatin1String(key)].toString().toStdString(); }
-    QByteArray latin1(const char* key) { return m_o[QLatin1String(key)].toString().toLatin1(); }
-    QJsonObject object(const char* key) {
-        const QJsonValue v = m_o[QLatin1String(key)];
-        if (!v.isObject()) fail(key, QObject::tr("expected an object"));
-        return v.toObject();
-    }
-    QJsonArray array(const char* key) {
-        const QJsonValue v = m_o[QLatin1String(key)];
-        if (!v.isArray()) fail(key, QObject::tr("expected an array"));
-        return v.toArray();
-    }
-    bool has(const char* key) const { return m_o.contains(QLatin1String(key)); }
-    QString at(const char* key) const { return m_where + QLatin1Char('.') + QLatin1String(key); }
-    void fail(const char* key, const QString& what) {
-        if (m_error->isEmpty()) *m_error = QStringLiteral("%1: %2").arg(at(key), what);
-    }
-    bool ok() const { return m_error->isEmpty(); }
-
-private:
-    const QJsonObject m_o;
-    const QString m_where;
-    QString* m_error;
-};
+namespace detail {
 
 QJsonObject percentilesJson(const Percentiles& p) {
     return QJsonObject{{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90},
@@ -166,9 +109,9 @@ std::optional<Workload> workloadFrom(Fields& f, const QString& file) {
     return w.value();
 }
 
-std::shared_ptr<const SimResult> resultFrom(const QJsonObject& o, const QString& file, Workload& w,
-                                            QString* error) {
-    Fields f(o, QStringLiteral("serving.result"), error);
+std::shared_ptr<const SimResult> resultFrom(const QJsonObject& o, const QString& file, const QString& where,
+                                            Workload& w, QString* error) {
+    Fields f(o, where, error);
     const auto workload = workloadFrom(f, file);
     if (!workload) return nullptr;
     w = *workload;
@@ -394,7 +337,9 @@ std::optional<views::GpuSizing> sizingFrom(const QJsonObject& o, const QString& 
     return z;
 }
 
-} // namespace
+} // namespace detail
+
+using namespace detail;
 
 std::vector<double> thinSorted(const std::vector<double>& sorted, size_t max) {
     const size_t n = sorted.size();
@@ -415,12 +360,19 @@ QJsonObject servingJson(const SessionServing& s) {
                   {"plan", views::servedPlanKey(s.served)},
                   {"sizing_rate", s.sizingRate},
                   {"sizing_gpus", sizingGpus},
-                  {"page", s.sizingShown ? QStringLiteral("sizing") : QStringLiteral("simulation")}};
+                  {"page", s.sizingShown  ? QStringLiteral("sizing")
+                           : s.sweepShown ? QStringLiteral("sweep")
+                                          : QStringLiteral("simulation")},
+                  {"sweep_from", s.sweepFrom},
+                  {"sweep_to", s.sweepTo},
+                  {"sweep_steps", s.sweepSteps}};
     if (s.result) {
         QJsonObject r = resultJson(*s.result, s.resultWorkload);
-        r["plan_name"] = s.resultPlan;
+        tagInto(r, views::RunTag{s.resultPlan, s.resultLoad, s.resultGpus});
         o["result"] = r;
     }
+    if (s.sweep) o["sweep"] = sweepJson(*s.sweep);
+    if (!s.pin.empty()) o["pin"] = pinJson(s.pin);
     if (s.capacity) o["capacity"] = capacityJson(*s.capacity, s.capacityWorkload);
     if (s.sizing) o["sizing"] = sizingJson(*s.sizing);
     return o;
@@ -457,21 +409,37 @@ SessionServing servingFrom(const QJsonObject& o, const QString& file) {
         for (const QJsonValue& id : f.array("sizing_gpus"))
             s.sizingGpus.push_back(id.toString().toStdString());
     s.sizingShown = o["page"].toString() == QLatin1String("sizing");
+    s.sweepShown = o["page"].toString() == QLatin1String("sweep");
+    if (f.has("sweep_from") || f.has("sweep_to") || f.has("sweep_steps")) {
+        s.sweepFrom = f.number("sweep_from", 0.001);
+        s.sweepTo = f.number("sweep_to", 0.001);
+        s.sweepSteps = int(std::min<int64_t>(f.integer("sweep_steps", 1), 100));
+        s.sweepRangeSet = true;
+    }
     // The inputs are kept whatever the results are; results that do not read are left out whole.
     QString results;
     if (o.contains("result")) {
-        s.result = resultFrom(o["result"].toObject(), file, s.resultWorkload, &results);
-        s.resultPlan = o["result"].toObject()["plan_name"].toString();
+        s.result = resultFrom(o["result"].toObject(), file, QStringLiteral("serving.result"),
+                              s.resultWorkload, &results);
+        const views::RunTag tag = tagFrom(o["result"].toObject());
+        s.resultPlan = tag.plan, s.resultLoad = tag.load, s.resultGpus = tag.gpus;
     }
     if (results.isEmpty() && o.contains("capacity"))
         s.capacity = capacityFrom(o["capacity"].toObject(), file, s.capacityWorkload, &results);
     if (results.isEmpty() && o.contains("sizing"))
         s.sizing = sizingFrom(o["sizing"].toObject(), file, &results);
+    if (results.isEmpty() && o.contains("sweep"))
+        s.sweep = sweepFrom(o["sweep"].toObject(), file, QStringLiteral("serving.sweep"), &results);
+    if (results.isEmpty() && o.contains("pin")) s.pin = pinFrom(o["pin"].toObject(), file, &results);
     if (!results.isEmpty()) {
         s.result = nullptr;
         s.resultPlan.clear();
+        s.resultLoad.clear();
+        s.resultGpus.clear();
         s.capacity.reset();
         s.sizing.reset();
+        s.sweep.reset();
+        s.pin = {};
     }
     if (error.isEmpty()) error = results;
     if (!error.isEmpty()) s.error = QStringLiteral("%1: %2").arg(file, error);
