@@ -358,7 +358,7 @@ private slots:
         // The comparison names the split as the one difference.
         ComparisonView cmp;
         cmp.setScenario(sc);
-        cmp.setCandidates({{QStringLiteral("balanced"), balanced}, {QStringLiteral("uneven"), rec}}, 0, 1);
+        cmp.setCandidates({{QStringLiteral("balanced"), balanced, nullptr}, {QStringLiteral("uneven"), rec, nullptr}}, 0, 1);
         QCOMPARE(cmp.differences(), QStringList{"layers per stage"});
 
         Plan wrong = p;
@@ -503,7 +503,7 @@ private slots:
         QVERIFY(!details.summaryText().contains("Layer groups"));
         ComparisonView cmp;
         cmp.setScenario(sc);
-        cmp.setCandidates({{QStringLiteral("uniform"), uniform}, {QStringLiteral("grouped"), rec}}, 0, 1);
+        cmp.setCandidates({{QStringLiteral("uniform"), uniform, nullptr}, {QStringLiteral("grouped"), rec, nullptr}}, 0, 1);
         QCOMPARE(cmp.differences(), QStringList{"layer groups"});
         EliteModel elite;
         elite.setModel(s.model);
@@ -562,7 +562,7 @@ private slots:
         ComparisonView v;
         v.resize(1200, 700);
         v.setScenario(sc);
-        v.setCandidates({{QStringLiteral("Megatron"), meg}, {QStringLiteral("Edited"), rec}}, 0, 1);
+        v.setCandidates({{QStringLiteral("Megatron"), meg, nullptr}, {QStringLiteral("Edited"), rec, nullptr}}, 0, 1);
         QCOMPARE(v.differences(), (QStringList{"qkv", "attention"}));
         QTableWidget* t = v.settingsTable();
         int marked = 0;
@@ -637,7 +637,7 @@ private slots:
         ComparisonView v;
         v.resize(1200, 700);
         v.setScenario(sc);
-        v.setCandidates({{QStringLiteral("plain"), plain}, {QStringLiteral("mtp"), mtp}}, 0, 1);
+        v.setCandidates({{QStringLiteral("plain"), plain, nullptr}, {QStringLiteral("mtp"), mtp, nullptr}}, 0, 1);
         QCOMPARE(v.differences(), QStringList{"speculative decoding"});
         QTableWidget* t = v.settingsTable();
         bool row = false;
@@ -672,7 +672,7 @@ private slots:
         QCOMPARE(draft->at(0), mtp->breakdown(false).draftMs); // right plan below
         QCOMPARE(draft->at(1), 0.0);
         // Two plans without it: no draft bar, no E row.
-        v.setCandidates({{QStringLiteral("plain"), plain}, {QStringLiteral("plain too"), plain}}, 0, 1);
+        v.setCandidates({{QStringLiteral("plain"), plain, nullptr}, {QStringLiteral("plain too"), plain, nullptr}}, 0, 1);
         for (QBarSet* set : v.barSeries()->barSets()) QVERIFY(set->label() != QStringLiteral("draft"));
         for (int r = 0; r < mt->rowCount(); ++r)
             QVERIFY(mt->item(r, 0)->text() != QStringLiteral("Tokens a step (E)"));
@@ -774,7 +774,7 @@ private slots:
         ComparisonView v;
         v.resize(1200, 700);
         v.setScenario(std::make_shared<const Scenario>(s));
-        v.setCandidates({{QStringLiteral("Megatron"), meg}, {QStringLiteral("dp8"), rec}}, 0, 1);
+        v.setCandidates({{QStringLiteral("Megatron"), meg, nullptr}, {QStringLiteral("dp8"), rec, nullptr}}, 0, 1);
         // Rows: replicas 1 and 8, sequences in flight = dp x pp x batch of each side.
         QTableWidget* t = v.metricsTable();
         auto row = [t](const QString& name) {
@@ -821,7 +821,7 @@ private slots:
         tab.resize(712, 330);
         tab.show();
         v->setScenario(std::make_shared<const Scenario>(s));
-        v->setCandidates({{QStringLiteral("Megatron"), meg}, {QStringLiteral("Opened: mtp.yaml"), mtp}}, 0,
+        v->setCandidates({{QStringLiteral("Megatron"), meg, nullptr}, {QStringLiteral("Opened: mtp.yaml"), mtp, nullptr}}, 0,
                          1);
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
         QTest::qWait(50); // the queued fit of the metrics table
@@ -1045,7 +1045,7 @@ private slots:
         QVERIFY(edited.count() >= 1);
         // SLO: not a number. Both SLO fields say their unit.
         const auto labels = ed.findChildren<QLabel*>();
-        for (const QString name : {QStringLiteral("TTFT SLO (ms)"), QStringLiteral("TPOT (ms)")})
+        for (const QString& name : {QStringLiteral("TTFT SLO (ms)"), QStringLiteral("TPOT (ms)")})
             QVERIFY2(
                 std::any_of(labels.begin(), labels.end(), [&](const QLabel* l) { return l->text() == name; }),
                 qPrintable(name));
