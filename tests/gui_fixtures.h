@@ -7,6 +7,7 @@
 
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
@@ -87,6 +88,27 @@ inline bool shortSearch(MainWindow& w, qint64 budget = 300) {
     QSignalSpy done(&w, &MainWindow::searchFinished);
     w.startSearch();
     return done.wait(120000) || done.count() > 0;
+}
+
+/// The shown labels under `w` whose text does not fit them: one line wider than the label, or word-wrapped
+/// lines taller than it at its width ("'Efficiency' needs 340x54 px, has 340x36"). A label elided on
+/// purpose ("...", the whole text in its tooltip) is left out.
+inline QStringList cutLabels(QWidget* w) {
+    QStringList out;
+    for (QLabel* l : w->findChildren<QLabel*>()) {
+        if (!l->isVisible() || l->text().isEmpty()) continue;
+        if (l->text().endsWith(QChar(0x2026)) && !l->toolTip().isEmpty()) continue;
+        const QSize hint = l->sizeHint();
+        const QSize need = l->wordWrap() ? QSize(l->width(), l->heightForWidth(l->width())) : hint;
+        if (need.width() > l->width() || need.height() > l->height())
+            out << QStringLiteral("'%1' needs %2x%3 px, has %4x%5")
+                       .arg(l->text().left(60))
+                       .arg(need.width())
+                       .arg(need.height())
+                       .arg(l->width())
+                       .arg(l->height());
+    }
+    return out;
 }
 
 } // namespace sp::testing

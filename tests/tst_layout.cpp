@@ -6,12 +6,15 @@
 #include "views/elitemodel.h"
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"
+#include "views/searchchart.h"
 #include "views/timeline.h"
 #include "windowactions.h"
 
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
+#include <QGraphicsTextItem>
+#include <QGraphicsView>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -23,6 +26,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QTextDocument>
 #include <QToolButton>
 
 using namespace sp;
@@ -30,6 +34,17 @@ using sp::app::MainWindow;
 using namespace sp::testing;
 
 namespace {
+/// Runs every searcher the panel lists on a short budget, and waits for the chart's throttled redraw.
+bool runEverySearcher(MainWindow& w) {
+    w.runPanel()->setSelectedSearchers(w.runPanel()->searchers());
+    w.runPanel()->setBudget(300);
+    QSignalSpy done(&w, &MainWindow::searchFinished);
+    w.startSearch();
+    const bool ended = done.wait(240000) || done.count() > 0;
+    QTest::qWait(100);
+    return ended;
+}
+
 QGroupBox* groupTitled(QWidget* in, const QString& title) {
     for (QGroupBox* g : in->findChildren<QGroupBox*>())
         if (g->title() == title) return g;
@@ -145,8 +160,8 @@ private slots:
         QVERIFY(shown(start, 40, 16));
     }
 
-    // Hovering a Timeline item shows its description on one line above the canvas; the longest one (a
-    // collective's, with its group and bytes) is cut at the window's edge, it never widens the window.
+    // Hovering a Timeline item shows its description above the canvas; the longest one (a collective's with
+    // its group and bytes, or an operator's with its times) wraps, it never widens the window.
     void timelineHoverKeepsWindowWidth() {
         MainWindow w(testOptions());
         w.resize(1280, 720);
@@ -174,14 +189,80 @@ private slots:
         // All of it readable: the line wraps within the tab, tall enough for its lines.
         QLabel* info = nullptr;
         for (QLabel* l : w.timelineView()->findChildren<QLabel*>())
-            if (l->text().contains(QStringLiteral("reduce-scatter")) ||
-                l->text().contains(QStringLiteral("all-")))
+            if (l->text() == canvas->itemDescription(longest).replace(QStringLiteral("<br>"),
+                                                                      QStringLiteral(" &middot; ")))
                 info = l;
         QVERIFY(info);
         const QRect r(info->mapTo(&w, QPoint(0, 0)), info->size());
         QVERIFY(w.rect().contains(r));
         QVERIFY2(info->wordWrap() && info->heightForWidth(info->width()) <= info->height(),
                  qPrintable(QStringLiteral("%1 px wide, %2 px high").arg(info->width()).arg(info->height())));
+    }
+
+    // A run of every searcher at 1280x720 leaves the window's minimum width as it was: the elite table's
+    // caption ("50 distinct plan(s), best first; ...") on one line widened it from 832 to 1,061 px, and the
+    // chart's summary, naming every searcher tied for the best, would have.
+    void everySearcherKeepsTheWidth() {
+        MainWindow w(testOptions());
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        QTest::qWait(20);
+        const int before = w.minimumSizeHint().width();
+        QVERIFY(runEverySearcher(w));
+        QVERIFY2(w.minimumSizeHint().width() <= before,
+                 qPrintable(QStringLiteral("minimum width %1 after the run, %2 before")
+                                .arg(w.minimumSizeHint().width())
+                                .arg(before)));
+        QCOMPARE(w.width(), 1280);
+    }
+
+    // After that run, the chart's legend shows every searcher's name and best whole, at 1280x720 (a chart
+    // legend keeps one row and elided them: "rand...").
+    void everySearcherInTheLegend() {
+        MainWindow w(testOptions());
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openScenario(kDefault));
+        QVERIFY(runEverySearcher(w));
+        // What the chart shows as text: its labels, and the chart's own text items.
+        views::SearchChart* chart = w.chart();
+        QStringList texts;
+        for (QLabel* l : chart->findChildren<QLabel*>())
+            if (l->isVisible()) {
+                QTextDocument doc;
+                doc.setHtml(l->text());
+                // Line breaks and non-breaking spaces as spaces: an entry may take two lines.
+                texts << doc.toPlainText()
+                             .replace(QChar(0xa0), QLatin1Char(' '))
+                             .replace(QChar(0x2028), QLatin1Char(' '))
+                             .simplified();
+            }
+        for (QGraphicsView* v : chart->findChildren<QGraphicsView*>())
+            for (QGraphicsItem* it : v->scene()->items())
+                if (auto* t = dynamic_cast<QGraphicsTextItem*>(it); t && t->isVisible())
+                    texts << t->toPlainText().simplified();
+        const QString shown = texts.join(QLatin1Char('\n'));
+        QCOMPARE(chart->searchers().size(), w.runPanel()->searchers().size());
+        for (const QString& s : chart->searchers()) {
+            // "random-seq  45.2k tok/s" (legendText("megatron") names the reference line: the searcher's own
+            // line is that text too).
+            const QString entry = s == QLatin1String("megatron") ? QStringLiteral("megatron ")
+                                                                 : chart->legendText(s).simplified();
+            QVERIFY2(entry.startsWith(s), qPrintable(entry));
+            QVERIFY2(shown.contains(entry),
+                     qPrintable(QStringLiteral("'%1' not shown whole in:\n%2").arg(entry, shown)));
+        }
+        QVERIFY2(shown.contains(chart->legendText(QStringLiteral("megatron")).simplified()),
+                 qPrintable(shown));
+        // Beside the plot, which keeps most of the tab's width.
+        QVERIFY2(chart->legend()->width() < chart->width() / 3,
+                 qPrintable(
+                     QStringLiteral("legend %1 of %2 px").arg(chart->legend()->width()).arg(chart->width())));
+        const QStringList cut = cutLabels(chart);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QStringLiteral("; "))));
     }
 
     // Help > Keyboard Shortcuts (F1) lists every shortcut of the window's actions (Ctrl+2 to Ctrl+6 as the

@@ -19,6 +19,7 @@
 #include <QToolButton>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <numeric>
 
 using namespace sp;
@@ -88,6 +89,88 @@ private slots:
                  qPrintable(QString("%1 vs %2").arg(paint(nvl, 4, 5)).arg(paint(nvl, 0, 1))));
         const Scenario hgx = scenario("llama-3.1-70b-h100-4x8.yaml");
         QCOMPARE(paint(hgx, 4, 5), paint(hgx, 0, 1));
+    }
+
+    // Painting only the part shown (a 65,536-GPU cluster took 250 ms to switch to when every GPU was
+    // drawn) draws what painting the whole canvas draws there: the view's pixels, scrolled to a hovered GPU
+    // in the middle of the cluster, equal the whole canvas's at the same place, the hovered GPU's groups
+    // outlined, each shown GPU in its stage's colour.
+    void topologyDrawsTheShownPartAsTheWhole_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("hover");
+        QTest::addColumn<bool>("fit");
+        QTest::addRow("1,024 GPUs") << "moe-1.6t-h100-128x8.yaml" << 517 << false;
+        QTest::addRow("1,024 GPUs fitted") << "moe-1.6t-h100-128x8.yaml" << 700 << true;
+        QTest::addRow("NVL72") << "deepseek-v3-gb200-nvl72-x2.yaml" << 140 << false;
+    }
+    void topologyDrawsTheShownPartAsTheWhole() {
+        QFETCH(QString, file);
+        QFETCH(int, hover);
+        QFETCH(bool, fit);
+        const Scenario s = scenario(qPrintable(file));
+        const CostModel model(s);
+        const Plan meg = model.megatronPlan();
+        TopologyView view;
+        view.resize(727, 290); // the Topology tab at 1280x720
+        view.setPlan(std::make_shared<const Scenario>(s), makePlanRecord(model, meg, "Megatron", "megatron"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        TopologyCanvas* canvas = view.canvas();
+        if (fit)
+            canvas->fit();
+        else
+            canvas->setMinCell(24); // larger than the view: it scrolls
+        canvas->setHoveredGpu(hover);
+        auto* scroll = view.findChild<QScrollArea*>();
+        const QRect cell = canvas->gpuRect(hover, canvas->rect());
+        scroll->ensureVisible(cell.center().x(), cell.center().y(), 100, 100);
+        QTest::qWait(20);
+        QVERIFY(canvas->height() > scroll->viewport()->height()); // a part is shown
+        const QRect shown(canvas->mapFrom(scroll->viewport(), QPoint(0, 0)), scroll->viewport()->size());
+        QVERIFY(shown.top() > 0);
+        QImage whole(canvas->size(), QImage::Format_ARGB32_Premultiplied);
+        {
+            QPainter p(&whole);
+            canvas->paintTo(p, canvas->rect());
+        }
+        const QImage part =
+            canvas->grab(shown).toImage().convertToFormat(QImage::Format_ARGB32_Premultiplied);
+        QCOMPARE(part.size(), shown.size());
+        // Equal but for the antialiasing where a clip cuts a line (a step of the last bit or two).
+        int differ = 0;
+        for (int y = 0; y < part.height(); ++y)
+            for (int x = 0; x < part.width(); ++x) {
+                const QRgb a = part.pixel(x, y), b = whole.pixel(shown.left() + x, shown.top() + y);
+                differ += std::abs(qRed(a) - qRed(b)) > 2 || std::abs(qGreen(a) - qGreen(b)) > 2 ||
+                          std::abs(qBlue(a) - qBlue(b)) > 2;
+            }
+        QVERIFY2(differ == 0,
+                 qPrintable(
+                     QStringLiteral("%1 of %2 pixels differ").arg(differ).arg(part.width() * part.height())));
+        // The hovered GPU's ring (black, 4.5 px outside its cell) and its TP group's members in the picture.
+        if (!fit)
+            QCOMPARE(part.pixelColor(cell.left() - 5 - shown.left(), cell.center().y() - shown.top()),
+                     QColor(Qt::black));
+        int cells = 0;
+        for (int gpu = 0; gpu < s.cluster.gpus(); ++gpu) {
+            const QRect c = canvas->gpuRect(gpu, canvas->rect());
+            if (!shown.contains(c)) continue;
+            ++cells;
+            const QColor want = stageColor(meshCoords(meg, gpu).pp);
+            // Above the GPU's number (drawn in the middle of large cells), inside the rings.
+            const QPoint at(c.center().x(), c.top() + std::max(1, c.height() / 4));
+            const QColor got = part.pixelColor(at - shown.topLeft());
+            const bool member = gpu == hover || std::ranges::binary_search(canvas->outlined(Axis::TP), gpu) ||
+                                std::ranges::binary_search(canvas->outlined(Axis::DP), gpu) ||
+                                std::ranges::binary_search(canvas->outlined(Axis::EP), gpu);
+            // Members in the stage's colour; the others faded towards white (where no ring crosses).
+            if (member && c.width() >= 12) QCOMPARE(got, want);
+            if (!member) QVERIFY2(got.lightness() > want.lightness(), qPrintable(QString::number(gpu)));
+        }
+        QVERIFY2(cells >= 16, qPrintable(QString::number(cells)));
+        if (const QByteArray dir = qgetenv("SHARDPLAN_SHOTS"); !dir.isEmpty())
+            whole.save(QString::fromLocal8Bit(dir) +
+                       QStringLiteral("/topology-whole-%1.png").arg(QTest::currentDataTag()));
     }
 
     void topologySummaryReachable() {

@@ -14,9 +14,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QRegularExpression>
+#include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace sp::views {
@@ -60,94 +61,6 @@ QString checkText(const QString& t) {
 
 } // namespace
 
-// ---------------------------------------------------------------------------------------------------------------
-
-QStringList clusterChanges(const Cluster& a, const Cluster& b) {
-    QStringList out;
-    const QString arrow = QStringLiteral(" \u2192 ");
-    auto change = [&](const QString& what, const QString& x, const QString& y, const QString& unit = {}) {
-        if (x != y) out << what + QLatin1Char(' ') + x + arrow + y + unit;
-    };
-    if (a.name != b.name)
-        out << QObject::tr("name \u201c%1\u201d%2\u201c%3\u201d").arg(qs(a.name), arrow, qs(b.name));
-    change(QObject::tr("nodes"), num(a.nodes), num(b.nodes));
-    change(QObject::tr("GPUs per NVLink domain"), num(a.gpusPerNode), num(b.gpusPerNode));
-    change(QObject::tr("GPUs per host"), num(a.hostGpus()), num(b.hostGpus()));
-    if (a.gpus() != b.gpus()) change(QObject::tr("GPUs in all"), num(a.gpus()), num(b.gpus()));
-    if (a.gpu.name != b.gpu.name)
-        out << QObject::tr("GPU %1%2%3").arg(qs(a.gpu.name), arrow, qs(b.gpu.name));
-    else if (!(a.gpu == b.gpu))
-        out << QObject::tr("%1's figures").arg(qs(b.gpu.name));
-    change(QObject::tr("HBM"), num(a.gpu.hbmGB), num(b.gpu.hbmGB), QObject::tr(" GB"));
-    change(QObject::tr("HBM bandwidth"), num(a.gpu.hbmTBs), num(b.gpu.hbmTBs), QObject::tr(" TB/s"));
-    change(QObject::tr("NVLink"), num(a.intraNode.gbPerS), num(b.intraNode.gbPerS),
-           QObject::tr(" GB/s per GPU"));
-    change(QObject::tr("NVLink latency"), num(a.intraNode.latencyUs), num(b.intraNode.latencyUs),
-           QObject::tr(" \u00b5s"));
-    change(QObject::tr("NIC"), num(a.interNode.gbPerS * 8), num(b.interNode.gbPerS * 8),
-           QObject::tr(" Gb/s per GPU"));
-    change(QObject::tr("NIC latency"), num(a.interNode.latencyUs), num(b.interNode.latencyUs),
-           QObject::tr(" \u00b5s"));
-    if (!(a.efficiency == b.efficiency))
-        // "NVIDIA Blackwell's factors", without the fit's figures (the cluster editor shows those).
-        out << (b.efficiencySource.empty()
-                    ? QObject::tr("efficiency factors")
-                    : QObject::tr("efficiency: %1")
-                          .arg(qs(b.efficiencySource).section(QStringLiteral(", "), 0, 0)));
-    if (a.pricePerGpuHour != b.pricePerGpuHour)
-        out << QObject::tr("price per GPU-hour %1%2%3")
-                   .arg(a.pricePerGpuHour > 0 ? QStringLiteral("$") + num(a.pricePerGpuHour)
-                                              : QObject::tr("none"),
-                        arrow,
-                        b.pricePerGpuHour > 0 ? QStringLiteral("$") + num(b.pricePerGpuHour)
-                                              : QObject::tr("none"));
-    return out;
-}
-
-const GpuSpec* databaseGpu(const Gpu& g) {
-    for (const GpuSpec& s : gpuDatabase())
-        if (s.gpu == g) return &s;
-    return nullptr;
-}
-
-Cluster withGpu(const Cluster& c, const GpuSpec& spec) {
-    Cluster out = c;
-    out.gpu = spec.gpu;
-    out.gpusPerNode = spec.scaleUpDomain;
-    if (out.gpusPerHost >= out.gpusPerNode || (out.gpusPerHost > 0 && out.gpusPerNode % out.gpusPerHost != 0))
-        out.gpusPerHost = 0;
-    out.intraNode = spec.scaleUp;
-    // As a cluster file naming the GPU gets them (core/io readCluster): the reference system's NIC, and the
-    // family's fitted factors (Hopper's defaults where the family has no fit).
-    // The network keeps its name where the cluster gives one ("InfiniBand NDR"): a GPU does not rename it.
-    out.interNode = Link{c.interNode.name.empty() ? "NIC" : c.interNode.name, spec.nicGbitPerGpu / 8.0, 6.0};
-    const GpuFamily* family = findGpuFamily(spec.family);
-    out.efficiency = family && family->fitted ? family->efficiency : Efficiency{};
-    out.efficiencySource = familySource(family, spec.gpu.name);
-    // And the database's price (a cloud list price, dated), as a file naming the GPU gets it.
-    out.pricePerGpuHour = spec.pricePerHourUsd;
-    out.priceSource = spec.pricePerHourUsd > 0 ? spec.priceSource : std::string();
-    return out;
-}
-
-QString clusterFileName(const Cluster& c) {
-    QString s = qs(c.name).toLower();
-    s.replace(QRegularExpression(QStringLiteral("[^a-z0-9.]+")), QStringLiteral("-"));
-    s.remove(QRegularExpression(QStringLiteral("^-+|-+$")));
-    return (s.isEmpty() ? QStringLiteral("cluster") : s) + QStringLiteral(".yaml");
-}
-
-bool saveClusterFile(const Cluster& c, const QString& path, QString* error) {
-    const auto r = writeFileAtomic(path.toStdString(), toYaml(c));
-    if (!r) {
-        if (error) *error = qs(r.error().str());
-        return false;
-    }
-    return true;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-
 ClusterEditor::ClusterEditor(const Cluster& c, QWidget* parent)
     : QDialog(parent), m_cluster(c), m_original(c), m_hasOwnGpu(!databaseGpu(c.gpu)) {
     setWindowTitle(tr("Edit Cluster"));
@@ -165,11 +78,15 @@ ClusterEditor::ClusterEditor(const Cluster& c, QWidget* parent)
     };
 
     auto* cg = new QGroupBox(tr("Cluster"), this);
+    cg->setMinimumWidth(440); // room for the fields beside their labels in each column
     QFormLayout* cf = form(cg);
     left->addWidget(cg);
     addField(cf, QStringLiteral("name"), tr("Name"),
              tr("The cluster's name, as the panel and the exports show it"));
     m_gpu = new QComboBox(this);
+    // As wide as the database's entries (fillGpus): a cluster file's own GPU may have a long name, of which the
+    // box shows what fits and the list all.
+    m_gpu->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_gpu->setToolTip(tr("The GPU from the built-in database (resources/gpus.yaml): its figures, its NVLink "
                          "domain and link, its reference NIC and its family's efficiency factors"));
     cf->addRow(tr("GPU type"), m_gpu);
@@ -188,10 +105,14 @@ ClusterEditor::ClusterEditor(const Cluster& c, QWidget* parent)
            "served. Choosing a GPU type puts in the database's cloud list price (its source and date "
            "below); empty: unknown"),
         tr("unknown"));
-
+    left->addStretch(1);
+    // Three columns and the long texts across the width below (in two, wrapped figures were cut at 1280x720).
+    auto* middle = new QVBoxLayout;
+    columns->addLayout(middle, 1);
     auto* ng = new QGroupBox(tr("Network"), this);
+    ng->setMinimumWidth(300);
     QFormLayout* nf = form(ng);
-    left->addWidget(ng);
+    middle->addWidget(ng);
     addField(nf, QStringLiteral("nvlink_name"), tr("Scale-up link"),
              tr("The NVLink / Infinity Fabric's name"));
     addField(nf, QStringLiteral("nvlink_gb_s"), tr("Scale-up GB/s per GPU"),
@@ -208,12 +129,18 @@ ClusterEditor::ClusterEditor(const Cluster& c, QWidget* parent)
              tr("Scale-out NIC line rate per GPU; needed when the cluster has more than one node"),
              tr("none (one node)"));
     addField(nf, QStringLiteral("nic_latency_us"), tr("NIC latency (\u00b5s)"), tr("Per message step"));
-    left->addStretch(1);
+    middle->addStretch(1);
 
     auto* fg = new QGroupBox(tr("GPU figures (resources/gpus.yaml)"), this);
     m_figures = form(fg);
-    fg->setMinimumWidth(340);
-    columns->addWidget(fg, 1, Qt::AlignTop);
+    fg->setMinimumWidth(320);
+    auto* right = new QVBoxLayout;
+    columns->addLayout(right, 1);
+    right->addWidget(fg);
+    right->addStretch(1);
+    auto* sg = new QGroupBox(tr("Efficiency, price and sources"), this);
+    m_sources = form(sg);
+    lay->addWidget(sg);
 
     // What the last GPU choice set, across the dialog's width (a list of changes is long).
     m_gpuNote = makeNote(this, kInfoStyle);
@@ -294,10 +221,13 @@ void ClusterEditor::fillGpus() {
         m_gpu->setItemData(0, tr("Not in resources/gpus.yaml: the figures the cluster file gives"),
                            Qt::ToolTipRole);
     }
+    qsizetype longest = 0;
     for (const GpuSpec& s : gpuDatabase()) {
         m_gpu->addItem(QStringLiteral("%1  [%2]").arg(qs(s.gpu.name), qs(s.id)), qs(s.id));
         m_gpu->setItemData(m_gpu->count() - 1, qs(s.source), Qt::ToolTipRole);
+        longest = std::max(longest, m_gpu->itemText(m_gpu->count() - 1).size());
     }
+    m_gpu->setMinimumContentsLength(int(longest) + 2);
     const GpuSpec* spec = databaseGpu(m_cluster.gpu);
     m_gpu->setCurrentIndex(spec ? m_gpu->findData(qs(spec->id)) : 0);
     m_loading = false;
@@ -375,13 +305,22 @@ void ClusterEditor::gpuChosen(int index) {
                            ? QString()
                            : tr(" and the name")));
     m_gpuNote->setVisible(!changes.isEmpty());
-    // A top-level window does not grow for a word-wrapped label's new height by itself.
-    if (QLayout* l = layout(); l && isVisible()) {
-        const int h = l->hasHeightForWidth() ? l->totalHeightForWidth(width()) : l->totalSizeHint().height();
-        if (h > height()) resize(width(), h);
-    }
     validate();
     showFigures();
+}
+
+void ClusterEditor::fitHeight() {
+    // A top-level window does not grow for its word-wrapped labels' heights at its width by itself.
+    QLayout* l = layout();
+    if (!l || !isVisible()) return;
+    l->activate();
+    const int h = l->hasHeightForWidth() ? l->totalHeightForWidth(width()) : l->totalSizeHint().height();
+    if (h > height()) resize(width(), h);
+}
+
+void ClusterEditor::showEvent(QShowEvent* e) {
+    QDialog::showEvent(e);
+    fitHeight();
 }
 
 void ClusterEditor::showCluster() {
@@ -498,14 +437,15 @@ void ClusterEditor::validate() {
 
 void ClusterEditor::showFigures() {
     while (m_figures->rowCount() > 0) m_figures->removeRow(0);
+    while (m_sources->rowCount() > 0) m_sources->removeRow(0);
     const QString id = m_gpu->currentData().toString();
     const GpuSpec* spec = findGpu(id.toStdString());
     const Gpu& g = spec ? spec->gpu : m_original.gpu;
-    auto row = [this](const QString& label, const QString& value) {
+    auto row = [this](const QString& label, const QString& value, QFormLayout* form = nullptr) {
         auto* l = new QLabel(value);
         l->setWordWrap(true);
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        m_figures->addRow(label, l);
+        (form ? form : m_figures)->addRow(label, l);
     };
     row(tr("GPU"), spec ? tr("%1 (%2)").arg(qs(g.name), qs(spec->id)) : qs(g.name));
     const GpuFamily* family = spec ? findGpuFamily(spec->family) : nullptr;
@@ -525,27 +465,30 @@ void ClusterEditor::showFigures() {
             link += tr(" (point to point, %1 GB/s a link)").arg(num(spec->scaleUp.meshLinkGbPerS));
         row(tr("NVLink"), link);
         row(tr("NIC"), tr("%1 Gb/s per GPU in the reference system").arg(num(spec->nicGbitPerGpu)));
-        row(tr("Efficiency"), qs(familySource(family, spec->gpu.name)));
+        row(tr("Efficiency"), qs(familySource(family, spec->gpu.name)), m_sources);
         row(tr("Price"),
             spec->pricePerHourUsd > 0
                 ? tr("$%1 a GPU-hour (%2)").arg(num(spec->pricePerHourUsd), qs(spec->priceSource))
-                : tr("no public list price found"));
-        row(tr("Source"), qs(spec->source));
+                : tr("no public list price found"),
+            m_sources);
+        row(tr("Source"), qs(spec->source), m_sources);
     } else {
-        row(tr("Efficiency"), qs(m_cluster.efficiencySource));
-        row(tr("Source"), tr("the cluster file's own figures (not in resources/gpus.yaml)"));
+        row(tr("Efficiency"), qs(m_cluster.efficiencySource), m_sources);
+        row(tr("Source"), tr("the cluster file's own figures (not in resources/gpus.yaml)"), m_sources);
     }
+    // Once the new rows are shown (a shown layout shows the widgets added to it from a queued call).
+    QTimer::singleShot(0, this, &ClusterEditor::fitHeight);
 }
 
 QString ClusterEditor::figuresText() const {
     QStringList lines;
-    for (int r = 0; r < m_figures->rowCount(); ++r) {
-        auto* l = qobject_cast<QLabel*>(m_figures->itemAt(r, QFormLayout::LabelRole)
-                                            ? m_figures->itemAt(r, QFormLayout::LabelRole)->widget()
-                                            : nullptr);
-        auto* v = qobject_cast<QLabel*>(m_figures->itemAt(r, QFormLayout::FieldRole)->widget());
-        lines << (l ? l->text() + QStringLiteral(": ") : QString()) + (v ? v->text() : QString());
-    }
+    for (QFormLayout* f : {m_figures, m_sources})
+        for (int r = 0; r < f->rowCount(); ++r) {
+            QLayoutItem* label = f->itemAt(r, QFormLayout::LabelRole);
+            auto* l = qobject_cast<QLabel*>(label ? label->widget() : nullptr);
+            auto* v = qobject_cast<QLabel*>(f->itemAt(r, QFormLayout::FieldRole)->widget());
+            lines << (l ? l->text() + QStringLiteral(": ") : QString()) + (v ? v->text() : QString());
+        }
     return lines.join(QLatin1Char('\n'));
 }
 

@@ -74,6 +74,9 @@ public:
 
     void done(int r) override;
 
+protected:
+    void showEvent(QShowEvent* e) override;
+
 signals:
     /// The cluster was written to `path`.
     void saved(const QString& path, const sp::Cluster& cluster);
@@ -91,6 +94,7 @@ private:
     void showCluster(); ///< the fields' texts from m_cluster
     void validate();    ///< m_cluster from the fields' texts, where they all validate
     void showFigures();
+    void fitHeight(); ///< grows the dialog to its word-wrapped texts' height at its width
     void saveDialog();
 
     Cluster m_cluster;
@@ -101,6 +105,7 @@ private:
     QComboBox* m_gpu = nullptr;
     QLabel* m_gpuNote = nullptr;
     QFormLayout* m_figures = nullptr;
+    QFormLayout* m_sources = nullptr; ///< the figures' long rows: efficiency, price, source
     QLabel* m_summary = nullptr;
     QLabel* m_status = nullptr;
     QDialogButtonBox* m_buttons = nullptr;

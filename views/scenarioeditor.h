@@ -92,6 +92,10 @@ public:
     /// the options the scenario offers (speculativeOptions), labelled "mtp x1". A pin the scenario cannot
     /// run (after a change of model or workload) stays listed, outlined red, with its reason under the row.
     QComboBox* specCombo() const { return m_spec; }
+    /// Speculative decoding's acceptance rates (Workload::acceptance): the method whose rates the
+    /// "acceptance_rates" field edits (the model's methods; item data: the SpecMethod). The field takes
+    /// "0.8, 0.7, 0.6", each in (0, 1]; empty: the model's default, shown as its placeholder.
+    QComboBox* acceptanceMethodCombo() const { return m_acceptMethod; }
 
 signals:
     /// A valid change was made to the scenario.
@@ -140,6 +144,9 @@ private:
     /// the scenario cannot run.
     void refreshSpec();
     void refreshSpecCheck();
+    /// The acceptance row: the model's methods, and the chosen one's rates (a text under an error stays).
+    void refreshAcceptance();
+    SpecMethod acceptanceMethod() const;
     void checkDtypes();
     void constraintsEdited();
     void refreshSpace();
@@ -168,6 +175,8 @@ private:
     QComboBox* m_prefillBudget = nullptr;
     QComboBox* m_spec = nullptr;
     QLabel* m_specError = nullptr;
+    QComboBox* m_acceptMethod = nullptr;
+    QWidget* m_acceptRow = nullptr;
     QSpinBox* m_gpus = nullptr;
     QLabel* m_spaceInfo = nullptr;
     bool m_loading = false;

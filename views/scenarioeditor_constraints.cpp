@@ -16,8 +16,12 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QToolButton>
+
+#include <cmath>
 
 namespace sp::views {
 
@@ -32,6 +36,39 @@ int specCode(const Speculative& s) {
 }
 Speculative specOfCode(int code) {
     return {SpecMethod(code / 100), code % 100};
+}
+
+/// "0.8, 0.7, 0.6" (commas or spaces) as acceptance rates, each in (0, 1], at most kMaxDraftTokens; the
+/// error, or empty.
+QString parseRates(const QString& text, std::vector<double>& out) {
+    out.clear();
+    static const QRegularExpression sep(QStringLiteral("[,;\\s]+"));
+    const QStringList parts = text.split(sep, Qt::SkipEmptyParts);
+    if (parts.size() > kMaxDraftTokens)
+        return QObject::tr("at most %1 rates (one per draft token), %2 given")
+            .arg(kMaxDraftTokens)
+            .arg(parts.size());
+    for (int i = 0; i < parts.size(); ++i) {
+        bool ok = false;
+        const double a = parts[i].toDouble(&ok);
+        if (!ok || !std::isfinite(a))
+            return QObject::tr(
+                       "\u201c%1\u201d is no number: give rates separated by commas, e.g. 0.8, 0.7, 0.6")
+                .arg(parts[i]);
+        if (a <= 0 || a > 1)
+            return QObject::tr("rate %1 is %2: each must be above 0 and at most 1 (the share of draft token "
+                               "%1 accepted when the ones before it were)")
+                .arg(i + 1)
+                .arg(parts[i]);
+        out.push_back(a);
+    }
+    return {};
+}
+
+QString ratesText(const std::vector<double>& rates) {
+    QStringList l;
+    for (double a : rates) l << QString::number(a, 'g', 6);
+    return l.join(QStringLiteral(", "));
 }
 } // namespace
 
@@ -174,6 +211,42 @@ void ScenarioEditor::buildConstraints(QFormLayout* kf) {
     kf->addRow(tr("Operator choices"), granularityRow);
     kf->addRow(m_specError);
 
+    // The acceptance rates the options above are priced with (the workload's, per method), editable here
+    // where they were only seen through the options' tokens a step.
+    m_acceptMethod = new QComboBox(this);
+    m_acceptMethod->setToolTip(tr("The speculative decoding method whose acceptance rates the field edits"));
+    QWidget* rates = addField(
+        nullptr, QStringLiteral("acceptance_rates"), tr("Acceptance rates"),
+        tr("a_1, a_2, ...: the share of draft token i accepted when the ones before it were, each above 0 "
+           "and at most 1, one per draft token (at most %1); a step yields 1 + a_1 + a_1 a_2 + ... tokens. "
+           "Empty: the model's default")
+            .arg(kMaxDraftTokens),
+        [this](const QString& t) {
+            std::vector<double> r;
+            QString e = parseRates(t, r);
+            if (!e.isEmpty()) return e;
+            const SpecMethod m = acceptanceMethod();
+            if (m == SpecMethod::None) return tr("the model has no speculative decoding method");
+            m_scenario.workload.acceptance[size_t(m)] = r;
+            refreshSpec(); // the draft counts a search weighs follow the rates given
+            return QString();
+        },
+        [this] {
+            const SpecMethod m = acceptanceMethod();
+            return m == SpecMethod::None ? QString() : ratesText(m_scenario.workload.acceptance[size_t(m)]);
+        });
+    connect(m_acceptMethod, &QComboBox::activated, this, [this] {
+        Field& f = m_fields[QStringLiteral("acceptance_rates")];
+        setFieldError(f, {});
+        refreshAcceptance();
+    });
+    m_acceptRow = new QWidget(this);
+    auto* ah = new QHBoxLayout(m_acceptRow);
+    ah->setContentsMargins(0, 0, 0, 0);
+    ah->addWidget(m_acceptMethod, 0, Qt::AlignTop);
+    ah->addWidget(rates, 1);
+    kf->addRow(tr("Acceptance"), m_acceptRow);
+
     m_pinToggle = new QToolButton(this);
     m_pinToggle->setCheckable(true);
     m_pinToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -257,6 +330,7 @@ void ScenarioEditor::rebuildConstraints() {
     }
     refreshPinToggle();
     refreshSpec();
+    refreshAcceptance();
     refreshSpace();
 }
 
@@ -287,6 +361,48 @@ void ScenarioEditor::refreshSpec() {
     }
     m_spec->setCurrentIndex(current);
     refreshSpecCheck();
+}
+
+SpecMethod ScenarioEditor::acceptanceMethod() const {
+    return m_acceptMethod->currentIndex() < 0 ? SpecMethod::None
+                                              : SpecMethod(m_acceptMethod->currentData().toInt());
+}
+
+void ScenarioEditor::refreshAcceptance() {
+    const SpecMethod was = acceptanceMethod();
+    m_acceptMethod->clear();
+    for (int m = 1; m < kSpecMethodCount; ++m)
+        if (specMethodAvailable(m_scenario.model, SpecMethod(m)))
+            m_acceptMethod->addItem(specMethodName(SpecMethod(m)), m);
+    // The method kept, else the pinned one, else the first with rates, else the first.
+    int current = m_acceptMethod->findData(int(was));
+    if (current < 0) current = m_acceptMethod->findData(int(m_scenario.constraints.specPin.method));
+    for (int i = 0; current < 0 && i < m_acceptMethod->count(); ++i)
+        if (!acceptanceRates(m_scenario, SpecMethod(m_acceptMethod->itemData(i).toInt())).empty())
+            current = i;
+    m_acceptMethod->setCurrentIndex(std::max(0, current));
+    const SpecMethod m = acceptanceMethod();
+    Field& f = m_fields[QStringLiteral("acceptance_rates")];
+    const auto& model = m_scenario.model.spec.acceptance[size_t(m)];
+    f.edit->setPlaceholderText(m == SpecMethod::None ? tr("the model has no draft method")
+                               : model.empty()       ? tr("none: give the rates")
+                                                     : tr("model default %1").arg(ratesText(model)));
+    f.edit->setToolTip(
+        f.edit->toolTip().section(QStringLiteral("\n"), 0, 0) +
+        (model.empty() ? QString()
+                       : tr("\nThe model's default: %1 (%2)")
+                             .arg(ratesText(model), qs(m_scenario.model.spec.acceptanceSource[size_t(m)]))));
+    // Shown where the model drafts (MTP, an EAGLE-3 head, a draft model) or rates are known: n-gram alone,
+    // with no rates, would add a row that pushes the group past the panel at 1600x1000 (tst_layout), and a
+    // workload file gives it its rates.
+    bool shown = false;
+    for (int k = 1; k < kSpecMethodCount; ++k)
+        shown =
+            shown ||
+            (SpecMethod(k) != SpecMethod::Ngram && specMethodAvailable(m_scenario.model, SpecMethod(k))) ||
+            !acceptanceRates(m_scenario, SpecMethod(k)).empty();
+    m_constraintForm->setRowVisible(m_acceptRow, shown);
+    if (!f.edit->property("invalid").toBool()) f.edit->setText(f.show()); // a refused text stays to fix
 }
 
 void ScenarioEditor::refreshSpecCheck() {

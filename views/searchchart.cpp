@@ -7,9 +7,9 @@
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QVBoxLayout>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -36,9 +36,11 @@ SearchChart::SearchChart(QWidget* parent) : QWidget(parent) {
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_chart->setBackgroundRoundness(0);
     m_chart->setMargins(QMargins(6, 6, 12, 6));
-    m_chart->legend()->setAlignment(Qt::AlignBottom);
-    m_chart->legend()->setShowToolTips(true);
-    m_view = new QChartView(m_chart, this);
+    m_chart->legend()->hide(); // m_legend instead: a chart's legend elides what does not fit its row
+    m_plot = new QWidget(this);
+    m_plot->setAutoFillBackground(true); // an exported image is the chart's white, not transparent
+    m_plot->setBackgroundRole(QPalette::Base);
+    m_view = new QChartView(m_chart, m_plot);
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setToolTip(tr("Best feasible throughput found against evaluations spent, one line per searcher"));
 
@@ -70,6 +72,19 @@ SearchChart::SearchChart(QWidget* parent) : QWidget(parent) {
     });
     m_summary = new QLabel(this);
     m_summary->setTextFormat(Qt::RichText);
+    // Wrapped: with many searchers tied for the best it names them all, and a label on one line would widen
+    // the window to its text (the window's minimum width grew by 230 px after a run of every searcher).
+    m_summary->setWordWrap(true);
+    // The legend beside the plot, one entry a line: under it, wrapped, ten searchers took three lines more
+    // than a laptop's tab has; in the chart, on one row, their names were elided.
+    m_legend = new QLabel(m_plot);
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setContentsMargins(4, 14, 10, 6);
+    auto* plotLay = new QHBoxLayout(m_plot);
+    plotLay->setContentsMargins(0, 0, 0, 0);
+    plotLay->setSpacing(0);
+    plotLay->addWidget(m_view, 1);
+    plotLay->addWidget(m_legend, 0, Qt::AlignTop);
 
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 0);
@@ -80,7 +95,7 @@ SearchChart::SearchChart(QWidget* parent) : QWidget(parent) {
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
     lay->addLayout(bar);
-    lay->addWidget(m_view, 1);
+    lay->addWidget(m_plot, 1);
 
     m_flush.setObjectName(QStringLiteral("searchchartFlush")); // named in bench_gui_stall's report
     m_flush.setSingleShot(true);
@@ -92,7 +107,26 @@ SearchChart::SearchChart(QWidget* parent) : QWidget(parent) {
 SearchChart::~SearchChart() = default;
 
 QWidget* SearchChart::plotWidget() const {
-    return m_view;
+    return m_plot;
+}
+
+void SearchChart::updateLegend() {
+    // "━━ random  45.2k tok/s", a note in brackets on a line of its own: "╍╍ Roofline bound 3.71M tok/s",
+    // "(above scale)" (the legend stays narrow; the plot keeps the width).
+    auto entry = [](const QLineSeries* s) {
+        const bool dashed = s->pen().style() != Qt::SolidLine;
+        QString name = s->name().toHtmlEscaped().replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
+        name.replace(QStringLiteral("&nbsp;("), QStringLiteral("<br>&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;("));
+        return QStringLiteral("<span style=\"color:%1\"><b>%2</b></span>&nbsp;%3")
+            .arg(s->pen().color().name(),
+                 dashed ? QStringLiteral("\u254d\u254d") : QStringLiteral("\u2501\u2501"), name);
+    };
+    QStringList entries;
+    for (const QLineSeries* s : {m_megatronLine, m_rooflineLine})
+        if (s->isVisible()) entries << entry(s);
+    for (const QString& n : m_order) entries << entry(m_lines[n].series);
+    const QString text = entries.join(QStringLiteral("<br>"));
+    if (m_legend->text() != text) m_legend->setText(text);
 }
 
 void SearchChart::clear() {
@@ -342,6 +376,7 @@ void SearchChart::redraw() {
     } else {
         m_summary->setText(tr("Roofline bound %1").arg(formatRate(m_roofline)));
     }
+    updateLegend();
     ++m_redraws;
     emit redrawn();
 }

@@ -61,8 +61,11 @@ public:
     bool rooflineAboveAxis() const;
     /// Redraws done so far (tests check the throttle with it).
     int redraws() const { return m_redraws; }
-    /// The widget to render when exporting an image.
+    /// The widget to render when exporting an image: the chart with its legend.
     QWidget* plotWidget() const;
+    /// The legend beside the chart: one entry a line, none cut (a QChart legend keeps one row and elides its
+    /// entries: ten searchers did not fit). Rich text.
+    QLabel* legend() const { return m_legend; }
 
 signals:
     /// After each redraw.
@@ -82,12 +85,15 @@ private:
     void redraw();
     void rebuildXAxis();
     void updateAxes();
+    void updateLegend();
 
     QChart* m_chart = nullptr;
     QChartView* m_view = nullptr;
     QCheckBox* m_logBox = nullptr;
     QCheckBox* m_rooflineBox = nullptr;
     QLabel* m_summary = nullptr;
+    QLabel* m_legend = nullptr;
+    QWidget* m_plot = nullptr; ///< the chart view and its legend
     QAbstractAxis* m_x = nullptr;
     QValueAxis* m_y = nullptr;
     QLineSeries* m_megatronLine = nullptr;

@@ -4,6 +4,7 @@
 
 #include <QHelpEvent>
 #include <QMouseEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -26,7 +27,15 @@ TopologyCanvas::TopologyCanvas(QWidget* parent) : QWidget(parent) {
 void TopologyCanvas::setPlan(std::shared_ptr<const Scenario> scenario, PlanRecordPtr plan) {
     m_scenario = std::move(scenario);
     m_plan = std::move(plan);
+    m_geometries.clear();
     if (m_scenario && m_hover >= m_scenario->gpus()) m_hover = -1;
+    // Each GPU's stage once per plan, not per paint.
+    m_stage.clear();
+    if (m_scenario && m_plan) {
+        m_stage.resize(size_t(std::max(0, m_scenario->cluster.gpus())));
+        for (size_t gpu = 0; gpu < m_stage.size(); ++gpu)
+            m_stage[gpu] = uint16_t(std::min(65535, meshCoords(m_plan->plan, int(gpu)).pp));
+    }
     relayout();
     recompute();
 }
@@ -203,9 +212,9 @@ bool TopologyCanvas::event(QEvent* e) {
     return QWidget::event(e);
 }
 
-void TopologyCanvas::paintEvent(QPaintEvent*) {
+void TopologyCanvas::paintEvent(QPaintEvent* e) {
     QPainter p(this);
-    paintTo(p, rect());
+    paintTo(p, rect(), e->rect()); // in its scroll area, only the part shown
 }
 
 } // namespace sp::views

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 class QLabel;
@@ -51,7 +52,8 @@ public:
     double linkShare(LinkClass l) const;
     double linkBytes(LinkClass l) const;
 
-    void paintTo(QPainter& p, const QRect& rect) const;
+    /// Paints the canvas laid out in `rect`; only what meets `exposed` (default: all of it) is drawn.
+    void paintTo(QPainter& p, const QRect& rect, const QRect& exposed = {}) const;
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
     /// The height at which the smallest readable GPU cells fit this width (larger clusters scroll).
@@ -88,7 +90,12 @@ private:
         /// Cell size and the frames around it (labels, padding, rails: thinner at small cells).
         void setCell(int s, int lineH, bool multi);
     };
-    Geometry geometry(const QRect& r) const;
+    /// The layout in `r`, computed once per rectangle, zoom and plan (painting asks for it per GPU).
+    const Geometry& geometry(const QRect& r) const;
+    Geometry computeGeometry(const QRect& r) const;
+    QRect cellRect(const Geometry& g, int gpu) const;
+    /// Nodes [first, last) whose rows meet the vertical span [top, bottom].
+    std::pair<int, int> nodesBetween(const Geometry& g, int top, int bottom) const;
     int visibleHeight() const;
     void relayout();
     void recompute();
@@ -103,6 +110,18 @@ private:
     std::optional<QPoint> m_dragFrom;
     double m_share[3] = {0, 0, 0};
     double m_bytes[3] = {0, 0, 0};
+    /// The last layouts computed, with what they depend on besides the rectangle (a 65,536-GPU cluster
+    /// took 250 ms to switch to when each GPU's cell computed the layout again).
+    struct CachedGeometry {
+        QRect rect;
+        QSize widget; ///< Fit fills the visible part when asked for the whole canvas
+        int minCell = 0, visible = 0, lineH = 0;
+        bool fit = false;
+        const Scenario* scenario = nullptr;
+        Geometry g;
+    };
+    mutable std::vector<CachedGeometry> m_geometries;
+    std::vector<uint16_t> m_stage; ///< each GPU's pipeline stage, per plan
 };
 
 /// The canvas with a hint line, in a scroll area for very large clusters.

@@ -49,7 +49,20 @@ int TopologyCanvas::visibleHeight() const {
     return parentWidget() ? parentWidget()->height() : height();
 }
 
-TopologyCanvas::Geometry TopologyCanvas::geometry(const QRect& r) const {
+const TopologyCanvas::Geometry& TopologyCanvas::geometry(const QRect& r) const {
+    const int lh = QFontMetrics(font()).height();
+    const int visible = m_fit ? visibleHeight() : 0;
+    for (const CachedGeometry& c : m_geometries)
+        if (c.rect == r && c.widget == size() && c.minCell == m_minCell && c.fit == m_fit &&
+            c.visible == visible && c.lineH == lh && c.scenario == m_scenario.get())
+            return c.g;
+    // A few rectangles are asked for in turn (the canvas's, minimumHeightFor's, an export's).
+    if (m_geometries.size() >= 4) m_geometries.erase(m_geometries.begin());
+    m_geometries.push_back({r, size(), m_minCell, visible, lh, m_fit, m_scenario.get(), computeGeometry(r)});
+    return m_geometries.back().g;
+}
+
+TopologyCanvas::Geometry TopologyCanvas::computeGeometry(const QRect& r) const {
     Geometry g;
     const QFontMetrics fm(font());
     const int lh = fm.height();
@@ -135,7 +148,10 @@ int TopologyCanvas::minimumHeightFor(int w) const {
 
 QRect TopologyCanvas::gpuRect(int gpu, const QRect& canvas) const {
     if (!m_scenario) return {};
-    const Geometry g = geometry(canvas);
+    return cellRect(geometry(canvas), gpu);
+}
+
+QRect TopologyCanvas::cellRect(const Geometry& g, int gpu) const {
     const int G = m_scenario->cluster.gpusPerNode;
     const QRect n = g.nodeRect(gpu / G);
     const int i = gpu % G, c = i % g.gpuCols, r = i / g.gpuCols;
@@ -143,14 +159,23 @@ QRect TopologyCanvas::gpuRect(int gpu, const QRect& canvas) const {
                  n.top() + g.labelH + g.pad + r * (g.cell + g.barGap + g.barH + g.gap), g.cell, g.cell);
 }
 
+std::pair<int, int> TopologyCanvas::nodesBetween(const Geometry& g, int top, int bottom) const {
+    const int N = m_scenario ? m_scenario->cluster.nodes : 0;
+    const int pitch = std::max(1, g.nodeH + g.nodeGapY);
+    const int first = std::clamp((top - g.nodes.top() - g.nodeH) / pitch, 0, g.nodeRows);
+    const int last = std::clamp((bottom - g.nodes.top()) / pitch + 1, 0, g.nodeRows);
+    return {std::min(N, first * g.nodeCols), std::min(N, last * g.nodeCols)};
+}
+
 int TopologyCanvas::gpuAt(const QPoint& pos) const {
     if (!m_scenario || !m_plan) return -1;
     const Geometry g = geometry(rect());
     const int G = m_scenario->cluster.gpusPerNode;
-    for (int n = 0; n < m_scenario->cluster.nodes; ++n) {
+    const auto [first, last] = nodesBetween(g, pos.y(), pos.y());
+    for (int n = first; n < last; ++n) {
         if (!g.nodeRect(n).contains(pos)) continue;
         for (int i = 0; i < G; ++i)
-            if (gpuRect(n * G + i, rect()).adjusted(-2, -2, 2, g.barH + 4).contains(pos)) return n * G + i;
+            if (cellRect(g, n * G + i).adjusted(-2, -2, 2, g.barH + 4).contains(pos)) return n * G + i;
         return -1;
     }
     return -1;

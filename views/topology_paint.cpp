@@ -33,9 +33,12 @@ QColor blendWhite(const QColor& c, double f) {
 
 } // namespace
 
-void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
+void TopologyCanvas::paintTo(QPainter& p, const QRect& r, const QRect& exposed) const {
+    // Only what meets the exposed part is drawn: in its scroll area a 65,536-GPU cluster shows a few
+    // hundred nodes of its thousands.
+    const QRect ex = exposed.isNull() ? r : exposed.intersected(r);
     p.save();
-    p.fillRect(r, Qt::white);
+    p.fillRect(ex, Qt::white);
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setFont(font());
     const QFontMetrics fm(font());
@@ -70,34 +73,41 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
                fm.elidedText(title, Qt::ElideRight, g.title.width()));
     p.setFont(font());
 
-    std::vector<char> inTp(size_t(N * G), 0), inDp(size_t(N * G), 0), inEp(size_t(N * G), 0);
-    for (int x : outlined(Axis::TP)) inTp[size_t(x)] = 1;
-    for (int x : outlined(Axis::DP)) inDp[size_t(x)] = 1;
-    for (int x : outlined(Axis::EP)) inEp[size_t(x)] = 1;
+    // The hovered GPU's groups (membership by GPU only while one is hovered).
+    const std::vector<int> tpGroup = outlined(Axis::TP), dpGroup = outlined(Axis::DP),
+                           epGroup = outlined(Axis::EP);
+    std::vector<char> inGroup;
+    if (m_hover >= 0) {
+        inGroup.assign(size_t(N * G), 0);
+        for (const auto* group : {&tpGroup, &dpGroup, &epGroup})
+            for (int x : *group) inGroup[size_t(x)] = 1;
+    }
 
+    // The nodes whose rows meet the exposed part (a row's network line lies in the gap below it).
+    const auto [firstNode, endNode] = nodesBetween(g, ex.top() - g.nodeGapY, ex.bottom());
     // Network fabric (multi-node): a line under each row of nodes, a stub from each node, a trunk joining
     // rows.
     const QColor net = shade(LinkClass::Network, m_share[int(LinkClass::Network)]);
     if (N > 1) {
         p.setPen(QPen(net, 3, Qt::SolidLine, Qt::RoundCap));
-        int trunkTop = -1, trunkBottom = -1;
         const int trunkX = g.nodeRect(0).left() - 12;
-        for (int row = 0; row < g.nodeRows; ++row) {
+        auto rowY = [&](int row) { return g.nodeRect(row * g.nodeCols).bottom() + g.nodeGapY / 2; };
+        for (int row = firstNode / g.nodeCols; row * g.nodeCols < endNode; ++row) {
             const int first = row * g.nodeCols, last = std::min(N, first + g.nodeCols) - 1;
-            const QRect a = g.nodeRect(first), b = g.nodeRect(last);
-            const int y = a.bottom() + g.nodeGapY / 2;
+            const QRect b = g.nodeRect(last);
+            const int y = rowY(row);
             p.drawLine(trunkX, y, b.center().x(), y);
             for (int n = first; n <= last; ++n)
                 p.drawLine(g.nodeRect(n).center().x(), g.nodeRect(n).bottom(), g.nodeRect(n).center().x(), y);
-            if (trunkTop < 0) trunkTop = y;
-            trunkBottom = y;
         }
-        p.drawLine(trunkX, trunkTop - (g.nodeRows > 1 ? 0 : 0), trunkX, trunkBottom);
+        p.drawLine(trunkX, std::max(rowY(0), ex.top() - 4), trunkX,
+                   std::min(rowY(g.nodeRows - 1), ex.bottom() + 4));
     }
 
     const QColor nvl = shade(LinkClass::NvLink, m_share[int(LinkClass::NvLink)]);
-    for (int n = 0; n < N; ++n) {
+    for (int n = firstNode; n < endNode; ++n) {
         const QRect nr = g.nodeRect(n);
+        if (!nr.intersects(ex)) continue;
         p.setPen(QPen(kNodeBorder, 1));
         p.setBrush(kNodeFill);
         p.drawRoundedRect(QRectF(nr).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
@@ -124,7 +134,7 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
                 int i = first;
                 while (i < first + H) {
                     const int row = i / g.gpuCols, end = std::min(first + H, (row + 1) * g.gpuCols);
-                    const QRect a = gpuRect(n * G + i, r), z = gpuRect(n * G + end - 1, r);
+                    const QRect a = cellRect(g, n * G + i), z = cellRect(g, n * G + end - 1);
                     const double m = g.gap / 2.0;
                     p.drawRoundedRect(QRectF(a.left() - m, a.top() - m, z.right() - a.left() + 1 + 2 * m,
                                              a.height() + g.barGap + g.barH + 2 * m),
@@ -140,15 +150,14 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
         p.drawRoundedRect(rail, 3, 3);
         for (int i = 0; i < G; ++i) {
             const int gpu = n * G + i;
-            const QRect cr = gpuRect(gpu, r);
+            const QRect cr = cellRect(g, gpu);
             // A short connector to the rail.
             p.setPen(QPen(nvl, 2));
             if (i / g.gpuCols == g.gpuRows - 1)
                 p.drawLine(cr.center().x(), cr.bottom() + g.barGap + g.barH + 1, cr.center().x(), rail.top());
-            const MeshCoords c = meshCoords(plan, gpu);
-            QColor fill = stageColor(c.pp);
-            const bool member = inTp[size_t(gpu)] || inDp[size_t(gpu)] || inEp[size_t(gpu)];
-            if (m_hover >= 0 && !member) fill = blendWhite(fill, 0.65);
+            QColor fill =
+                stageColor(size_t(gpu) < m_stage.size() ? m_stage[size_t(gpu)] : meshCoords(plan, gpu).pp);
+            if (m_hover >= 0 && !inGroup[size_t(gpu)]) fill = blendWhite(fill, 0.65);
             if (g.cell >= 8) {
                 p.setPen(QPen(fill.darker(130), 1));
                 p.setBrush(fill);
@@ -175,21 +184,32 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
     }
     // Group outlines for the hovered GPU.
     if (m_hover >= 0) {
+        // Only the groups' members (each group is sorted by GPU), in GPU order, only where shown.
+        const QRect near = ex.adjusted(-8, -8, 8, 8);
+        std::vector<int> members;
+        for (const auto* group : {&tpGroup, &dpGroup, &epGroup})
+            for (int x : *group)
+                if (near.intersects(cellRect(g, x))) members.push_back(x);
+        std::sort(members.begin(), members.end());
+        members.erase(std::unique(members.begin(), members.end()), members.end());
+        auto in = [](const std::vector<int>& group, int x) {
+            return std::binary_search(group.begin(), group.end(), x);
+        };
         p.setBrush(Qt::NoBrush);
-        for (int gpu = 0; gpu < N * G; ++gpu) {
-            const QRectF cr = QRectF(gpuRect(gpu, r));
-            if (inTp[size_t(gpu)]) {
+        for (int gpu : members) {
+            const QRectF cr = QRectF(cellRect(g, gpu));
+            if (in(tpGroup, gpu)) {
                 p.setPen(QPen(kTpPen, 2.5));
                 p.drawRoundedRect(cr.adjusted(-2.5, -2.5, 2.5, 2.5), 4, 4);
             }
-            if (inDp[size_t(gpu)]) {
+            if (in(dpGroup, gpu)) {
                 p.setPen(QPen(kDpPen, 2, Qt::DashLine));
                 p.drawRoundedRect(cr.adjusted(2, 2, -2, -2), 3, 3);
             }
-            if (inEp[size_t(gpu)] && cr.width() >= 16) {
+            if (in(epGroup, gpu) && cr.width() >= 16) {
                 p.setPen(QPen(kEpPen, 2, Qt::DotLine));
                 p.drawRoundedRect(cr.adjusted(5, 5, -5, -5), 2, 2);
-            } else if (inEp[size_t(gpu)]) {
+            } else if (in(epGroup, gpu)) {
                 // Too small for a third ring: a mark in the corner.
                 p.setPen(Qt::NoPen);
                 p.setBrush(kEpPen);
@@ -197,13 +217,18 @@ void TopologyCanvas::paintTo(QPainter& p, const QRect& r) const {
                 p.setBrush(Qt::NoBrush);
             }
         }
-        const QRectF hr = QRectF(gpuRect(m_hover, r));
+        p.setBrush(Qt::NoBrush);
+        const QRectF hr = QRectF(cellRect(g, m_hover));
         p.setPen(QPen(Qt::black, 2));
         p.drawRoundedRect(hr.adjusted(-4.5, -4.5, 4.5, 4.5), 5, 5);
     }
 
-    if (g.summary.isValid())
+    if (g.summary.isValid() && g.summary.intersects(ex))
         TopologySummary{*m_plan, m_prefill, m_share, m_bytes}.paint(p, g.summary, font());
+    if (!g.legend.intersects(ex)) {
+        p.restore();
+        return;
+    }
 
     // Legend: stages, group outlines, memory, links.
     p.setRenderHint(QPainter::Antialiasing, false);

@@ -135,6 +135,8 @@ void MainWindow::buildUi() {
     connect(m_eliteView, &QTableView::clicked, this, [this] { m_userSelected = true; });
     buildServingTab(); // the last tab; it names the best plan of the elite model
     m_eliteCaption = new QLabel(tr("<b>Elite plans</b>"));
+    // Wrapped: on one line its text after a run set the window's minimum width (832 -> 1,061 px).
+    m_eliteCaption->setWordWrap(true);
     m_eliteFilter = new QLineEdit;
     m_eliteFilter->setPlaceholderText(tr("Filter (searcher, degrees, mesh...)"));
     m_eliteFilter->setClearButtonEnabled(true);

@@ -111,24 +111,35 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     e << YAML::Key << "nodes" << YAML::Value << c.nodes << YAML::Key << "gpus_per_node" << YAML::Value
       << c.gpusPerNode;
     if (c.gpusPerHost > 0) e << YAML::Key << "gpus_per_host" << YAML::Value << c.gpusPerHost;
-    e << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
-      << c.gpu.name;
-    e << YAML::Key << "tflops" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    for (int i = 0; i < kDtypeCount; ++i)
-        if (c.gpu.tflops[i] > 0)
-            e << YAML::Key << std::string(kDtypeNames[i]) << YAML::Value << Num{c.gpu.tflops[i]};
-    e << YAML::EndMap;
-    e << YAML::Key << "hbm_gb" << YAML::Value << Num{c.gpu.hbmGB};
-    if (c.gpu.memoryMiB > 0) e << YAML::Key << "memory_mib" << YAML::Value << Num{c.gpu.memoryMiB};
-    e << YAML::Key << "hbm_tb_s" << YAML::Value << Num{c.gpu.hbmTBs};
-    if (c.gpu.tdpW > 0) e << YAML::Key << "tdp_w" << YAML::Value << Num{c.gpu.tdpW};
-    e << YAML::EndMap;
-    if (c.pricePerGpuHour > 0) e << YAML::Key << "price_per_gpu_hour" << YAML::Value << Num{c.pricePerGpuHour};
+    // A GPU with a database entry's figures is that entry: `gpu: <id>`, so the file reads back to it (its
+    // price and fitted factors keep their sources); any other is written inline.
+    const GpuSpec* spec = nullptr;
+    for (const GpuSpec& g : gpuDatabase())
+        if (g.gpu == c.gpu) spec = &g;
+    if (spec) {
+        e << YAML::Key << "gpu" << YAML::Value << spec->id;
+    } else {
+        e << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
+          << c.gpu.name;
+        e << YAML::Key << "tflops" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        for (int i = 0; i < kDtypeCount; ++i)
+            if (c.gpu.tflops[i] > 0)
+                e << YAML::Key << std::string(kDtypeNames[i]) << YAML::Value << Num{c.gpu.tflops[i]};
+        e << YAML::EndMap;
+        e << YAML::Key << "hbm_gb" << YAML::Value << Num{c.gpu.hbmGB};
+        if (c.gpu.memoryMiB > 0) e << YAML::Key << "memory_mib" << YAML::Value << Num{c.gpu.memoryMiB};
+        e << YAML::Key << "hbm_tb_s" << YAML::Value << Num{c.gpu.hbmTBs};
+        if (c.gpu.tdpW > 0) e << YAML::Key << "tdp_w" << YAML::Value << Num{c.gpu.tdpW};
+        e << YAML::EndMap;
+    }
+    // The database's price is what `gpu: <id>` reads; another one (0 included: none) is the file's own.
+    if (spec ? c.pricePerGpuHour != spec->pricePerHourUsd : c.pricePerGpuHour > 0)
+        e << YAML::Key << "price_per_gpu_hour" << YAML::Value << Num{c.pricePerGpuHour};
     e << YAML::Key << "intra_node" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
       << c.intraNode.name;
     e << YAML::Key << "gb_s_per_gpu" << YAML::Value << Num{c.intraNode.gbPerS};
     e << YAML::Key << "latency_us" << YAML::Value << Num{c.intraNode.latencyUs};
-    if (c.intraNode.meshLinkGbPerS > 0)
+    if (c.intraNode.meshLinkGbPerS > 0 || (spec && spec->scaleUp.meshLinkGbPerS > 0)) // 0: switched
         e << YAML::Key << "mesh_link_gb_s" << YAML::Value << Num{c.intraNode.meshLinkGbPerS};
     e << YAML::EndMap;
     if (c.interNode.gbPerS > 0) {
@@ -138,6 +149,14 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
         e << YAML::Key << "latency_us" << YAML::Value << Num{c.interNode.latencyUs} << YAML::EndMap;
     }
     const auto& f = c.efficiency;
+    // The family's fitted factors are what `gpu: <id>` reads: written only where they differ, each of them
+    // then (zeros too), since the reader starts from the family's.
+    const GpuFamily* family = spec ? findGpuFamily(spec->family) : nullptr;
+    const Efficiency base = family && family->fitted ? family->efficiency : Efficiency{};
+    if (spec && f == base) {
+        e << YAML::EndMap;
+        return;
+    }
     e << YAML::Key << "efficiency" << YAML::Value << YAML::BeginMap;
     e << YAML::Key << "compute" << YAML::Value << Num{f.compute} << YAML::Key << "memory" << YAML::Value
       << f.memory;
@@ -147,8 +166,10 @@ void emitCluster(YAML::Emitter& e, const Cluster& c) {
     e << YAML::Key << "grouped_gemm" << YAML::Value << Num{f.groupedGemm} << YAML::Key << "overlap" << YAML::Value
       << f.overlap << YAML::Key << "kv_read" << YAML::Value << Num{f.kvRead};
     e << YAML::Key << "op_overlap" << YAML::Value << Num{f.opOverlap};
-    if (f.fusedMoeMemory > 0) e << YAML::Key << "fused_moe_memory" << YAML::Value << Num{f.fusedMoeMemory};
-    if (f.computeFp4 > 0) e << YAML::Key << "compute_fp4" << YAML::Value << Num{f.computeFp4};
+    if (f.fusedMoeMemory > 0 || base.fusedMoeMemory > 0)
+        e << YAML::Key << "fused_moe_memory" << YAML::Value << Num{f.fusedMoeMemory};
+    if (f.computeFp4 > 0 || base.computeFp4 > 0)
+        e << YAML::Key << "compute_fp4" << YAML::Value << Num{f.computeFp4};
     e << YAML::EndMap;
     e << YAML::EndMap;
 }
