@@ -4,6 +4,7 @@
 // what picking another sample changed, and the edits go through the window's undo.
 #include "core/io/formats.h"
 #include "core/io/gpudb.h"
+#include "cluster_editor_fixtures.h"
 #include "gui_fixtures.h"
 #include "mainwindow.h"
 #include "views/clustereditor.h"
@@ -34,33 +35,11 @@ using namespace sp::testing;
 
 namespace {
 
-Cluster sampleCluster(const QString& name) {
-    auto c =
-        loadCluster((kSamples + QStringLiteral("/clusters/") + name + QStringLiteral(".yaml")).toStdString());
-    if (!c) qFatal("%s", c.error().str().c_str());
-    return c.value();
-}
-
 Scenario sampleScenario(const QString& name) {
     auto s = loadScenario(
         (kSamples + QStringLiteral("/scenarios/") + name + QStringLiteral(".yaml")).toStdString());
     if (!s) qFatal("%s", s.error().str().c_str());
     return s.value();
-}
-
-/// Types into a dialog field as the user does (select all, type).
-void typeField(ClusterEditor& d, const char* key, const QString& text) {
-    QLineEdit* e = d.field(QLatin1String(key));
-    QVERIFY2(e, key);
-    typeInto(e, text);
-}
-
-void shot(QWidget* w, const QString& name) {
-    if (const QByteArray dir = qgetenv("SHARDPLAN_SHOTS"); !dir.isEmpty()) {
-        // Widgets added to a shown layout are shown, and word-wrapped notes laid out, from queued events.
-        QTest::qWait(50);
-        w->grab().save(QDir(QString::fromLocal8Bit(dir)).filePath(name));
-    }
 }
 
 } // namespace

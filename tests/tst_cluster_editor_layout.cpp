@@ -3,6 +3,7 @@
 // price with its dated source and the datasheets were cut after two lines).
 #include "core/io/formats.h"
 #include "core/io/gpudb.h"
+#include "cluster_editor_fixtures.h"
 #include "gui_fixtures.h"
 #include "mainwindow.h"
 #include "views/clustereditor.h"
@@ -18,30 +19,6 @@ using namespace sp;
 using sp::app::MainWindow;
 using sp::views::ClusterEditor;
 using namespace sp::testing;
-
-namespace {
-
-Cluster sampleCluster(const QString& name) {
-    auto c =
-        loadCluster((kSamples + QStringLiteral("/clusters/") + name + QStringLiteral(".yaml")).toStdString());
-    if (!c) qFatal("%s", c.error().str().c_str());
-    return c.value();
-}
-
-void typeField(ClusterEditor& d, const char* key, const QString& text) {
-    QLineEdit* e = d.field(QLatin1String(key));
-    QVERIFY2(e, key);
-    typeInto(e, text);
-}
-
-void shot(QWidget* w, const QString& name) {
-    if (const QByteArray dir = qgetenv("SHARDPLAN_SHOTS"); !dir.isEmpty()) {
-        QTest::qWait(50);
-        w->grab().save(QDir(QString::fromLocal8Bit(dir)).filePath(name));
-    }
-}
-
-} // namespace
 
 class TestClusterEditorLayout : public QObject {
     Q_OBJECT
