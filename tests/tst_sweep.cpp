@@ -8,6 +8,8 @@
 
 #include <QTest>
 
+#include <cmath>
+
 using namespace sp;
 using namespace sp::test;
 
@@ -90,6 +92,42 @@ private slots:
         QCOMPARE(sweep.points.size(), size_t(1));
         QCOMPARE(sweep.points[0].rate, 1.0);
         QCOMPARE(sweep.points[0].completed, int64_t(100));
+    }
+
+    // A disaggregated plan: each point is the single run of the split at its rate, its requests raised to 2
+    // latencies of the split (its TTFT, then its TPOT for each further token).
+    void disaggregatedPointsAreSingleRuns() {
+        Scenario s = sampleScenario("llama-3.1-70b-h100-4x8.yaml");
+        s.workload.phase = Phase::Serving; // the sample is a decode workload
+        const DisaggModel dm(s);
+        DisaggPlan p;
+        p.prefill = {1, dm.prefillModel(1).megatronPlan()};
+        p.decode = {3, dm.decodeModel(3).megatronPlan()};
+        const DisaggMetrics m = dm.evaluate(p);
+        QVERIFY2(m.valid, m.violation.c_str());
+        RateSweepOptions o;
+        o.rates = {1, 3};
+        o.sim.requests = 40;
+        o.steadyLatencies = 2;
+        const RateSweep sweep = sweepRates(dm, p, o);
+        QVERIFY2(sweep.ok, sweep.error.c_str());
+        QCOMPARE(sweep.points.size(), size_t(2));
+        for (const SweepPoint& pt : sweep.points) {
+            const double latencyS = (m.ttftMs + double(s.workload.outputTokens - 1) * m.tpotMs) * 1e-3;
+            QCOMPARE(pt.requests, std::max<int64_t>(40, int64_t(std::ceil(pt.rate * 2 * latencyS))));
+            SimOptions single;
+            single.rate = pt.rate;
+            single.requests = pt.requests;
+            const auto r = simulate(dm, p, single);
+            QVERIFY2(r->ok, r->error.c_str());
+            QVERIFY(pt == sweepPoint(pt.rate, *r, s.workload));
+        }
+        QVERIFY(sweep.plan.find("decode pool") != std::string::npos);
+        DisaggPlan bad = p;
+        bad.decode.nodes = 1; // 1 + 1 of 4 nodes
+        const RateSweep r2 = sweepRates(dm, bad, o);
+        QVERIFY(!r2.ok);
+        QVERIFY2(r2.error.find("does not fit") != std::string::npos, r2.error.c_str());
     }
 
     void highestMeetingIsTheHighestRateMet() {

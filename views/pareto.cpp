@@ -219,7 +219,10 @@ ParetoView::Family& ParetoView::family(const QString& name) {
         return best;
     };
     connect(f.series, &QScatterSeries::clicked, this, [this, nearest](const QPointF& at) {
-        if (const ParetoPoint* p = nearest(at)) emit planClicked(*p);
+        if (const ParetoPoint* p = nearest(at)) {
+            selectDisaggregated(-1); // the point selected is this one now
+            emit planClicked(*p);
+        }
     });
     m_order << name;
     return *m_families.insert(name, f);
@@ -233,6 +236,8 @@ void ParetoView::clear() {
     m_families.clear();
     m_order.clear();
     m_megatron.clear();
+    const bool hadDisaggregated = !m_disagg.empty();
+    m_selectedDisagg = -1;
     m_disagg.clear();
     m_result.reset();
     m_export->setEnabled(false);
@@ -242,6 +247,7 @@ void ParetoView::clear() {
     setStale(QString());
     m_dirty = true;
     redraw();
+    if (hadDisaggregated) emit disaggregatedSelected();
 }
 
 void ParetoView::addPoint(const ParetoPoint& point, bool megatron) {

@@ -85,6 +85,12 @@ public:
     /// 0 when that frontier has none.
     double disaggregatedGain(const DisaggFrontierPoint& p) const;
     const std::vector<DisaggFrontierPoint>& disaggregatedPoints() const { return m_disagg; }
+    /// Selects the disaggregated point at `index` (a click on its triangle does; -1 or an index out of
+    /// range clears), drawn selected; the Serving tab may serve it. A new frontier, clear() or a click on a
+    /// searched point clears it.
+    void selectDisaggregated(int index);
+    /// The disaggregated point selected, or null.
+    const DisaggFrontierPoint* selectedDisaggregated() const;
 
     int points() const;
     int64_t budget() const;
@@ -110,6 +116,9 @@ signals:
     void exportRequested();
     /// A point of the searched frontier was clicked.
     void planClicked(const sp::ParetoPoint& point);
+    /// The disaggregated point selected changed (selectedDisaggregated; null: none), or the points it is
+    /// chosen from did (setDisaggregated, clear).
+    void disaggregatedSelected();
     void redrawn();
     /// "Overlay scenario..." was clicked: the main window asks for a file and sweeps it.
     void overlayRequested();
@@ -150,6 +159,7 @@ private:
     QPushButton* m_clearOverlay = nullptr;
     QScatterSeries* m_disaggDots = nullptr;
     std::vector<DisaggFrontierPoint> m_disagg;
+    int m_selectedDisagg = -1;
     QLineSeries* m_overlayLine = nullptr;
     QScatterSeries* m_overlayDots = nullptr;
     QString m_overlayName;

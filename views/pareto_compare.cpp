@@ -44,6 +44,18 @@ void ParetoView::buildComparison() {
     m_disaggDots->setMarkerSize(13);
     m_disaggDots->setColor(kDisagg);
     m_disaggDots->setBorderColor(kDisagg.darker(150));
+    m_disaggDots->setSelectedColor(kDisagg.lighter(160));
+    // A click selects the nearest split (in log space, as drawn): the Serving tab may serve it.
+    connect(m_disaggDots, &QScatterSeries::clicked, this, [this](const QPointF& at) {
+        int best = -1;
+        double bestD = std::numeric_limits<double>::infinity();
+        for (size_t i = 0; i < m_disagg.size(); ++i) {
+            const auto& p = m_disagg[i];
+            const double dx = std::log(p.userTokensPerS / at.x()), dy = std::log(p.throughputPerGpu / at.y());
+            if (dx * dx + dy * dy < bestD) bestD = dx * dx + dy * dy, best = int(i);
+        }
+        selectDisaggregated(best);
+    });
     m_overlayLine = new QLineSeries;
     QPen pen(kOverlay);
     pen.setWidthF(2);
@@ -101,12 +113,29 @@ double ParetoView::disaggregatedGain(const DisaggFrontierPoint& p) const {
     return q && q->throughputPerGpu > 0 ? p.throughputPerGpu / q->throughputPerGpu : 0.0;
 }
 
+void ParetoView::selectDisaggregated(int index) {
+    if (index < 0 || size_t(index) >= m_disagg.size()) index = -1;
+    if (index == m_selectedDisagg) return;
+    m_selectedDisagg = index;
+    m_disaggDots->deselectAllPoints();
+    if (index >= 0 && index < m_disaggDots->count()) m_disaggDots->setPointSelected(index, true);
+    emit disaggregatedSelected();
+}
+
+const DisaggFrontierPoint* ParetoView::selectedDisaggregated() const {
+    return m_selectedDisagg >= 0 && size_t(m_selectedDisagg) < m_disagg.size()
+               ? &m_disagg[size_t(m_selectedDisagg)]
+               : nullptr;
+}
+
 void ParetoView::setDisaggregated(const std::vector<DisaggFrontierPoint>& points) {
+    m_selectedDisagg = -1;
     m_disagg.clear();
     for (const auto& p : points)
         if (p.userTokensPerS > 0 && p.throughputPerGpu > 0) m_disagg.push_back(p); // a log axis shows these
     m_flush.stop();
     redraw();
+    emit disaggregatedSelected(); // none selected, of other points
 }
 
 void ParetoView::setOverlay(const QString& name, const ParetoResult& result) {
@@ -143,6 +172,9 @@ void ParetoView::drawComparison(double& x0, double& x1, double& y0, double& y1) 
     for (const auto& p : m_overlay)
         ov << QPointF(p.userTokensPerS, p.throughputPerGpu), extend(p.userTokensPerS, p.throughputPerGpu);
     m_disaggDots->replace(dis);
+    m_disaggDots->deselectAllPoints();
+    if (m_selectedDisagg >= 0 && m_selectedDisagg < int(dis.size()))
+        m_disaggDots->setPointSelected(m_selectedDisagg, true);
     m_disaggDots->setVisible(!dis.isEmpty());
     m_overlayLine->replace(ov);
     m_overlayDots->replace(ov);

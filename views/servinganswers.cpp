@@ -15,12 +15,15 @@ QString servedPlanKey(ServedPlan p) {
         return QStringLiteral("selected");
     case ServedPlan::Megatron:
         return QStringLiteral("megatron");
+    case ServedPlan::ParetoSplit:
+        return QStringLiteral("pareto-split");
     }
     return QString();
 }
 
 std::optional<ServedPlan> servedPlanFromKey(const QString& key) {
-    for (ServedPlan p : {ServedPlan::Best, ServedPlan::Selected, ServedPlan::Megatron})
+    for (ServedPlan p :
+         {ServedPlan::Best, ServedPlan::Selected, ServedPlan::Megatron, ServedPlan::ParetoSplit})
         if (servedPlanKey(p) == key) return p;
     return std::nullopt;
 }

@@ -17,8 +17,10 @@ enum class ServedPlan {
     Best,     ///< the best feasible plan the search has found so far (Megatron's until there is one)
     Selected, ///< the plan shown in the other views (a selected elite row or an opened plan)
     Megatron, ///< the cost model's Megatron recipe
+    /// The disaggregated (prefill/decode split) point selected on the Pareto tab
+    ParetoSplit,
 };
-/// "best", "selected", "megatron" (a session's words), and back (nullopt: none of them).
+/// "best", "selected", "megatron", "pareto-split" (a session's words), and back (nullopt: none of them).
 QString servedPlanKey(ServedPlan p);
 std::optional<ServedPlan> servedPlanFromKey(const QString& key);
 

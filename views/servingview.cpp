@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -43,10 +44,12 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
     m_plan->addItem(tr("the best found"), int(ServedPlan::Best));
     m_plan->addItem(tr("the selected plan"), int(ServedPlan::Selected));
     m_plan->addItem(tr("Megatron"), int(ServedPlan::Megatron));
+    m_plan->addItem(tr("the Pareto point selected"), int(ServedPlan::ParetoSplit));
     m_plan->setToolTip(
         tr("The plan to simulate: the best feasible plan the search has found so far (Megatron's "
-           "until it finds one), the plan selected in the elite table (or opened), or the "
-           "Megatron recipe"));
+           "until it finds one), the plan selected in the elite table (or opened), the "
+           "Megatron recipe, or the disaggregated point selected on the Pareto tab"));
+    setParetoSplitChoice(tr("Select a disaggregated point (a triangle) on the Pareto tab"));
     connect(m_plan, &QComboBox::currentIndexChanged, this, &ServingView::servedPlanChanged);
     connect(m_plan, &QComboBox::activated, this, &ServingView::servedPlanChosen);
     m_planName = wrapping();
@@ -81,9 +84,6 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
     m_run = new QPushButton(tr("Run"));
     m_run->setToolTip(tr("Simulate the plan served, serving the requests step by step"));
     m_capacity = new QPushButton(tr("Capacity"));
-    m_capacity->setToolTip(
-        tr("The highest rate the plan served sustains under the workload's SLOs (bisection "
-           "on simulations), its tokens/s and what they cost"));
     m_stop = new QPushButton(tr("Stop"));
     m_stop->setToolTip(tr("Stop the simulation, the capacity bisection or the GPU sizing, keeping what "
                           "completed (Esc)"));
@@ -183,7 +183,7 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(0, 0, 0, 4);
     layout->addLayout(controls);
     layout->addWidget(m_pages, 1);
-    updateSourceControls();
+    setCapacityUnavailable(QString());
     updatePin();
 }
 
@@ -202,13 +202,40 @@ QString ServingView::planName() const {
     return m_planName->text();
 }
 
+void ServingView::setParetoSplitChoice(const QString& unavailable) {
+    auto* model = qobject_cast<QStandardItemModel*>(m_plan->model());
+    QStandardItem* item = model ? model->item(m_plan->findData(int(ServedPlan::ParetoSplit))) : nullptr;
+    if (!item) return;
+    item->setEnabled(unavailable.isEmpty());
+    item->setToolTip(unavailable.isEmpty()
+                         ? tr("The prefill/decode split selected on the Pareto tab: a prefill pool, the KV "
+                              "transfer and a decode pool, simulated together")
+                         : tr("Not available: %1").arg(unavailable));
+}
+
+QString ServingView::paretoSplitChoiceUnavailable() const {
+    const int i = m_plan->findData(int(ServedPlan::ParetoSplit));
+    const auto* model = qobject_cast<const QStandardItemModel*>(m_plan->model());
+    if (!model || !model->item(i) || model->item(i)->isEnabled()) return QString();
+    return model->item(i)->toolTip();
+}
+
+void ServingView::setCapacityUnavailable(const QString& why) {
+    m_capacityUnavailable = why;
+    m_capacity->setToolTip(
+        why.isEmpty() ? tr("The highest rate the plan served sustains under the workload's SLOs (bisection "
+                           "on simulations), its tokens/s and what they cost")
+                      : tr("Not available: %1").arg(why));
+    updateSourceControls();
+}
+
 void ServingView::updateSourceControls() {
     const bool trace = m_byTrace->isChecked();
     m_rate->setEnabled(!trace && !m_running);
     m_trace->setEnabled(trace && !m_running);
     m_traceButton->setEnabled(trace && !m_running);
     // Capacity bisects the rate: it draws its own arrivals.
-    m_capacity->setEnabled(!trace && !m_running);
+    m_capacity->setEnabled(!trace && !m_running && m_capacityUnavailable.isEmpty());
 }
 
 double ServingView::rate() const {

@@ -1,15 +1,16 @@
 #pragma once
 // The Serving tab: the request-level simulation (core/sim) of a plan the user chooses (the best found, the
-// selected, or Megatron's; the tab names it), as charts, with its capacity, a sweep over rates and a GPU
-// sizing for a rate. Controls: the plan served, Poisson arrivals at a rate or a trace file, the requests to
-// simulate, Run, Capacity (the highest rate under the workload's SLOs and what it costs,
-// core/sim/capacity.h), Stop, and Pin / Clear pin. The Simulation page: the cumulative distributions of TTFT
-// and TPOT with the workload's SLO as a vertical line (and its percentile as a horizontal one), and the run's
-// KV-pool occupancy and queue length over time. The "Rate sweep" page: ServingSweepView. The "GPUs for a
-// rate" page: ServingSizingView. Pin keeps the run and the sweep shown; the next ones are drawn over them,
-// both named by what differs (servingcompare.h), with a table of their figures. The widget runs nothing
-// itself: the main window's ServingRunner does (app/gui). It claims no key either: Esc is the window's Stop,
-// which stops whatever runs (one owner, so Qt never finds two shortcuts for it).
+// selected, Megatron's, or the disaggregated split selected on the Pareto tab; the tab names it), as charts,
+// with its capacity, a sweep over rates and a GPU sizing for a rate. Controls: the plan served, Poisson
+// arrivals at a rate or a trace file, the requests to simulate, Run, Capacity (the highest rate under the
+// workload's SLOs and what it costs, core/sim/capacity.h), Stop, and Pin / Clear pin. The Simulation page:
+// the cumulative distributions of TTFT and TPOT with the workload's SLO as a vertical line (and its
+// percentile as a horizontal one), and the run's KV-pool occupancy and queue length over time. The "Rate
+// sweep" page: ServingSweepView. The "GPUs for a rate" page: ServingSizingView. Pin keeps the run and the
+// sweep shown; the next ones are drawn over them, both named by what differs (servingcompare.h), with a table
+// of their figures. The widget runs nothing itself: the main window's ServingRunner does (app/gui). It claims
+// no key either: Esc is the window's Stop, which stops whatever runs (one owner, so Qt never finds two
+// shortcuts for it).
 
 #include "core/sim/simulator.h"
 #include "views/servinganswers.h"
@@ -51,6 +52,14 @@ public:
     /// the one chosen when it is not.
     void setPlanName(const QString& text);
     QString planName() const;
+    /// Enables "the Pareto point selected" (a disaggregated split), or disables it saying why not (its
+    /// tooltip): no split selected on the Pareto tab, or one of the scenario before its edits.
+    void setParetoSplitChoice(const QString& unavailable);
+    /// The disabled choice's tooltip ("Not available: ..."); empty while it is enabled.
+    QString paretoSplitChoiceUnavailable() const;
+    /// Disables Capacity saying why (its tooltip): a disaggregated plan has no capacity bisection; empty
+    /// enables it.
+    void setCapacityUnavailable(const QString& why);
 
     double rate() const;
     void setRate(double requestsPerS);
@@ -212,6 +221,7 @@ private:
     ServingPin m_pin;
     std::optional<CapacityAnswer> m_capacityAnswer;
     Workload m_capacityWorkload;
+    QString m_capacityUnavailable;
     bool m_running = false;
 };
 

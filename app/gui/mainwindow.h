@@ -193,6 +193,8 @@ private:
         QString shown; ///< the label, the plan's throughput, and the note
         /// Requests/s at its steady-state throughput (0: infeasible): the rate sweep's range starts from it.
         double analyticRate = 0;
+        /// A disaggregated plan (the Pareto tab's split) served instead of `plan`.
+        std::optional<DisaggPlan> split;
     };
     ServingPlan servingPlan(const Scenario& s) const;
     /// The edited scenario and the plan the Serving tab simulates (the one the user chose); nullopt after
@@ -203,7 +205,10 @@ private:
     void resetServing(); ///< another scenario: the Serving tab's run dropped, its charts cleared
     /// The Serving tab as a session keeps it (SessionFiles), and restored from one.
     SessionServing servingSession() const;
-    void restoreServing(const SessionServing& saved);
+    /// Restores the tab; returns why the Pareto split it served is not restored ("" when it is, or none).
+    QString restoreServing(const SessionServing& saved);
+    /// Why the Serving tab cannot serve the Pareto tab's disaggregated point ("" when it can).
+    QString servingSplitUnavailable(const Scenario& s) const;
     /// Search > Stop is enabled while anything runs (it owns Esc: see stopRunning).
     void updateStopAction();
     /// "Use the fitted cluster": the scenario's cluster efficiency replaced, as an undoable edit.
@@ -281,8 +286,8 @@ private:
     views::TimelineView* m_timeline = nullptr;
     views::ParetoView* m_pareto = nullptr;
     ParetoRunner* m_paretoRunner = nullptr;
-    ParetoRunner* m_overlayRunner = nullptr;          ///< sweeps the scenario overlaid on the Pareto tab
-    std::shared_ptr<const Scenario> m_paretoScenario; ///< of the sweep shown in the Pareto tab
+    ParetoRunner* m_overlayRunner = nullptr;           ///< sweeps the scenario overlaid on the Pareto tab
+    std::shared_ptr<const Scenario> m_paretoScenario;  ///< of the sweep shown in the Pareto tab
     std::shared_ptr<const Scenario> m_overlayScenario; ///< of the overlay shown in the Pareto tab
     views::ServingView* m_serving = nullptr;
     ServingRunner* m_servingRunner = nullptr;

@@ -74,7 +74,8 @@ void MainWindow::buildParetoTab() {
         // after them (the status once said "35,552 evaluations in 0 s" of a 5.7 s sweep: the first part's).
         const DisaggFrontierTotals& d = m_paretoRunner->disaggregatedTotals();
         const bool split = d.searches > 0;
-        const QString dis = split ? tr(", disaggregated %1").arg(m_pareto->disaggregatedPoints().size()) : QString();
+        const QString dis =
+            split ? tr(", disaggregated %1").arg(m_pareto->disaggregatedPoints().size()) : QString();
         const QString parts =
             split ? tr(" (collocated %1 in %2, splits %3 in %4)")
                         .arg(views::formatInteger(double(r->evaluations)), views::formatDuration(r->seconds),
@@ -124,6 +125,15 @@ void MainWindow::buildParetoTab() {
         const std::string label = "pareto " + views::formatMs(p.tpotMs).toStdString();
         showPlan(views::makePlanRecord(m_ctx->costModel(), p.plan, label, "pareto"));
         refreshComparison();
+    });
+    connect(m_pareto, &views::ParetoView::disaggregatedSelected, this, [this] {
+        if (const DisaggFrontierPoint* d = m_pareto->selectedDisaggregated())
+            statusBar()->showMessage(
+                tr("Split selected: %1 prefill + %2 decode nodes; the Serving tab serves it "
+                   "as \"the Pareto point selected\"")
+                    .arg(d->split.plan.prefill.nodes)
+                    .arg(d->split.plan.decode.nodes),
+                8000);
     });
     buildParetoOverlay();
 }

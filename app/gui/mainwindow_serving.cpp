@@ -1,10 +1,10 @@
 // The main window's Serving tab: the request-level simulation (core/sim) of the plan the user chooses (the
-// best found, the selected, or Megatron's; named in the tab), on the scenario as edited, run by a
-// ServingRunner and drawn in the ServingView: latency CDFs with the SLO lines, KV occupancy and queue length
-// over time, the capacity answer (the highest rate under the SLOs and what it costs), a sweep over rates and
-// the GPU sizing for a rate; a pinned run and sweep drawn under the next ones. What the tab shows is a result
-// a session keeps (session_serving.h): a finished run, answer or sweep, a pin, or another plan chosen is
-// unsaved work until saved.
+// best found, the selected, Megatron's, or the Pareto tab's disaggregated split; named in the tab), on the
+// scenario as edited, run by a ServingRunner and drawn in the ServingView: latency CDFs with the SLO lines,
+// KV occupancy and queue length over time, the capacity answer (the highest rate under the SLOs and what it
+// costs), a sweep over rates and the GPU sizing for a rate; a pinned run and sweep drawn under the next ones.
+// What the tab shows is a result a session keeps (session_serving.h): a finished run, answer or sweep, a pin,
+// or another plan chosen is unsaved work until saved.
 #include "mainwindow_p.h"
 
 #include "servingrunner.h"
@@ -20,6 +20,14 @@
 #include <QFileInfo>
 
 namespace sp::app {
+
+namespace {
+/// Why Capacity is off for a disaggregated plan: maxRatePerGpu bisects an aggregated plan's rate.
+QString noSplitCapacity() {
+    return MainWindow::tr("Capacity bisects an aggregated plan's rate (maxRatePerGpu); a disaggregated plan "
+                          "has no bisection yet: its rate sweep shows the highest rate that meets the SLOs");
+}
+} // namespace
 
 void MainWindow::buildServingTab() {
     m_serving = new views::ServingView;
@@ -72,13 +80,17 @@ void MainWindow::buildServingTab() {
         m_serving->showSizing(false);
         m_serving->setStatus(tr("Simulating %1 requests of %2...")
                                  .arg(views::formatInteger(double(o.requests)), s->second.name));
-        m_servingRunner->simulate(s->first, s->second.plan, o);
+        if (s->second.split)
+            m_servingRunner->simulate(s->first, *s->second.split, disaggregatedOptions({}).model, o);
+        else
+            m_servingRunner->simulate(s->first, s->second.plan, o);
         updateStopAction();
     });
     connect(m_serving, &views::ServingView::capacityRequested, this,
             [this, workload, tag, requests, sweeping] {
                 const auto s = servingScenario();
                 if (!s) return;
+                if (s->second.split) return showError(tr("Serving: %1").arg(noSplitCapacity()));
                 // On the scenario's own cluster, the plan served as it is (maxRatePerGpu with a fixed plan).
                 MaxRateOptions o;
                 o.plan = s->second.plan;
@@ -117,7 +129,10 @@ void MainWindow::buildServingTab() {
         m_serving->setRunning(true);
         m_serving->showPage(views::ServingView::Page::Sweep);
         m_serving->setStatus(tr("Sweeping %1 over %2...").arg(s->second.name, views::sweepLoadText(o.rates)));
-        m_servingRunner->sweep(s->first, s->second.plan, o);
+        if (s->second.split)
+            m_servingRunner->sweep(s->first, *s->second.split, disaggregatedOptions({}).model, o);
+        else
+            m_servingRunner->sweep(s->first, s->second.plan, o);
         updateStopAction();
     });
     connect(m_serving, &views::ServingView::pinChanged, this, [this] {
@@ -143,6 +158,8 @@ void MainWindow::buildServingTab() {
         if (!path.isEmpty()) m_serving->setTracePath(path);
     });
     connect(m_serving, &views::ServingView::servedPlanChanged, this, &MainWindow::updateServingPlan);
+    // The Pareto tab's split selected (or no longer).
+    connect(m_pareto, &views::ParetoView::disaggregatedSelected, this, &MainWindow::updateServingPlan);
     connect(m_serving, &views::ServingView::servedPlanChosen, this, [this] {
         m_servingUnsaved = true;
         updateTitle();
@@ -247,7 +264,7 @@ MainWindow::ServingPlan MainWindow::servingPlan(const Scenario& s) const {
         // Requests/s at the steady state's throughput, as maxRate brackets its bisection.
         const double rate =
             m.feasible ? m.throughput / std::max<double>(1.0, double(s.workload.outputTokens)) : 0;
-        return ServingPlan{p, name, label, shown, rate};
+        return ServingPlan{p, name, label, shown, rate, std::nullopt};
     };
     const auto megatron = [&](const QString& note) {
         if (ours) return named(m_ctx->megatron()->plan, m_ctx->megatron()->metrics(), tr("Megatron"), note);
@@ -277,19 +294,51 @@ MainWindow::ServingPlan MainWindow::servingPlan(const Scenario& s) const {
         return named(m_current->plan, m_current->metrics(), QString::fromStdString(m_current->label), {});
     case views::ServedPlan::Megatron:
         break;
+    case views::ServedPlan::ParetoSplit: {
+        const DisaggFrontierPoint* d = m_pareto->selectedDisaggregated();
+        if (const QString why = servingSplitUnavailable(s); !why.isEmpty() || !d) return megatron(why);
+        const DisaggPlan& split = d->split.plan;
+        const DisaggMetrics& m = d->split.metrics;
+        const auto pool = [moe](const QString& what, const DisaggPool& p) {
+            return tr("%1 %2 %3 %4")
+                .arg(what, QString::number(p.nodes), p.nodes == 1 ? tr("node") : tr("nodes"),
+                     views::planShapeText(p.plan, moe));
+        };
+        const QString name = tr("Disaggregated");
+        const QString label =
+            tr("%1: %2 / %3").arg(name, pool(tr("prefill"), split.prefill), pool(tr("decode"), split.decode));
+        const QString shown = tr("%1 — %2 at the steady state (the Pareto point of TPOT target %3, %4-bound)")
+                                  .arg(label, views::formatRate(m.throughput),
+                                       views::formatMs(d->targetTpotMs), QString::fromStdString(m.bound));
+        ServingPlan p{split.decode.plan, name, label, shown, m.requestsPerS, split};
+        return p;
+    }
     }
     return megatron({});
+}
+
+QString MainWindow::servingSplitUnavailable(const Scenario& s) const {
+    if (!m_pareto->selectedDisaggregated())
+        return m_pareto->disaggregatedPoints().empty()
+                   ? tr("no disaggregated point on the Pareto tab (sweep with \"Compare with disaggregated "
+                        "serving\", then click a triangle)")
+                   : tr("no disaggregated point selected on the Pareto tab (click a triangle)");
+    if (!m_paretoScenario || !(*m_paretoScenario == s))
+        return tr("the Pareto sweep is of the scenario before its edits");
+    return QString();
 }
 
 void MainWindow::updateServingPlan() {
     if (!m_serving || !m_editor || !m_editor->isValid()) return;
     const Scenario s = m_editor->scenario();
+    m_serving->setParetoSplitChoice(servingSplitUnavailable(s));
     if (s.workload.phase != Phase::Serving) {
         m_serving->setPlanName(tr("The workload's phase is not serving: the simulation serves requests"));
         return;
     }
     const ServingPlan p = servingPlan(s);
     m_serving->setPlanName(p.shown);
+    m_serving->setCapacityUnavailable(p.split ? noSplitCapacity() : QString());
     // The sweep's range up to a fifth above the plan's analytical rate, until a capacity answer (or the user)
     // sets one.
     if (!m_serving->capacityAnswer()) m_serving->sweep()->suggestTop(1.2 * p.analyticRate);
@@ -332,6 +381,8 @@ SessionServing MainWindow::servingSession() const {
     s.requests = v->requests();
     s.tracePath = v->tracePath();
     s.served = v->servedPlan();
+    if (const DisaggFrontierPoint* d = m_pareto->selectedDisaggregated())
+        s.servedSplitTpotMs = d->targetTpotMs;
     s.result = v->shownResult();
     s.resultWorkload = v->resultWorkload();
     s.resultPlan = v->resultTag().plan;
@@ -354,8 +405,23 @@ SessionServing MainWindow::servingSession() const {
     return s;
 }
 
-void MainWindow::restoreServing(const SessionServing& saved) {
+QString MainWindow::restoreServing(const SessionServing& saved) {
     views::ServingView* v = m_serving;
+    // The Pareto tab's split it served (the sweep is restored first), found by its TPOT target.
+    QString note;
+    if (saved.servedSplitTpotMs > 0) {
+        const auto& points = m_pareto->disaggregatedPoints();
+        const auto it = std::find_if(points.begin(), points.end(), [&](const DisaggFrontierPoint& d) {
+            return d.targetTpotMs == saved.servedSplitTpotMs;
+        });
+        if (it != points.end())
+            m_pareto->selectDisaggregated(int(it - points.begin()));
+        else if (saved.served == views::ServedPlan::ParetoSplit)
+            note =
+                tr("The Serving tab's disaggregated plan (the Pareto point of TPOT target %1) is not in the "
+                   "session's Pareto sweep: it serves Megatron's until another is selected")
+                    .arg(views::formatMs(saved.servedSplitTpotMs));
+    }
     v->setServedPlan(saved.served);
     v->setTracePath(saved.tracePath);
     v->setUseTrace(saved.useTrace);
@@ -379,6 +445,7 @@ void MainWindow::restoreServing(const SessionServing& saved) {
                 : saved.sweepShown ? views::ServingView::Page::Sweep
                                    : views::ServingView::Page::Simulation);
     updateServingPlan();
+    return note;
 }
 
 } // namespace sp::app

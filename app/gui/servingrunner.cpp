@@ -131,16 +131,27 @@ SimProgressFn reporter(auto& relay) {
 }
 } // namespace
 
+template <class Run> quint64 ServingRunner::launchSimulation(Run run) {
+    return launch<SimResult>([run](Relay& relay, std::stop_token stop) { return run(reporter(relay), stop); },
+                             [this](quint64 id, const SimResultPtr& r) {
+                                 if (!r->ok)
+                                     emit failed(id, QString::fromStdString(r->error));
+                                 else
+                                     emit simulated(id, r);
+                             });
+}
+
 quint64 ServingRunner::simulate(const Scenario& scenario, const Plan& plan, const SimOptions& options) {
-    return launch<SimResult>(
-        [scenario, plan, options](Relay& relay, std::stop_token stop) {
-            return sp::simulate(scenario, plan, options, reporter(relay), stop);
-        },
-        [this](quint64 run, const SimResultPtr& r) {
-            if (!r->ok)
-                emit failed(run, QString::fromStdString(r->error));
-            else
-                emit simulated(run, r);
+    return launchSimulation([scenario, plan, options](const SimProgressFn& progress, std::stop_token stop) {
+        return sp::simulate(scenario, plan, options, progress, stop);
+    });
+}
+
+quint64 ServingRunner::simulate(const Scenario& scenario, const DisaggPlan& plan, const DisaggOptions& model,
+                                const SimOptions& options) {
+    return launchSimulation(
+        [scenario, plan, model, options](const SimProgressFn& progress, std::stop_token stop) {
+            return sp::simulate(DisaggModel(scenario, model), plan, options, progress, stop);
         });
 }
 
@@ -161,10 +172,9 @@ quint64 ServingRunner::capacity(const Scenario& scenario, const MaxRateOptions& 
         });
 }
 
-quint64 ServingRunner::sweep(const Scenario& scenario, const Plan& plan, const RateSweepOptions& options) {
+template <class Run> quint64 ServingRunner::launchSweep(const RateSweepOptions& options, Run run) {
     return launch<RateSweep>(
-        [scenario, plan, options](Relay& relay, std::stop_token stop) {
-            const CostModel model(scenario);
+        [options, run](Relay& relay, std::stop_token stop) {
             const size_t n = options.rates.size();
             const auto step = [&relay, &options, n](size_t i) {
                 if (i < n)
@@ -174,19 +184,34 @@ quint64 ServingRunner::sweep(const Scenario& scenario, const Plan& plan, const R
                                       .arg(n));
             };
             step(0);
-            auto r = sweepRates(model, plan, options, reporter(relay), stop,
-                                [&relay, &step](const SweepPoint& p, size_t i) {
-                                    relay.addPoint(p);
-                                    step(i + 1);
-                                });
+            auto r = run(reporter(relay), stop, [&relay, &step](const SweepPoint& p, size_t i) {
+                relay.addPoint(p);
+                step(i + 1);
+            });
             return std::make_shared<const RateSweep>(std::move(r));
         },
-        [this](quint64 run, const RateSweepPtr& r) {
+        [this](quint64 id, const RateSweepPtr& r) {
             if (!r->ok)
-                emit failed(run, QString::fromStdString(r->error));
+                emit failed(id, QString::fromStdString(r->error));
             else
-                emit swept(run, r);
+                emit swept(id, r);
         });
+}
+
+quint64 ServingRunner::sweep(const Scenario& scenario, const Plan& plan, const RateSweepOptions& options) {
+    return launchSweep(options, [scenario, plan, options](const SimProgressFn& progress, std::stop_token stop,
+                                                          const SweepPointFn& onPoint) {
+        return sweepRates(CostModel(scenario), plan, options, progress, stop, onPoint);
+    });
+}
+
+quint64 ServingRunner::sweep(const Scenario& scenario, const DisaggPlan& plan, const DisaggOptions& model,
+                             const RateSweepOptions& options) {
+    return launchSweep(options, [scenario, plan, model, options](const SimProgressFn& progress,
+                                                                 std::stop_token stop,
+                                                                 const SweepPointFn& onPoint) {
+        return sweepRates(DisaggModel(scenario, model), plan, options, progress, stop, onPoint);
+    });
 }
 
 quint64 ServingRunner::sizeGpus(const Scenario& scenario, const CapacityOptions& options) {

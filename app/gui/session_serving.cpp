@@ -366,6 +366,7 @@ QJsonObject servingJson(const SessionServing& s) {
                   {"sweep_from", s.sweepFrom},
                   {"sweep_to", s.sweepTo},
                   {"sweep_steps", s.sweepSteps}};
+    if (s.servedSplitTpotMs > 0) o["pareto_split_tpot_ms"] = s.servedSplitTpotMs;
     if (s.result) {
         QJsonObject r = resultJson(*s.result, s.resultWorkload);
         tagInto(r, views::RunTag{s.resultPlan, s.resultLoad, s.resultGpus});
@@ -397,8 +398,9 @@ SessionServing servingFrom(const QJsonObject& o, const QString& file) {
         if (auto p = views::servedPlanFromKey(o["plan"].toString()))
             s.served = *p;
         else
-            f.fail("plan", QObject::tr("expected 'best', 'selected' or 'megatron'"));
+            f.fail("plan", QObject::tr("expected 'best', 'selected', 'megatron' or 'pareto-split'"));
     }
+    s.servedSplitTpotMs = f.optionalNumber("pareto_split_tpot_ms", 0, 0);
     if (f.has("sizing_rate")) {
         if (const double rate = f.number("sizing_rate", 0); rate > 0)
             s.sizingRate = rate;

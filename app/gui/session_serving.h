@@ -31,7 +31,10 @@ struct SessionServing {
     int64_t requests = 1000;
     QString tracePath;
     views::ServedPlan served = views::ServedPlan::Best; ///< absent in older sessions: the default
-    std::shared_ptr<const SimResult> result;            ///< the run drawn; null: none
+    /// The disaggregated point selected on the Pareto tab (served as ServedPlan::ParetoSplit), by its TPOT
+    /// target, which is one point's alone; 0: none.
+    double servedSplitTpotMs = 0;
+    std::shared_ptr<const SimResult> result; ///< the run drawn; null: none
     Workload resultWorkload;
     QString resultPlan; ///< the name of the plan it simulated, as the tab showed it
     /// Its load ("2.5 requests/s", "trace chat.csv") and GPUs ("8x H200 SXM"): "" in older sessions.

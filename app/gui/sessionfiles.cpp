@@ -96,8 +96,8 @@ void SessionFiles::restorePareto(MainWindow& w, const SessionPareto& saved, QStr
                      .arg(r.result.megatron.size()));
 }
 
-void SessionFiles::restoreServing(MainWindow& w, const SessionServing& saved) {
-    w.restoreServing(saved); // mainwindow_serving.cpp
+QString SessionFiles::restoreServing(MainWindow& w, const SessionServing& saved) {
+    return w.restoreServing(saved); // mainwindow_serving.cpp
 }
 
 bool SessionFiles::open(MainWindow& w, const QString& path) {
@@ -177,10 +177,11 @@ bool SessionFiles::open(MainWindow& w, const QString& path) {
     if (s->pareto) restorePareto(w, *s->pareto, dropped);
     QString servingNote;
     if (s->serving) {
-        restoreServing(w, *s->serving);
+        servingNote = restoreServing(w, *s->serving);
         if (!s->serving->error.isEmpty())
-            servingNote = MainWindow::tr("The Serving tab's results were left out (run it again): %1")
-                              .arg(s->serving->error);
+            servingNote = MainWindow::tr("The Serving tab's results were left out (run it again): %1%2")
+                              .arg(s->serving->error,
+                                   servingNote.isEmpty() ? QString() : QStringLiteral(". ") + servingNote);
     }
     w.updateStopAction(); // the overlay's sweep, if any, was dropped
     if (!(s->scenario == w.m_ctx->scenario())) {

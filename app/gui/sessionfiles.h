@@ -22,7 +22,7 @@ private:
     /// The session's Pareto sweep into the Pareto tab; points left out are added to `dropped`.
     static void restorePareto(MainWindow& w, const SessionPareto& saved, QStringList& dropped);
     /// The session's Serving tab: its inputs, then its run and capacity answer drawn as they were.
-    static void restoreServing(MainWindow& w, const SessionServing& saved);
+    static QString restoreServing(MainWindow& w, const SessionServing& saved);
 };
 
 } // namespace sp::app

@@ -61,27 +61,24 @@ int highestMeeting(const std::vector<SweepPoint>& points) {
     return best;
 }
 
-RateSweep sweepRates(const CostModel& model, const Plan& plan, const RateSweepOptions& o,
-                     const SimProgressFn& progress, std::stop_token stop, const SweepPointFn& onPoint) {
+namespace {
+/// The sweep over rates of one simulation `run(options)`, each run of at least `steady(rate)` requests.
+template <class Run, class Steady>
+RateSweep sweepWith(const Workload& w, const RateSweepOptions& o, std::stop_token stop,
+                    const SweepPointFn& onPoint, Run run, Steady steady) {
     RateSweep out;
-    const Workload& w = model.scenario().workload;
-    if (auto why = model.checkPlan(plan)) {
-        out.error = "the plan does not fit the scenario: " + *why;
-        return out;
-    }
     for (double rate : o.rates)
         if (!(rate > 0) || !std::isfinite(rate)) {
             out.error = "a sweep's rates must be positive requests/s";
             return out;
         }
-    const Metrics m = model.evaluate(plan);
     for (double rate : o.rates) {
         if (stop.stop_requested()) break;
         SimOptions so = o.sim;
         so.rate = rate;
         so.trace.clear();
-        so.requests = std::max(so.requests, steadyRequests(m, w, rate, o.steadyLatencies));
-        const auto r = simulate(model, plan, so, progress, stop);
+        so.requests = std::max(so.requests, steady(rate));
+        const auto r = run(so);
         if (!r->ok) {
             out.error = r->error;
             return out;
@@ -94,6 +91,39 @@ RateSweep sweepRates(const CostModel& model, const Plan& plan, const RateSweepOp
     out.ok = true;
     out.stopped = stop.stop_requested() && out.points.size() < o.rates.size();
     return out;
+}
+} // namespace
+
+RateSweep sweepRates(const CostModel& model, const Plan& plan, const RateSweepOptions& o,
+                     const SimProgressFn& progress, std::stop_token stop, const SweepPointFn& onPoint) {
+    const Workload& w = model.scenario().workload;
+    if (auto why = model.checkPlan(plan)) {
+        RateSweep out;
+        out.error = "the plan does not fit the scenario: " + *why;
+        return out;
+    }
+    const Metrics m = model.evaluate(plan);
+    return sweepWith(
+        w, o, stop, onPoint, [&](const SimOptions& so) { return simulate(model, plan, so, progress, stop); },
+        [&](double rate) { return steadyRequests(m, w, rate, o.steadyLatencies); });
+}
+
+RateSweep sweepRates(const DisaggModel& model, const DisaggPlan& plan, const RateSweepOptions& o,
+                     const SimProgressFn& progress, std::stop_token stop, const SweepPointFn& onPoint) {
+    const Workload& w = model.scenario().workload;
+    const DisaggMetrics dm = model.evaluate(plan);
+    if (!dm.valid) {
+        RateSweep out;
+        out.error = "the plan does not fit the scenario: " + dm.violation;
+        return out;
+    }
+    // steadyRequests reads a request's latency as TTFT + (output - 1) TPOT: the split's.
+    Metrics m;
+    m.ttftMs = dm.ttftMs;
+    m.tpotMs = dm.tpotMs;
+    return sweepWith(
+        w, o, stop, onPoint, [&](const SimOptions& so) { return simulate(model, plan, so, progress, stop); },
+        [&](double rate) { return steadyRequests(m, w, rate, o.steadyLatencies); });
 }
 
 } // namespace sp

@@ -58,5 +58,10 @@ using SweepPointFn = std::function<void(const SweepPoint&, size_t index)>;
 RateSweep sweepRates(const CostModel& model, const Plan& plan, const RateSweepOptions& o,
                      const SimProgressFn& progress = {}, std::stop_token stop = {},
                      const SweepPointFn& onPoint = {});
+/// A disaggregated plan simulated at each rate of o.rates, as above; the analytical request latency that
+/// sizes each run is the split's (DisaggModel::evaluate: TTFT, then TPOT for each further token).
+RateSweep sweepRates(const DisaggModel& model, const DisaggPlan& plan, const RateSweepOptions& o,
+                     const SimProgressFn& progress = {}, std::stop_token stop = {},
+                     const SweepPointFn& onPoint = {});
 
 } // namespace sp
