@@ -2,6 +2,7 @@
 // Shared by the window suites (tst_gui, tst_gui_files, tst_layout): options without settings or prompts,
 // the samples, a short search, typing and wheel turns as the user makes them, and the CLI.
 
+#include "core/io/formats.h"
 #include "mainwindow.h"
 #include "views/runpanel.h"
 
@@ -12,6 +13,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -109,6 +111,20 @@ inline QStringList cutLabels(QWidget* w) {
                        .arg(l->height());
     }
     return out;
+}
+
+/// The default sample on two nodes (a disaggregated split needs two), written to `dir`.
+inline QString twoNodeScenario(const QTemporaryDir& dir) {
+    auto loaded = loadScenario(kDefault.toStdString());
+    if (!loaded) qFatal("%s", loaded.error().str().c_str());
+    Scenario s = loaded.value();
+    s.cluster.nodes = 2;
+    s.name = "llama-3.1-8b-h100-2x8";
+    const QString path = dir.filePath("llama-3.1-8b-h100-2x8.yaml");
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+    f.write(QByteArray::fromStdString(toYaml(s)));
+    return path;
 }
 
 } // namespace sp::testing

@@ -89,20 +89,6 @@ QString toolTipAt(views::ParetoView* v, const QPoint& at) {
     return QToolTip::isVisible() ? QToolTip::text() : QString();
 }
 
-/// The default sample on two nodes (the disaggregated comparison needs two), written to `dir`.
-QString twoNodeScenario(const QTemporaryDir& dir) {
-    auto loaded = loadScenario(kDefault.toStdString());
-    if (!loaded) qFatal("%s", loaded.error().str().c_str());
-    Scenario s = loaded.value();
-    s.cluster.nodes = 2;
-    s.name = "llama-3.1-8b-h100-2x8";
-    const QString path = dir.filePath("llama-3.1-8b-h100-2x8.yaml");
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
-    f.write(QByteArray::fromStdString(toYaml(s)));
-    return path;
-}
-
 void samePoints(const std::vector<ParetoPoint>& a, const std::vector<ParetoPoint>& b) {
     QCOMPARE(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) {

@@ -25,20 +25,6 @@ using namespace sp::testing;
 
 namespace {
 
-/// The default sample (Llama-3.1-8B, chat serving) on two nodes, so that it splits 1 + 1; written to `dir`.
-QString twoNodeScenario(const QTemporaryDir& dir) {
-    auto loaded = loadScenario(kDefault.toStdString());
-    if (!loaded) qFatal("%s", loaded.error().str().c_str());
-    Scenario s = loaded.value();
-    s.cluster.nodes = 2;
-    s.name = "llama-3.1-8b-h100-2x8";
-    const QString path = dir.filePath("llama-3.1-8b-h100-2x8.yaml");
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
-    f.write(QByteArray::fromStdString(toYaml(s)));
-    return path;
-}
-
 QComboBox* planChoice(QWidget* v) {
     for (auto* c : v->findChildren<QComboBox*>())
         if (c->findText(QStringLiteral("Megatron")) >= 0) return c;

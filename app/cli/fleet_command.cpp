@@ -65,6 +65,15 @@ Totals totalsOf(const FleetAnswer& a) {
     return t;
 }
 
+/// GPUs of inventory type `g` the answer uses.
+int64_t gpusUsed(const FleetAnswer& a, int g) {
+    int64_t used = 0;
+    for (size_t j = 0; j < a.solution.counts.size(); ++j)
+        if (a.problem.candidates[j].type == g)
+            used += int64_t(a.solution.counts[j]) * a.problem.candidates[j].gpus;
+    return used;
+}
+
 J replicaJson(const FleetReplica& r, const Fleet& f) {
     const FleetModel& m = f.models[size_t(r.model)];
     J j;
@@ -135,10 +144,7 @@ J answerJson(const FleetAnswer& a, const Fleet& f, const std::string& path, cons
     auto inventory = J::array();
     for (size_t g = 0; g < f.inventory.size(); ++g) {
         const FleetGpuType& ft = f.inventory[g];
-        int64_t used = 0;
-        for (size_t j = 0; j < a.solution.counts.size(); ++j)
-            if (a.problem.candidates[j].type == int(g))
-                used += int64_t(a.solution.counts[j]) * a.problem.candidates[j].gpus;
+        const int64_t used = gpusUsed(a, int(g));
         inventory.push_back({{"gpu", ft.id},
                              {"nodes", ft.nodes},
                              {"gpus_per_node", ft.gpusPerNode},
@@ -195,10 +201,7 @@ void printAnswer(const FleetAnswer& a, const Fleet& f, const std::string& path, 
     std::printf("%-10s %12s %12s %11s  %s\n", "gpu", "nodes used", "GPUs used", "$/GPU-hour", "price");
     for (size_t g = 0; g < f.inventory.size(); ++g) {
         const FleetGpuType& ft = f.inventory[g];
-        int64_t used = 0;
-        for (size_t j = 0; j < a.solution.counts.size(); ++j)
-            if (a.problem.candidates[j].type == int(g))
-                used += int64_t(a.solution.counts[j]) * a.problem.candidates[j].gpus;
+        const int64_t used = gpusUsed(a, int(g));
         const std::string nodes =
             std::to_string((used + ft.gpusPerNode - 1) / ft.gpusPerNode) + " of " + std::to_string(ft.nodes);
         const std::string gpus =

@@ -2,6 +2,7 @@
 // of its settings taken back to the first's (core/analysis/whatif.h).
 #include "core/analysis/whatif.h"
 
+#include "core/common/text.h"
 #include "core/cost/validity.h"
 
 #include <algorithm>
@@ -10,18 +11,8 @@
 
 namespace sp {
 
-namespace {
-
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
-
-} // namespace
-
 std::string ratioText(double q) {
-    return fmt("%.4g", q) + "x";
+    return formatDouble("%.4g", q) + "x";
 }
 
 std::string opField(Op op) {
@@ -41,7 +32,7 @@ std::string specWords(const Speculative& s) {
 }
 
 std::string gib(double v) {
-    return fmt("%.1f", v);
+    return formatDouble("%.1f", v);
 }
 
 } // namespace
@@ -92,10 +83,10 @@ Binding bindingLimit(const CostModel& model, const Plan& p, const Metrics& m) {
         b.name = "the token budget of " + std::to_string(m.prefillBudget) + " tokens a step";
     } else if (v.rfind("TTFT", 0) == 0) {
         b.kind = BatchLimit::Ttft;
-        b.name = "the TTFT SLO of " + fmt("%.4g", w.ttftMs) + " ms";
+        b.name = "the TTFT SLO of " + formatDouble("%.4g", w.ttftMs) + " ms";
     } else if (v.rfind("TPOT", 0) == 0) {
         b.kind = BatchLimit::Tpot;
-        b.name = "the TPOT SLO of " + fmt("%.4g", w.tpotMs) + " ms";
+        b.name = "the TPOT SLO of " + formatDouble("%.4g", w.tpotMs) + " ms";
     } else {
         b.name = v;
     }

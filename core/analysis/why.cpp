@@ -3,6 +3,7 @@
 #include "core/analysis/why.h"
 
 #include "core/analysis/why_p.h"
+#include "core/common/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,14 +13,8 @@ namespace sp {
 
 namespace why {
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
-
 std::string ms(double v) {
-    return fmt("%.4g", v) + " ms";
+    return formatDouble("%.4g", v) + " ms";
 }
 
 bool unit(double factor) {
@@ -70,8 +65,8 @@ std::string partsMoved(const std::vector<WhyStepPart>& parts, double stepMs, siz
         const std::string what = p.name == "NVLink" || p.name == "network" ? p.name + " collectives"
                                  : p.name == "draft"                       ? "draft passes"
                                                                            : p.name;
-        out += (out.empty() ? "" : ", ") + what + " " + fmt("%.3g", std::abs(p.bMs - p.aMs)) + " ms " +
-               (p.bMs < p.aMs ? "less" : "more");
+        out += (out.empty() ? "" : ", ") + what + " " + formatDouble("%.3g", std::abs(p.bMs - p.aMs)) +
+               " ms " + (p.bMs < p.aMs ? "less" : "more");
     }
     return out;
 }
@@ -184,18 +179,21 @@ std::vector<WhyFactor> factorsOf(const Scenario& s, const Why& w) {
                      : timesWord(w.replicaRatio) + " the replicas (" + std::to_string(B.replicas) +
                            " against " + std::to_string(A.replicas) + ")"});
     f.push_back({"in_flight_per_replica", "In flight per replica", perA, perB, perB / perA,
-                 unit(perB / perA) ? "as many sequences in flight per replica (" + fmt("%.0f", perB) + ")"
-                                   : ratioText(perB / perA) + " the sequences in flight per replica (" +
-                                         fmt("%.0f", perB) + " against " + fmt("%.0f", perA) + ")"});
+                 unit(perB / perA)
+                     ? "as many sequences in flight per replica (" + formatDouble("%.0f", perB) + ")"
+                     : ratioText(perB / perA) + " the sequences in flight per replica (" +
+                           formatDouble("%.0f", perB) + " against " + formatDouble("%.0f", perA) + ")"});
     std::string tokens = unit(w.tokensPerStepRatio) ? "as many" : ratioText(w.tokensPerStepRatio);
     if (prefill) {
         tokens += std::string(unit(w.tokensPerStepRatio) ? "" : " the") + " prompt tokens a sequence (" +
-                  fmt("%.0f", B.tokensPerStep) +
-                  (unit(w.tokensPerStepRatio) ? "" : " against " + fmt("%.0f", A.tokensPerStep)) + ")";
+                  formatDouble("%.0f", B.tokensPerStep) +
+                  (unit(w.tokensPerStepRatio) ? "" : " against " + formatDouble("%.0f", A.tokensPerStep)) +
+                  ")";
     } else {
         // Speculative decoding: a step yields E tokens a sequence. It is the method's, not the sharding's.
         const auto side = [](const PlanFigures& x) {
-            return fmt("%.3g", x.tokensPerStep) + (x.spec.on() ? " with " + specName(x.spec) : " without");
+            return formatDouble("%.3g", x.tokensPerStep) +
+                   (x.spec.on() ? " with " + specName(x.spec) : " without");
         };
         tokens += unit(w.tokensPerStepRatio)
                       ? " tokens a sequence gains a step (" + side(B) + ", " + side(A) + ")"
@@ -219,7 +217,7 @@ std::vector<WhyFactor> factorsOf(const Scenario& s, const Why& w) {
         for (const WhyStepPart& p : parts) {
             if (std::abs(p.bMs - p.aMs) <= 0.01 * A.stepMs) continue;
             const std::string what = p.name == "draft" ? "draft passes" : p.name;
-            list += (list.empty() ? "" : ", ") + what + " " + fmt("%+.3g", p.bMs - p.aMs) + " ms";
+            list += (list.empty() ? "" : ", ") + what + " " + formatDouble("%+.3g", p.bMs - p.aMs) + " ms";
         }
         if (!list.empty()) step.insert(step.size() - 1, ": " + list);
     }
@@ -243,10 +241,10 @@ std::string arithmetic(const std::vector<WhyFactor>& f, double total) {
         if (unit(x.factor)) continue;
         const bool step = x.key == "step";
         const double shown = step ? 1 / x.factor : x.factor;
-        out += named++ == 0 ? (step ? "1 / " : "") + fmt("%.4g", shown)
-                            : (step ? " / " : " x ") + fmt("%.4g", shown);
+        out += named++ == 0 ? (step ? "1 / " : "") + formatDouble("%.4g", shown)
+                            : (step ? " / " : " x ") + formatDouble("%.4g", shown);
     }
-    return named < 2 ? std::string() : out + " = " + fmt("%.4g", total);
+    return named < 2 ? std::string() : out + " = " + formatDouble("%.4g", total);
 }
 
 } // namespace
@@ -321,7 +319,7 @@ Why explainWhy(const Scenario& s, const Plan& pa, const Evaluation& ea, const Pl
         clauses.push_back("runs " + replicas.words);
         if (unit(perReplica.factor))
             clauses.back() +=
-                " with as many sequences in flight per replica (" + fmt("%.0f", perReplica.b) + ")";
+                " with as many sequences in flight per replica (" + formatDouble("%.0f", perReplica.b) + ")";
     }
     if (!unit(perReplica.factor)) clauses.push_back(perReplica.words);
     if (unit(replicas.factor) && unit(perReplica.factor))
@@ -360,8 +358,8 @@ Why explainWhy(const Scenario& s, const Plan& pa, const Evaluation& ea, const Pl
         else
             s2 += "what the figures do not explain";
         if (most->key == "in_flight_per_replica" && most->factor > 1.05 && B.weightsGiB < 0.9 * A.weightsGiB)
-            s2 += ": each GPU holds " + fmt("%.3g", B.weightsGiB) + " GiB of weights against " +
-                  fmt("%.3g", A.weightsGiB) + ", which leaves room for more KV cache";
+            s2 += ": each GPU holds " + formatDouble("%.3g", B.weightsGiB) + " GiB of weights against " +
+                  formatDouble("%.3g", A.weightsGiB) + ", which leaves room for more KV cache";
         s2 += ".";
     }
     w.sentence = s2.empty() ? s1 : s1 + " " + s2;

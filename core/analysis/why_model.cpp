@@ -47,8 +47,8 @@ double stepOf(const Scenario& s, const Plan& p, const Metrics& m) {
 std::string tpotNote(const std::string& name, const Metrics& m, const Binding& b, double sloMs) {
     if (b.kind != BatchLimit::Tpot || !m.spec.on() || m.stepMs <= 0) return {};
     return " With " + specName(m.spec) + ", " + name + "'s step of " + ms(m.stepMs) + " yields " +
-           fmt("%.3g", m.tokensPerStep) + " tokens a sequence: a TPOT of " + ms(m.tpotMs) + " (" +
-           fmt("%.4g", m.stepMs) + " / " + fmt("%.3g", m.tokensPerStep) + ") under the SLO of " + ms(sloMs) +
+           formatDouble("%.3g", m.tokensPerStep) + " tokens a sequence: a TPOT of " + ms(m.tpotMs) + " (" +
+           formatDouble("%.4g", m.stepMs) + " / " + formatDouble("%.3g", m.tokensPerStep) + ") under the SLO of " + ms(sloMs) +
            ".";
 }
 
@@ -97,8 +97,8 @@ Why explainWhy(const CostModel& model, const Plan& pa, const Plan& pb, std::stri
                 " is speculative decoding's (" + specName(pb.spec) + " against " + specName(pa.spec) +
                 "), not the sharding's: with " + nameA + "'s (" + specName(pa.spec) + "), " + nameB +
                 " reaches " + ratioText(rest) + " " + nameA + "'s throughput (batch " +
-                std::to_string(f.metrics.batch) + "), and " + fmt("%.4g", w.specShare) + " x " +
-                fmt("%.4g", rest) + " = " + fmt("%.4g", w.throughputRatio) + ".";
+                std::to_string(f.metrics.batch) + "), and " + formatDouble("%.4g", w.specShare) + " x " +
+                formatDouble("%.4g", rest) + " = " + formatDouble("%.4g", w.throughputRatio) + ".";
     }
     // What stops each batch.
     if (w.bindingA.kind == w.bindingB.kind && w.bindingA.name == w.bindingB.name)
@@ -142,14 +142,14 @@ Why explainWhy(const CostModel& model, const Plan& pa, const Plan& pb, std::stri
             if (stepQ > 0 && !parts.empty() && std::abs(stepQ - stepA) > 0.005 * stepA) {
                 equal = true;
                 text += " At " + nameA + "'s batch of " + std::to_string(ea.metrics.batch) + ", " + nameB +
-                        "'s step takes " + fmt("%.3g", std::abs(stepQ - stepA)) + " ms " +
+                        "'s step takes " + formatDouble("%.3g", std::abs(stepQ - stepA)) + " ms " +
                         (stepQ < stepA ? "less" : "more") + " (" + parts + ")";
                 if (!w.commsMoved.empty()) {
                     text += "; most: ";
                     for (size_t i = 0; i < w.commsMoved.size() && i < 2; ++i) {
                         const CommMove& m = w.commsMoved[i];
-                        text += (i ? ", " : "") + m.name + " " + fmt("%.3g", m.aMs) + " -> " +
-                                fmt("%.3g", m.bMs) + " ms";
+                        text += (i ? ", " : "") + m.name + " " + formatDouble("%.3g", m.aMs) + " -> " +
+                                formatDouble("%.3g", m.bMs) + " ms";
                     }
                 }
                 text += ".";

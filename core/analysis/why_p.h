@@ -2,13 +2,13 @@
 // What why.cpp and why_model.cpp share: formatting and the step by kind (core/analysis/why.h).
 
 #include "core/analysis/why.h"
+#include "core/common/text.h"
 
 #include <string>
 #include <vector>
 
 namespace sp::why {
 
-std::string fmt(const char* f, double v);
 /// "92.36 ms": four significant figures.
 std::string ms(double v);
 /// A factor of 1 to the four figures ratioText prints: the why does not name it.

@@ -162,4 +162,10 @@ std::string csvField(std::string_view s) {
     return out + "\"";
 }
 
+std::string formatDouble(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
 } // namespace sp

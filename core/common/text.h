@@ -36,6 +36,9 @@ bool isUtf8(std::string_view s);
 /// holds ends a line.
 std::string printable(std::string_view s);
 
+/// `v` formatted by printf's `format` (one double conversion: "%.1f", "%.3g"), for figures in sentences.
+std::string formatDouble(const char* format, double v);
+
 /// "a line break (\n)", "a tab (\t)", "the control character \x1b": for error messages.
 std::string describeControlChar(char c);
 

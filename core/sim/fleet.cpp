@@ -2,6 +2,7 @@
 
 #include "core/sim/fleet.h"
 
+#include "core/common/text.h"
 #include "core/io/gpudb.h"
 
 #include <algorithm>
@@ -14,12 +15,6 @@
 namespace sp {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
 
 std::string degreesOf(const Plan& p) {
     const Degrees& d = p.degrees;
@@ -41,16 +36,16 @@ void analyticalBinding(FleetReplica& r, const Workload& w) {
     const std::string at = " at batch " + std::to_string(m.batch);
     if (tpot >= 0.9 && tpot >= ttft) {
         r.binding = "tpot";
-        r.bindingWhy =
-            "mean TPOT " + fmt("%.1f", m.tpotMs) + " ms of the SLO's " + fmt("%g", w.tpotMs) + " ms" + at;
+        r.bindingWhy = "mean TPOT " + formatDouble("%.1f", m.tpotMs) + " ms of the SLO's " +
+                       formatDouble("%g", w.tpotMs) + " ms" + at;
     } else if (ttft >= 0.9) {
         r.binding = "ttft";
-        r.bindingWhy =
-            "mean TTFT " + fmt("%.0f", m.ttftMs) + " ms of the SLO's " + fmt("%g", w.ttftMs) + " ms" + at;
+        r.bindingWhy = "mean TTFT " + formatDouble("%.0f", m.ttftMs) + " ms of the SLO's " +
+                       formatDouble("%g", w.ttftMs) + " ms" + at;
     } else {
         r.binding = "batch";
         r.bindingWhy = "the batch the memory or the engine's cap allows (" + std::to_string(m.batch) +
-                       "; KV pool " + fmt("%.1f", m.kvPoolGiB) + " GiB a GPU), below the SLOs";
+                       "; KV pool " + formatDouble("%.1f", m.kvPoolGiB) + " GiB a GPU), below the SLOs";
     }
 }
 
@@ -197,8 +192,9 @@ std::string explainInfeasible(const Fleet& f, const FleetAnswer& a, std::stop_to
         keep[size_t(m)] = true;
         if (solveFleet(restrict(p, keep), stop).feasible) continue;
         return "model '" + f.models[size_t(m)].name + "' cannot be served: it asks for " +
-               fmt("%.4g", p.rates[size_t(m)]) + " requests/s, and the whole inventory gives it at most " +
-               fmt("%.4g", mostAlone(p, m)) + held;
+               formatDouble("%.4g", p.rates[size_t(m)]) +
+               " requests/s, and the whole inventory gives it at most " +
+               formatDouble("%.4g", mostAlone(p, m)) + held;
     }
     std::vector<bool> keep(size_t(M), false);
     for (int m = 0; m < M; ++m) {
@@ -239,7 +235,7 @@ std::vector<FleetBind> bindsOf(const Fleet& f, const FleetAnswer& a, std::stop_t
                                   " nodes), too few left for a cheaper assignment";
         if (binds) {
             b.savingUsdPerHour = saving;
-            b.why += "; one more node would save $" + fmt("%.2f", saving) + "/hour";
+            b.why += "; one more node would save $" + formatDouble("%.2f", saving) + "/hour";
         } else {
             b.why += "; one more node would not lower the cost";
         }
@@ -260,16 +256,17 @@ std::vector<FleetBind> bindsOf(const Fleet& f, const FleetAnswer& a, std::stop_t
         const FleetGpuType& t = f.inventory[size_t(r.type)];
         FleetBind b;
         b.what = "model " + f.models[m].name;
-        b.why = "capacity " + fmt("%.4g", supplied) + " requests/s for " + fmt("%.4g", p.rates[m]) +
-                "; a replica (" + degreesOf(r.plan) + " on " + sizeText(r, t.gpusPerNode) + " " + t.id +
-                ") stops at " + fmt("%.3g", r.rate) +
+        b.why = "capacity " + formatDouble("%.4g", supplied) + " requests/s for " +
+                formatDouble("%.4g", p.rates[m]) + "; a replica (" + degreesOf(r.plan) + " on " +
+                sizeText(r, t.gpusPerNode) + " " + t.id + ") stops at " + formatDouble("%.3g", r.rate) +
                 " requests/s: " + (r.binding.empty() ? "" : r.binding + ", ") + r.bindingWhy;
         out.push_back(std::move(b));
         if (p.nMinus1) {
             const double loss = worstNodeLoss(p, x, int(m));
             out.push_back({"n-1 " + f.models[m].name,
-                           "the worst node carries " + fmt("%.4g", loss) + " requests/s of it; the rest, " +
-                               fmt("%.4g", supplied - loss) + ", meets " + fmt("%.4g", p.rates[m]),
+                           "the worst node carries " + formatDouble("%.4g", loss) +
+                               " requests/s of it; the rest, " + formatDouble("%.4g", supplied - loss) +
+                               ", meets " + formatDouble("%.4g", p.rates[m]),
                            0.0});
         }
     }
