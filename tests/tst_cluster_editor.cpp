@@ -71,9 +71,9 @@ private slots:
         QCOMPARE(c.gpusPerNode, 8);
         QCOMPARE(c.interNode.gbPerS, 50.0);
         QCOMPARE(c.nodes, 4);
-        // Blackwell's fitted factors (gpus.yaml families: compute 0.4691, launch 16.53 us).
-        QCOMPARE(c.efficiency.compute, 0.4691);
-        QCOMPARE(c.efficiency.launchUs, 16.53);
+        // Blackwell's fitted factors (gpus.yaml families: compute 0.4352, launch 14.66 us).
+        QCOMPARE(c.efficiency.compute, 0.4352);
+        QCOMPARE(c.efficiency.launchUs, 14.66);
         // The figures shown, with their source, and what the choice changed.
         const QString figs = d.figuresText();
         for (const char* s :

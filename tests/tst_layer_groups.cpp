@@ -185,14 +185,14 @@ private slots:
         QVERIFY(!cm.checkPlan(tr) && !cm.checkPlan(rt));
         const double gatherMs =
             cm.evaluate(tr).tpotMs + cm.evaluate(rt).tpotMs - cm.evaluate(pt).tpotMs - cm.evaluate(pr).tpotMs;
-        // By hand: 64 tokens x 4096 x 2 bytes (BF16) gathered over the node's 8 GPUs.
-        const Net net = Net::of(s.cluster);
-        GroupShape g;
-        g.size = 8, g.nodes = 1, g.perNode = 8;
+        // By hand: 64 tokens x 4096 x 2 bytes (BF16) gathered over the node's 8 GPUs, as NCCL's ring prices it
+        // (core/cost/collectives.h). LL wins at 512 KiB: 6.6 us + 7 steps x 0.6 us, and 7/8 of the bytes at a
+        // third of the bus bandwidth (450 GB/s x intra_node), at most 87.7 GB/s: 10.8 + 5.2 = 16.0 us (LL128:
+        // 27.3 us of latency alone; Simple: 32.2).
         const double bytes = 64.0 * 4096 * 2;
-        const double expect = (collectiveAlpha(Collective::AllGather, g, net) +
-                               bytes * collectiveSecondsPerByte(Collective::AllGather, g, net)) *
-                              1e3;
+        const double bus = std::min(87.7e9, 450e9 * s.cluster.efficiency.intraNode / 3.0);
+        QCOMPARE(s.cluster.intraNode.gbPerS, 450.0);
+        const double expect = ((6.6 + 7 * 0.6) * 1e-6 + bytes * 7.0 / 8.0 / bus) * 1e3;
         QVERIFY2(close(gatherMs, expect, 1e-9), qPrintable(QString("%1 vs %2").arg(gatherMs).arg(expect)));
         int rows = 0;
         for (const CommCost& c : cm.explain(tr).decode.comms) rows += c.where == "layer group boundary";

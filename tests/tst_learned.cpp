@@ -302,14 +302,17 @@ private slots:
 
     // A chain's starts span layout families (a Pareto sweep's previous elite and the loose end's plans):
     // where the best plan moves to another family, the start families' best plans get their
-    // neighbourhoods ranked once the best plan's is spent. On Llama-3.1-70B (1x8 H200, chat) at a 73 ms
-    // TPOT the best plan is attention-DP at pp 1, dp 4, tp 2 (sa's 20,000-evaluation sweep point there);
-    // from a TP start (pp 1, dp 4, tp 2) it is three operators away (qkv, attention, out_proj), from an
-    // attention-DP start at pp 4 one move (pp). (Seeds 1-8 at 60 evaluations: rl 8 of 8 there,
-    // rl:no-families 2, sa 1, cd-restarts and ga none.)
+    // neighbourhoods ranked once the best plan's is spent. On Llama-3.1-70B (1x8 H200, chat) at a 60 ms
+    // TPOT with the norms pinned sequence-parallel (token), an attention-DP plan at pp 1 beats the TP start
+    // (pp 1, dp 4, tp 2) by more than 1%: from the TP start it is three operators away (qkv, attention,
+    // out_proj), from an attention-DP start at pp 4 one move (pp). (Seeds 1-8 at 60 evaluations: rl 8 of 8
+    // there, rl:no-families 4.) Unpinned, the TP start with its norms replicated (the engines' all-reduce) is
+    // the best plan: no other family to reach.
     void startFamiliesGetTheirTurn() {
         Scenario s = load("scenarios/llama-3.1-70b-h200-1x8-chat.yaml");
-        s.workload.tpotMs = 73;
+        s.workload.tpotMs = 60;
+        s.constraints.pinned[size_t(Op::Norms)] = choice::NormToken;
+        s.constraints.pinned[size_t(Op::MoeNorms)] = choice::NormToken;
         const SearchSpace space(s);
         const CostModel cm(s);
         const Plan tp = Plan::megatronChoices({1, 4, 2, 1, 1, 1});
@@ -324,7 +327,7 @@ private slots:
         QVERIFY(fromTp > cm.evaluate(adp).throughput); // the TP start heads the elite
         const auto reached = [&](const char* searcher) {
             int n = 0;
-            for (uint64_t seed = 1; seed <= 4; ++seed) {
+            for (uint64_t seed = 1; seed <= 8; ++seed) {
                 const SearchResult r = runOnce(s, searcher, 60, seed, nullptr, {*a, *b});
                 n += layoutFamily(r.best.plan, s.model) == "attention-DP" && r.best.plan.degrees.pp == 1 &&
                      r.best.metrics.throughput > 1.01 * fromTp;
@@ -332,8 +335,8 @@ private slots:
             return n;
         };
         const int with = reached("rl"), without = reached("rl:no-families");
-        qInfo("seeds of 4 at the attention-DP plan: rl %d, rl:no-families %d", with, without);
-        QCOMPARE(with, 4);
+        qInfo("seeds of 8 at the attention-DP plan: rl %d, rl:no-families %d", with, without);
+        QCOMPARE(with, 8);
         QVERIFY(without < with);
         QVERIFY(searcherError("rl:families=2").find("0 to 1") != std::string::npos);
     }

@@ -700,10 +700,12 @@ private slots:
     }
 
     // rl starts at the Megatron plan (RlOptions::warmStart): its first evaluation is that plan, which then
-    // heads the elite. On the memory-bound 405B of the hard suite the Megatron plan is within 0.04% of the
-    // optimum (783.6 against 783.9 tok/s, samples/benchmarks/best-known.json), so every run at 100
-    // evaluations ends within 1% of the best known; from nothing (`rl:no-megatron`) seeds 1-3 do not all get
-    // there.
+    // heads the elite. On the memory-bound 405B of the hard suite the optimum is the Megatron plan with its
+    // norms replicated (864.9 tok/s, samples/benchmarks/best-known.json, against Megatron's 403.4: its
+    // sequence-parallel norms pay NCCL's reduce-scatter and all-gather at every block, where the all-reduce runs
+    // the engines' custom kernel, and the TPOT SLO halves its batch), one move from the start, so every run at
+    // 100 evaluations ends within 1% of the best known; from nothing (`rl:no-megatron`) seeds 1-3 do not all
+    // get there.
     void startsAtTheMegatronPlan() {
         auto s = loadScenario(SHARDPLAN_SAMPLES_DIR "/benchmarks/llama-3.1-405b-h200-1x8-memory.yaml");
         QVERIFY(s.ok());
@@ -711,7 +713,7 @@ private slots:
         const CostModelObjective obj(cm);
         const SearchSpace space(s.value());
         const double megatron = cm.evaluate(cm.megatronPlan()).throughput;
-        QVERIFY(std::abs(megatron - 783.6) < 0.1);
+        QVERIFY2(std::abs(megatron - 403.4) < 0.1, qPrintable(QString::number(megatron, 'f', 2)));
         auto run = [&](const char* name, uint64_t seed) {
             Engine engine(obj);
             SearchOptions o;
@@ -726,8 +728,9 @@ private slots:
             QVERIFY(!r.curve.empty());
             QCOMPARE(r.curve.front().first, int64_t(1));
             QCOMPARE(r.curve.front().second, megatron);
-            QVERIFY(r.best.metrics.throughput >= 0.99 * 783.9);
-            coldWithin += run("rl:no-megatron+no-prior", seed).best.metrics.throughput >= 0.99 * 783.9;
+            QVERIFY2(r.best.metrics.throughput >= 0.99 * 864.9,
+                     qPrintable(QString::number(r.best.metrics.throughput, 'f', 1)));
+            coldWithin += run("rl:no-megatron+no-prior", seed).best.metrics.throughput >= 0.99 * 864.9;
         }
         qInfo("seeds 1-3 within 1%% of the best known at 100 evaluations from nothing (no Megatron plan, a "
               "random policy): %d",

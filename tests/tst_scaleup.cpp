@@ -1,6 +1,7 @@
 // The GPU database and scale-up domains: `gpu: <id>` in cluster files, NVL72 racks as one domain of 72, and
 // what that does to the cost of an expert all-to-all.
 #include "core/cost/collectives.h"
+#include "core/cost/compiled.h"
 #include "core/cost/costmodel.h"
 #include "core/io/formats.h"
 #include "core/io/gpudb.h"
@@ -93,6 +94,88 @@ private slots:
         QCOMPARE(collectiveSecondsPerByte(Collective::AllReduce, {2, 2, 1}, Net::of(h)), 1.0 / 450e9);
     }
 
+    // A collective's time is the least of its lines (core/cost/collectives.h). On the H100 node at intra_node
+    // 0.6 (a bus of 270 GB/s), 3 us a link step, an 8-GPU all-reduce, by hand:
+    //  - 64 KiB: the engines' one-stage kernel, 2 x 3 us + 65,536 x 7 / 270e9 = 7.70 us (two stages:
+    //    9 + 0.42; NCCL's LL: 6.6 + 14 x 0.6 = 15 us of latency alone);
+    //  - 4 MiB: two stages, 3 x 3 us + 4,194,304 x 2 x 7/8 / 270e9 = 36.18 us (one stage stops at 256 KiB;
+    //    NCCL's LL128 40.6 + 29.5, Simple 8.4 + 14 x 3.4 + 27.2 = 83.2, LL 15 + 108.7);
+    //  - 64 MiB: past the engines' 8 MiB, NCCL's Simple: 56 + 67,108,864 x 1.75 / 270e9 = 490.96 us (LL128
+    //    40.6 + 472.8).
+    // Across two nodes the one hierarchical line; over PCIe, NCCL's LL and Simple with PCIe's step latencies.
+    void collectiveLinesByHand() {
+        Cluster h = cluster("h100-1x8.yaml");
+        h.efficiency.intraNode = 0.6;
+        h.intraNode.latencyUs = 3;
+        const Net n = Net::of(h);
+        const CommLineTable table(n, 8);
+        auto us = [&](Collective k, GroupShape g, double bytes) {
+            costimpl::CommTerm t;
+            t.kind = k, t.group = g, t.bytesPerTok = bytes;
+            t.price(n, table);
+            return t.time(1.0) * 1e6;
+        };
+        const double bus = 450e9 * 0.6;
+        QVERIFY(std::abs(us(Collective::AllReduce, {8, 8, 1}, 65536) - (6.0 + 65536 * 7 / bus * 1e6)) < 1e-9);
+        QVERIFY(std::abs(us(Collective::AllReduce, {8, 8, 1}, 4194304) - (9.0 + 4194304 * 1.75 / bus * 1e6)) <
+                1e-9);
+        QVERIFY(std::abs(us(Collective::AllReduce, {8, 8, 1}, 67108864) -
+                         (8.4 + 14 * 3.4 + 67108864 * 1.75 / bus * 1e6)) < 1e-9);
+        QVERIFY(std::abs(us(Collective::AllReduce, {8, 8, 1}, 65536) - 7.70) < 0.01);
+        QVERIFY(std::abs(us(Collective::AllReduce, {8, 8, 1}, 4194304) - 36.18) < 0.01);
+        QVERIFY(std::abs(us(Collective::AllReduce, {8, 8, 1}, 67108864) - 490.96) < 0.01);
+        // A reduce-scatter has no engine kernel: NCCL's LL at 512 KiB, 6.6 + 7 x 0.6 us and 7/8 of the bytes at
+        // a third of the bus (90 GB/s, over LL's 87.7 cap): 10.8 + 5.23 us.
+        QVERIFY(std::abs(us(Collective::ReduceScatter, {8, 8, 1}, 524288) - (10.8 + 524288 * 0.875 / 87.7e9 * 1e6)) <
+                1e-9);
+        // Two nodes: collectiveAlpha + bytes x collectiveSecondsPerByte, one line.
+        const GroupShape two{16, 8, 2};
+        QVERIFY(std::abs(us(Collective::AllReduce, two, 4194304) -
+                         (collectiveAlpha(Collective::AllReduce, two, n) +
+                          4194304 * collectiveSecondsPerByte(Collective::AllReduce, two, n)) *
+                             1e6) < 1e-9);
+        // PCIe: no LL128 and no engine kernel; at 64 KiB, LL with PCIe's 1.0 us a step: 6.6 + 14 + 65,536 x 1.75
+        // / (a quarter of the bus).
+        Cluster pcie = h;
+        pcie.intraNode.name = "PCIe Gen5";
+        const Net np = Net::of(pcie);
+        const CommLineTable pcieTable(np, 8);
+        costimpl::CommTerm t;
+        t.kind = Collective::AllReduce, t.group = {8, 8, 1}, t.bytesPerTok = 65536;
+        t.price(np, pcieTable);
+        QVERIFY(t.multi);
+        QCOMPARE(t.multi->lines, 2);
+        QVERIFY(std::abs(t.time(1.0) * 1e6 - (20.6 + 65536 * 1.75 / (bus / 4) * 1e6)) < 1e-9);
+    }
+
+    // The segments a scenario's table prices with (CommLines::fast) are the least of the valid lines
+    // (CommLines::at) everywhere: from 1 byte to 1 GiB in steps of 2^(1/8), and at every line's limit and
+    // just past it (where an engine kernel stops taking the message), on a switch, a mesh and PCIe.
+    void collectiveSegmentsAreTheEnvelope() {
+        Cluster pcie = cluster("h100-1x8.yaml");
+        pcie.intraNode.name = "PCIe Gen5";
+        for (const Cluster& c : {cluster("h100-1x8.yaml"), cluster("mi300x-1x8.yaml"), pcie}) {
+            const CommLineTable table(Net::of(c), 8);
+            for (Collective k : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather})
+                for (int p : {2, 4, 8}) {
+                    const CommLines* l = table.find(k, {p, p, 1});
+                    QVERIFY(l);
+                    QVERIFY(l->segs >= 1);
+                    std::vector<double> bytes;
+                    for (double b = 1; b < 1.1e9; b *= std::pow(2.0, 0.125)) bytes.push_back(b);
+                    for (int i = 0; i < l->lines; ++i)
+                        if (std::isfinite(l->maxBytes[i]))
+                            bytes.push_back(l->maxBytes[i]), bytes.push_back(std::nextafter(l->maxBytes[i], 1e300));
+                    for (double b : bytes)
+                        QVERIFY2(std::abs(l->fast(b) / l->at(b) - 1) < 1e-12,
+                                 qPrintable(QString("%1 bytes: %2 against %3").arg(b).arg(l->fast(b)).arg(l->at(b))));
+                }
+            // Across nodes, or a kind without NCCL's ring: no entry (one line).
+            QVERIFY(!table.find(Collective::AllReduce, {16, 8, 2}));
+            QVERIFY(!table.find(Collective::AllToAll, {8, 8, 1}));
+        }
+    }
+
     // FP4 GEMMs run at compute_fp4 of the FP4 peak where it is set: an NVFP4 model's expert GEMMs on a B200
     // at half the factor take, where compute-bound, twice the time.
     void fp4ComputeFactor() {
@@ -105,7 +188,8 @@ private slots:
         a.cluster.efficiency.computeFp4 = 0.6;
         Scenario b = a;
         b.cluster.efficiency.computeFp4 = 0.3;
-        const Plan p = CostModel(a).megatronPlan();
+        Plan p = CostModel(a).megatronPlan();
+        p.overlap = Overlap::Off; // one schedule for both (auto may split the slower one into two halves)
         auto experts = [&](const Scenario& sc) {
             for (const auto& o : CostModel(sc).explain(p).prefill.ops)
                 if (o.op == "experts") return o.computeMs;

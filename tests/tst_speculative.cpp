@@ -108,15 +108,15 @@ private slots:
         const double actPerTok = (6144.0 + 4096.0) * 2; // q, k, v in and the output, BF16
         QVERIFY(near(tb->memoryMs - ta->memoryMs, 12.0 * actPerTok / (3.35e12 * 0.9) * 1e3, 1e-6));
 
-        // The draft passes, from the formula with the H100 sample cluster's factors (compute 0.706,
-        // memory 0.9, kv_read 0.741, op_overlap 0.422, launch 11.8 us), at the mean context 1000 + 100.
-        const double params = 424673280.0, flops = 989e12 * 0.706, bw = 3.35e12 * 0.9, bwKv = 3.35e12 * 0.741;
+        // The draft passes, from the formula with the H100 sample cluster's factors (compute 0.690,
+        // memory 0.9, kv_read 0.791, op_overlap 0.363, launch 12.6 us), at the mean context 1000 + 100.
+        const double params = 424673280.0, flops = 989e12 * 0.690, bw = 3.35e12 * 0.9, bwKv = 3.35e12 * 0.791;
         const double ctx = 1100.0, kvPerTok = 2.0 * 8 * 128 * 2; // one layer's K and V, BF16
         const double attnPerPair = 32.0 * 2 * 2 * 128;
         auto pass = [&](double n, double seqs) {
             const double c = (2.0 * params * n + attnPerPair * n * ctx) / flops;
             const double m = params * 2.0 / bw + kvPerTok * seqs * ctx / bwKv;
-            return std::max(c, m) + (1.0 - 0.422) * std::min(c, m) + 9 * 11.8e-6; // 6 + head + fc + 1
+            return std::max(c, m) + (1.0 - 0.363) * std::min(c, m) + 9 * 12.6e-6; // 6 + head + fc + 1
         };
         const double draft = pass(16, 4) + 2 * pass(4, 4);
         QVERIFY2(near(b.decode.draftMs, draft * 1e3, 1e-9),

@@ -209,8 +209,7 @@ void CostModel::Impl::compileHead(Walker& x, Lay lastRes) const {
         t.from = t.to = Op::LmHead;
         t.bytesPerTok = V * ab; // in the activation dtype, converted to fp32 after the gather (vLLM's
                                 // LogitsProcessor gathers the model-dtype logits)
-        t.alpha = collectiveAlpha(t.kind, t.group, net);
-        t.secPerTok = t.bytesPerTok * collectiveSecondsPerByte(t.kind, t.group, net);
+        t.price(net, lineTable);
         x.b.add(t);
     }
 }
@@ -334,8 +333,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         t.group = c.tpG;
         t.from = t.to = Op::Norms;
         t.bytesPerTok = double(m.hidden) * ab;
-        t.alpha = collectiveAlpha(t.kind, t.group, net);
-        t.secPerTok = t.bytesPerTok * collectiveSecondsPerByte(t.kind, t.group, net);
+        t.price(net, lineTable);
     }
     compileSpeculative(p, c);
     c.memFraction = memoryFraction(s, p, s.constraints.memoryRule).value;
@@ -448,8 +446,10 @@ void CostModel::Impl::compileSpeculative(const Plan& p, Compiled& c) const {
     t.kernels = double(d.layers) * 6.0 + 2.0 + (d.fusedStates > 0 ? 1.0 : 0.0);
     if (shard > 1) {
         t.allReduces = 2.0 * double(d.layers);
-        t.arAlpha = collectiveAlpha(Collective::AllReduce, c.tpG, net);
-        t.arSecPerTok = h * ab * collectiveSecondsPerByte(Collective::AllReduce, c.tpG, net);
+        t.ar.kind = Collective::AllReduce;
+        t.ar.group = c.tpG;
+        t.ar.bytesPerTok = h * ab;
+        t.ar.price(net, lineTable);
     }
 }
 

@@ -36,13 +36,32 @@ struct OpTerm {
     double imbalanceK = 0;  ///< routed experts: sqrt(2 ln ep), see opRoofline
 };
 
-/// One collective in one layer: time = alpha + secPerTok * ceil(M / tokDiv).
+/// One collective in one layer: time = alpha + secPerTok * ceil(M / tokDiv), or the least of `lines` such
+/// lines (collectiveLines: NCCL's protocols for an all-reduce inside a node).
 struct CommTerm {
     Collective kind = Collective::AllReduce;
     GroupShape group;
     Op from = Op::Embedding, to = Op::Embedding;
     int tokDiv = 1;
     double alpha = 0, secPerTok = 0, bytesPerTok = 0;
+    /// Where the collective has several lines (collectiveLines), the scenario's table entry for its kind
+    /// and group (CommLineTable: one per scenario, so a plan's terms only point at it); null: alpha and
+    /// secPerTok alone.
+    const CommLines* multi = nullptr;
+    /// alpha and secPerTok (the first line) from kind, group and bytesPerTok, and the lines from `table`.
+    void price(const Net& net, const CommLineTable& table) {
+        multi = table.find(kind, group);
+        if (multi) {
+            alpha = multi->alpha[0], secPerTok = bytesPerTok * multi->secPerByte[0];
+        } else {
+            alpha = collectiveAlpha(kind, group, net);
+            secPerTok = bytesPerTok * collectiveSecondsPerByte(kind, group, net);
+        }
+    }
+    /// Seconds for `units` payload units (tokens, or tokens / tokDiv).
+    double time(double units) const {
+        return multi ? multi->fast(bytesPerTok * units) : alpha + secPerTok * units;
+    }
 };
 
 /// A layer kind (or the embedding, or the head) in one pass.
@@ -133,10 +152,11 @@ struct Compiled {
     int mtpSlot = 0;
     /// An EAGLE-3 head or draft model on the tp group: per pass over n tokens of b sequences at context
     /// ctx, compute = flopsPerTok n + attnFlops n ctx, memory = weightBytes + kvBytes b ctx (the roofs),
-    /// `kernels` launches, and `allReduces` all-reduces of n x hidden over the tp group.
+    /// `kernels` launches, and `allReduces` all-reduces (`ar`) of n x hidden over the tp group.
     struct DraftTerms {
         double flopsPerTok = 0, attnFlops = 0, weightBytes = 0, kvBytes = 0;
-        double kernels = 0, allReduces = 0, arAlpha = 0, arSecPerTok = 0;
+        double kernels = 0, allReduces = 0;
+        CommTerm ar; ///< one all-reduce of n x hidden over the tp group
         double weightsResident = 0, kvPerToken = 0; ///< memory per GPU: weights, KV per context token
     } draft;
     /// MTP's own weights beside its layer (eh_proj: 2 hidden -> hidden), bytes per GPU.

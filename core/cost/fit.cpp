@@ -74,7 +74,7 @@ Efficiency fitUntilStopped(const std::vector<CalibrationCase>& cases, Efficiency
     double best = objective(cases, e);
     ++evaluations;
     const double phi = (std::sqrt(5.0) - 1.0) / 2.0;
-    for (int sweep = 0; sweep < 40; ++sweep) { // coupled factors (memory, launch, op_overlap) converge slowly
+    for (int sweep = 0; sweep < 80; ++sweep) { // coupled factors (memory, launch, op_overlap) converge slowly
         const double start = best;
         for (const Factor& f : kFactors) {
             if (!only.empty() && std::find(only.begin(), only.end(), f.name) == only.end()) continue;

@@ -43,6 +43,7 @@ using namespace costimpl;
 struct CostModel::Impl {
     Scenario s;
     Net net;
+    CommLineTable lineTable; ///< the multi-line collectives' lines (built with net)
     double ctxDecode = 0;                  ///< mean context of a decode step: I + O/2
     double ctxMax = 0;                     ///< KV reserved per sequence: I + O (prefill: I)
     double peakFlops = 0;                  ///< achieved FLOP/s of the GEMMs (peak * eta)
@@ -86,6 +87,7 @@ struct CostModel::Impl {
     explicit Impl(Scenario sc) : s(std::move(sc)) {
         const Cluster& c = s.cluster;
         net = Net::of(c);
+        lineTable = CommLineTable(net, c.gpusPerNode);
         const Workload& w = s.workload;
         ctxDecode = double(w.inputTokens) + double(w.outputTokens) / 2.0;
         ctxMax = double(w.inputTokens) + (w.phase == Phase::Prefill ? 0.0 : double(w.outputTokens));
@@ -192,8 +194,7 @@ struct CostModel::Impl {
                 // Payload: the full tensor (M x width), or for an all-to-all the local share (M/tp x width).
                 t.tokDiv = t.kind == Collective::AllToAll ? tp() : 1;
                 t.bytesPerTok = width * m.ab;
-                t.alpha = collectiveAlpha(t.kind, t.group, m.net);
-                t.secPerTok = t.bytesPerTok * collectiveSecondsPerByte(t.kind, t.group, m.net);
+                t.price(m.net, m.lineTable);
                 b.add(t);
             }
             lay = need;

@@ -130,7 +130,7 @@ CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, dou
 }
 
 double CostModel::Impl::commTime(const CommTerm& k, double M) {
-    return M <= 0 ? 0.0 : k.alpha + k.secPerTok * std::ceil(M / k.tokDiv);
+    return M <= 0 ? 0.0 : k.time(std::ceil(M / k.tokDiv));
 }
 
 double CostModel::Impl::copiesOf(const Compiled& c, double M) const {
@@ -412,7 +412,7 @@ double CostModel::Impl::draftPass(const Compiled& c, double n, double b, double 
     const Roof r{d.flopsPerTok * n / attnFlops + d.attnFlops * n * ctx / attnFlops,
                  d.weightBytes / bw + d.kvBytes * b * ctx / bwKv};
     return std::max(r.compute, r.memory) + unhidden * std::min(r.compute, r.memory) + d.kernels * launch +
-           d.allReduces * (d.arAlpha + d.arSecPerTok * n);
+           d.allReduces * d.ar.time(n);
 }
 
 /// The draft passes of a step: the first over every token the step verified (the accepted tokens' hidden

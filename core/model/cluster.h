@@ -42,20 +42,20 @@ struct Link {
 
 /// Achieved fractions of the datasheet figures, and fixed costs. The defaults are the Hopper fit that the
 /// H100 and H200 sample clusters carry (samples/clusters/h100-4x8.yaml says what they were fitted to: 166
-/// TensorRT-LLM runs, median |error| 5.2%, leave-one-out 5.4%); no public fit exists yet for other GPUs,
+/// TensorRT-LLM runs, median |error| 4.6%, leave-one-out 4.8%); no public fit exists yet for other GPUs,
 /// whose clusters take the same kernel-level factors unless their file says otherwise.
 struct Efficiency {
-    double compute = 0.706;
+    double compute = 0.690;
     double memory = 0.9;
-    double intraNode = 0.529;
+    double intraNode = 0.626;
     double interNode = 0.9;
-    double launchUs = 11.8;
+    double launchUs = 12.6;
     /// Routed-expert grouped GEMMs relative to dense GEMMs of the same shape. DeepGEMM's README
     /// (deepseek-ai/DeepGEMM) measures grouped contiguous-layout GEMMs at 1,093-1,297 TFLOPS on H800 against
     /// 1,025-1,358 TFLOPS for normal GEMMs at M = 4096: no loss at large M; small-M experts are memory-bound
     /// in the roofline anyway; TensorRT-LLM's CUTLASS MoE kernels on Mixtral (many small per-expert GEMMs)
-    /// fit at 0.61. A fit parameter (shardplan calibrate --fit).
-    double groupedGemm = 0.608;
+    /// fit at 0.62. A fit parameter (shardplan calibrate --fit).
+    double groupedGemm = 0.623;
     /// Fraction of the shorter side (compute or communication) of a half-batch that two-batch overlap hides
     /// under the other half. Overlap is partial in practice: DeepEP's normal kernels take SMs from the
     /// GEMMs while they run, and a layer's compute and communication come in segments that do not pair
@@ -67,14 +67,14 @@ struct Efficiency {
     /// table, per sequence and head, and reach less of the bandwidth than a weight stream: a kernel-level
     /// profile of 70B decode on H100 measured 1.4-1.9 TB/s (42-57%) for KV reads against 2.6-2.8 TB/s
     /// (78-84%) for weight loads (mikamirai.com/blog/gpu-memory-bandwidth). A fit parameter.
-    double kvRead = 0.741;
+    double kvRead = 0.791;
     /// Share of the shorter of an operator's compute and memory time that its kernel hides under the
     /// longer: time = max(c, m) + (1 - opOverlap) min(c, m). 1 is the pure roofline; kernels near the
     /// ridge point reach neither roof, as loads and tensor-core work overlap only in part (the gap the
     /// roofline leaves at intermediate arithmetic intensity: Williams et al., "Roofline", CACM 2009, and
     /// DeepGEMM's README, whose grouped GEMMs at small M per group reach well under the peak that large
     /// M reaches). A fit parameter.
-    double opOverlap = 0.422;
+    double opOverlap = 0.363;
     /// The routed experts' weight stream where no DeepEP dispatch feeds them (tensor-parallel experts on
     /// gathered tokens, expert parallelism inside a tensor-parallel group, replicated experts): the engine's
     /// fused-MoE kernel, as a fraction of the datasheet HBM bandwidth; 0 (the default) streams them at
