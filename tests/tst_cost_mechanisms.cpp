@@ -612,11 +612,16 @@ private slots:
               e.throughput, best.throughput, d.pp, d.dp, d.tp, d.ep, d.etp, d.edp, ratio);
         // Holds: the engines' layout is within 20% of the best (it was 0.70-0.76x before the fitted factors).
         QVERIFY(ratio > 0.8);
-        // Decode holds at 0.906x (the best, pp9 x dp4 x tp2 with EP8 inside each stage's node, 225,004
-        // against 203,904 tok/s). Known miss for prefill (target 10%): 0.89x (the best, pp2 x dp16 with
-        // EP8 and two expert replicas a stage, sends half as many copies over the NICs as EP32, where a
-        // token's picks reach 3.1 of the 4 nodes even with node-limited routing, 2.4 of them remote).
-        if (ratio < 0.9) QEXPECT_FAIL("", "engine layout 0.89x of the search best, target 0.9x", Continue);
+        // Known misses (target 10%), since the collectives inside a node are priced as NCCL and the engines
+        // run them: prefill 0.87x (the best, pp1 x attention-DP32 with EP16 and two expert replicas each over
+        // two nodes, 293,735 against 255,405 tok/s: 1.49 ms of dispatch a MoE layer before overlap against
+        // EP32's 3.12, where a token's picks reach 3.1 of the 4 nodes even with node-limited routing); decode
+        // 0.88x (the best, pp9 x dp8 with EP8 inside each stage's node, 225,554 against 199,409; it was
+        // 0.906x against pp9 x dp4 x tp2 before).
+        const QByteArray why = QStringLiteral("engine layout %1x of the search best, target 0.9x")
+                                   .arg(ratio, 0, 'f', 2)
+                                   .toUtf8();
+        if (ratio < 0.9) QEXPECT_FAIL("", why.constData(), Continue);
         QVERIFY(ratio >= 0.9);
     }
 

@@ -137,7 +137,7 @@ private slots:
     }
 
     // SHARDPLAN_SCREENSHOT_DIR, when set, receives docs/desktop-planner.md's picture of the Serving tab: the
-    // p99 chat scenario near its capacity (6.67 requests/s, `capacity --max-rate`), so the queue and the KV
+    // p99 chat scenario near its capacity (5.59 requests/s, `capacity --max-rate`), so the queue and the KV
     // pool move.
     void screenshot() {
         const QByteArray dir = qgetenv("SHARDPLAN_SCREENSHOT_DIR");
@@ -148,7 +148,7 @@ private slots:
         views::ServingView* v = w.servingView();
         w.tabs()->setCurrentIndex(w.tabs()->count() - 1); // Serving, the last tab
         w.show();
-        v->setRate(6.5);
+        v->setRate(5.5);
         v->setRequests(3000);
         QSignalSpy done(w.servingRunner(), &app::ServingRunner::simulated);
         button(v, QStringLiteral("Run"))->click();

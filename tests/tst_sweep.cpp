@@ -69,7 +69,7 @@ private slots:
             QCOMPARE(p.tpotMs.p50, r->tpotMs.p50);
             QCOMPARE(p.slo.met, checkSlo(*r, s.workload).met);
         }
-        // 1 request/s is far below the plan's capacity (6.67/s, docs/serving.md); 12/s far above it.
+        // 1 request/s is far below the plan's capacity (5.59/s, docs/serving.md); 12/s far above it.
         QVERIFY(sweep.points[0].slo.met);
         QVERIFY(!sweep.points[2].slo.met);
         const int best = highestMeeting(sweep.points);
