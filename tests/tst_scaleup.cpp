@@ -174,6 +174,13 @@ private slots:
             QVERIFY(!table.find(Collective::AllReduce, {16, 8, 2}));
             QVERIFY(!table.find(Collective::AllToAll, {8, 8, 1}));
         }
+        // A scale-up link of no bandwidth (a file may say 0): every line infinite past 0 bytes, and so the segments.
+        Cluster none = cluster("h100-1x8.yaml");
+        none.intraNode.gbPerS = 0;
+        const CommLineTable table(Net::of(none), 8);
+        const CommLines* l = table.find(Collective::AllReduce, {8, 8, 1});
+        QVERIFY(l && l->segs >= 1);
+        QVERIFY(std::isinf(l->fast(65536)) && std::isinf(l->at(65536)));
     }
 
     // FP4 GEMMs run at compute_fp4 of the FP4 peak where it is set: an NVFP4 model's expert GEMMs on a B200

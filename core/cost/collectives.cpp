@@ -102,11 +102,17 @@ void CommLines::envelope() {
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
     cuts.push_back(HUGE_VAL);
+    // The least valid line (the first valid one where every line is infinite: a link of no bandwidth). NCCL's
+    // lines hold for every size, so one is always valid.
     auto least = [&](double b) {
-        int best = -1;
+        int best = 0;
         double t = HUGE_VAL;
-        for (int i = 0; i < lines; ++i)
-            if (b <= maxBytes[i] && alpha[i] + secPerByte[i] * b < t) t = alpha[i] + secPerByte[i] * b, best = i;
+        bool any = false;
+        for (int i = 0; i < lines; ++i) {
+            if (b > maxBytes[i]) continue;
+            const double v = alpha[i] + secPerByte[i] * b;
+            if (!any || v < t) t = v, best = i, any = true;
+        }
         return best;
     };
     segs = 0;
