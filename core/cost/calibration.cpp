@@ -129,12 +129,10 @@ Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& sam
     d.dp = int(p.integerOr("dp", 0, 0, 100000));
     if (d.tp == 0) d.tp = d.dp > 0 ? G / (d.dp * d.pp) : G / d.pp;
     if (d.dp == 0) d.dp = G / (d.tp * d.pp);
-    Plan plan = Plan::megatronChoices(d);
-    // The engines run tensor parallelism without Megatron's sequence parallelism: the residual stays whole
-    // on every GPU and each block ends in an all-reduce (vLLM's RowParallelLinear, TensorRT-LLM's AllReduce
+    // The engines' layout: tensor parallelism without Megatron's sequence parallelism, the residual whole on
+    // every GPU and each block ending in an all-reduce (vLLM's RowParallelLinear, TensorRT-LLM's AllReduce
     // with the fused norm), not a reduce-scatter and an all-gather.
-    plan.setChoice(Op::Norms, choice::NormReplicated);
-    plan.setChoice(Op::MoeNorms, choice::NormReplicated);
+    Plan plan = Plan::engineChoices(d);
     if (m.moe.present()) {
         if (p.has("ep")) {
             plan.degrees.ep = int(p.integer("ep", 1, 100000));

@@ -43,17 +43,15 @@ struct CommTerm {
     GroupShape group;
     Op from = Op::Embedding, to = Op::Embedding;
     int tokDiv = 1;
-    double alpha = 0, secPerTok = 0, bytesPerTok = 0;
+    double alpha = 0, secPerTok = 0, bytesPerTok = 0; ///< the one line (unused where `multi` is set)
     /// Where the collective has several lines (collectiveLines), the scenario's table entry for its kind
     /// and group (CommLineTable: one per scenario, so a plan's terms only point at it); null: alpha and
     /// secPerTok alone.
     const CommLines* multi = nullptr;
-    /// alpha and secPerTok (the first line) from kind, group and bytesPerTok, and the lines from `table`.
+    /// The term's cost from kind, group and bytesPerTok: the table's lines, or its one line.
     void price(const Net& net, const CommLineTable& table) {
         multi = table.find(kind, group);
-        if (multi) {
-            alpha = multi->alpha[0], secPerTok = bytesPerTok * multi->secPerByte[0];
-        } else {
+        if (!multi) {
             alpha = collectiveAlpha(kind, group, net);
             secPerTok = bytesPerTok * collectiveSecondsPerByte(kind, group, net);
         }

@@ -1,5 +1,6 @@
 // What the engine exporters share. The engines' fixed sharding scheme (vLLM, SGLang and TensorRT-LLM alike,
-// after Megatron-LM) is described at engineChoice(); the flags each engine takes are cited in its own file.
+// after Megatron-LM) is sp::engineChoice() (core/model/plan.h); the flags each engine takes are cited in its
+// own file.
 #include "core/export/common.h"
 
 #include "core/common/text.h"
@@ -19,21 +20,6 @@ std::string opName(Op op) {
 
 std::string choiceName(Op op, int c) {
     return std::string(choiceNames(op)[size_t(c)]);
-}
-
-/// The engines' fixed scheme on a tensor-parallel group of more than one GPU (vLLM and SGLang alike, after
-/// Megatron-LM): vocab-parallel embedding and LM head, column-parallel QKV, FFN up and shared-expert up,
-/// row-parallel output and down projections, attention by head, replicated norms (no sequence parallelism)
-/// and router.
-int engineChoice(Op op) {
-    switch (baseOp(op)) {
-    case Op::Norms:
-        return choice::NormReplicated;
-    case Op::Router:
-        return choice::RouterReplicated;
-    default:
-        return 0; // vocab, column, head, row, column, row, column_row, vocab
-    }
 }
 
 /// The operators whose sharding the engines fix (the experts are mapped through their own flags).

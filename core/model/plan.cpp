@@ -49,6 +49,14 @@ int megatronChoice(Op op) {
     }
 }
 
+int engineChoice(Op op) {
+    switch (baseOp(op)) {
+    case Op::Norms: return choice::NormReplicated;
+    case Op::Router: return choice::RouterReplicated;
+    default: return megatronChoice(op); // vocab, column, head, row, column, row, column_row, vocab, expert
+    }
+}
+
 int Degrees::get(Axis a) const {
     switch (a) {
     case Axis::PP: return pp;
@@ -138,6 +146,13 @@ Plan Plan::megatronChoices(Degrees d) {
     Plan p;
     p.degrees = d;
     for (int i = 0; i < kOpCount; ++i) p.choices[i] = static_cast<int8_t>(megatronChoice(static_cast<Op>(i)));
+    return p;
+}
+
+Plan Plan::engineChoices(Degrees d) {
+    Plan p;
+    p.degrees = d;
+    for (int i = 0; i < kOpCount; ++i) p.choices[i] = static_cast<int8_t>(engineChoice(static_cast<Op>(i)));
     return p;
 }
 

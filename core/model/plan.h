@@ -65,6 +65,10 @@ std::optional<int> choiceFromName(Op op, std::string_view name);
 /// The Megatron recipe's choice for an operator (column/row linears, sequence-parallel norms, expert
 /// parallelism).
 int megatronChoice(Op op);
+/// The serving engines' fixed scheme on a tensor-parallel group (vLLM, SGLang and TensorRT-LLM alike, after
+/// Megatron-LM): the Megatron recipe's choices with replicated norms and router, each block ending in an
+/// all-reduce (no sequence parallelism).
+int engineChoice(Op op);
 /// For the Moe* overrides: the base operator they override (MoeQkv -> Qkv); identity otherwise.
 Op baseOp(Op op);
 
@@ -131,6 +135,8 @@ struct Plan {
     const std::array<int8_t, kOpCount>& choicesAt(int layer) const;
     /// A plan with the given degrees and the Megatron recipe's choices.
     static Plan megatronChoices(Degrees d);
+    /// A plan with the given degrees and the engines' fixed choices (engineChoice).
+    static Plan engineChoices(Degrees d);
     int8_t choice(Op op) const { return choices[static_cast<int>(op)]; }
     void setChoice(Op op, int c) { choices[static_cast<int>(op)] = static_cast<int8_t>(c); }
     bool operator==(const Plan&) const = default;

@@ -61,11 +61,8 @@ ServingCheck readCheck(const io::MapReader& e, const std::string& samples) {
     d.dp = int(p.integer("dp", 1, 100000));
     if (d.tp * d.pp * d.dp != s.cluster.gpus())
         p.failHere("tp x pp x dp must be the cluster's " + std::to_string(s.cluster.gpus()) + " GPUs");
-    c.plan = Plan::megatronChoices(d);
-    // The engine's layout: tensor parallelism ending each block in an all-reduce, no sequence parallelism
-    // (as calibrate's runs: core/cost/calibration.cpp).
-    c.plan.setChoice(Op::Norms, choice::NormReplicated);
-    c.plan.setChoice(Op::MoeNorms, choice::NormReplicated);
+    // The engine's layout: tensor parallelism ending each block in an all-reduce, no sequence parallelism.
+    c.plan = Plan::engineChoices(d);
     c.plan.degrees.ep = d.dp * d.tp; // dense models: the expert axes span the stage
     c.plan.batch = p.integerOr("batch", 0, 0, 10'000'000);
     c.plan.prefillBudget = p.integerOr("prefill_budget", 0, 0, 100'000'000);
