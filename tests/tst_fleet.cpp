@@ -5,7 +5,9 @@
 #include "clirun.h"
 #include "sample_fixtures.h"
 
+#include "core/common/error.h"
 #include "core/io/fleetfiles.h"
+#include "core/io/gpudb.h"
 #include "core/sim/fleet.h"
 
 #include <QJsonArray>
@@ -359,7 +361,8 @@ private slots:
         auto f = fleetText(kGood);
         QVERIFY2(f.ok(), f.error().str().c_str());
         QCOMPARE(f->inventory[0].gpusPerNode, 8); // the database's domain
-        QCOMPARE(f->inventory[0].pricePerGpuHour, 2.99);
+        QCOMPARE(f->inventory[0].pricePerGpuHour, findGpu("h100-sxm")->pricePerHourUsd);
+        QCOMPARE(f->inventory[0].priceSource, findGpu("h100-sxm")->priceSource);
         QCOMPARE(f->models[0].rate, 5.0);
         QVERIFY(!f->nMinus1);
         // An inline workload needs no phase; a price overrides the database's.
@@ -412,7 +415,7 @@ private slots:
                                    << "models[0].constraints: gpus: the fleet chooses";
         QTest::addRow("no price") << "gpu: h100-sxm"
                                   << "gpu: h20"
-                                  << "the GPU database has no price for 'h20': give price_per_gpu_hour";
+                                  << "has no price for 'h20': give price_per_gpu_hour";
         QTest::addRow("unknown key") << "kind: fleet"
                                      << "kind: fleet\nheadrom: n-1"
                                      << "headrom: unknown key (did you mean 'headroom'?)";
@@ -427,6 +430,97 @@ private slots:
         const auto f = fleetText(replaced(kGood, from.toStdString(), to.toStdString()));
         QVERIFY(!f.ok());
         QVERIFY2(QString::fromStdString(f.error().str()).contains(error), f.error().str().c_str());
+    }
+
+    // Prices on one basis: every priced GPU of the database names the same one (so $/M tokens compare across
+    // GPUs); a user's list replaces the table whole (a GPU it leaves out has no price), the fleet and a
+    // cluster take its prices and name its basis, and the built-in list restores the table.
+    void priceLists() {
+        int priced = 0;
+        for (const auto& g : gpuDatabase())
+            if (g.pricePerHourUsd > 0) {
+                ++priced;
+                QVERIFY2(g.priceSource.rfind(priceBasis(), 0) == 0, g.id.c_str());
+            }
+        QVERIFY(priced >= 5);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("prices.yaml").toStdString();
+        auto write = [&](const char* text) {
+            QFile file(QString::fromStdString(path));
+            QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            file.write(text);
+        };
+        write("basis: our 2027 contract\nusd_per_gpu_hour:\n  h100-sxm: 2.10\n  b200: {usd: 4.20, note: a quote}\n");
+        usePriceList(loadPriceList(path));
+        QCOMPARE(findGpu("h100-sxm")->pricePerHourUsd, 2.10);
+        QCOMPARE(findGpu("b200")->pricePerHourUsd, 4.20);
+        QCOMPARE(findGpu("b200")->priceSource, std::string("our 2027 contract; a quote"));
+        QCOMPARE(findGpu("h100-sxm")->priceSource, std::string("our 2027 contract"));
+        QCOMPARE(findGpu("h200")->pricePerHourUsd, 0.0);
+        QCOMPARE(priceBasis(), std::string("our 2027 contract"));
+        auto f = fleetText(kGood);
+        QVERIFY2(f.ok(), f.error().str().c_str());
+        QCOMPARE(f->inventory[0].pricePerGpuHour, 2.10);
+        QCOMPARE(f->inventory[0].priceSource, std::string("our 2027 contract"));
+        const auto c = parseCluster("version: 1\nkind: cluster\nnodes: 1\ngpu: h200\n", "c.yaml");
+        QVERIFY(c && c->pricePerGpuHour == 0.0);
+        usePriceList(builtinPriceList());
+        QVERIFY(findGpu("h200")->pricePerHourUsd > 0 && findGpu("h100-sxm")->pricePerHourUsd != 2.10);
+        QCOMPARE(priceBasis(), builtinPriceList().basis);
+        // A bad list says where and what, and changes nothing.
+        const struct {
+            const char* text;
+            const char* error;
+        } bad[] = {
+            {"basis: x\nusd_per_gpu_hour:\n  h100-sxn: 2\n",
+             ":3:3: usd_per_gpu_hour.h100-sxn: unknown GPU 'h100-sxn' (did you mean 'h100-sxm'?)"},
+            {"usd_per_gpu_hour: {h100-sxm: 2}\n", ":1:1: basis: missing required field"},
+            {"basis: ' '\nusd_per_gpu_hour: {h100-sxm: 2}\n", "basis: say where the prices come from"},
+            {"basis: x\nusd_per_gpu_hour: {h100-sxm: -2}\n", "usd_per_gpu_hour.h100-sxm: expected a number"},
+            {"basis: x\nusd_per_gpu_hour: {h100-sxm: 2, h100-sxm: 3}\n", ""},
+            {"basis: x\nusd_per_gpu_hour: {b200: 2}\ncurrency: eur\n", "currency: unknown key"},
+            {"basis: x\nusd_per_gpu_hour: {b200: {usd: 2, notes: y}}\n", "usd_per_gpu_hour.b200.notes: unknown key"},
+        };
+        const double before = findGpu("h100-sxm")->pricePerHourUsd;
+        for (const auto& b : bad) {
+            write(b.text);
+            try {
+                usePriceList(loadPriceList(path));
+                QFAIL(b.text);
+            } catch (const InputError& e) {
+                QVERIFY2(std::string(e.what()).find(b.error) != std::string::npos, e.what());
+                QVERIFY2(std::string(e.what()).rfind(path, 0) == 0, e.what());
+            }
+            QCOMPARE(findGpu("h100-sxm")->pricePerHourUsd, before);
+        }
+    }
+
+    // --prices FILE on the command line: the cost answer takes the list's price and names its basis; a bad
+    // list is an input error with its line.
+    void priceListCommandLine() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("prices.yaml");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("basis: \"our 2027 contract\"\nusd_per_gpu_hour:\n  h100-sxm: 2.0\n");
+        file.close();
+        const QString scenario = QString::fromStdString(kSampleDir) + "/scenarios/llama-3.1-8b-h100-1x8.yaml";
+        Run r = shardplan({"evaluate", "--scenario", scenario, "--prices", path});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("at $2 a GPU-hour (our 2027 contract)"), qPrintable(r.out));
+        r = shardplan({"evaluate", "--scenario", scenario, "--json", "--prices=" + path});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject cost = QJsonDocument::fromJson(r.out.toUtf8()).object()["cost"].toObject();
+        QCOMPARE(cost["usd_per_gpu_hour"].toDouble(), 2.0);
+        QCOMPARE(cost["price_source"].toString(), QString("our 2027 contract"));
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write("basis: x\nusd_per_gpu_hour:\n  h100: 2.0\n");
+        file.close();
+        r = shardplan({"evaluate", "--scenario", scenario, "--prices", path});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(path + ":3:3: usd_per_gpu_hour.h100: unknown GPU 'h100'"), qPrintable(r.err));
+        QCOMPARE(shardplan({"evaluate", "--scenario", scenario, "--prices"}).code, 1);
+        QVERIFY(shardplan({"help", "evaluate"}).out.contains("--prices FILE"));
     }
 
     // The command line: text and JSON on the sample, usage errors, a bad file's error with its line.

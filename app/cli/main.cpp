@@ -12,7 +12,9 @@
 #include "verbs.h"
 
 #include "core/common/version.h"
+#include "core/common/error.h"
 #include "core/io/formats.h"
+#include "core/io/gpudb.h"
 
 #include <nlohmann/json.hpp>
 
@@ -137,7 +139,38 @@ int main(int argc, char** argv) {
 }
 
 namespace {
-int run(const std::string& cmd, const std::vector<std::string>& rest) {
+/// `--prices FILE`, before a `--`, on any command: a price list that replaces the GPU database's prices
+/// (sp::usePriceList). Taken out of the arguments; false, with the error printed, where the file is bad.
+bool takePriceList(std::vector<std::string>& args) {
+    std::optional<std::string> file;
+    for (size_t i = 0; i < args.size() && args[i] != "--";) {
+        if (args[i] == "--prices") {
+            if (i + 1 >= args.size()) {
+                std::cerr << "shardplan: --prices needs a FILE\n";
+                return false;
+            }
+            file = args[i + 1];
+            args.erase(args.begin() + long(i), args.begin() + long(i) + 2);
+        } else if (args[i].rfind("--prices=", 0) == 0) {
+            file = args[i].substr(9);
+            args.erase(args.begin() + long(i));
+        } else {
+            ++i;
+        }
+    }
+    if (!file) return true;
+    try {
+        sp::usePriceList(sp::loadPriceList(*file));
+        return true;
+    } catch (const sp::InputError& e) {
+        std::cerr << e.what() << "\n";
+        return false;
+    }
+}
+
+int run(const std::string& cmd, const std::vector<std::string>& given) {
+    std::vector<std::string> rest = given;
+    if (!takePriceList(rest)) return kBadInput;
     if (cmd == "validate") return cmdValidate(rest);
     if (cmd == "evaluate") return sp::cli::cmdEvaluate(rest);
     if (cmd == "calibrate") return sp::cli::cmdCalibrate(rest);

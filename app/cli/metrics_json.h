@@ -2,6 +2,7 @@
 // JSON forms of the cost model's results, shared by the CLI verbs.
 #include "core/cost/costmodel.h"
 #include "core/cost/economics.h"
+#include "core/io/gpudb.h"
 
 #include <nlohmann/json.hpp>
 
@@ -72,7 +73,8 @@ inline std::string costText(const sp::ServingCost& c, const char* tokens = "outp
                       tokens, c.usdPerGpuHour, c.priceSource.c_str());
         s = buf;
     } else {
-        s = "no price for this GPU (give price_per_gpu_hour in the cluster file)";
+        s = "no price for this GPU in the price list (" + sp::priceBasis() +
+            "): give price_per_gpu_hour in the cluster file, or --prices FILE";
     }
     if (c.powered) {
         std::snprintf(buf, sizeof buf, "; %s tokens/s per MW of GPU TDP (%.0f W a GPU; not measured draw)",

@@ -288,6 +288,7 @@ std::string verbHelp(std::string_view name) {
         std::string out =
             "usage:\n  " + synopsisText(v, 2) + "\n\n" + indented(v.summary, 2) + "\noptions:\n";
         for (const OptionSpec& o : v.options) out += optionLine(o);
+        out += optionLine({"prices", "FILE", "a price list replacing the GPU database's prices (any command)"});
         if (*v.notes) out += "\n" + indented(v.notes, 2);
         return out + "\nexit status: 0 ok, 1 bad input, 2 usage error\n";
     }
@@ -302,6 +303,9 @@ std::string programUsage() {
     }
     return out + "  help COMMAND            one command's usage and options (also: COMMAND --help)\n"
                  "  --version               the version\n\n"
+                 "every command also takes:\n"
+                 "  --prices FILE           a price list replacing the GPU database's prices whole\n"
+                 "                          (basis: and usd_per_gpu_hour: {GPU id: USD}; docs/inputs.md)\n\n"
                  "exit status: 0 ok, 1 bad input, 2 usage error\n";
 }
 

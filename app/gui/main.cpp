@@ -3,11 +3,15 @@
 
 #include "core/common/paths.h"
 #include "core/common/version.h"
+#include "core/common/error.h"
 #include "core/io/formats.h"
+#include "core/io/gpudb.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+
+#include <cstdio>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -32,9 +36,23 @@ int main(int argc, char** argv) {
                               QStringLiteral("Budget of the screenshot search."), QStringLiteral("N"),
                               QStringLiteral("1500"));
     budget.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption prices(QStringLiteral("prices"),
+                              QStringLiteral("A price list (basis: and usd_per_gpu_hour:) that replaces the GPU "
+                                             "database's prices in every cost answer."),
+                              QStringLiteral("FILE"));
     parser.addOption(shots);
     parser.addOption(budget);
+    parser.addOption(prices);
     parser.process(app);
+    // Before any window or worker reads the database.
+    if (parser.isSet(prices)) {
+        try {
+            sp::usePriceList(sp::loadPriceList(parser.value(prices).toStdString()));
+        } catch (const sp::InputError& e) {
+            std::fprintf(stderr, "shardplanner: %s\n", e.what());
+            return 1;
+        }
+    }
 
     sp::app::MainWindow::Options options;
     if (parser.isSet(shots)) options.persistSettings = options.confirmClose = false;

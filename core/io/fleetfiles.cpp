@@ -52,8 +52,8 @@ FleetGpuType readGpuType(const MapReader& g) {
         t.pricePerGpuHour = spec->pricePerHourUsd;
         t.priceSource = spec->priceSource;
     } else {
-        g.failAt("gpu", "the GPU database has no price for '" + t.id +
-                            "': give price_per_gpu_hour (USD per GPU-hour) for it");
+        g.failAt("gpu", "the price list in force (" + priceBasis() + ") has no price for '" + t.id +
+                            "': give price_per_gpu_hour (USD per GPU-hour) for it, or --prices FILE");
     }
     return t;
 }

@@ -15,7 +15,57 @@ namespace {
 struct Database {
     std::vector<GpuSpec> gpus;
     std::vector<GpuFamily> families;
+    std::string basis; ///< of the prices in force
+    PriceList builtin; ///< the file's own
 };
+
+bool knownId(const Database& db, std::string_view id) {
+    for (const auto& g : db.gpus)
+        if (g.id == id) return true;
+    return false;
+}
+
+/// A price list's fields (`basis`, `usd_per_gpu_hour`), each GPU id checked against the database.
+PriceList readPrices(const io::MapReader& r, const Database& db) {
+    r.allowKeys({"basis", "usd_per_gpu_hour"});
+    PriceList out;
+    out.basis = r.string("basis");
+    if (out.basis.find_first_not_of(" \t") == std::string::npos)
+        r.failAt("basis", "say where the prices come from and when (it is named in every cost answer)");
+    const io::MapReader m = r.map("usd_per_gpu_hour");
+    for (const auto& kv : m.self()) {
+        const std::string id = io::asString(r.file(), kv.first, m.field("<gpu id>"));
+        if (!knownId(db, id)) {
+            std::vector<std::string_view> ids;
+            for (const auto& g : db.gpus) ids.push_back(g.id);
+            std::string known;
+            for (const auto& g : db.gpus) known += (known.empty() ? "" : ", ") + g.id;
+            io::fail(r.file(), kv.first, m.field(id),
+                     "unknown GPU '" + id + "'" + io::didYouMean(id, ids) + "; the database's: " + known);
+        }
+        for (const auto& seen : out.prices)
+            if (seen.gpu == id) io::fail(r.file(), kv.first, m.field(id), "'" + id + "' is priced twice");
+        // A number, or {usd: N, note: "..."}: the note (how many listings, say) follows the basis in answers.
+        if (kv.second.IsMap()) {
+            const io::MapReader e(r.file(), kv.second, m.field(id));
+            e.allowKeys({"usd", "note"});
+            out.prices.push_back({id, e.number("usd", 0.001, 1e4), e.stringOr("note", "")});
+        } else {
+            out.prices.push_back({id, io::asNumber(r.file(), kv.second, m.field(id), 0.001, 1e4), ""});
+        }
+    }
+    return out;
+}
+
+void applyPrices(Database& db, const PriceList& list) {
+    db.basis = list.basis;
+    for (GpuSpec& g : db.gpus) {
+        g.pricePerHourUsd = 0, g.priceSource.clear();
+        for (const auto& p : list.prices)
+            if (p.gpu == g.id)
+                g.pricePerHourUsd = p.usd, g.priceSource = list.basis + (p.note.empty() ? "" : "; " + p.note);
+    }
+}
 
 Database parseDatabase() {
     const std::string file = "resources/gpus.yaml (built in)";
@@ -23,7 +73,7 @@ Database parseDatabase() {
     std::vector<GpuSpec>& out = db.gpus;
     try {
         const io::MapReader root(file, io::parseDocument(kGpuDatabaseYaml, file), "");
-        root.allowKeys({"families", "gpus"});
+        root.allowKeys({"families", "gpus", "prices"});
         const YAML::Node fams = root.node("families");
         for (size_t i = 0; i < fams.size(); ++i) {
             const io::MapReader f(file, fams[i], "families[" + std::to_string(i) + "]");
@@ -49,7 +99,7 @@ Database parseDatabase() {
         for (size_t i = 0; i < list.size(); ++i) {
             const io::MapReader g(file, list[i], "gpus[" + std::to_string(i) + "]");
             g.allowKeys({"id", "name", "family", "tflops", "hbm_gb", "memory_mib", "hbm_tb_s", "scale_up",
-                         "nic_gbit_s_per_gpu", "source", "tdp_w", "price_per_hour_usd", "price_source"});
+                         "nic_gbit_s_per_gpu", "source", "tdp_w"});
             GpuSpec s;
             s.id = g.string("id");
             s.family = g.string("family");
@@ -72,11 +122,11 @@ Database parseDatabase() {
             s.nicGbitPerGpu = g.number("nic_gbit_s_per_gpu", 1, 1e6);
             s.source = g.string("source");
             s.gpu.tdpW = g.numberOr("tdp_w", 0.0, 1, 1e5);
-            s.pricePerHourUsd = g.numberOr("price_per_hour_usd", 0.0, 0.001, 1e4);
-            // A price is a claim about a market on a date: it must say which and when.
-            if (s.pricePerHourUsd > 0) s.priceSource = g.string("price_source");
             out.push_back(std::move(s));
         }
+        // Every GPU's price on one basis (a price is a claim about a market on a date: it says which).
+        db.builtin = readPrices(root.map("prices"), db);
+        applyPrices(db, db.builtin);
     } catch (const InputError& e) {
         std::fprintf(stderr, "broken GPU database: %s\n", e.what());
         std::abort();
@@ -84,12 +134,29 @@ Database parseDatabase() {
     return db;
 }
 
-const Database& database() {
-    static const Database db = parseDatabase();
+Database& database() {
+    static Database db = parseDatabase();
     return db;
 }
 
 } // namespace
+
+PriceList loadPriceList(const std::string& path) {
+    const io::MapReader root(path, io::parseDocument(io::readFile(path), path), "");
+    return readPrices(root, database());
+}
+
+void usePriceList(const PriceList& list) {
+    applyPrices(database(), list);
+}
+
+const std::string& priceBasis() {
+    return database().basis;
+}
+
+const PriceList& builtinPriceList() {
+    return database().builtin;
+}
 
 const std::vector<GpuSpec>& gpuDatabase() {
     return database().gpus;

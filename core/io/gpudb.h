@@ -30,11 +30,37 @@ struct GpuSpec {
     int scaleUpDomain = 0; ///< GPUs in one scale-up domain (NVL72: 72)
     double nicGbitPerGpu = 0;
     std::string source; ///< the datasheets
-    /// A public cloud's list price for one GPU an hour, USD, and where and when it was listed; 0: none found.
-    /// (Gpu::tdpW holds the board power.)
+    /// The price of one GPU for an hour, USD, from the price list in force (the database's own, or a user's that
+    /// replaced it: usePriceList), and that list's basis; 0: the list has none. (Gpu::tdpW holds the board
+    /// power.)
     double pricePerHourUsd = 0;
     std::string priceSource;
 };
+
+/// Prices of GPUs on one basis, so that a $/M tokens on one GPU compares with one on another: the database's
+/// (resources/gpus.yaml `prices:`), or a user's file of the same form replacing it whole:
+///   basis: "our 2027 contract rates"        # named in every cost answer
+///   usd_per_gpu_hour: {h100-sxm: 2.10, b200: {usd: 4.20, note: "reserved, 1 year"}}
+/// A GPU the list does not name has no price.
+struct PriceList {
+    struct Entry {
+        std::string gpu; ///< a GPU id of the database
+        double usd = 0;  ///< per GPU-hour
+        std::string note; ///< said after the basis ("19 clouds"); may be empty
+    };
+    std::string basis;
+    std::vector<Entry> prices;
+};
+/// Reads a price list file; an InputError names the file, the line and the field (an unknown GPU id among
+/// them, with the known ids).
+PriceList loadPriceList(const std::string& path);
+/// Replaces every GPU's price in the database by the list's (GPUs it does not name lose theirs). Call before
+/// other threads read the database: the programs do at start-up (`--prices FILE`).
+void usePriceList(const PriceList& list);
+/// The basis of the prices in force.
+const std::string& priceBasis();
+/// The database's own price list (what usePriceList replaces; using it again restores it).
+const PriceList& builtinPriceList();
 
 /// Every GPU of the database, in file order. The file is checked when first read; a broken entry aborts with
 /// the entry's id and field (a build-time data error, never user input).
