@@ -450,7 +450,8 @@ private slots:
             QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
             file.write(text);
         };
-        write("basis: our 2027 contract\nusd_per_gpu_hour:\n  h100-sxm: 2.10\n  b200: {usd: 4.20, note: a quote}\n");
+        write("basis: our 2027 contract\nusd_per_gpu_hour:\n  h100-sxm: 2.10\n  b200: {usd: 4.20, note: a "
+              "quote}\n");
         usePriceList(loadPriceList(path));
         QCOMPARE(findGpu("h100-sxm")->pricePerHourUsd, 2.10);
         QCOMPARE(findGpu("b200")->pricePerHourUsd, 4.20);
@@ -479,7 +480,8 @@ private slots:
             {"basis: x\nusd_per_gpu_hour: {h100-sxm: -2}\n", "usd_per_gpu_hour.h100-sxm: expected a number"},
             {"basis: x\nusd_per_gpu_hour: {h100-sxm: 2, h100-sxm: 3}\n", ""},
             {"basis: x\nusd_per_gpu_hour: {b200: 2}\ncurrency: eur\n", "currency: unknown key"},
-            {"basis: x\nusd_per_gpu_hour: {b200: {usd: 2, notes: y}}\n", "usd_per_gpu_hour.b200.notes: unknown key"},
+            {"basis: x\nusd_per_gpu_hour: {b200: {usd: 2, notes: y}}\n",
+             "usd_per_gpu_hour.b200.notes: unknown key"},
         };
         const double before = findGpu("h100-sxm")->pricePerHourUsd;
         for (const auto& b : bad) {

@@ -11,8 +11,8 @@
 #include "sim_commands.h"
 #include "verbs.h"
 
-#include "core/common/version.h"
 #include "core/common/error.h"
+#include "core/common/version.h"
 #include "core/io/formats.h"
 #include "core/io/gpudb.h"
 

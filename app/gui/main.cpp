@@ -1,9 +1,9 @@
 // shardplanner: the desktop planner.
 #include "mainwindow.h"
 
+#include "core/common/error.h"
 #include "core/common/paths.h"
 #include "core/common/version.h"
-#include "core/common/error.h"
 #include "core/io/formats.h"
 #include "core/io/gpudb.h"
 
@@ -36,10 +36,11 @@ int main(int argc, char** argv) {
                               QStringLiteral("Budget of the screenshot search."), QStringLiteral("N"),
                               QStringLiteral("1500"));
     budget.setFlags(QCommandLineOption::HiddenFromHelp);
-    QCommandLineOption prices(QStringLiteral("prices"),
-                              QStringLiteral("A price list (basis: and usd_per_gpu_hour:) that replaces the GPU "
-                                             "database's prices in every cost answer."),
-                              QStringLiteral("FILE"));
+    QCommandLineOption prices(
+        QStringLiteral("prices"),
+        QStringLiteral("A price list (basis: and usd_per_gpu_hour:) that replaces the GPU "
+                       "database's prices in every cost answer."),
+        QStringLiteral("FILE"));
     parser.addOption(shots);
     parser.addOption(budget);
     parser.addOption(prices);

@@ -30,9 +30,9 @@ struct GpuSpec {
     int scaleUpDomain = 0; ///< GPUs in one scale-up domain (NVL72: 72)
     double nicGbitPerGpu = 0;
     std::string source; ///< the datasheets
-    /// The price of one GPU for an hour, USD, from the price list in force (the database's own, or a user's that
-    /// replaced it: usePriceList), and that list's basis; 0: the list has none. (Gpu::tdpW holds the board
-    /// power.)
+    /// The price of one GPU for an hour, USD, from the price list in force (the database's own, or a user's
+    /// that replaced it: usePriceList), and that list's basis; 0: the list has none. (Gpu::tdpW holds the
+    /// board power.)
     double pricePerHourUsd = 0;
     std::string priceSource;
 };
@@ -44,8 +44,8 @@ struct GpuSpec {
 /// A GPU the list does not name has no price.
 struct PriceList {
     struct Entry {
-        std::string gpu; ///< a GPU id of the database
-        double usd = 0;  ///< per GPU-hour
+        std::string gpu;  ///< a GPU id of the database
+        double usd = 0;   ///< per GPU-hour
         std::string note; ///< said after the basis ("19 clouds"); may be empty
     };
     std::string basis;
