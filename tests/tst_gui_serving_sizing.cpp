@@ -1,14 +1,20 @@
 // The Serving tab's answers as the core gives them: GPUs for a rate are fewestGpus's rows (the same as one
 // call with the GPU types checked), Esc stops a sizing, the capacity goes through maxRatePerGpu (tokens/s,
 // dollars, energy, and why its runs hold more requests than the box says), and a session keeps the sizing
-// and the plan choice, shown identically when reopened.
+// and the plan choice, shown identically when reopened. The fleet planner (Tools > Fleet...) shows
+// planFleet's answer and solves again when a rate or an SLO moves, saying what changed.
+#include "core/io/fleetfiles.h"
+#include "core/sim/fleet.h"
 #include "gui_fixtures.h"
 #include "servingrunner.h"
+#include "views/fleetview.h"
 #include "views/format.h"
 #include "views/scenarioeditor.h"
 #include "views/servingsizing.h"
 #include "views/servingview.h"
 
+#include <QAction>
+#include <QDockWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -186,5 +192,100 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiServingSizing)
+class TestGuiFleet : public QObject {
+    Q_OBJECT
+private slots:
+    // The sample fleet (three models over four GPU types) in the window's fleet dock: the total, the rows and
+    // the GPUs drawn per type are planFleet's analytical answer (`shardplan capacity --fleet
+    // samples/fleet-three-models.yaml --analytical`); doubling a rate solves again, the total and the rows
+    // become planFleet's answer to the edited fleet, and the change line names the edit and both costs.
+    void fleetDockIsPlanFleet() {
+        MainWindow w(testOptions());
+        views::FleetView* v = w.fleetView();
+        QVERIFY(v && !v->fleet());
+        QSignalSpy solved(v, &views::FleetView::solved);
+        // Tools > Fleet... (Ctrl+Shift+F) opens the dock with the sample fleet.
+        QAction* action = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QStringLiteral("Ctrl+Shift+F"))) action = a;
+        QVERIFY(action);
+        action->trigger();
+        QVERIFY(w.fleetDock()->isVisible() && v->fleet());
+        QVERIFY(solved.wait(30000));
+        auto f = loadFleet((kSamples + QStringLiteral("/fleet-three-models.yaml")).toStdString());
+        QVERIFY2(f, f ? "" : f.error().str().c_str());
+        FleetOptions o;
+        o.analytical = true;
+        const FleetAnswer a = planFleet(f.value(), o);
+        QVERIFY(a.ok && v->answer() && v->answer()->ok);
+        auto rowsOf = [](const FleetAnswer& x) {
+            int n = 0;
+            for (int c : x.solution.counts) n += c > 0;
+            return n;
+        };
+        QCOMPARE(v->answer()->solution.counts, a.solution.counts);
+        QVERIFY2(
+            v->totalText().startsWith(QStringLiteral("Total $%1/hour").arg(a.solution.usdPerHour, 0, 'f', 2)),
+            qPrintable(v->totalText()));
+        QCOMPARE(v->assignmentText().count('\n'), rowsOf(a));
+        // The inventory: each type's GPUs used of its GPUs, as the counts add them up.
+        for (size_t g = 0; g < f->inventory.size(); ++g) {
+            int64_t used = 0;
+            for (size_t j = 0; j < a.solution.counts.size(); ++j)
+                if (a.problem.candidates[j].type == int(g))
+                    used += int64_t(a.solution.counts[j]) * a.problem.candidates[j].gpus;
+            const QString line = QStringLiteral("%1  %2/%3 GPUs")
+                                     .arg(QString::fromStdString(f->inventory[g].id))
+                                     .arg(used)
+                                     .arg(int64_t(f->inventory[g].nodes) * f->inventory[g].gpusPerNode);
+            QVERIFY2(v->inventoryText().contains(line), qPrintable(v->inventoryText()));
+        }
+        QVERIFY(v->bindsText().contains(QStringLiteral("What binds")));
+        // Doubling the 70B model's rate.
+        const double rate = f->models[1].rate;
+        v->setModelRate(1, 2 * rate);
+        QVERIFY(solved.wait(30000));
+        Fleet edited = f.value();
+        edited.models[1].rate = 2 * rate;
+        const FleetAnswer b = planFleet(edited, o);
+        QVERIFY(b.ok && b.solution.usdPerHour > a.solution.usdPerHour);
+        QCOMPARE(v->answer()->solution.counts, b.solution.counts);
+        const QString change = v->changeText();
+        QVERIFY2(change.contains(QStringLiteral("rate %1 -> %2 requests/s").arg(rate).arg(2 * rate)) &&
+                     change.contains(QStringLiteral("$%1/hour -> $%2/hour")
+                                         .arg(a.solution.usdPerHour, 0, 'f', 2)
+                                         .arg(b.solution.usdPerHour, 0, 'f', 2)),
+                 qPrintable(change));
+        // A bad file says where and what, and the fleet shown stays.
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("bad.yaml"));
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("kind: fleet\ninventory:\n  - {gpu: h100-sxm, nodes: many}\nmodels: []\n");
+        file.close();
+        QString error;
+        QVERIFY(!v->loadFile(bad, &error));
+        QVERIFY2(error.contains(bad + QStringLiteral(":3:28: inventory[0].nodes")), qPrintable(error));
+        QCOMPARE(v->answer()->solution.counts, b.solution.counts);
+        QVERIFY(v->statusText().contains(QStringLiteral("inventory[0].nodes")));
+        if (qEnvironmentVariableIsSet("SHARDPLAN_FLEET_SHOT")) {
+            QTest::qWait(100);
+            w.fleetDock()->grab().save(qEnvironmentVariable("SHARDPLAN_FLEET_SHOT"));
+        }
+    }
+};
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    int rc = 0;
+    {
+        TestGuiServingSizing t;
+        rc |= QTest::qExec(&t, argc, argv);
+    }
+    {
+        TestGuiFleet t;
+        rc |= QTest::qExec(&t, argc, argv);
+    }
+    return rc;
+}
 #include "tst_gui_serving_sizing.moc"

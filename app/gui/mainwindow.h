@@ -36,6 +36,7 @@ class QTabWidget;
 
 namespace sp::views {
 class CalibrationView;
+class FleetView;
 class ComparisonView;
 class EliteModel;
 class LearningCurveView;
@@ -124,8 +125,12 @@ public:
     /// The disaggregated sweep's options for a Pareto sweep's, as `shardplan pareto --disaggregated`'s.
     static DisaggSearchOptions disaggregatedOptions(const ParetoOptions& o);
     QDockWidget* calibrationDock() const { return m_calibrationDock; }
+    views::FleetView* fleetView() const { return m_fleet; }
+    QDockWidget* fleetDock() const { return m_fleetDock; }
     /// Tools > Calibration: shows the calibration dock, loading the project's measurements the first time.
     void showCalibration();
+    /// Tools > Fleet...: the fleet planner's dock, with the sample fleet the first time.
+    void showFleet();
     views::MessageBanner* messageBanner() const { return m_banner; }
     views::MessageBanner* staleBanner() const { return m_staleBanner; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -182,6 +187,7 @@ private:
     /// Marks the Pareto tab's sweep stale when the scenario being edited is not the one swept.
     void refreshParetoStale();
     void buildCalibrationDock();
+    void buildFleetDock();
     // The Serving tab: mainwindow_serving.cpp.
     void buildServingTab();
     /// A plan the Serving tab serves, and its name as the tab shows it: "Best found (sa): pp1 dp2 tp4 -
@@ -294,6 +300,8 @@ private:
     QTimer* m_servingPlanTimer = nullptr; ///< names the best plan at most every 250 ms during a search
     views::CalibrationView* m_calibration = nullptr;
     QDockWidget* m_calibrationDock = nullptr;
+    views::FleetView* m_fleet = nullptr;
+    QDockWidget* m_fleetDock = nullptr;
     views::MessageBanner* m_banner = nullptr;
     views::MessageBanner* m_staleBanner = nullptr;
     QTabWidget* m_tabs = nullptr;

@@ -100,6 +100,7 @@ void MainWindow::buildUi() {
     }
     buildParetoTab();
     buildCalibrationDock();
+    buildFleetDock();
 
     m_eliteModel = new views::EliteModel(this);
     m_proxy = new QSortFilterProxyModel(this);

@@ -6,6 +6,7 @@
 #include "core/common/paths.h"
 #include "core/cost/costmodel.h"
 #include "views/calibrationview.h"
+#include "views/fleetview.h"
 
 namespace sp::app {
 
@@ -55,6 +56,34 @@ void MainWindow::useFittedEfficiency(const Efficiency& fitted) {
     scenarioEdited();
     m_undo->record(m_editor->scenario());
     statusBar()->showMessage(tr("The cluster now has the fitted efficiency factors (Ctrl+Z undoes)"), 8000);
+}
+
+} // namespace sp::app
+
+namespace sp::app {
+
+// The fleet planner (Tools > Fleet...): several models on one GPU inventory at least cost
+// (views/fleetview.h).
+void MainWindow::buildFleetDock() {
+    m_fleet = new views::FleetView;
+    m_fleetDock = new QDockWidget(tr("Fleet"), this);
+    m_fleetDock->setObjectName(QStringLiteral("fleetDock"));
+    m_fleetDock->setWidget(m_fleet);
+    addDockWidget(Qt::RightDockWidgetArea, m_fleetDock);
+    m_fleetDock->hide();
+}
+
+void MainWindow::showFleet() {
+    if (!m_fleet->fleet()) {
+        if (!m_fleetDock->isVisible()) {
+            m_fleetDock->setFloating(true);
+            m_fleetDock->resize(1100, 820);
+        }
+        m_fleet->loadFile(m_samplesDir + QStringLiteral("/fleet-three-models.yaml"));
+    }
+    m_fleetDock->show();
+    m_fleetDock->raise();
+    m_fleetDock->activateWindow();
 }
 
 } // namespace sp::app

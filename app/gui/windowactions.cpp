@@ -66,6 +66,8 @@ QString WindowActions::shortcutsHelp() {
         "<tr><td><b>Ctrl+L</b></td><td>Logarithmic evaluations axis</td></tr>"
         "<tr><td><b>Ctrl+F</b></td><td>Filter the elite plans</td></tr>"
         "<tr><td><b>Ctrl+Shift+C</b></td><td>Calibration: measured runs and the fit</td></tr>"
+        "<tr><td><b>Ctrl+Shift+F</b></td><td>Fleet: several models on one GPU inventory at least "
+        "cost</td></tr>"
         "<tr><td><b>F1</b></td><td>This list</td></tr>"
         "<tr><td><b>Ctrl+Q</b></td><td>Quit</td></tr></table>");
 }
@@ -215,6 +217,11 @@ void WindowActions::build(MainWindow& w) {
                          &MainWindow::showCalibration))
         ->setToolTip(MainWindow::tr("The cost model against measured runs, and the fit of the cluster's "
                                     "efficiency factors to them (Ctrl+Shift+C)"));
+    reg(QStringLiteral("fleet"),
+        tools->addAction(MainWindow::tr("&Fleet..."), QKeySequence(MainWindow::tr("Ctrl+Shift+F")), &w,
+                         &MainWindow::showFleet))
+        ->setToolTip(MainWindow::tr("Several models on one GPU inventory at the least cost an hour, and what a "
+                                    "rate or an SLO changes (Ctrl+Shift+F)"));
 
     auto* view = w.menuBar()->addMenu(MainWindow::tr("&View"));
     // Every tab, in order, Ctrl+1 to Ctrl+9 (the Pareto front and Serving tabs included); its tooltip names
