@@ -29,31 +29,6 @@ QString money(double usd) {
     return QStringLiteral("$") + QString::number(usd, 'f', 2);
 }
 
-/// "1 (1/8 node)", "8 (1 node)", "16 (2 nodes)".
-QString sizeText(const FleetReplica& r, int gpusPerNode) {
-    if (r.nodes > 0)
-        return QStringLiteral("%1 (%2 node%3)").arg(r.gpus).arg(r.nodes).arg(r.nodes == 1 ? "" : "s");
-    return QStringLiteral("%1 (1/%2 node)").arg(r.gpus).arg(gpusPerNode / std::max(1, r.gpus));
-}
-
-/// GPUs of inventory type g that model m takes in the answer.
-int64_t gpusOf(const FleetAnswer& a, int g, int m) {
-    int64_t n = 0;
-    for (size_t j = 0; j < a.solution.counts.size(); ++j) {
-        const FleetCandidate& c = a.problem.candidates[j];
-        if (c.type == g && (m < 0 || c.model == m)) n += int64_t(a.solution.counts[j]) * c.gpus;
-    }
-    return n;
-}
-
-double usdOf(const FleetAnswer& a, int m) {
-    double usd = 0;
-    for (size_t j = 0; j < a.solution.counts.size(); ++j)
-        if (a.problem.candidates[j].model == m)
-            usd += a.solution.counts[j] * a.problem.candidates[j].usdPerHour;
-    return usd;
-}
-
 /// "3 x 2 GPUs of b200" for each assignment of model m, joined.
 QString assignmentsOf(const FleetAnswer& a, const Fleet& f, int m) {
     QStringList parts;
@@ -392,7 +367,7 @@ void FleetView::showAnswer() {
         const FleetGpuType& t = f.inventory[size_t(g)];
         FleetBars::Row row;
         row.total = int64_t(t.nodes) * t.gpusPerNode;
-        const int64_t used = have ? gpusOf(*m_answer, g, -1) : 0;
+        const int64_t used = have ? fleetGpus(*m_answer, g) : 0;
         row.label = QStringLiteral("%1  %2/%3 GPUs  $%4/GPU-h")
                         .arg(qs(t.id))
                         .arg(used)
@@ -400,17 +375,23 @@ void FleetView::showAnswer() {
                         .arg(t.pricePerGpuHour, 0, 'g', 4);
         if (have)
             for (int m = 0; m < int(f.models.size()); ++m)
-                if (const int64_t n = gpusOf(*m_answer, g, m)) row.parts.emplace_back(m, n);
+                if (const int64_t n = fleetGpus(*m_answer, g, m)) row.parts.emplace_back(m, n);
         m_bars->rows.push_back(row);
     }
-    m_bars->setToolTip(have ? tr("Prices: %1").arg(qs(f.inventory.empty() ? "" : f.inventory[0].priceSource))
-                            : QString());
+    QStringList prices;
+    for (const FleetGpuType& t : f.inventory)
+        prices << QStringLiteral("%1: $%2 a GPU-hour (%3)")
+                      .arg(qs(t.id))
+                      .arg(t.pricePerGpuHour)
+                      .arg(qs(t.priceSource));
+    m_bars->setToolTip(prices.join('\n'));
     m_bars->updateGeometry();
     m_bars->update();
     for (int m = 0; m < int(f.models.size()); ++m) {
         if (QTableWidgetItem* it = m_models->item(m, 4))
             it->setText(have ? assignmentsOf(*m_answer, f, m) : "");
-        if (QTableWidgetItem* it = m_models->item(m, 5)) it->setText(have ? money(usdOf(*m_answer, m)) : "");
+        if (QTableWidgetItem* it = m_models->item(m, 5))
+            it->setText(have ? money(fleetUsdPerHour(*m_answer, m)) : "");
     }
     if (!have) {
         m_total->setText(m_answer ? tr("No answer") : QString());
@@ -419,8 +400,7 @@ void FleetView::showAnswer() {
         return;
     }
     const FleetAnswer& a = *m_answer;
-    int64_t gpus = 0;
-    for (int g = 0; g < int(f.inventory.size()); ++g) gpus += gpusOf(a, g, -1);
+    const int64_t gpus = fleetGpus(a);
     m_total->setText(tr("Total %1/hour on %2 GPUs%3")
                          .arg(money(a.solution.usdPerHour))
                          .arg(gpus)
@@ -436,7 +416,7 @@ void FleetView::showAnswer() {
             const QStringList cells{qs(f.models[size_t(m)].name),
                                     qs(t.id),
                                     QString::number(n),
-                                    sizeText(r, t.gpusPerNode),
+                                    qs(fleetSizeText(r, t.gpusPerNode)),
                                     QString::number(r.rate, 'g', 3),
                                     QString::number(n * r.rate, 'f', 2),
                                     money(n * r.usdPerHour),

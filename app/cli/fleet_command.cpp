@@ -24,13 +24,6 @@ namespace {
 
 using J = nlohmann::ordered_json;
 
-std::string sizeText(const FleetReplica& r, int gpusPerNode) {
-    if (r.nodes > 0)
-        return std::to_string(r.gpus) + " (" + std::to_string(r.nodes) +
-               (r.nodes == 1 ? " node)" : " nodes)");
-    return std::to_string(r.gpus) + " (1/" + std::to_string(gpusPerNode / r.gpus) + " node)";
-}
-
 std::string sloText(const Workload& w) {
     char buf[160];
     char at[24] = "mean";
@@ -49,29 +42,6 @@ std::string ratesText(const FleetOptions& o) {
            "20 "
            "request latencies, at least " +
            std::to_string(o.search.sim.requests) + " requests)";
-}
-
-struct Totals {
-    double usdPerHour = 0;
-    int64_t gpus = 0;
-};
-
-Totals totalsOf(const FleetAnswer& a) {
-    Totals t;
-    for (size_t j = 0; j < a.solution.counts.size(); ++j) {
-        t.usdPerHour += a.solution.counts[j] * a.problem.candidates[j].usdPerHour;
-        t.gpus += int64_t(a.solution.counts[j]) * a.problem.candidates[j].gpus;
-    }
-    return t;
-}
-
-/// GPUs of inventory type `g` the answer uses.
-int64_t gpusUsed(const FleetAnswer& a, int g) {
-    int64_t used = 0;
-    for (size_t j = 0; j < a.solution.counts.size(); ++j)
-        if (a.problem.candidates[j].type == g)
-            used += int64_t(a.solution.counts[j]) * a.problem.candidates[j].gpus;
-    return used;
 }
 
 J replicaJson(const FleetReplica& r, const Fleet& f) {
@@ -104,9 +74,8 @@ J answerJson(const FleetAnswer& a, const Fleet& f, const std::string& path, cons
     out["file"] = path;
     out["rates"] = o.analytical ? "analytical" : "simulated";
     out["headroom"] = a.nMinus1 ? "n-1" : "none";
-    const Totals t = totalsOf(a);
-    out["usd_per_hour"] = t.usdPerHour;
-    out["gpus"] = t.gpus;
+    out["usd_per_hour"] = fleetUsdPerHour(a);
+    out["gpus"] = fleetGpus(a);
     auto assignments = J::array();
     auto models = J::array();
     for (size_t m = 0; m < f.models.size(); ++m) {
@@ -144,7 +113,7 @@ J answerJson(const FleetAnswer& a, const Fleet& f, const std::string& path, cons
     auto inventory = J::array();
     for (size_t g = 0; g < f.inventory.size(); ++g) {
         const FleetGpuType& ft = f.inventory[g];
-        const int64_t used = gpusUsed(a, int(g));
+        const int64_t used = fleetGpus(a, int(g));
         inventory.push_back({{"gpu", ft.id},
                              {"nodes", ft.nodes},
                              {"gpus_per_node", ft.gpusPerNode},
@@ -189,19 +158,18 @@ void printAnswer(const FleetAnswer& a, const Fleet& f, const std::string& path, 
             const FleetGpuType& t = f.inventory[size_t(r.type)];
             std::printf("%-*s %8s  %-10s %8d  %-14s %9.3g %9.2f %9s  %s\n", width,
                         first ? fm.name.c_str() : "", first ? thousands(fm.rate, "%.4g").c_str() : "",
-                        t.id.c_str(), n, sizeText(r, t.gpusPerNode).c_str(), r.rate, n * r.rate,
+                        t.id.c_str(), n, fleetSizeText(r, t.gpusPerNode).c_str(), r.rate, n * r.rate,
                         thousands(n * r.usdPerHour, "%.2f").c_str(),
                         degreesText(r.plan, fm.model.moe.present()).c_str());
             first = false;
         }
     }
-    const Totals t = totalsOf(a);
-    std::printf("total     $%s/hour on %lld GPUs\n\n", thousands(t.usdPerHour, "%.2f").c_str(),
-                (long long)t.gpus);
+    std::printf("total     $%s/hour on %lld GPUs\n\n", thousands(fleetUsdPerHour(a), "%.2f").c_str(),
+                (long long)fleetGpus(a));
     std::printf("%-10s %12s %12s %11s  %s\n", "gpu", "nodes used", "GPUs used", "$/GPU-hour", "price");
     for (size_t g = 0; g < f.inventory.size(); ++g) {
         const FleetGpuType& ft = f.inventory[g];
-        const int64_t used = gpusUsed(a, int(g));
+        const int64_t used = fleetGpus(a, int(g));
         const std::string nodes =
             std::to_string((used + ft.gpusPerNode - 1) / ft.gpusPerNode) + " of " + std::to_string(ft.nodes);
         const std::string gpus =

@@ -48,8 +48,8 @@ std::string tpotNote(const std::string& name, const Metrics& m, const Binding& b
     if (b.kind != BatchLimit::Tpot || !m.spec.on() || m.stepMs <= 0) return {};
     return " With " + specName(m.spec) + ", " + name + "'s step of " + ms(m.stepMs) + " yields " +
            formatDouble("%.3g", m.tokensPerStep) + " tokens a sequence: a TPOT of " + ms(m.tpotMs) + " (" +
-           formatDouble("%.4g", m.stepMs) + " / " + formatDouble("%.3g", m.tokensPerStep) + ") under the SLO of " + ms(sloMs) +
-           ".";
+           formatDouble("%.4g", m.stepMs) + " / " + formatDouble("%.3g", m.tokensPerStep) +
+           ") under the SLO of " + ms(sloMs) + ".";
 }
 
 } // namespace

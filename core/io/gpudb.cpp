@@ -3,6 +3,7 @@
 #include "core/io/modelfields.h"
 #include "core/io/reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -19,12 +20,6 @@ struct Database {
     PriceList builtin; ///< the file's own
 };
 
-bool knownId(const Database& db, std::string_view id) {
-    for (const auto& g : db.gpus)
-        if (g.id == id) return true;
-    return false;
-}
-
 /// A price list's fields (`basis`, `usd_per_gpu_hour`), each GPU id checked against the database.
 PriceList readPrices(const io::MapReader& r, const Database& db) {
     r.allowKeys({"basis", "usd_per_gpu_hour"});
@@ -33,13 +28,13 @@ PriceList readPrices(const io::MapReader& r, const Database& db) {
     if (out.basis.find_first_not_of(" \t") == std::string::npos)
         r.failAt("basis", "say where the prices come from and when (it is named in every cost answer)");
     const io::MapReader m = r.map("usd_per_gpu_hour");
+    std::vector<std::string_view> ids; // the database's, for the check and its message
+    for (const auto& g : db.gpus) ids.push_back(g.id);
     for (const auto& kv : m.self()) {
         const std::string id = io::asString(r.file(), kv.first, m.field("<gpu id>"));
-        if (!knownId(db, id)) {
-            std::vector<std::string_view> ids;
-            for (const auto& g : db.gpus) ids.push_back(g.id);
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
             std::string known;
-            for (const auto& g : db.gpus) known += (known.empty() ? "" : ", ") + g.id;
+            for (std::string_view k : ids) known += (known.empty() ? "" : ", ") + std::string(k);
             io::fail(r.file(), kv.first, m.field(id),
                      "unknown GPU '" + id + "'" + io::didYouMean(id, ids) + "; the database's: " + known);
         }

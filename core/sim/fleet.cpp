@@ -293,6 +293,31 @@ Scenario fleetScenario(const FleetModel& m, const FleetGpuType& t, int nodes, in
     return s;
 }
 
+int64_t fleetGpus(const FleetAnswer& a, int type, int model) {
+    int64_t n = 0;
+    for (size_t j = 0; j < a.solution.counts.size(); ++j) {
+        const FleetCandidate& c = a.problem.candidates[j];
+        if ((type < 0 || c.type == type) && (model < 0 || c.model == model))
+            n += int64_t(a.solution.counts[j]) * c.gpus;
+    }
+    return n;
+}
+
+double fleetUsdPerHour(const FleetAnswer& a, int model) {
+    double usd = 0;
+    for (size_t j = 0; j < a.solution.counts.size(); ++j)
+        if (model < 0 || a.problem.candidates[j].model == model)
+            usd += a.solution.counts[j] * a.problem.candidates[j].usdPerHour;
+    return usd;
+}
+
+std::string fleetSizeText(const FleetReplica& r, int gpusPerNode) {
+    if (r.nodes > 0)
+        return std::to_string(r.gpus) + " (" + std::to_string(r.nodes) +
+               (r.nodes == 1 ? " node)" : " nodes)");
+    return std::to_string(r.gpus) + " (1/" + std::to_string(gpusPerNode / std::max(1, r.gpus)) + " node)";
+}
+
 FleetAnswer planFleet(const Fleet& f, const FleetOptions& o, std::stop_token stop) {
     FleetAnswer a;
     a.nMinus1 = f.nMinus1 || o.nMinus1;

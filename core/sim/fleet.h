@@ -139,6 +139,13 @@ struct FleetAnswer {
     std::vector<FleetBind> binds;
 };
 
+/// GPUs the answer takes of inventory type `type` for model `model` (-1: every type, every model).
+int64_t fleetGpus(const FleetAnswer& a, int type = -1, int model = -1);
+/// Dollars an hour the answer spends on model `model` (-1: every model), from its replica counts.
+double fleetUsdPerHour(const FleetAnswer& a, int model = -1);
+/// A replica's size as a table cell: "8 (1 node)", "16 (2 nodes)", "1 (1/8 node)".
+std::string fleetSizeText(const FleetReplica& r, int gpusPerNode);
+
 /// Rates every candidate (in parallel), solves the program, and says what binds; an error names the model
 /// that cannot be served and why.
 FleetAnswer planFleet(const Fleet& f, const FleetOptions& o, std::stop_token stop = {});
