@@ -1,6 +1,7 @@
-// The main window's calibration dock (Tools > Calibration...): the measurements against the cost model, the
-// fit of the cluster's efficiency factors (views/calibrationview.h), and "Use the fitted cluster", which is
-// an edit of the scenario like any other: undoable, and the results go stale.
+// The main window's tool docks. Calibration (Tools > Calibration...): the measurements against the cost
+// model, the fit of the cluster's efficiency factors (views/calibrationview.h), and "Use the fitted cluster",
+// which is an edit of the scenario like any other: undoable, and the results go stale. Fleet (Tools >
+// Fleet...): several models on one GPU inventory at least cost (views/fleetview.h).
 #include "mainwindow_p.h"
 
 #include "core/common/paths.h"
@@ -8,7 +9,38 @@
 #include "views/calibrationview.h"
 #include "views/fleetview.h"
 
+#include <functional>
+
 namespace sp::app {
+
+namespace {
+
+/// A tool's dock, hidden until its action shows it.
+QDockWidget* addToolDock(QMainWindow* w, const QString& title, const QString& name, QWidget* content) {
+    auto* d = new QDockWidget(title, w);
+    d->setObjectName(name);
+    d->setWidget(content);
+    w->addDockWidget(Qt::RightDockWidgetArea, d);
+    d->hide();
+    return d;
+}
+
+/// The first time (`first`), a hidden dock floats at `size`, where its tables read; `load` fills it; then it
+/// is shown and raised.
+void showToolDock(QDockWidget* d, bool first, QSize size, const std::function<void()>& load) {
+    if (first) {
+        if (!d->isVisible()) {
+            d->setFloating(true);
+            d->resize(size);
+        }
+        load();
+    }
+    d->show();
+    d->raise();
+    d->activateWindow();
+}
+
+} // namespace
 
 void MainWindow::buildCalibrationDock() {
     m_calibration = new views::CalibrationView(m_samplesDir);
@@ -23,25 +55,14 @@ void MainWindow::buildCalibrationDock() {
     connect(m_calibration, &views::CalibrationView::fittingChanged, this, &MainWindow::updateStopAction);
     connect(m_calibration, &views::CalibrationView::useFittedRequested, this,
             &MainWindow::useFittedEfficiency);
-    m_calibrationDock = new QDockWidget(tr("Calibration"), this);
-    m_calibrationDock->setObjectName(QStringLiteral("calibrationDock"));
-    m_calibrationDock->setWidget(m_calibration);
-    addDockWidget(Qt::RightDockWidgetArea, m_calibrationDock);
-    m_calibrationDock->hide();
+    m_calibrationDock =
+        addToolDock(this, tr("Calibration"), QStringLiteral("calibrationDock"), m_calibration);
 }
 
 void MainWindow::showCalibration() {
-    if (m_calibration->origin().isEmpty()) {
-        // The first time: float it at a size where the table and the plot read, and load the project's file.
-        if (!m_calibrationDock->isVisible()) {
-            m_calibrationDock->setFloating(true);
-            m_calibrationDock->resize(1100, 760);
-        }
-        m_calibration->loadFile(QString::fromStdString(calibrationFile()));
-    }
-    m_calibrationDock->show();
-    m_calibrationDock->raise();
-    m_calibrationDock->activateWindow();
+    // The first time, the project's measurement file.
+    showToolDock(m_calibrationDock, m_calibration->origin().isEmpty(), QSize(1100, 760),
+                 [this] { m_calibration->loadFile(QString::fromStdString(calibrationFile())); });
 }
 
 void MainWindow::useFittedEfficiency(const Efficiency& fitted) {
@@ -58,32 +79,15 @@ void MainWindow::useFittedEfficiency(const Efficiency& fitted) {
     statusBar()->showMessage(tr("The cluster now has the fitted efficiency factors (Ctrl+Z undoes)"), 8000);
 }
 
-} // namespace sp::app
-
-namespace sp::app {
-
-// The fleet planner (Tools > Fleet...): several models on one GPU inventory at least cost
-// (views/fleetview.h).
 void MainWindow::buildFleetDock() {
     m_fleet = new views::FleetView;
-    m_fleetDock = new QDockWidget(tr("Fleet"), this);
-    m_fleetDock->setObjectName(QStringLiteral("fleetDock"));
-    m_fleetDock->setWidget(m_fleet);
-    addDockWidget(Qt::RightDockWidgetArea, m_fleetDock);
-    m_fleetDock->hide();
+    m_fleetDock = addToolDock(this, tr("Fleet"), QStringLiteral("fleetDock"), m_fleet);
 }
 
 void MainWindow::showFleet() {
-    if (!m_fleet->fleet()) {
-        if (!m_fleetDock->isVisible()) {
-            m_fleetDock->setFloating(true);
-            m_fleetDock->resize(1100, 820);
-        }
-        m_fleet->loadFile(m_samplesDir + QStringLiteral("/fleet-three-models.yaml"));
-    }
-    m_fleetDock->show();
-    m_fleetDock->raise();
-    m_fleetDock->activateWindow();
+    // The first time, the sample fleet.
+    showToolDock(m_fleetDock, !m_fleet->fleet(), QSize(1100, 820),
+                 [this] { m_fleet->loadFile(m_samplesDir + QStringLiteral("/fleet-three-models.yaml")); });
 }
 
 } // namespace sp::app
