@@ -11,10 +11,8 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QShortcut>
-#include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
@@ -329,6 +327,7 @@ void FleetView::finished() {
     }
     if (a.stopped) {
         m_status->setText(tr("Stopped: the answer shown is the one before"));
+        m_edit.clear(); // the answer shown is not the edit's: no change line for it
     } else if (!a.ok) {
         m_status->setText(tr("No answer: %1").arg(qs(a.error)));
         m_answer = std::move(a);
@@ -441,9 +440,7 @@ void FleetView::showAnswer() {
             tr("After %1: %2/hour -> %3/hour (%4%5)")
                 .arg(m_edit, money(was), money(now), now >= was ? "+" : "-", money(std::abs(now - was)));
         for (int m = 0; m < int(f.models.size()); ++m) {
-            const QString before = m_before->problem.rates.size() == f.models.size()
-                                       ? assignmentsOf(*m_before, f, m)
-                                       : QString();
+            const QString before = assignmentsOf(*m_before, f, m);
             const QString after = assignmentsOf(a, f, m);
             if (before != after)
                 text += tr("\n%1 ran on %2; now on %3").arg(qs(f.models[size_t(m)].name), before, after);
