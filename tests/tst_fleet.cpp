@@ -7,6 +7,7 @@
 
 #include "core/common/error.h"
 #include "core/io/fleetfiles.h"
+#include "core/io/formats.h"
 #include "core/io/gpudb.h"
 #include "core/sim/fleet.h"
 
@@ -523,6 +524,41 @@ private slots:
         QVERIFY2(r.err.contains(path + ":3:3: usd_per_gpu_hour.h100: unknown GPU 'h100'"), qPrintable(r.err));
         QCOMPARE(shardplan({"evaluate", "--scenario", scenario, "--prices"}).code, 1);
         QVERIFY(shardplan({"help", "evaluate"}).out.contains("--prices FILE"));
+        // The sample list (synthetic rates) on the same scenario: $2.10 a GPU-hour, its basis named.
+        const QString sample = QString::fromStdString(kSampleDir) + "/prices-example.yaml";
+        r = shardplan({"evaluate", "--scenario", scenario, "--prices", sample});
+        QVERIFY2(r.code == 0 && r.out.contains("at $2.1 a GPU-hour (example contract rates (synthetic))"),
+                 qPrintable(r.out + r.err));
+    }
+
+    // validate tells fleets and price lists by their kind (or, without one, by their keys) and reads them
+    // with their own loaders; a file given the wrong --kind says which it is.
+    void validateFleetsAndPrices() {
+        const QString fleet = QString::fromStdString(kFleet);
+        const QString prices = QString::fromStdString(kSampleDir) + "/prices-example.yaml";
+        Run r = shardplan({"validate", fleet, prices});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(fleet + ": fleet ") && r.out.contains("3 models on 4 GPU types (80 GPUs)"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains(prices + ": prices 4 GPUs priced (example contract rates (synthetic))"),
+                 qPrintable(r.out));
+        r = shardplan({"validate", "--kind", "fleet", prices});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(prices + ":5:7: kind: expected a fleet file, found kind 'prices'"),
+                 qPrintable(r.err));
+        r = shardplan({"validate", "--kind", "prices", fleet});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("kind: expected a prices file, found kind 'fleet'"), qPrintable(r.err));
+        // Without kind: the keys tell.
+        QTemporaryDir dir;
+        const QString bare = dir.filePath("bare.yaml");
+        QFile file(bare);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("basis: x\nusd_per_gpu_hour: {h100-sxm: 2}\n");
+        file.close();
+        QCOMPARE(detectKind(bare.toStdString()).value(), FileKind::Prices);
+        r = shardplan({"validate", "--json", bare});
+        QVERIFY2(r.code == 0 && r.out.contains("\"kind\":\"prices\""), qPrintable(r.out + r.err));
     }
 
     // The command line: text and JSON on the sample, usage errors, a bad file's error with its line.

@@ -23,7 +23,8 @@ private slots:
     void roundTrip_data() {
         QTest::addColumn<QString>("path");
         for (const auto& sub : {"models", "clusters", "workloads", "scenarios", "plans"})
-            for (const auto& f : sampleFiles(sub)) QTest::addRow("%s", qPrintable(QFileInfo(f).fileName())) << f;
+            for (const auto& f : sampleFiles(sub))
+                QTest::addRow("%s", qPrintable(QFileInfo(f).fileName())) << f;
         for (const auto& f : QDir(kHf).entryList({"*.config.json"}))
             if (!f.startsWith("gpt2")) QTest::addRow("hf/%s", qPrintable(f)) << kHf + f;
     }
@@ -41,11 +42,21 @@ private slots:
             QVERIFY2(again.value() == loaded.value(), text.c_str());
         };
         switch (*kind) {
-        case FileKind::Model: check(loadModel(p), parseModel); break;
-        case FileKind::Cluster: check(loadCluster(p), parseCluster); break;
-        case FileKind::Workload: check(loadWorkload(p), parseWorkload); break;
-        case FileKind::Constraints: check(loadConstraints(p), parseConstraints); break;
-        case FileKind::Scenario: check(loadScenario(p), parseScenario); break;
+        case FileKind::Model:
+            check(loadModel(p), parseModel);
+            break;
+        case FileKind::Cluster:
+            check(loadCluster(p), parseCluster);
+            break;
+        case FileKind::Workload:
+            check(loadWorkload(p), parseWorkload);
+            break;
+        case FileKind::Constraints:
+            check(loadConstraints(p), parseConstraints);
+            break;
+        case FileKind::Scenario:
+            check(loadScenario(p), parseScenario);
+            break;
         case FileKind::Plan: {
             check(loadPlan(p), parsePlan);
             auto plan = loadPlan(p);
@@ -54,6 +65,9 @@ private slots:
             QVERIFY(fromJson.value() == plan.value());
             break;
         }
+        case FileKind::Fleet:
+        case FileKind::Prices:
+            QFAIL("fleets and price lists are read, never written: not among the round-trip samples");
         }
     }
 
@@ -61,80 +75,140 @@ private slots:
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("text");
-        QTest::addColumn<QString>("expected"); // the exact "file:line:column: field: ..." prefix or a substring
+        QTest::addColumn<QString>(
+            "expected"); // the exact "file:line:column: field: ..." prefix or a substring
         const QString model = "version: 1\nkind: model\nname: m\nlayers: 2\nhidden: 64\nvocab: 100\n"
                               "attention:\n  heads: 4\n  kv_heads: 2\n  head_dim: 16\nffn: 128\n";
-        QTest::addRow("malformed yaml") << "model" << "m.yaml" << "layers: [1, 2\nhidden: 3\n" << "m.yaml:";
-        QTest::addRow("malformed yaml message") << "model" << "m.yaml" << "a: b: c\n" << "malformed YAML";
-        QTest::addRow("malformed json") << "plan" << "p.json" << "{\n  \"degrees\": {\"tp\": 8,}\n}\n"
+        QTest::addRow("malformed yaml") << "model"
+                                        << "m.yaml"
+                                        << "layers: [1, 2\nhidden: 3\n"
+                                        << "m.yaml:";
+        QTest::addRow("malformed yaml message") << "model"
+                                                << "m.yaml"
+                                                << "a: b: c\n"
+                                                << "malformed YAML";
+        QTest::addRow("malformed json") << "plan"
+                                        << "p.json"
+                                        << "{\n  \"degrees\": {\"tp\": 8,}\n}\n"
                                         << "p.json:2:";
-        QTest::addRow("not a mapping") << "model" << "m.yaml" << "- 1\n- 2\n" << "expected a mapping";
-        QTest::addRow("missing field") << "model" << "m.yaml" << QString(model).replace("hidden: 64\n", "")
+        QTest::addRow("not a mapping") << "model"
+                                       << "m.yaml"
+                                       << "- 1\n- 2\n"
+                                       << "expected a mapping";
+        QTest::addRow("missing field") << "model"
+                                       << "m.yaml" << QString(model).replace("hidden: 64\n", "")
                                        << "m.yaml:1:1: hidden: missing required field";
-        QTest::addRow("unknown key") << "model" << "m.yaml" << model + "layer: 3\n"
+        QTest::addRow("unknown key") << "model"
+                                     << "m.yaml" << model + "layer: 3\n"
                                      << "m.yaml:12:1: layer: unknown key (did you mean 'layers'?)";
-        QTest::addRow("nested unknown key") << "model" << "m.yaml" << QString(model).replace("  head_dim", "  head_dimm")
-                                            << "m.yaml:10:3: attention.head_dimm: unknown key (did you mean 'head_dim'?)";
-        QTest::addRow("wrong type") << "model" << "m.yaml" << QString(model).replace("layers: 2", "layers: two")
+        QTest::addRow("nested unknown key")
+            << "model"
+            << "m.yaml" << QString(model).replace("  head_dim", "  head_dimm")
+            << "m.yaml:10:3: attention.head_dimm: unknown key (did you mean 'head_dim'?)";
+        QTest::addRow("wrong type") << "model"
+                                    << "m.yaml" << QString(model).replace("layers: 2", "layers: two")
                                     << "m.yaml:4:9: layers: expected an integer, found 'two'";
-        QTest::addRow("wrong type list") << "model" << "m.yaml" << QString(model).replace("hidden: 64", "hidden: [64]")
+        QTest::addRow("wrong type list") << "model"
+                                         << "m.yaml" << QString(model).replace("hidden: 64", "hidden: [64]")
                                          << "m.yaml:5:9: hidden: expected an integer, found a list";
-        QTest::addRow("non-positive size") << "model" << "m.yaml" << QString(model).replace("vocab: 100", "vocab: 0")
+        QTest::addRow("non-positive size") << "model"
+                                           << "m.yaml" << QString(model).replace("vocab: 100", "vocab: 0")
                                            << "m.yaml:6:8: vocab: expected an integer from 1 to";
-        QTest::addRow("heads not divisible") << "model" << "m.yaml" << QString(model).replace("kv_heads: 2", "kv_heads: 3")
-                                             << "m.yaml:9:13: attention.kv_heads: heads (4) must be a multiple of kv_heads (3)";
+        QTest::addRow("heads not divisible")
+            << "model"
+            << "m.yaml" << QString(model).replace("kv_heads: 2", "kv_heads: 3")
+            << "m.yaml:9:13: attention.kv_heads: heads (4) must be a multiple of kv_heads (3)";
         QTest::addRow("top_k above experts")
-            << "model" << "m.yaml" << model + "moe: {experts: 4, top_k: 8, expert_ffn: 32}\n"
+            << "model"
+            << "m.yaml" << model + "moe: {experts: 4, top_k: 8, expert_ffn: 32}\n"
             << "m.yaml:12:26: moe.top_k: top_k (8) exceeds experts (4)";
-        QTest::addRow("bad dtype") << "model" << "m.yaml" << model + "dtypes: {weights: fp9}\n"
-                                   << "m.yaml:12:19: dtypes.weights: expected one of fp32, bf16, fp16, fp8, int8, fp4 or int4, found 'fp9'";
-        QTest::addRow("wrong kind") << "cluster" << "c.yaml" << model << "c.yaml:2:7: kind: expected a cluster file";
-        QTest::addRow("bad version") << "model" << "m.yaml" << QString(model).replace("version: 1", "version: 7")
+        QTest::addRow("bad dtype") << "model"
+                                   << "m.yaml" << model + "dtypes: {weights: fp9}\n"
+                                   << "m.yaml:12:19: dtypes.weights: expected one of fp32, bf16, fp16, fp8, "
+                                      "int8, fp4 or int4, found 'fp9'";
+        QTest::addRow("wrong kind") << "cluster"
+                                    << "c.yaml" << model << "c.yaml:2:7: kind: expected a cluster file";
+        QTest::addRow("bad version") << "model"
+                                     << "m.yaml" << QString(model).replace("version: 1", "version: 7")
                                      << "m.yaml:1:10: version: unsupported version 7";
         QTest::addRow("cluster without compute")
-            << "cluster" << "c.yaml"
-            << "nodes: 1\ngpus_per_node: 8\ngpu: {tflops: {}, hbm_gb: 80, hbm_tb_s: 3.35}\nintra_node: {gb_s_per_gpu: 450}\n"
+            << "cluster"
+            << "c.yaml"
+            << "nodes: 1\ngpus_per_node: 8\ngpu: {tflops: {}, hbm_gb: 80, hbm_tb_s: 3.35}\nintra_node: "
+               "{gb_s_per_gpu: 450}\n"
             << "c.yaml:3:15: gpu.tflops: give the dense TFLOP/s of at least one dtype";
         QTest::addRow("multi-node without NIC")
-            << "cluster" << "c.yaml"
-            << "nodes: 2\ngpus_per_node: 8\ngpu: {tflops: {bf16: 989}, hbm_gb: 80, hbm_tb_s: 3.35}\nintra_node: {gb_s_per_gpu: 450}\n"
+            << "cluster"
+            << "c.yaml"
+            << "nodes: 2\ngpus_per_node: 8\ngpu: {tflops: {bf16: 989}, hbm_gb: 80, hbm_tb_s: "
+               "3.35}\nintra_node: {gb_s_per_gpu: 450}\n"
             << "c.yaml:1:1: inter_node: missing required field";
-        QTest::addRow("bad phase") << "workload" << "w.yaml" << "phase: decod\ninput_tokens: 10\n"
-                                   << "w.yaml:1:8: phase: expected one of prefill, decode or serving, found 'decod' (did you mean 'decode'?)";
-        QTest::addRow("fixed batch without size") << "workload" << "w.yaml"
-                                                  << "phase: decode\ninput_tokens: 10\nbatch: {policy: fixed}\n"
-                                                  << "w.yaml:3:8: batch.size: missing required field";
-        QTest::addRow("bad pin") << "constraints" << "k.yaml" << "pinned: {qkv: columns}\n"
-                                 << "k.yaml:1:15: pinned.qkv: expected one of column, row or token, found 'columns' (did you mean 'column'?)";
-        QTest::addRow("bad degree list") << "constraints" << "k.yaml" << "degrees: {tp: [1, 2, -4]}\n"
+        QTest::addRow("bad phase") << "workload"
+                                   << "w.yaml"
+                                   << "phase: decod\ninput_tokens: 10\n"
+                                   << "w.yaml:1:8: phase: expected one of prefill, decode or serving, found "
+                                      "'decod' (did you mean 'decode'?)";
+        QTest::addRow("fixed batch without size")
+            << "workload"
+            << "w.yaml"
+            << "phase: decode\ninput_tokens: 10\nbatch: {policy: fixed}\n"
+            << "w.yaml:3:8: batch.size: missing required field";
+        QTest::addRow("bad pin") << "constraints"
+                                 << "k.yaml"
+                                 << "pinned: {qkv: columns}\n"
+                                 << "k.yaml:1:15: pinned.qkv: expected one of column, row or token, found "
+                                    "'columns' (did you mean 'column'?)";
+        QTest::addRow("bad degree list") << "constraints"
+                                         << "k.yaml"
+                                         << "degrees: {tp: [1, 2, -4]}\n"
                                          << "k.yaml:1:22: degrees.tp[2]: expected an integer from 1 to";
-        QTest::addRow("plan expert degrees") << "plan" << "p.yaml" << "degrees: {dp: 2, tp: 4, ep: 4}\n"
+        QTest::addRow("plan expert degrees") << "plan"
+                                             << "p.yaml"
+                                             << "degrees: {dp: 2, tp: 4, ep: 4}\n"
                                              << "p.yaml:1:10: degrees: ep*etp*edp (4) must equal dp*tp (8)";
-        QTest::addRow("plan mesh order") << "plan" << "p.yaml" << "degrees: {tp: 8, ep: 8}\nmesh_order: [tp, tp, pp]\n"
+        QTest::addRow("plan mesh order") << "plan"
+                                         << "p.yaml"
+                                         << "degrees: {tp: 8, ep: 8}\nmesh_order: [tp, tp, pp]\n"
                                          << "p.yaml:2:18: mesh_order[1]: expected each of tp, dp and pp once";
         QTest::addRow("plan json field")
-            << "plan" << "p.json" << "{\n  \"degrees\": {\"tp\": 8, \"ep\": 8},\n  \"operators\": {\"qkv\": \"diagonal\"}\n}\n"
+            << "plan"
+            << "p.json"
+            << "{\n  \"degrees\": {\"tp\": 8, \"ep\": 8},\n  \"operators\": {\"qkv\": \"diagonal\"}\n}\n"
             << "p.json:3:24: operators.qkv: expected one of column, row or token, found 'diagonal'";
-        QTest::addRow("plan stage_layers count")
-            << "plan" << "p.yaml" << "degrees: {pp: 2, tp: 4}\nstage_layers: [40]\n"
-            << "p.yaml:2:15: stage_layers: 1 stages listed for pp 2";
+        QTest::addRow("plan stage_layers count") << "plan"
+                                                 << "p.yaml"
+                                                 << "degrees: {pp: 2, tp: 4}\nstage_layers: [40]\n"
+                                                 << "p.yaml:2:15: stage_layers: 1 stages listed for pp 2";
         QTest::addRow("plan stage_layers zero")
-            << "plan" << "p.yaml" << "degrees: {pp: 2, tp: 4}\nstage_layers: [80, 0]\n"
+            << "plan"
+            << "p.yaml"
+            << "degrees: {pp: 2, tp: 4}\nstage_layers: [80, 0]\n"
             << "p.yaml:2:20: stage_layers[1]: expected an integer from 1 to";
-        QTest::addRow("plan stage_layers not a list")
-            << "plan" << "p.yaml" << "degrees: {pp: 2}\nstage_layers: 40+40\n" << "p.yaml:2:15: stage_layers:";
+        QTest::addRow("plan stage_layers not a list") << "plan"
+                                                      << "p.yaml"
+                                                      << "degrees: {pp: 2}\nstage_layers: 40+40\n"
+                                                      << "p.yaml:2:15: stage_layers:";
         QTest::addRow("constraints bad stage_layers")
-            << "constraints" << "k.yaml" << "stage_layers: even\n"
+            << "constraints"
+            << "k.yaml"
+            << "stage_layers: even\n"
             << "k.yaml:1:15: stage_layers: expected one of balanced or tuned, found 'even'";
         QTest::addRow("scenario missing part file")
-            << "scenario" << "/tmp/s.yaml" << "model: nowhere.yaml\ncluster: c.yaml\nworkload: w.yaml\n"
+            << "scenario"
+            << "/tmp/s.yaml"
+            << "model: nowhere.yaml\ncluster: c.yaml\nworkload: w.yaml\n"
             << "/tmp/s.yaml:1:8: model: no such file '/tmp/nowhere.yaml'";
         QTest::addRow("hf unsupported architecture")
-            << "model" << "x.json" << "{\"architectures\": [\"GPT2LMHeadModel\"], \"n_layer\": 12}"
-            << "x.json:1:19: architectures: unsupported architecture 'GPT2LMHeadModel'; supported: LlamaForCausalLM";
-        QTest::addRow("hf missing field") << "model" << "x.json"
-                                          << "{\"architectures\": [\"LlamaForCausalLM\"],\n \"hidden_size\": 64}"
-                                          << "x.json:1:1: num_hidden_layers: missing required field";
+            << "model"
+            << "x.json"
+            << "{\"architectures\": [\"GPT2LMHeadModel\"], \"n_layer\": 12}"
+            << "x.json:1:19: architectures: unsupported architecture 'GPT2LMHeadModel'; supported: "
+               "LlamaForCausalLM";
+        QTest::addRow("hf missing field")
+            << "model"
+            << "x.json"
+            << "{\"architectures\": [\"LlamaForCausalLM\"],\n \"hidden_size\": 64}"
+            << "x.json:1:1: num_hidden_layers: missing required field";
     }
     void errors() {
         QFETCH(QString, kind);
@@ -148,12 +222,18 @@ private slots:
             ok = r.ok();
             if (!ok) e = r.error();
         };
-        if (kind == "model") take(parseModel(t, f));
-        else if (kind == "cluster") take(parseCluster(t, f));
-        else if (kind == "workload") take(parseWorkload(t, f));
-        else if (kind == "constraints") take(parseConstraints(t, f));
-        else if (kind == "scenario") take(parseScenario(t, f));
-        else take(parsePlan(t, f));
+        if (kind == "model")
+            take(parseModel(t, f));
+        else if (kind == "cluster")
+            take(parseCluster(t, f));
+        else if (kind == "workload")
+            take(parseWorkload(t, f));
+        else if (kind == "constraints")
+            take(parseConstraints(t, f));
+        else if (kind == "scenario")
+            take(parseScenario(t, f));
+        else
+            take(parsePlan(t, f));
         QVERIFY2(!ok, "expected an error");
         const QString msg = QString::fromStdString(e.str());
         QVERIFY2(msg.contains(expected), qPrintable("got: " + msg));
@@ -448,9 +528,9 @@ private slots:
     // each sample sets to the value of the config.json it cites (the copies in tests/data/hf).
     void architecture() {
         const std::pair<const char*, const char*> pairs[] = {
-            {"llama-3.1-70b", "LlamaForCausalLM"},        {"mixtral-8x22b", "MixtralForCausalLM"},
-            {"qwen3-235b-a22b", "Qwen3MoeForCausalLM"},   {"deepseek-v3", "DeepseekV3ForCausalLM"},
-            {"gpt-oss-120b", "GptOssForCausalLM"},        {"qwen3-next-80b-a3b", "Qwen3NextForCausalLM"}};
+            {"llama-3.1-70b", "LlamaForCausalLM"},      {"mixtral-8x22b", "MixtralForCausalLM"},
+            {"qwen3-235b-a22b", "Qwen3MoeForCausalLM"}, {"deepseek-v3", "DeepseekV3ForCausalLM"},
+            {"gpt-oss-120b", "GptOssForCausalLM"},      {"qwen3-next-80b-a3b", "Qwen3NextForCausalLM"}};
         for (const auto& [file, arch] : pairs) {
             auto hf = loadModel((kHf + file + ".config.json").toStdString());
             QVERIFY2(hf.ok(), hf.error().str().c_str());

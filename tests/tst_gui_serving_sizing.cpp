@@ -9,6 +9,7 @@
 #include "servingrunner.h"
 #include "views/fleetview.h"
 #include "views/format.h"
+#include "views/messagebanner.h"
 #include "views/scenarioeditor.h"
 #include "views/servingsizing.h"
 #include "views/servingview.h"
@@ -268,6 +269,14 @@ private slots:
         QVERIFY2(error.contains(bad + QStringLiteral(":3:28: inventory[0].nodes")), qPrintable(error));
         QCOMPARE(v->answer()->solution.counts, b.solution.counts);
         QVERIFY(v->statusText().contains(QStringLiteral("inventory[0].nodes")));
+        // File > Open of a fleet file shows it in the dock; of a price list, says it goes on the command
+        // line.
+        QVERIFY(w.openFile(kSamples + QStringLiteral("/fleet-three-models.yaml")));
+        QVERIFY(solved.wait(30000));
+        QCOMPARE(v->answer()->solution.counts, a.solution.counts);
+        QVERIFY(!w.openFile(kSamples + QStringLiteral("/prices-example.yaml")));
+        QVERIFY2(w.messageBanner()->text().contains(QStringLiteral("shardplanner --prices")),
+                 qPrintable(w.messageBanner()->text()));
         if (qEnvironmentVariableIsSet("SHARDPLAN_FLEET_SHOT")) {
             QTest::qWait(100);
             w.fleetDock()->grab().save(qEnvironmentVariable("SHARDPLAN_FLEET_SHOT"));

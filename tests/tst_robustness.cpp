@@ -2,6 +2,7 @@
 // naming the file; never a crash or a hang (CTest's timeout catches a hang).
 #include "core/io/fleetfiles.h"
 #include "core/io/formats.h"
+#include "core/io/gpudb.h"
 #include "core/sim/trace.h"
 
 #include <QDirIterator>
@@ -21,7 +22,6 @@ struct Sample {
     FileKind kind;
     std::string text;
     bool trace = false; ///< a request trace (CSV or JSON Lines, core/sim/trace.h), not a YAML/JSON input
-    bool fleet = false; ///< a fleet file (core/io/fleetfiles.h, `capacity --fleet`): no file kind of its own
 };
 
 std::vector<Sample> samples() {
@@ -31,24 +31,23 @@ std::vector<Sample> samples() {
     QStringList files;
     for (const QString& root :
          {QStringLiteral(SHARDPLAN_SAMPLES_DIR), QStringLiteral(SHARDPLAN_TESTDATA_DIR "/hf"),
-          QStringLiteral(SHARDPLAN_TESTDATA_DIR "/workloads"), QStringLiteral(SHARDPLAN_TESTDATA_DIR "/traces")}) {
-        QDirIterator it(root, {"*.yaml", "*.json", "*.csv", "*.jsonl"}, QDir::Files, QDirIterator::Subdirectories);
+          QStringLiteral(SHARDPLAN_TESTDATA_DIR "/workloads"),
+          QStringLiteral(SHARDPLAN_TESTDATA_DIR "/traces")}) {
+        QDirIterator it(root, {"*.yaml", "*.json", "*.csv", "*.jsonl"}, QDir::Files,
+                        QDirIterator::Subdirectories);
         while (it.hasNext()) files << it.next();
     }
     files.sort();
     for (const QString& p : files) {
         if (p.endsWith(".csv") || p.endsWith(".jsonl")) {
             QFile f(p);
-            if (f.open(QIODevice::ReadOnly)) out.push_back({p, FileKind::Workload, f.readAll().toStdString(), true});
+            if (f.open(QIODevice::ReadOnly))
+                out.push_back({p, FileKind::Workload, f.readAll().toStdString(), true});
             continue;
         }
         QFile f(p);
         if (!f.open(QIODevice::ReadOnly)) continue;
         const std::string text = f.readAll().toStdString();
-        if (text.find("\nkind: fleet\n") != std::string::npos) {
-            out.push_back({p, FileKind::Scenario, text, false, true});
-            continue;
-        }
         auto k = detectKind(p.toStdString());
         if (!k) continue;
         out.push_back({p, *k, text});
@@ -61,7 +60,6 @@ std::vector<Sample> samples() {
 std::string parseAs(const Sample& s, const std::string& text, const std::string& label) {
     auto msg = [](const auto& r) { return r.ok() ? std::string() : r.error().str(); };
     if (s.trace) return msg(parseTrace(text, label));
-    if (s.fleet) return msg(parseFleet(text, label));
     switch (s.kind) {
     case FileKind::Model:
         return msg(parseModel(text, label));
@@ -75,6 +73,15 @@ std::string parseAs(const Sample& s, const std::string& text, const std::string&
         return msg(parseScenario(text, label));
     case FileKind::Plan:
         return msg(parsePlan(text, label));
+    case FileKind::Fleet:
+        return msg(parseFleet(text, label));
+    case FileKind::Prices:
+        try {
+            parsePriceList(text, label);
+            return {};
+        } catch (const InputError& e) {
+            return e.what();
+        }
     }
     return {};
 }
@@ -89,8 +96,12 @@ private slots:
         QVERIFY2(all.size() >= 25, qPrintable(QString("only %1 samples").arg(all.size())));
         QVERIFY2(std::count_if(all.begin(), all.end(), [](const Sample& s) { return s.trace; }) >= 2,
                  "the trace fixtures are missing");
-        QVERIFY2(std::count_if(all.begin(), all.end(), [](const Sample& s) { return s.fleet; }) >= 1,
+        QVERIFY2(std::count_if(all.begin(), all.end(),
+                               [](const Sample& s) { return s.kind == FileKind::Fleet; }) >= 1,
                  "the fleet sample is missing");
+        QVERIFY2(std::count_if(all.begin(), all.end(),
+                               [](const Sample& s) { return s.kind == FileKind::Prices; }) >= 1,
+                 "the price list sample is missing");
         for (const auto& s : all) {
             const std::string err = parseAs(s, s.text, s.path.toStdString());
             if (s.path.endsWith("gpt2.config.json")) // the unsupported-architecture fixture

@@ -62,7 +62,9 @@ int cmdValidate(const std::vector<std::string>& argv) {
     std::optional<sp::FileKind> kind;
     if (auto k = a.option("kind")) {
         kind = sp::fileKindFromName(*k);
-        if (!kind) return usage("--kind must be model, cluster, workload, constraints, scenario or plan");
+        if (!kind)
+            return usage(
+                "--kind must be model, cluster, workload, constraints, scenario, plan, fleet or prices");
     }
     bool allOk = true;
     for (const auto& file : a.positionals()) {

@@ -22,8 +22,9 @@ std::vector<VerbSpec> makeVerbs() {
     std::vector<VerbSpec> v;
     v.push_back({"validate",
                  {"validate [--json] [--kind KIND] FILE..."},
-                 "check model, cluster, workload, constraints, scenario or plan\n"
-                 "files (a model may be a Hugging Face config.json)",
+                 "check model, cluster, workload, constraints, scenario, plan,\n"
+                 "fleet or price-list files (a model may be a Hugging Face\n"
+                 "config.json)",
                  {kJson, {"kind", "KIND", "read every FILE as this kind (default: told by the file)"}}});
     v.push_back({"evaluate",
                  {"evaluate --scenario S [--plan P] [--load L] [--json]"},

@@ -131,6 +131,8 @@ public:
     void showCalibration();
     /// Tools > Fleet...: the fleet planner's dock, with the sample fleet the first time.
     void showFleet();
+    /// The fleet dock on a fleet file (File > Open of one); false, with the error in `error`, where it is bad.
+    bool openFleet(const QString& path, QString* error = nullptr);
     views::MessageBanner* messageBanner() const { return m_banner; }
     views::MessageBanner* staleBanner() const { return m_staleBanner; }
     QTabWidget* tabs() const { return m_tabs; }

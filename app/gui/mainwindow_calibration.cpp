@@ -85,9 +85,16 @@ void MainWindow::buildFleetDock() {
 }
 
 void MainWindow::showFleet() {
-    // The first time, the sample fleet.
-    showToolDock(m_fleetDock, !m_fleet->fleet(), QSize(1100, 820),
-                 [this] { m_fleet->loadFile(m_samplesDir + QStringLiteral("/fleet-three-models.yaml")); });
+    openFleet({});
+}
+
+bool MainWindow::openFleet(const QString& path, QString* error) {
+    // The first time without a file, the sample fleet.
+    const QString file = path.isEmpty() ? m_samplesDir + QStringLiteral("/fleet-three-models.yaml") : path;
+    bool ok = true;
+    showToolDock(m_fleetDock, !m_fleet->fleet() || !path.isEmpty(), QSize(1100, 820),
+                 [&] { ok = m_fleet->loadFile(file, error); });
+    return ok;
 }
 
 } // namespace sp::app

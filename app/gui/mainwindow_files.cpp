@@ -19,6 +19,25 @@ bool MainWindow::openFile(const QString& path) {
         return openScenario(path);
     case FileKind::Plan:
         return openPlan(path);
+    case FileKind::Fleet: {
+        // The fleet dock, on this file (a bad one leaves the fleet shown before).
+        QString error;
+        if (!openFleet(path, &error)) {
+            showError(views::MessageBanner::fromBytes(error.toStdString()), Cause::OpenFile);
+            return false;
+        }
+        clearOpenError();
+        addRecent(path);
+        return true;
+    }
+    case FileKind::Prices:
+        // Replacing the database's prices while views and workers read them is not done: at start-up only.
+        showError(
+            tr("%1 is a price list: start the planner with it (shardplanner --prices %1), or give it to "
+               "the CLI with --prices")
+                .arg(path),
+            Cause::OpenFile);
+        return false;
     default: {
         QString error;
         if (!m_editor->loadPart(kind.value(), path, &error)) return false; // shown through failed()

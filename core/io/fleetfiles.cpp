@@ -88,12 +88,8 @@ FleetModel readFleetModel(const MapReader& m) {
 }
 
 Fleet readFleet(const MapReader& r) {
+    checkHeader(r, FileKind::Fleet); // a file of another kind says so before its keys are judged
     r.allowKeys({"version", "kind", "name", "headroom", "inventory", "models"});
-    if (r.has("version")) {
-        const int64_t v = r.integer("version", 0, 1000000);
-        if (v != 1) r.failAt("version", "unsupported version " + std::to_string(v) + ", expected 1");
-    }
-    if (r.has("kind") && r.oneOf("kind", {"fleet"}) != 0) r.failAt("kind", "expected a fleet file");
     Fleet fleet;
     fleet.name = r.stringOr("name", "");
     fleet.nMinus1 = r.oneOfOr("headroom", {"none", "n-1"}, 0) == 1;

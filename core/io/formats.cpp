@@ -4,7 +4,9 @@
 // scenariofiles.cpp.
 
 #include "core/io/formats.h"
+#include "core/io/fleetfiles.h"
 #include "core/io/formatsimpl.h"
+#include "core/io/gpudb.h"
 #include "core/io/hfconfig.h"
 
 #include <charconv>
@@ -56,6 +58,8 @@ std::optional<FileKind> kindOfDocument(const YAML::Node& n) {
         return FileKind(it - options.begin());
     }
     if (io::isHfConfig(n)) return FileKind::Model;
+    if (n["inventory"] && n["models"]) return FileKind::Fleet;
+    if (n["usd_per_gpu_hour"]) return FileKind::Prices;
     if (n["degrees"] && (n["operators"] || n["mesh_order"] || !n["gpus"])) return FileKind::Plan;
     if (n["layers"] || n["hidden"]) return FileKind::Model;
     if (n["disaggregated"]) return FileKind::Plan;
@@ -95,7 +99,7 @@ Result<FileKind> detectKind(const std::string& path) {
         if (const auto k = kindOfDocument(r.self())) return *k;
         r.failHere(
             "cannot tell what kind of file this is: add 'kind:' (model, cluster, workload, constraints, "
-            "scenario or plan)");
+            "scenario, plan, fleet or prices)");
     });
 }
 
@@ -283,6 +287,28 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
                    (p.layerGroups.empty() ? "" : ", layer groups: " + layerGroupsText(p));
         });
         break;
+    case FileKind::Fleet:
+        finish(loadFleet(path), [](const Fleet& f) {
+            int64_t gpus = 0;
+            for (const FleetGpuType& t : f.inventory) gpus += int64_t(t.nodes) * t.gpusPerNode;
+            return (f.name.empty() ? std::string("fleet") : f.name) + ": " + std::to_string(f.models.size()) +
+                   " models on " + std::to_string(f.inventory.size()) + " GPU types (" +
+                   std::to_string(gpus) + " GPUs)" + (f.nMinus1 ? ", n-1 headroom" : "");
+        });
+        break;
+    case FileKind::Prices: {
+        Result<PriceList> list = [&]() -> Result<PriceList> {
+            try {
+                return loadPriceList(path);
+            } catch (const InputError& e) {
+                return e.error();
+            }
+        }();
+        finish(list, [](const PriceList& l) {
+            return std::to_string(l.prices.size()) + " GPUs priced (" + l.basis + ")";
+        });
+        break;
+    }
     }
     return rep;
 }

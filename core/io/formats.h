@@ -11,9 +11,11 @@
 
 namespace sp {
 
-enum class FileKind { Model, Cluster, Workload, Constraints, Scenario, Plan };
-inline constexpr std::array<std::string_view, 6> kFileKindNames{"model",       "cluster",  "workload",
-                                                                "constraints", "scenario", "plan"};
+/// Fleet files (core/io/fleetfiles.h) and price lists (core/io/gpudb.h) are read by their own loaders;
+/// validate and the desktop planner's File > Open tell them by kind like the others.
+enum class FileKind { Model, Cluster, Workload, Constraints, Scenario, Plan, Fleet, Prices };
+inline constexpr std::array<std::string_view, 8> kFileKindNames{
+    "model", "cluster", "workload", "constraints", "scenario", "plan", "fleet", "prices"};
 std::optional<FileKind> fileKindFromName(std::string_view s);
 inline std::string_view nameOf(FileKind k) {
     return kFileKindNames[static_cast<int>(k)];

@@ -1,5 +1,6 @@
 #include "core/io/gpudb.h"
 
+#include "core/io/formatsimpl.h"
 #include "core/io/modelfields.h"
 #include "core/io/reader.h"
 
@@ -22,7 +23,7 @@ struct Database {
 
 /// A price list's fields (`basis`, `usd_per_gpu_hour`), each GPU id checked against the database.
 PriceList readPrices(const io::MapReader& r, const Database& db) {
-    r.allowKeys({"basis", "usd_per_gpu_hour"});
+    r.allowKeys({"version", "kind", "basis", "usd_per_gpu_hour"});
     PriceList out;
     out.basis = r.string("basis");
     if (out.basis.find_first_not_of(" \t") == std::string::npos)
@@ -137,7 +138,12 @@ Database& database() {
 } // namespace
 
 PriceList loadPriceList(const std::string& path) {
-    const io::MapReader root(path, io::parseDocument(io::readFile(path), path), "");
+    return parsePriceList(io::readFile(path), path);
+}
+
+PriceList parsePriceList(const std::string& text, const std::string& file) {
+    const io::MapReader root(file, io::parseDocument(text, file), "");
+    formats::checkHeader(root, FileKind::Prices);
     return readPrices(root, database());
 }
 

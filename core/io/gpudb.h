@@ -54,6 +54,8 @@ struct PriceList {
 /// Reads a price list file; an InputError names the file, the line and the field (an unknown GPU id among
 /// them, with the known ids).
 PriceList loadPriceList(const std::string& path);
+/// The same from text; `file` names it in errors.
+PriceList parsePriceList(const std::string& text, const std::string& file);
 /// Replaces every GPU's price in the database by the list's (GPUs it does not name lose theirs). Call before
 /// other threads read the database: the programs do at start-up (`--prices FILE`).
 void usePriceList(const PriceList& list);
