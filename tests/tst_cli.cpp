@@ -298,9 +298,11 @@ private slots:
         }
         QVERIFY2(named.size() >= 13, qPrintable(help.out));
         const QString scenario = kSamples + "/scenarios/llama-3.1-8b-h100-1x8.yaml";
+        QTemporaryDir dir; // --out and --out-dir write their value: a path in here, not the working directory
+        const QString value = dir.filePath("x");
         for (const QString& o : named) {
             // Each with a value where it takes one; what matters is that it is not an unknown option.
-            const Run r = shardplan({"export", "--scenario", scenario, o, "x", "--format", "json"});
+            const Run r = shardplan({"export", "--scenario", scenario, o, value, "--format", "json"});
             QVERIFY2(!r.err.contains("unknown option"), qPrintable(o + ": " + r.err));
         }
         QVERIFY(shardplan({"export", "--scenario", scenario, "--bogus", "--format", "json"})
