@@ -100,6 +100,69 @@ private slots:
         QVERIFY2(r.feasible, r.violation.c_str());
     }
 
+    // Two clusters (a scenario's decode_cluster), by hand: prefill on one node of 8 H100 (400 Gb/s NICs, 6
+    // us), decode on two nodes of 4 GPUs of another cluster whose NICs run 200 Gb/s at 10 us and whose GPUs
+    // stream twice the bytes (a stand-in for a newer GPU; synthetic figures, the arithmetic is the test).
+    void twoClusters() {
+        Scenario s = llama8bOn2Nodes();
+        s.cluster.nodes = 1;
+        s.cluster.pricePerGpuHour = 2.0;
+        Cluster dc = s.cluster;
+        dc.name = "2x4 test GPU", dc.gpu.name = "test GPU", dc.gpu.hbmTBs *= 2;
+        dc.nodes = 2, dc.gpusPerNode = 4, dc.gpusPerHost = 4;
+        dc.interNode.gbPerS = 25, dc.interNode.latencyUs = 10;
+        dc.pricePerGpuHour = 5.0;
+        s.decodeCluster = dc;
+        const DisaggModel dm(s);
+        QVERIFY(dm.twoClusters());
+        QVERIFY(!dm.checkScenario());
+        // The slower NIC: 200 Gb/s = 25 GB/s per GPU, times 0.475 = 11.875 GB/s.
+        QCOMPARE(dm.nicBytesPerS(), 11.875e9);
+        // Each pool within its own cluster, in any pairing.
+        QVERIFY(!dm.checkSplit(1, 1));
+        QVERIFY(!dm.checkSplit(1, 2));
+        QVERIFY2(dm.checkSplit(2, 1)->find("prefill pool's 2 nodes exceed its cluster's 1") !=
+                     std::string::npos,
+                 dm.checkSplit(2, 1)->c_str());
+        QVERIFY(dm.checkSplit(1, 3)->find("decode pool's 3 nodes exceed its cluster's 2") !=
+                std::string::npos);
+        // The decode pool runs on the decode cluster's GPUs.
+        const Scenario decodePool = poolScenario(s, Phase::Decode, 2);
+        QCOMPARE(decodePool.cluster.gpu.name, std::string("test GPU"));
+        QCOMPARE(decodePool.gpus(), 8);
+        QVERIFY(!decodePool.decodeCluster);
+        QCOMPARE(poolScenario(s, Phase::Prefill, 1).cluster.gpu.name, s.cluster.gpu.name);
+
+        // Prefill: 8 one-GPU replicas; decode: 4 replicas of TP 2 on the 8 GPUs of 2 nodes.
+        Degrees tp2;
+        tp2.dp = 4, tp2.tp = 2;
+        const DisaggPlan p{{1, replicas(8)}, {2, Plan::megatronChoices(tp2)}};
+        const DisaggMetrics r = dm.evaluate(p);
+        QVERIFY2(r.valid, r.violation.c_str());
+        QCOMPARE(r.prefillGpus, 8);
+        QCOMPARE(r.decodeGpus, 8);
+        // Transfer of a pass of B prompts over a replica's one NIC at 11.875 GB/s, plus the larger latency
+        // (10 us), plus the re-layout from TP 1 to TP 2: 2 / 1 messages where one would do, 10 us more.
+        const double perPrompt = 131072000.0 / 11.875e9 * 1e3;
+        QVERIFY(std::abs(r.relayoutMs - 0.010) < 1e-12);
+        QVERIFY(std::abs(r.transferMs - (double(r.prefill.batch) * perPrompt + 0.010 + 0.010)) < 1e-9);
+        // The network: min(8 x 50, 8 x 25) GB/s x 0.475 / 131,072,000 B = 724.79 requests/s.
+        QVERIFY(std::abs(r.networkRequestsPerS - 724.79) < 0.01);
+        // The decode pool's rate is the decode cluster's cost model's.
+        Plan dec = p.decode.plan;
+        const Metrics md = CostModel(decodePool).evaluate(dec);
+        QCOMPARE(r.decodeRequestsPerS, md.throughput / 1000.0);
+        Scenario samePool = decodePool;
+        samePool.cluster = s.cluster, samePool.cluster.nodes = 1;
+        QVERIFY(CostModel(samePool).evaluate(dec).throughput != md.throughput); // a different GPU
+        // Cost: 8 GPUs at $2 and 8 at $5 = $56 an hour, over the output tokens of an hour.
+        QCOMPARE(r.usdPerHour, 56.0);
+        QVERIFY(std::abs(r.usdPerMTokens - 56.0 / (3600.0 * r.throughput) * 1e6) < 1e-12);
+        // Unpriced decode cluster: no cost.
+        s.decodeCluster->pricePerGpuHour = 0;
+        QCOMPARE(DisaggModel(s).evaluate(p).usdPerMTokens, 0.0);
+    }
+
     // Queueing at a chosen load: M/D/1 on the prefill pool, u S / (2 (1 - u)).
     void queueing() {
         const Scenario s = llama8bOn2Nodes();

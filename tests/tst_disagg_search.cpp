@@ -228,6 +228,93 @@ private slots:
         QVERIFY(d.best.metrics.throughputPerGpu > 2.0 * a.best.metrics.throughputPerGpu);
     }
 
+    // Two clusters (decode_cluster): pool sizes 1..2 of each, searched exhaustively, every pairing; the
+    // answer is the least cost per million tokens over the four pairings of each pool's exhaustive best, and
+    // one split is reported per prefill size (its cheapest decode pool).
+    void twoClustersExhaustive() {
+        Scenario s = llama8b(2);
+        s.cluster.pricePerGpuHour = 2.0;
+        Cluster dc = s.cluster;
+        dc.gpu.name = "test GPU", dc.gpu.hbmTBs *= 2, dc.pricePerGpuHour = 5.0; // synthetic
+        s.decodeCluster = dc;
+        DisaggSearchOptions o;
+        o.searcher = "exhaustive";
+        const DisaggSearchResult r = searchDisaggregated(s, o);
+        QVERIFY2(r.found && r.best.metrics.feasible, r.message.c_str());
+        QCOMPARE(r.searches, 4); // prefill 1, 2 nodes; decode 1, 2 nodes
+        QCOMPARE(int(r.splits.size()), 2);
+        const DisaggModel dm(s);
+        struct Prefill final : Objective {
+            const DisaggModel& m;
+            int n;
+            Prefill(const DisaggModel& m, int n) : m(m), n(n) {}
+            Metrics evaluate(const Plan& p) const override { return m.evaluatePrefill(p, n); }
+        };
+        const auto best = [](const Objective& objective, const Scenario& pool) {
+            const SearchSpace space(pool);
+            Engine engine(objective);
+            return makeSearcher("exhaustive")->run(space, engine, {}, nullptr, {}).best.plan;
+        };
+        double cheapest = 1e300;
+        for (int kp = 1; kp <= 2; ++kp)
+            for (int kd = 1; kd <= 2; ++kd) {
+                DisaggPlan p{
+                    {kp, best(Prefill(dm, kp), dm.prefillModel(kp).scenario())},
+                    {kd, best(CostModelObjective(dm.decodeModel(kd)), dm.decodeModel(kd).scenario())}};
+                const DisaggMetrics m = dm.evaluate(p);
+                QVERIFY2(m.feasible, m.violation.c_str());
+                QCOMPARE(m.usdPerHour, 8.0 * kp * 2.0 + 8.0 * kd * 5.0); // 8 GPUs a node, $2 and $5
+                cheapest = std::min(cheapest, m.usdPerMTokens);
+            }
+        QVERIFY(std::abs(r.best.metrics.usdPerMTokens - cheapest) < 1e-9 * cheapest);
+        for (const DisaggSplit& x : r.splits) QVERIFY(x.metrics.usdPerMTokens >= cheapest * (1 - 1e-12));
+        // The plan file reproduces it.
+        QCOMPARE(dm.evaluate(r.best.plan).usdPerMTokens, r.best.metrics.usdPerMTokens);
+    }
+
+    // The hand-checked case of docs/disaggregated.md: DeepSeek-V3, 8K in / 1K out, prefill on 32x8 H100 and
+    // decode on 18x8 B200 (samples/scenarios/deepseek-v3-h100-prefill-b200-decode.yaml), each GPU at the
+    // database's price ($2.73 and $6.22 a GPU-hour). The cost is the pools' GPUs at their prices over the
+    // output tokens of an hour. Against each GPU alone (its cluster split into both pools, searched the same
+    // way): per dollar the two GPUs are nearly alike on both roofs (dense FP8 1,979 / 2.73 = 725 against
+    // 4,500 / 6.22 = 723 TFLOP/s, HBM 3.35 / 2.73 = 1.23 against 7.7 / 6.22 = 1.24 TB/s per $/hour), so B200
+    // alone pays its price for little; the mixed plan keeps H100's prefill pool and serves its rate with a
+    // few B200 decode nodes (2.25x the KV cache a GPU) where the 32-node H100 split leaves more H100 nodes to
+    // decode than it needs.
+    void mixedSampleCost() {
+        const std::string dir = std::string(SHARDPLAN_SAMPLES_DIR) + "/scenarios/";
+        auto mixed = loadScenario(dir + "deepseek-v3-h100-prefill-b200-decode.yaml");
+        QVERIFY2(mixed.ok(), mixed.ok() ? "" : mixed.error().str().c_str());
+        const Scenario& s = mixed.value();
+        QVERIFY(s.decodeCluster && s.decodeCluster->gpu.name != s.cluster.gpu.name);
+        const double h100 = s.cluster.pricePerGpuHour, b200 = s.decodeCluster->pricePerGpuHour;
+        QVERIFY(std::abs(h100 - 2.73) < 1e-9 && std::abs(b200 - 6.22) < 1e-9); // resources/gpus.yaml prices
+        DisaggSearchOptions o;
+        o.budget = 1000; // the answers no longer move with the budget (the same at 3,000)
+        const DisaggSearchResult r = searchDisaggregated(s, o);
+        QVERIFY2(r.found && r.best.metrics.feasible, r.message.c_str());
+        const DisaggMetrics& m = r.best.metrics;
+        const double usd = m.prefillGpus * h100 + m.decodeGpus * b200;
+        QVERIFY(std::abs(m.usdPerHour - usd) < 1e-9);
+        QVERIFY(std::abs(m.usdPerMTokens - usd / (3600.0 * m.throughput) * 1e6) < 1e-9);
+        QCOMPARE(m.throughput, m.requestsPerS * 1024.0);
+        // Each GPU alone: the same workload on its own cluster, split the same way.
+        double single[2] = {0, 0};
+        int i = 0;
+        for (const Cluster& c : {s.cluster, *s.decodeCluster}) {
+            Scenario one = s;
+            one.cluster = c, one.decodeCluster.reset();
+            const DisaggSearchResult a = searchDisaggregated(one, o);
+            QVERIFY2(a.found && a.best.metrics.feasible, a.message.c_str());
+            single[i++] = c.pricePerGpuHour / (3600.0 * a.best.metrics.throughputPerGpu) * 1e6;
+        }
+        qInfo("$/M output tokens: H100 prefill + B200 decode %.3f (%d+%d nodes), H100 alone %.3f, B200 alone "
+              "%.3f",
+              m.usdPerMTokens, r.best.plan.prefill.nodes, r.best.plan.decode.nodes, single[0], single[1]);
+        QVERIFY(m.usdPerMTokens < single[0]);
+        QVERIFY(m.usdPerMTokens < single[1]);
+    }
+
     // The disaggregated frontier beside the aggregated one on the long-prompt sample: its points are
     // mutually non-dominated, each re-evaluates under its own TPOT target to what was reported and meets
     // it, and disaggregation wins at some interactivity (the reasoning of longPromptSampleWins).

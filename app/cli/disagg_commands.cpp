@@ -52,13 +52,24 @@ std::string nodesText(int n) {
     return std::to_string(n) + (n == 1 ? " node" : " nodes");
 }
 
-void printDisagg(const DisaggPlan& p, const DisaggMetrics& m, bool moe) {
-    std::printf("prefill    %d nodes, %d GPUs, %d instances: %s, batch %lld\n", p.prefill.nodes,
-                m.prefillGpus, m.prefillInstances, degreesText(p.prefill.plan, moe).c_str(),
-                (long long)m.prefill.batch);
-    std::printf("decode     %s, %d GPUs, %d instances: %s, batch %lld\n", nodesText(p.decode.nodes).c_str(),
-                m.decodeGpus, m.decodeInstances, degreesText(p.decode.plan, moe).c_str(),
-                (long long)m.decode.batch);
+/// The pools' GPUs together, priced (each pool's at its own cluster's price).
+ServingCost poolsCost(const Scenario& s, const DisaggMetrics& m) {
+    return servingCost(s.cluster, m.prefillGpus, s.decodeCluster ? *s.decodeCluster : s.cluster, m.decodeGpus,
+                       m.throughput);
+}
+
+void printDisagg(const Scenario& s, const DisaggPlan& p, const DisaggMetrics& m) {
+    const bool moe = s.model.moe.present();
+    // Two clusters: each pool's GPU named.
+    const auto gpus = [&](int n, const Cluster& c) {
+        return std::to_string(n) + (s.decodeCluster ? " " + c.gpu.name : std::string(" GPUs"));
+    };
+    std::printf("prefill    %d nodes, %s, %d instances: %s, batch %lld\n", p.prefill.nodes,
+                gpus(m.prefillGpus, s.cluster).c_str(), m.prefillInstances,
+                degreesText(p.prefill.plan, moe).c_str(), (long long)m.prefill.batch);
+    std::printf("decode     %s, %s, %d instances: %s, batch %lld\n", nodesText(p.decode.nodes).c_str(),
+                gpus(m.decodeGpus, s.decodeCluster ? *s.decodeCluster : s.cluster).c_str(), m.decodeInstances,
+                degreesText(p.decode.plan, moe).c_str(), (long long)m.decode.batch);
     std::printf("feasible   %s\n", m.feasible ? "yes" : "no");
     for (const auto& v : m.violations) std::printf("  violation: %s\n", v.c_str());
     if (!m.valid) return;
@@ -70,6 +81,9 @@ void printDisagg(const DisaggPlan& p, const DisaggMetrics& m, bool moe) {
                 100 * m.decodeIdle);
     std::printf("latency    TTFT %.1f ms (prefill %.1f + KV transfer %.1f + queue %.1f), TPOT %.2f ms\n",
                 m.ttftMs, m.prefill.ttftMs - m.transferMs, m.transferMs, m.queueMs, m.tpotMs);
+    if (m.relayoutMs > 0)
+        std::printf("           the transfer re-lays the KV heads from TP %d to TP %d: %.3f ms of it\n",
+                    p.prefill.plan.degrees.tp, p.decode.plan.degrees.tp, m.relayoutMs);
     std::printf("KV         %.1f MB per prompt\n", m.kvBytesPerPrompt / 1e6);
     std::printf("memory     prefill %.1f of %.1f GiB per GPU, decode %.1f of %.1f\n",
                 m.prefill.memoryPerGpuGiB, m.prefill.capacityGiB, m.decode.memoryPerGpuGiB,
@@ -116,15 +130,14 @@ int evaluateDisaggregated(const Scenario& s, const std::string& path, bool json,
     }
     if (json) {
         nlohmann::ordered_json j = disaggJson(m);
-        j["cost"] = costJson(servingCost(s.cluster, m.prefillGpus + m.decodeGpus, m.throughput));
+        j["cost"] = costJson(poolsCost(s, m));
         j["plan"] = nlohmann::ordered_json::parse(toJson(p.value(), s.model));
         std::cout << jsonText(j) << "\n";
         return kOk;
     }
     std::printf("scenario   %s\nplan       %s: disaggregated prefill/decode\n", s.name.c_str(), path.c_str());
-    printDisagg(p.value(), m, s.model.moe.present());
-    std::printf("cost       %s\n",
-                costText(servingCost(s.cluster, m.prefillGpus + m.decodeGpus, m.throughput)).c_str());
+    printDisagg(s, p.value(), m);
+    std::printf("cost       %s\n", costText(poolsCost(s, m)).c_str());
     return kOk;
 }
 
@@ -313,12 +326,16 @@ int searchDisaggregated(const Scenario& s, const std::string& scenarioPath, cons
         nlohmann::ordered_json j;
         j["plan"] = nlohmann::ordered_json::parse(toJson(best.plan, s.model));
         j["metrics"] = disaggJson(best.metrics);
+        j["cost"] = costJson(poolsCost(s, best.metrics));
         auto& sp = j["splits"] = nlohmann::ordered_json::array();
         for (const DisaggSplit& x : r.splits)
             sp.push_back({{"prefill_nodes", x.plan.prefill.nodes},
                           {"decode_nodes", x.plan.decode.nodes},
                           {"feasible", x.metrics.feasible},
                           {"throughput_per_gpu", x.metrics.throughputPerGpu},
+                          {"usd_per_million_tokens", x.metrics.usdPerMTokens > 0
+                                                         ? nlohmann::ordered_json(x.metrics.usdPerMTokens)
+                                                         : nlohmann::ordered_json(nullptr)},
                           {"bound", x.metrics.bound}});
         j["evaluations"] = r.evaluations;
         j["searches"] = r.searches;
@@ -334,12 +351,20 @@ int searchDisaggregated(const Scenario& s, const std::string& scenarioPath, cons
         std::printf("searcher   %s per pool, seed %llu: %d searches, %lld evaluations in %.2f s%s\n",
                     o.searcher.c_str(), (unsigned long long)o.seed, r.searches, (long long)r.evaluations,
                     r.seconds, r.stopped ? " (stopped)" : "");
+        // Two clusters: pools of different GPUs, compared by their cost (each prefill pool with the decode
+        // pool that serves it at the least).
+        const bool byCost = s.decodeCluster && best.metrics.usdPerMTokens > 0;
         std::printf("splits     ");
         for (const DisaggSplit& x : r.splits)
-            std::printf("%d+%d %.0f%s  ", x.plan.prefill.nodes, x.plan.decode.nodes,
-                        x.metrics.throughputPerGpu, x.metrics.feasible ? "" : "(infeasible)");
-        std::printf("tokens/s per GPU\n");
-        printDisagg(best.plan, best.metrics, s.model.moe.present());
+            if (byCost)
+                std::printf("%d+%d $%.3f%s  ", x.plan.prefill.nodes, x.plan.decode.nodes,
+                            x.metrics.usdPerMTokens, x.metrics.feasible ? "" : "(infeasible)");
+            else
+                std::printf("%d+%d %.0f%s  ", x.plan.prefill.nodes, x.plan.decode.nodes,
+                            x.metrics.throughputPerGpu, x.metrics.feasible ? "" : "(infeasible)");
+        std::printf(byCost ? "per million output tokens (prefill + decode nodes)\n" : "tokens/s per GPU\n");
+        printDisagg(s, best.plan, best.metrics);
+        std::printf("cost       %s\n", costText(poolsCost(s, best.metrics)).c_str());
         if (!a.out.empty()) std::printf("written    %s\n", a.out.c_str());
     }
     if (!r.message.empty()) std::cerr << "shardplan: " << r.message << "\n";

@@ -58,6 +58,7 @@ inline nlohmann::ordered_json costJson(const sp::ServingCost& c) {
     j["usd_per_million_tokens"] =
         c.priced && c.usdPerMillionTokens > 0 ? J(c.usdPerMillionTokens) : J(nullptr);
     j["price_source"] = c.priced ? J(c.priceSource) : J(nullptr);
+    if (!c.mix.empty()) j["gpu_mix"] = c.mix;
     j["tdp_w"] = c.powered ? J(c.tdpW) : J(nullptr);
     j["tokens_per_s_per_mw"] = c.powered ? J(c.tokensPerSPerMegawatt) : J(nullptr);
     j["energy_basis"] = "GPU board power (TDP), not measured draw";
@@ -68,7 +69,11 @@ inline nlohmann::ordered_json costJson(const sp::ServingCost& c) {
 inline std::string costText(const sp::ServingCost& c, const char* tokens = "output tokens") {
     std::string s;
     char buf[400];
-    if (c.priced && c.usdPerMillionTokens > 0) {
+    if (c.priced && c.usdPerMillionTokens > 0 && !c.mix.empty()) {
+        std::snprintf(buf, sizeof buf, "$%.3f per million %s, $%.2f an hour: %s (%s)", c.usdPerMillionTokens,
+                      tokens, c.usdPerHour, c.mix.c_str(), c.priceSource.c_str());
+        s = buf;
+    } else if (c.priced && c.usdPerMillionTokens > 0) {
         std::snprintf(buf, sizeof buf, "$%.3f per million %s at $%.4g a GPU-hour (%s)", c.usdPerMillionTokens,
                       tokens, c.usdPerGpuHour, c.priceSource.c_str());
         s = buf;
@@ -77,8 +82,8 @@ inline std::string costText(const sp::ServingCost& c, const char* tokens = "outp
             "): give price_per_gpu_hour in the cluster file, or --prices FILE";
     }
     if (c.powered) {
-        std::snprintf(buf, sizeof buf, "; %s tokens/s per MW of GPU TDP (%.0f W a GPU; not measured draw)",
-                      thousands(c.tokensPerSPerMegawatt).c_str(), c.tdpW);
+        std::snprintf(buf, sizeof buf, "; %s tokens/s per MW of GPU TDP (%.0f W a GPU%s; not measured draw)",
+                      thousands(c.tokensPerSPerMegawatt).c_str(), c.tdpW, c.mix.empty() ? "" : " on average");
         s += buf;
     } else {
         s += "; no TDP for this GPU (give tdp_w in the cluster file's gpu)";

@@ -20,6 +20,8 @@ int instancesOf(const Plan& p, int gpus, const Model& m) {
 
 Scenario poolScenario(const Scenario& s, Phase phase, int nodes) {
     Scenario out = s;
+    if (phase == Phase::Decode && s.decodeCluster) out.cluster = *s.decodeCluster;
+    out.decodeCluster.reset();
     out.cluster.nodes = nodes;
     out.constraints.gpus = 0;
     out.workload.phase = phase;
@@ -71,13 +73,31 @@ const DisaggOptions& DisaggModel::options() const {
 double DisaggModel::kvBytesPerPrompt() const {
     return d->kvBytes;
 }
-double DisaggModel::nicBytesPerS() const {
-    return d->s.cluster.interNode.gbPerS * 1e9 * d->o.transferEfficiency;
+bool DisaggModel::twoClusters() const {
+    return d->s.decodeCluster.has_value();
 }
+const Cluster& DisaggModel::poolCluster(Phase phase) const {
+    return phase == Phase::Decode && d->s.decodeCluster ? *d->s.decodeCluster : d->s.cluster;
+}
+double DisaggModel::nicBytesPerS() const {
+    const double gb = std::min(d->s.cluster.interNode.gbPerS, poolCluster(Phase::Decode).interNode.gbPerS);
+    return gb * 1e9 * d->o.transferEfficiency;
+}
+
+namespace {
+/// The network latency of a transfer between the pools, seconds: the larger of the two clusters'.
+double linkLatencyS(const Cluster& a, const Cluster& b) {
+    return std::max(a.interNode.latencyUs, b.interNode.latencyUs) * 1e-6;
+}
+} // namespace
 
 std::optional<std::string> DisaggModel::checkScenario() const {
     const Scenario& s = d->s;
-    if (s.cluster.nodes < 2)
+    if (s.decodeCluster && (s.cluster.nodes < 1 || s.decodeCluster->nodes < 1))
+        return "disaggregated serving over two clusters needs a node in each; the prefill cluster has " +
+               std::to_string(s.cluster.nodes) + ", the decode cluster " +
+               std::to_string(s.decodeCluster->nodes);
+    if (!s.decodeCluster && s.cluster.nodes < 2)
         return "disaggregated serving needs at least 2 nodes (one per pool); the cluster has " +
                std::to_string(s.cluster.nodes);
     if (s.constraints.gpus > 0 && s.constraints.gpus != s.cluster.gpus())
@@ -101,6 +121,15 @@ std::optional<std::string> DisaggModel::checkSplit(int prefillNodes, int decodeN
     if (prefillNodes < 1 || decodeNodes < 1)
         return "each pool needs at least one node (prefill " + std::to_string(prefillNodes) + ", decode " +
                std::to_string(decodeNodes) + ")";
+    if (d->s.decodeCluster) {
+        if (prefillNodes > d->s.cluster.nodes)
+            return "the prefill pool's " + std::to_string(prefillNodes) + " nodes exceed its cluster's " +
+                   std::to_string(d->s.cluster.nodes);
+        if (decodeNodes > d->s.decodeCluster->nodes)
+            return "the decode pool's " + std::to_string(decodeNodes) + " nodes exceed its cluster's " +
+                   std::to_string(d->s.decodeCluster->nodes);
+        return std::nullopt;
+    }
     if (prefillNodes + decodeNodes != d->s.cluster.nodes)
         return "prefill " + std::to_string(prefillNodes) + " + decode " + std::to_string(decodeNodes) +
                " nodes do not add up to the cluster's " + std::to_string(d->s.cluster.nodes);
@@ -116,7 +145,8 @@ const CostModel& DisaggModel::decodeModel(int nodes) const {
 
 double DisaggModel::transferMs(const Plan& p, int64_t batch) const {
     const double nics = double(std::max(1, p.degrees.pp * p.degrees.tp));
-    return (d->kvBytes * double(batch) / (nics * nicBytesPerS()) + d->s.cluster.interNode.latencyUs * 1e-6) *
+    return (d->kvBytes * double(batch) / (nics * nicBytesPerS()) +
+            linkLatencyS(d->s.cluster, poolCluster(Phase::Decode))) *
            1e3;
 }
 
@@ -173,13 +203,33 @@ DisaggMetrics DisaggModel::evaluate(const DisaggPlan& p) const {
     if (auto e = checkSplit(p.prefill.nodes, p.decode.nodes)) return fail(*e);
     const Scenario& s = d->s;
     const Workload& w = s.workload;
+    const Cluster& dc = poolCluster(Phase::Decode);
     r.prefillGpus = p.prefill.nodes * s.cluster.gpusPerNode;
-    r.decodeGpus = p.decode.nodes * s.cluster.gpusPerNode;
+    r.decodeGpus = p.decode.nodes * dc.gpusPerNode;
     r.kvBytesPerPrompt = d->kvBytes;
     r.prefill = evaluatePrefill(p.prefill.plan, p.prefill.nodes, &r.transferMs);
     r.decode = decodeModel(p.decode.nodes).evaluate(p.decode.plan);
     if (!r.prefill.valid) return fail("prefill pool: " + r.prefill.violation);
     if (!r.decode.valid) return fail("decode pool: " + r.decode.violation);
+    // A TP re-layout: max(tp_p, tp_d) / min(tp_p, tp_d) messages where one would do, each a latency more.
+    const int tpP = std::max(1, p.prefill.plan.degrees.tp), tpD = std::max(1, p.decode.plan.degrees.tp);
+    const int fan = std::max(tpP, tpD) / std::min(tpP, tpD);
+    if (fan > 1) {
+        r.relayoutMs = double(fan - 1) * linkLatencyS(s.cluster, dc) * 1e3;
+        r.transferMs += r.relayoutMs;
+        r.prefill.ttftMs += r.relayoutMs;
+        if (w.ttftMs > 0 && r.prefill.feasible && r.prefill.ttftMs > w.ttftMs) {
+            char buf[200];
+            std::snprintf(
+                buf, sizeof buf,
+                "TTFT %.1f ms (with a TP re-layout of %.3f ms) at batch %lld exceeds the SLO of %.3g ms",
+                r.prefill.ttftMs, r.relayoutMs, (long long)r.prefill.batch, w.ttftMs);
+            r.prefill.violations.emplace_back(buf);
+            r.prefill.shortfall = std::max({r.prefill.shortfall, 1.0, r.prefill.ttftMs / w.ttftMs});
+            r.prefill.feasible = false;
+            r.prefill.violation = r.prefill.violations.front();
+        }
+    }
     r.valid = true;
     r.prefillInstances = instancesOf(p.prefill.plan, r.prefillGpus, s.model);
     r.decodeInstances = instancesOf(p.decode.plan, r.decodeGpus, s.model);
@@ -187,7 +237,10 @@ DisaggMetrics DisaggModel::evaluate(const DisaggPlan& p) const {
     const double I = double(w.inputTokens), O = double(w.outputTokens);
     r.prefillRequestsPerS = r.prefill.throughput / I;
     r.decodeRequestsPerS = r.decode.throughput / O;
-    r.networkRequestsPerS = double(std::min(r.prefillGpus, r.decodeGpus)) * nicBytesPerS() / d->kvBytes;
+    const double eta = d->o.transferEfficiency;
+    r.networkRequestsPerS = std::min(double(r.prefillGpus) * s.cluster.interNode.gbPerS,
+                                     double(r.decodeGpus) * dc.interNode.gbPerS) *
+                            1e9 * eta / d->kvBytes;
     r.requestsPerS = std::min({r.prefillRequestsPerS, r.decodeRequestsPerS, r.networkRequestsPerS});
     r.bound = r.requestsPerS == r.prefillRequestsPerS  ? "prefill"
               : r.requestsPerS == r.decodeRequestsPerS ? "decode"
@@ -197,6 +250,11 @@ DisaggMetrics DisaggModel::evaluate(const DisaggPlan& p) const {
     r.throughput = r.requestsPerS * O;
     r.throughputPerGpu = r.throughput / double(r.prefillGpus + r.decodeGpus);
     r.tpotMs = r.decode.tpotMs;
+    if (s.cluster.pricePerGpuHour > 0 && dc.pricePerGpuHour > 0) {
+        r.usdPerHour =
+            double(r.prefillGpus) * s.cluster.pricePerGpuHour + double(r.decodeGpus) * dc.pricePerGpuHour;
+        if (r.throughput > 0) r.usdPerMTokens = r.usdPerHour / (3600.0 * r.throughput) * 1e6;
+    }
 
     if (d->o.load > 0 && r.prefillRequestsPerS > 0) {
         const double u = d->o.load * r.requestsPerS / r.prefillRequestsPerS;

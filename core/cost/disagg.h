@@ -3,17 +3,27 @@
 // prefill pool and a decode pool, each with its own plan. The prefill pool runs the workload as a prefill
 // scenario on its GPUs, the decode pool as a decode scenario on its GPUs (CostModel::evaluate for both); the
 // KV cache of every prompt moves from one to the other over the NICs.
+// With a scenario's decode_cluster the pools run on two clusters, e.g. prefill on H100 and decode on B200:
+// the prefill pool takes 1..N of `cluster`'s nodes, the decode pool 1..M of `decode_cluster`'s, each priced
+// by its own cost model, and the transfer crosses the slower of the two clusters' NICs.
 //
 // The formulas (I input tokens, O output tokens, G_p and G_d the pools' GPUs):
 //  - KV bytes per prompt K = kvBytesPerSequence(model, I) (core/model/model.h: MLA keeps the latent plus the
 //    rope key per layer, GQA a K and a V per KV head per layer, each in the KV-cache dtype).
 //  - A prefill pass of one replica carries B prompts; their K B bytes leave over the replica's pp x tp NICs:
 //    transfer = K B / (pp tp nic eta_kv) + one network latency (not overlapped with the pass: SGLang sends a
-//    request's KV once its prefill is done). TTFT = prefill pass + transfer (+ queueing, below).
+//    request's KV once its prefill is done). TTFT = prefill pass + transfer (+ queueing, below). nic is the
+//    slower cluster's NIC rate per GPU and the latency the larger of the two clusters'.
+//  - Re-layout: when the pools' TP differ, a decode rank's KV heads come from tp_p / tp_d prefill ranks (or a
+//    prefill rank's go to tp_d / tp_p decode ranks), as vLLM's NIXL connector reads them for heterogeneous
+//    TP: the bytes are the same, the messages max(tp_p, tp_d) / min(tp_p, tp_d) times as many, each paying
+//    the network latency once more.
 //  - Requests/s: prefill R_p = prompt tokens/s / I; decode R_d = output tokens/s / O; network
-//    R_n = min(G_p, G_d) nic eta_kv / K (every prompt's KV crosses both pools' NICs). R = min(R_p, R_d, R_n)
-//    binds; the others idle for the share 1 - R / R_x of their time.
+//    R_n = min(G_p nic_p, G_d nic_d) eta_kv / K (every prompt's KV crosses both pools' NICs). R = min(R_p,
+//    R_d, R_n) binds; the others idle for the share 1 - R / R_x of their time.
 //  - Throughput = R O output tokens/s over G_p + G_d GPUs (the unit of an aggregated serving plan).
+//  - Cost: G_p price_p + G_d price_d USD an hour (each cluster's price per GPU-hour); USD per million output
+//    tokens = that / (3600 R O) x 10^6. Pools of different GPUs are compared by it.
 //  - TPOT: the decode pool's step at its batch.
 //  - Queueing (optional, at a load rho of R): the prefill pool serves passes of mean length S = its TTFT;
 //    an M/D/1 queue at utilisation u = rho R / R_p waits u S / (2 (1 - u)) on average.
@@ -57,7 +67,11 @@ struct DisaggMetrics {
     int prefillInstances = 0, decodeInstances = 0; ///< engine instances per pool (instancesOf)
     double kvBytesPerPrompt = 0;
     double transferMs = 0; ///< one prefill pass's KV, prefill node to decode node
-    double queueMs = 0;    ///< mean wait for the prefill pool at options.load
+    double relayoutMs = 0; ///< of which the extra messages of a TP re-layout
+    /// Both pools' GPUs at their clusters' prices, USD an hour, and per million output tokens at
+    /// `throughput`; 0 when a cluster has no price.
+    double usdPerHour = 0, usdPerMTokens = 0;
+    double queueMs = 0; ///< mean wait for the prefill pool at options.load
     double prefillRequestsPerS = 0, decodeRequestsPerS = 0, networkRequestsPerS = 0;
     double requestsPerS = 0;                ///< the smallest of the three
     std::string bound;                      ///< which one: "prefill", "decode" or "network"
@@ -74,7 +88,8 @@ struct DisaggMetrics {
 int instancesOf(const Plan& p, int gpus, const Model& m);
 
 /// The workload as one pool runs it: phase prefill (no TTFT SLO: the layer adds the transfer; no fixed batch)
-/// or decode (the TPOT SLO, the workload's batch policy), on `nodes` nodes of the cluster.
+/// or decode (the TPOT SLO, the workload's batch policy), on `nodes` nodes of its cluster (the decode pool's:
+/// the scenario's decode_cluster when it has one).
 Scenario poolScenario(const Scenario& s, Phase phase, int nodes);
 
 /// Prefill and decode pools of one split of a scenario's nodes.
@@ -102,8 +117,12 @@ public:
     /// The transfer of a prefill pass of `batch` prompts from a replica of plan p (ms).
     double transferMs(const Plan& p, int64_t batch) const;
     double kvBytesPerPrompt() const;
-    /// NIC bytes/s per GPU a KV transfer achieves.
+    /// NIC bytes/s per GPU a KV transfer achieves (the slower cluster's).
     double nicBytesPerS() const;
+    /// Whether the pools run on two clusters (the scenario's decode_cluster).
+    bool twoClusters() const;
+    /// The cluster a pool runs on.
+    const Cluster& poolCluster(Phase phase) const;
 
 private:
     struct Impl;

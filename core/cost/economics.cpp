@@ -1,5 +1,7 @@
 #include "core/cost/economics.h"
 
+#include <cstdio>
+
 namespace sp {
 
 ServingCost servingCost(const Cluster& c, int gpus, double tokensPerS) {
@@ -17,6 +19,31 @@ ServingCost servingCost(const Cluster& c, int gpus, double tokensPerS) {
         r.powered = true;
         r.tdpW = c.gpu.tdpW;
         r.megawatts = g * c.gpu.tdpW * 1e-6;
+        r.tokensPerSPerMegawatt = tokensPerS / r.megawatts;
+    }
+    return r;
+}
+
+ServingCost servingCost(const Cluster& a, int ga, const Cluster& b, int gb, double tokensPerS) {
+    if (a.gpu == b.gpu && a.pricePerGpuHour == b.pricePerGpuHour) return servingCost(a, ga + gb, tokensPerS);
+    const ServingCost x = servingCost(a, ga, tokensPerS), y = servingCost(b, gb, tokensPerS);
+    ServingCost r;
+    const double g = double(ga + gb);
+    if (x.priced && y.priced && g > 0) {
+        r.priced = true;
+        r.usdPerHour = x.usdPerHour + y.usdPerHour;
+        r.usdPerGpuHour = r.usdPerHour / g;
+        if (tokensPerS > 0) r.usdPerMillionTokens = r.usdPerHour / (tokensPerS * 3600.0) * 1e6;
+        r.priceSource = x.priceSource == y.priceSource ? x.priceSource : x.priceSource + "; " + y.priceSource;
+        char buf[300];
+        std::snprintf(buf, sizeof buf, "%d %s at $%.4g and %d %s at $%.4g a GPU-hour", ga, a.gpu.name.c_str(),
+                      x.usdPerGpuHour, gb, b.gpu.name.c_str(), y.usdPerGpuHour);
+        r.mix = buf;
+    }
+    if (x.powered && y.powered && g > 0) {
+        r.powered = true;
+        r.megawatts = x.megawatts + y.megawatts;
+        r.tdpW = r.megawatts * 1e6 / g;
         r.tokensPerSPerMegawatt = tokensPerS / r.megawatts;
     }
     return r;

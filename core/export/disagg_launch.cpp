@@ -23,6 +23,7 @@
 
 #include "core/cost/disagg.h"
 #include "core/export/common.h"
+#include "core/io/gpudb.h"
 
 #include <algorithm>
 
@@ -188,6 +189,17 @@ std::vector<ExportFile> DisaggLaunch::files(const std::string& prefillYaml,
     return out;
 }
 
+namespace {
+/// "AMD" for an Instinct GPU (a CDNA family in the GPU database, or a name that says so), else "NVIDIA".
+std::string vendorOf(const Gpu& g) {
+    if (const GpuSpec* spec = findGpuByName(g.name))
+        return spec->family.rfind("cdna", 0) == 0 ? "AMD" : "NVIDIA";
+    for (const char* w : {"AMD", "Instinct", "MI300", "MI325", "MI355", "MI250"})
+        if (g.name.find(w) != std::string::npos) return "AMD";
+    return "NVIDIA";
+}
+} // namespace
+
 Result<DisaggLaunch> disaggregatedLaunch(const Scenario& s, const DisaggPlan& p, const ExportOptions& o) {
     const bool dynamo = o.engine == ServingEngine::Dynamo;
     if (o.engine != ServingEngine::Sglang && !dynamo)
@@ -206,6 +218,19 @@ Result<DisaggLaunch> disaggregatedLaunch(const Scenario& s, const DisaggPlan& p,
                          " only; export without --engine-version or with " + versions.back().version};
     const DisaggModel dm(s);
     if (auto why = dm.checkSplit(p.prefill.nodes, p.decode.nodes)) return Error{"", 0, 0, "", *why};
+    // Pools on two GPU types: one engine and version on both, the same KV cache dtype (the scenario's) and
+    // page size (each pool's export writes the engine's default), so the decode pool reads what the prefill
+    // pool wrote. Across vendors the pools would run a CUDA build and a ROCm build of the engine, whose KV
+    // layouts and transfer backends (Mooncake, NIXL) this exporter has not checked against each other.
+    const Cluster& dc = dm.poolCluster(Phase::Decode);
+    const bool mixed = s.decodeCluster && !(s.cluster.gpu == dc.gpu);
+    if (mixed && vendorOf(s.cluster.gpu) != vendorOf(dc.gpu))
+        return Error{
+            "", 0, 0, "",
+            "the prefill pool runs on " + vendorOf(s.cluster.gpu) + " GPUs (" + s.cluster.gpu.name +
+                ") and the decode pool on " + vendorOf(dc.gpu) + " GPUs (" + dc.gpu.name +
+                "): the engines' CUDA and ROCm builds would have to read each other's KV cache, which "
+                "no exporter here has checked; put both pools on one vendor's GPUs"};
     DisaggLaunch out;
     const auto pool = [&](const char* name, Phase phase, const DisaggPool& q, LaunchCommand& lc) -> Error {
         Scenario ps = poolScenario(s, phase, q.nodes);
@@ -251,6 +276,18 @@ Result<DisaggLaunch> disaggregatedLaunch(const Scenario& s, const DisaggPlan& p,
     const std::string split = "Disaggregated: " + std::to_string(p.prefill.nodes) + " prefill node(s) and " +
                               std::to_string(p.decode.nodes) +
                               " decode node(s); the decode pool's node numbers start again at 0. ";
+    if (mixed)
+        out.notes.push_back(
+            "Two GPU types: the prefill pool's scripts run on " + s.cluster.gpu.name +
+            " nodes, the decode pool's on " + dc.gpu.name +
+            " nodes. Both run the same engine and version with the scenario's KV cache dtype (" +
+            std::string(nameOf(s.model.kvCache)) +
+            ") and the engine's default page size, so the decode pool reads the cache as the "
+            "prefill pool wrote it; keep them so if you edit either." +
+            (dynamo ? " On Kubernetes, pin each worker to its GPU type (a nodeSelector on the "
+                      "nvidia.com/gpu.product label of GPU Feature Discovery): "
+                      "dynamo-graph.yaml does not."
+                    : ""));
     if (dynamo) {
         // One graph for both pools (each pool's own, made by its export, would have a frontend each).
         for (LaunchCommand* lc : {&out.prefill, &out.decode}) {

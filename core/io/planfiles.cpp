@@ -27,7 +27,8 @@ Plan readPlan(const MapReader& r) {
 }
 
 /// A disaggregated plan: `disaggregated: {prefill: {nodes: N, <plan fields>}, decode: {...}}`. With a
-/// scenario, the pools must add up to its nodes and each plan must use its pool's GPUs.
+/// scenario, the pools must add up to its nodes (with a decode_cluster: each fit its own cluster) and each
+/// plan must use its pool's GPUs.
 DisaggPlan readDisaggPlan(const MapReader& r, const Scenario* s) {
     checkHeader(r, FileKind::Plan);
     r.allowKeys({"version", "kind", "disaggregated"});
@@ -46,19 +47,30 @@ DisaggPlan readDisaggPlan(const MapReader& r, const Scenario* s) {
     }
     if (!s) return out;
     const int total = out.prefill.nodes + out.decode.nodes;
-    if (total != s->cluster.nodes)
+    const Cluster& dc = s->decodeCluster ? *s->decodeCluster : s->cluster;
+    if (s->decodeCluster) {
+        // Two clusters: each pool takes some of its own cluster's nodes.
+        if (out.prefill.nodes > s->cluster.nodes)
+            pools[0].failAt("nodes", "the prefill pool's " + std::to_string(out.prefill.nodes) +
+                                         " nodes exceed its cluster's " + std::to_string(s->cluster.nodes));
+        if (out.decode.nodes > dc.nodes)
+            pools[1].failAt("nodes", "the decode pool's " + std::to_string(out.decode.nodes) +
+                                         " nodes exceed the decode cluster's " + std::to_string(dc.nodes));
+    } else if (total != s->cluster.nodes) {
         pools[1].failAt("nodes", "prefill " + std::to_string(out.prefill.nodes) + " + decode " +
                                      std::to_string(out.decode.nodes) + " nodes = " + std::to_string(total) +
                                      ", but the cluster has " + std::to_string(s->cluster.nodes));
+    }
     for (int i = 0; i < 2; ++i) {
         const DisaggPool& pool = i == 0 ? out.prefill : out.decode;
-        const int64_t gpus = int64_t(pool.nodes) * s->cluster.gpusPerNode;
+        const int perNode = i == 0 ? s->cluster.gpusPerNode : dc.gpusPerNode;
+        const int64_t gpus = int64_t(pool.nodes) * perNode;
         const Degrees& g = pool.plan.degrees;
         if (int64_t(g.pp) * g.dp * g.tp != gpus)
             pools[size_t(i)].failAt("degrees", "pp*dp*tp = " + std::to_string(int64_t(g.pp) * g.dp * g.tp) +
                                                    " does not match the " + names[size_t(i)] + " pool's " +
                                                    std::to_string(pool.nodes) + " nodes x " +
-                                                   std::to_string(s->cluster.gpusPerNode) +
+                                                   std::to_string(perNode) +
                                                    " GPUs = " + std::to_string(gpus));
     }
     return out;

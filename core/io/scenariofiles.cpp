@@ -91,11 +91,17 @@ template <class T, class Fn> T readPart(const MapReader& r, std::string_view key
 
 Scenario readScenario(const MapReader& r) {
     checkHeader(r, FileKind::Scenario);
-    r.allowKeys({"version", "kind", "name", "model", "cluster", "workload", "constraints"});
+    r.allowKeys({"version", "kind", "name", "model", "cluster", "decode_cluster", "workload", "constraints"});
     Scenario s;
     s.name = r.stringOr("name", "");
     s.model = readPart<Model>(r, "model", readAnyModel);
     s.cluster = readPart<Cluster>(r, "cluster", readCluster);
+    if (r.has("decode_cluster")) {
+        s.decodeCluster = readPart<Cluster>(r, "decode_cluster", readCluster);
+        if (s.decodeCluster->gpu.tflops[int(s.model.activations)] <= 0)
+            r.failAt("decode_cluster", "the GPU has no TFLOP/s figure for the model's activation dtype '" +
+                                           std::string(nameOf(s.model.activations)) + "'");
+    }
     s.workload = readPart<Workload>(r, "workload", readWorkload);
     if (r.has("constraints")) s.constraints = readPart<Constraints>(r, "constraints", readConstraints);
     if (s.cluster.gpu.tflops[int(s.model.activations)] <= 0)
@@ -139,6 +145,10 @@ std::string toYaml(const Scenario& s) {
     emitModel(e, s.model);
     e << YAML::Key << "cluster" << YAML::Value;
     emitCluster(e, s.cluster);
+    if (s.decodeCluster) {
+        e << YAML::Key << "decode_cluster" << YAML::Value;
+        emitCluster(e, *s.decodeCluster);
+    }
     e << YAML::Key << "workload" << YAML::Value;
     emitWorkload(e, s.workload);
     e << YAML::Key << "constraints" << YAML::Value;

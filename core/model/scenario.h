@@ -17,6 +17,10 @@ struct Scenario {
     Cluster cluster;
     Workload workload;
     Constraints constraints;
+    /// Disaggregated serving over two clusters: the decode pool's, when it runs on other GPUs than the
+    /// prefill pool (which takes `cluster`); absent, both pools split `cluster`'s nodes. Aggregated plans
+    /// ignore it.
+    std::optional<Cluster> decodeCluster;
     bool operator==(const Scenario&) const = default;
     /// GPUs the plan must use: the constraint's count, or the whole cluster.
     int gpus() const { return constraints.gpus > 0 ? constraints.gpus : cluster.gpus(); }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 namespace sp {
 
@@ -27,9 +28,13 @@ private:
     int m_nodes;
 };
 
-/// Better by the search's own order: feasible first, then throughput per GPU, then the smaller shortfall.
-bool better(const DisaggMetrics& a, const DisaggMetrics& b) {
+/// Better by the search's own order: feasible first, then the lower cost per million tokens where both are
+/// priced (pools on two clusters: their GPUs differ) or else the throughput per GPU, then the smaller
+/// shortfall.
+bool better(const DisaggMetrics& a, const DisaggMetrics& b, bool byCost) {
     if (a.feasible != b.feasible) return a.feasible;
+    if (a.feasible && byCost && a.usdPerMTokens > 0 && b.usdPerMTokens > 0)
+        return a.usdPerMTokens < b.usdPerMTokens;
     if (a.feasible) return a.throughputPerGpu > b.throughputPerGpu;
     if (a.valid != b.valid) return a.valid;
     return a.shortfall < b.shortfall;
@@ -72,8 +77,13 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
         res.message = std::move(e);
         return res;
     }
-    const int N = s.cluster.nodes, per = s.cluster.gpusPerNode;
-    const int searches = 2 * (N - 1);
+    // One cluster: its N nodes split k + (N - k). Two (decode_cluster): 1..Np prefill nodes of the first,
+    // 1..Nd decode nodes of the second, in any pairing.
+    const bool two = dm.twoClusters();
+    const int N = s.cluster.nodes;
+    const int Np = two ? N : N - 1, Nd = two ? dm.poolCluster(Phase::Decode).nodes : N - 1;
+    const int perP = s.cluster.gpusPerNode, perD = dm.poolCluster(Phase::Decode).gpusPerNode;
+    const int searches = Np + Nd;
     const auto deadline =
         o.seconds > 0
             ? start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds))
@@ -111,36 +121,50 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
         return r;
     };
 
-    std::vector<SearchResult> pre(static_cast<size_t>(N)),
-        dec(static_cast<size_t>(N)); // by pool nodes 1..N-1
-    std::vector<bool> searched(size_t(N), false);
-    for (int k = 1; k < N && !outOfTime(); ++k) {
-        const PrefillObjective po(dm, k);
-        const SearchSpace ps(dm.prefillModel(k).scenario());
-        pre[size_t(k)] =
-            searchPool(po, ps, k * per, k > 1 ? &pre[size_t(k - 1)] : nullptr, o.seed + uint64_t(k));
-        const CostModelObjective dob(dm.decodeModel(k));
-        const SearchSpace ds(dm.decodeModel(k).scenario());
-        dec[size_t(k)] =
-            searchPool(dob, ds, k * per, k > 1 ? &dec[size_t(k - 1)] : nullptr, o.seed + uint64_t(N + k));
-        searched[size_t(k)] = true;
+    std::vector<SearchResult> pre(size_t(Np) + 1), dec(size_t(Nd) + 1); // by pool nodes 1..Np, 1..Nd
+    std::vector<bool> searchedP(size_t(Np) + 1, false), searchedD(size_t(Nd) + 1, false);
+    for (int k = 1; k <= std::max(Np, Nd) && !outOfTime(); ++k) {
+        if (k <= Np) {
+            const PrefillObjective po(dm, k);
+            const SearchSpace ps(dm.prefillModel(k).scenario());
+            pre[size_t(k)] =
+                searchPool(po, ps, k * perP, k > 1 ? &pre[size_t(k - 1)] : nullptr, o.seed + uint64_t(k));
+            searchedP[size_t(k)] = true;
+        }
+        if (k <= Nd && !outOfTime()) {
+            const CostModelObjective dob(dm.decodeModel(k));
+            const SearchSpace ds(dm.decodeModel(k).scenario());
+            dec[size_t(k)] = searchPool(dob, ds, k * perD, k > 1 ? &dec[size_t(k - 1)] : nullptr,
+                                        o.seed + uint64_t(N + k));
+            searchedD[size_t(k)] = true;
+        }
     }
     if (outOfTime()) res.stopped = true;
 
-    for (int k = 1; k < N; ++k) {
-        if (!searched[size_t(k)] || !searched[size_t(N - k)]) continue;
-        const SearchResult &rp = pre[size_t(k)], &rd = dec[size_t(N - k)];
-        if (rp.evaluations == 0 || rd.evaluations == 0) continue;
-        DisaggSplit sp{{{k, rp.best.plan}, {N - k, rd.best.plan}}, {}};
+    // A split with its pools' best plans, the batches the layer chose then fixed, so the plan file
+    // reproduces the metrics.
+    const auto evaluateSplit = [&](int kp, int kd) -> std::optional<DisaggSplit> {
+        if (!searchedP[size_t(kp)] || !searchedD[size_t(kd)]) return std::nullopt;
+        const SearchResult &rp = pre[size_t(kp)], &rd = dec[size_t(kd)];
+        if (rp.evaluations == 0 || rd.evaluations == 0) return std::nullopt;
+        DisaggSplit sp{{{kp, rp.best.plan}, {kd, rd.best.plan}}, {}};
         sp.metrics = dm.evaluate(sp.plan);
-        // Fix the batches the layer chose, so the plan file reproduces the metrics.
         if (sp.metrics.valid) {
             sp.plan.prefill.plan.batch = sp.metrics.prefill.batch;
             sp.plan.decode.plan.batch = sp.metrics.decode.batch;
             sp.metrics = dm.evaluate(sp.plan);
         }
-        res.splits.push_back(sp);
-        if (!res.found || better(sp.metrics, res.best.metrics)) res.best = sp, res.found = true;
+        return sp;
+    };
+    for (int k = 1; k <= Np; ++k) {
+        // Two clusters: for each prefill pool, the decode pool that serves it best.
+        std::optional<DisaggSplit> sp;
+        for (int kd = two ? 1 : N - k; kd <= (two ? Nd : N - k); ++kd)
+            if (auto c = evaluateSplit(k, kd); c && (!sp || better(c->metrics, sp->metrics, two)))
+                sp = std::move(c);
+        if (!sp) continue;
+        res.splits.push_back(*sp);
+        if (!res.found || better(sp->metrics, res.best.metrics, two)) res.best = *sp, res.found = true;
     }
     res.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     if (!res.found)
