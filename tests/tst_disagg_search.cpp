@@ -402,6 +402,53 @@ private slots:
                  old.error().message.c_str());
     }
 
+    // Pools on two GPU types (the mixed sample's best split): SGLang's and Dynamo's exports write each pool
+    // for its own cluster and pass the same start-up checks, each pool's against its own cluster
+    // (poolScenario); a decode pool on AMD GPUs behind an NVIDIA prefill pool is refused with the reason.
+    void twoGpuTypesExport() {
+        auto loaded = loadScenario(std::string(SHARDPLAN_SAMPLES_DIR) +
+                                   "/scenarios/deepseek-v3-h100-prefill-b200-decode.yaml");
+        QVERIFY(loaded.ok());
+        Scenario s = loaded.value();
+        DisaggSearchOptions so;
+        so.budget = 200;
+        const DisaggSearchResult r = searchDisaggregated(s, so);
+        QVERIFY2(r.found && r.best.metrics.feasible, r.message.c_str());
+        const DisaggPlan& p = r.best.plan;
+        for (ServingEngine worker : {ServingEngine::Sglang, ServingEngine::Vllm}) {
+            ExportOptions o;
+            o.engine = worker == ServingEngine::Sglang ? ServingEngine::Sglang : ServingEngine::Dynamo;
+            o.dynamoWorker = worker;
+            auto l = disaggregatedLaunch(s, p, o);
+            QVERIFY2(l.ok(), l.ok() ? "" : l.error().str().c_str());
+            const EngineVersion v = findEngineVersion(o.engine, "").value();
+            const auto broken = checkDisaggLaunch(l.value(), s, p, v, worker);
+            QVERIFY2(broken.empty(), broken.empty() ? "" : broken.front().c_str());
+            QVERIFY2(std::any_of(l->notes.begin(), l->notes.end(),
+                                 [](const std::string& n) {
+                                     return n.find("Two GPU types: the prefill pool's scripts run on H100") ==
+                                                0 &&
+                                            n.find("decode pool's on B200") != std::string::npos;
+                                 }),
+                     l->notes.front().c_str());
+            // Each pool's scripts are as many nodes as its pool has, of its own cluster's GPUs.
+            QVERIFY(int(l->prefill.nodes.size()) <= p.prefill.nodes);
+            QVERIFY(int(l->decode.nodes.size()) <= p.decode.nodes);
+        }
+        // The decode pool on MI300X: two vendors, refused.
+        auto amd =
+            loadScenario(std::string(SHARDPLAN_SAMPLES_DIR) + "/scenarios/llama-3.1-70b-mi300x-1x8.yaml");
+        QVERIFY(amd.ok());
+        s.decodeCluster = amd.value().cluster;
+        s.decodeCluster->nodes = p.decode.nodes;
+        ExportOptions o;
+        o.engine = ServingEngine::Sglang;
+        auto refused = disaggregatedLaunch(s, p, o);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("decode pool on AMD GPUs") != std::string::npos,
+                 refused.error().message.c_str());
+    }
+
     // Dynamo (ai-dynamo/dynamo vllm/backend_args.py at d195d280e13e, vllm/args.py at 000a36a7399a): one
     // frontend for both pools, on the prefill pool's node 0; every vLLM worker marked with its role and
     // the NIXL connector the prefill worker must name; SGLang workers with SGLang's own flags and NIXL;

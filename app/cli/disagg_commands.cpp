@@ -52,12 +52,6 @@ std::string nodesText(int n) {
     return std::to_string(n) + (n == 1 ? " node" : " nodes");
 }
 
-/// The pools' GPUs together, priced (each pool's at its own cluster's price).
-ServingCost poolsCost(const Scenario& s, const DisaggMetrics& m) {
-    return servingCost(s.cluster, m.prefillGpus, s.decodeCluster ? *s.decodeCluster : s.cluster, m.decodeGpus,
-                       m.throughput);
-}
-
 void printDisagg(const Scenario& s, const DisaggPlan& p, const DisaggMetrics& m) {
     const bool moe = s.model.moe.present();
     // Two clusters: each pool's GPU named.
@@ -130,14 +124,14 @@ int evaluateDisaggregated(const Scenario& s, const std::string& path, bool json,
     }
     if (json) {
         nlohmann::ordered_json j = disaggJson(m);
-        j["cost"] = costJson(poolsCost(s, m));
+        j["cost"] = costJson(poolsCost(s, m, m.throughput));
         j["plan"] = nlohmann::ordered_json::parse(toJson(p.value(), s.model));
         std::cout << jsonText(j) << "\n";
         return kOk;
     }
     std::printf("scenario   %s\nplan       %s: disaggregated prefill/decode\n", s.name.c_str(), path.c_str());
     printDisagg(s, p.value(), m);
-    std::printf("cost       %s\n", costText(poolsCost(s, m)).c_str());
+    std::printf("cost       %s\n", costText(poolsCost(s, m, m.throughput)).c_str());
     return kOk;
 }
 
@@ -326,7 +320,7 @@ int searchDisaggregated(const Scenario& s, const std::string& scenarioPath, cons
         nlohmann::ordered_json j;
         j["plan"] = nlohmann::ordered_json::parse(toJson(best.plan, s.model));
         j["metrics"] = disaggJson(best.metrics);
-        j["cost"] = costJson(poolsCost(s, best.metrics));
+        j["cost"] = costJson(poolsCost(s, best.metrics, best.metrics.throughput));
         auto& sp = j["splits"] = nlohmann::ordered_json::array();
         for (const DisaggSplit& x : r.splits)
             sp.push_back({{"prefill_nodes", x.plan.prefill.nodes},
@@ -364,7 +358,7 @@ int searchDisaggregated(const Scenario& s, const std::string& scenarioPath, cons
                             x.metrics.throughputPerGpu, x.metrics.feasible ? "" : "(infeasible)");
         std::printf(byCost ? "per million output tokens (prefill + decode nodes)\n" : "tokens/s per GPU\n");
         printDisagg(s, best.plan, best.metrics);
-        std::printf("cost       %s\n", costText(poolsCost(s, best.metrics)).c_str());
+        std::printf("cost       %s\n", costText(poolsCost(s, best.metrics, best.metrics.throughput)).c_str());
         if (!a.out.empty()) std::printf("written    %s\n", a.out.c_str());
     }
     if (!r.message.empty()) std::cerr << "shardplan: " << r.message << "\n";

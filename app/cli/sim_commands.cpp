@@ -96,8 +96,8 @@ nlohmann::ordered_json simJson(const SimResult& r, const Workload& w) {
 }
 
 void printSim(const SimResult& r, const Workload& w) {
-    std::printf("setup      %s; %lld tokens a step; %s's scheduler\n", r.plan.c_str(), (long long)r.tokenBudget,
-                r.scheduler.c_str());
+    std::printf("setup      %s; %lld tokens a step; %s's scheduler\n", r.plan.c_str(),
+                (long long)r.tokenBudget, r.scheduler.c_str());
     std::printf("completed  %lld of %lld requests in %.1f s simulated (%s steps)%s\n", (long long)r.completed,
                 (long long)r.requests, r.durationS, group(double(r.steps)).c_str(),
                 r.stopped ? ", stopped early" : "");
@@ -386,9 +386,8 @@ int cmdSimulate(const std::vector<std::string>& argv) {
         planJson = nlohmann::ordered_json::parse(toJson(dp.value(), s->model));
         analytic.throughput = dm.throughput, analytic.ttftMs = dm.ttftMs, analytic.tpotMs = dm.tpotMs;
         analytic.batch = dm.decode.batch;
-        cost = servingCost(s->cluster, dm.prefillGpus + dm.decodeGpus,
-                           r->sustainedOutputTokensPerS > 0 ? r->sustainedOutputTokensPerS
-                                                            : r->outputTokensPerS);
+        cost = poolsCost(
+            *s, dm, r->sustainedOutputTokensPerS > 0 ? r->sustainedOutputTokensPerS : r->outputTokensPerS);
     } else {
         const CostModel model(s.value());
         PlanArgs pa;

@@ -18,6 +18,11 @@ int instancesOf(const Plan& p, int gpus, const Model& m) {
     return std::max(1, gpus / per);
 }
 
+ServingCost poolsCost(const Scenario& s, const DisaggMetrics& m, double tokensPerS) {
+    return servingCost(s.cluster, m.prefillGpus, s.decodeCluster ? *s.decodeCluster : s.cluster, m.decodeGpus,
+                       tokensPerS);
+}
+
 Scenario poolScenario(const Scenario& s, Phase phase, int nodes) {
     Scenario out = s;
     if (phase == Phase::Decode && s.decodeCluster) out.cluster = *s.decodeCluster;

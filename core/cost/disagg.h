@@ -32,6 +32,7 @@
 // model's own choice under the TPOT SLO.
 
 #include "core/cost/costmodel.h"
+#include "core/cost/economics.h"
 #include "core/model/disaggplan.h"
 
 #include <optional>
@@ -91,6 +92,10 @@ int instancesOf(const Plan& p, int gpus, const Model& m);
 /// or decode (the TPOT SLO, the workload's batch policy), on `nodes` nodes of its cluster (the decode pool's:
 /// the scenario's decode_cluster when it has one).
 Scenario poolScenario(const Scenario& s, Phase phase, int nodes);
+
+/// The pools' GPUs of a disaggregated plan serving `tokensPerS` output tokens a second, each pool's GPUs at
+/// its own cluster's price (servingCost of two clusters).
+ServingCost poolsCost(const Scenario& s, const DisaggMetrics& m, double tokensPerS);
 
 /// Prefill and decode pools of one split of a scenario's nodes.
 class DisaggModel {

@@ -34,7 +34,19 @@ ServingCost servingCost(const Cluster& a, int ga, const Cluster& b, int gb, doub
         r.usdPerHour = x.usdPerHour + y.usdPerHour;
         r.usdPerGpuHour = r.usdPerHour / g;
         if (tokensPerS > 0) r.usdPerMillionTokens = r.usdPerHour / (tokensPerS * 3600.0) * 1e6;
-        r.priceSource = x.priceSource == y.priceSource ? x.priceSource : x.priceSource + "; " + y.priceSource;
+        // One basis with a note per GPU ("<basis>; 19 clouds", "<basis>; 10 clouds"): the basis once.
+        const auto basis = [](const std::string& src) { return src.substr(0, src.find("; ")); };
+        const auto note = [](const std::string& src) {
+            const size_t at = src.find("; ");
+            return at == std::string::npos ? std::string() : src.substr(at + 2);
+        };
+        if (x.priceSource == y.priceSource)
+            r.priceSource = x.priceSource;
+        else if (basis(x.priceSource) == basis(y.priceSource))
+            r.priceSource = basis(x.priceSource) + "; " + a.gpu.name + ": " + note(x.priceSource) + ", " +
+                            b.gpu.name + ": " + note(y.priceSource);
+        else
+            r.priceSource = a.gpu.name + ": " + x.priceSource + "; " + b.gpu.name + ": " + y.priceSource;
         char buf[300];
         std::snprintf(buf, sizeof buf, "%d %s at $%.4g and %d %s at $%.4g a GPU-hour", ga, a.gpu.name.c_str(),
                       x.usdPerGpuHour, gb, b.gpu.name.c_str(), y.usdPerGpuHour);

@@ -32,7 +32,10 @@ std::vector<std::string> checkDisaggLaunch(const DisaggLaunch& l, const Scenario
          {std::tuple{"prefill", &l.prefill, Phase::Prefill, p.prefill.nodes},
           std::tuple{"decode", &l.decode, Phase::Decode, p.decode.nodes}})
         for (const auto& x : checkLaunch(*lc, poolScenario(s, phase, nodes), version, worker))
-            add(std::string(name) + " pool: " + x);
+            // Dynamo: one frontend, on the prefill pool's node 0, routes to both pools (disagg_launch.cpp).
+            if (!(version.engine == ServingEngine::Dynamo && phase == Phase::Decode &&
+                  x == "Dynamo without a frontend"))
+                add(std::string(name) + " pool: " + x);
     if (version.engine != ServingEngine::Sglang) return v;
 
     // The servers that serve an API (a multi-node server's node 0), as the router must name them:

@@ -256,8 +256,12 @@ FileReport validateFile(const std::string& path, std::optional<FileKind> kind) {
         break;
     case FileKind::Scenario:
         finish(loadScenario(path), [&](const Scenario& s) {
-            return s.name + ": " + modelSummary(s.model, rep) + "; " + std::to_string(s.gpus()) + " GPUs; " +
-                   phases[int(s.workload.phase)];
+            return s.name + ": " + modelSummary(s.model, rep) + "; " + std::to_string(s.gpus()) + " GPUs" +
+                   (s.decodeCluster ? " (" + s.cluster.gpu.name + ") for prefill, " +
+                                          std::to_string(s.decodeCluster->gpus()) + " (" +
+                                          s.decodeCluster->gpu.name + ") for decode"
+                                    : std::string()) +
+                   "; " + phases[int(s.workload.phase)];
         });
         break;
     case FileKind::Plan:

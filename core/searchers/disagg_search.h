@@ -13,6 +13,10 @@
 //     splits cost less than fresh searches;
 //  3. every split k + (N - k) is evaluated with its pools' best plans; the best rate-matched output tokens/s
 //     per GPU wins (feasible ones first).
+// With a decode_cluster (pools on two GPU types) the prefill pool is searched on 1..N nodes of the scenario's
+// cluster and the decode pool on 1..M of the decode cluster; every pairing is evaluated, and the least cost
+// per million output tokens wins (each pool's GPUs at its cluster's price; unpriced: throughput per GPU).
+// `splits` then holds, for each prefill size, its cheapest decode pool.
 
 #include "core/cost/disagg.h"
 #include "core/search/engine.h"
