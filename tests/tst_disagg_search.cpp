@@ -8,6 +8,7 @@
 #include "core/searchers/disagg_search.h"
 #include "core/searchers/pareto.h"
 #include "core/searchers/registry.h"
+#include "core/sim/capacity.h"
 
 #include "clirun.h"
 #include "sample_fixtures.h"
@@ -270,6 +271,46 @@ private slots:
         for (const DisaggSplit& x : r.splits) QVERIFY(x.metrics.usdPerMTokens >= cheapest * (1 - 1e-12));
         // The plan file reproduces it.
         QCOMPARE(dm.evaluate(r.best.plan).usdPerMTokens, r.best.metrics.usdPerMTokens);
+    }
+
+    // capacity --disaggregated (cheapestDisaggregated) on Llama-3.1-8B, 3 nodes of 8 H100 at $2 a GPU-hour:
+    // below what one prefill node and one decode node serve, the answer is those 2 nodes (the least any split
+    // can cost: a node each), one node left off; above it and below what 3 nodes serve, 3 nodes; above every
+    // pairing, no answer, with the most any pairing reaches.
+    void capacityCheapestPairing() {
+        Scenario s = llama8b(3);
+        s.cluster.pricePerGpuHour = 2.0;
+        DisaggCapacityOptions o;
+        o.search.searcher = "exhaustive";
+        o.sim.requests = 300;
+        const DisaggSearchResult all = searchDisaggregated(s, o.search);
+        DisaggOptions spare;
+        spare.spareNodes = true;
+        const DisaggModel dm(s, spare);
+        const auto rateOf = [&](int kp, int kd) {
+            return dm.evaluate({{kp, *all.prefillPlans[size_t(kp)]}, {kd, *all.decodePlans[size_t(kd)]}})
+                .requestsPerS;
+        };
+        const double one = rateOf(1, 1);
+        const double three = std::max(rateOf(2, 1), rateOf(1, 2));
+        QVERIFY2(one > 0 && three > one, qPrintable(QString("1+1 %1, 3 nodes %2").arg(one).arg(three)));
+        o.rate = 0.5 * one;
+        DisaggCapacity r = cheapestDisaggregated(s, o);
+        QVERIFY2(r.met, r.why.c_str());
+        QCOMPARE(r.split.plan.prefill.nodes + r.split.plan.decode.nodes, 2);
+        QCOMPARE(r.cost.usdPerHour, 16 * 2.0);
+        QVERIFY(r.slo.met && r.run);
+        QCOMPARE(r.candidates, 3);    // 1+1, 2+1 and 1+2 all reach half of 1+1's rate
+        o.rate = 0.5 * (one + three); // above 1+1's rate
+        r = cheapestDisaggregated(s, o);
+        QVERIFY2(r.met, r.why.c_str());
+        QCOMPARE(r.split.plan.prefill.nodes + r.split.plan.decode.nodes, 3);
+        QVERIFY(r.split.metrics.requestsPerS >= o.rate);
+        o.rate = 2 * three;
+        r = cheapestDisaggregated(s, o);
+        QVERIFY(!r.met);
+        QCOMPARE(r.candidates, 0);
+        QVERIFY2(r.why.find("no pairing of pool sizes reaches") == 0, r.why.c_str());
     }
 
     // The hand-checked case of docs/disaggregated.md: DeepSeek-V3, 8K in / 1K out, prefill on 32x8 H100 and
@@ -565,6 +606,25 @@ private slots:
         QVERIFY(QJsonDocument::fromJson(run.out.toUtf8()).object()["disaggregated"].isArray());
         run = shardplan({"pareto", "--scenario", scenario, "--pool-budget", "50"});
         QCOMPARE(run.code, 2);
+        // capacity --disaggregated: the cheapest pools for a rate, simulated; with --max-rate or --gpus a
+        // usage error; a rate no pairing reaches is bad input with the reason.
+        run = shardplan({"capacity", "--scenario", scenario, "--rate", "5", "--disaggregated", "--budget",
+                         "100", "--requests", "200", "--json"});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        const QJsonObject cap = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QVERIFY(cap["met"].toBool());
+        QVERIFY(cap["analytical_requests_per_s"].toDouble() >= 5);
+        QVERIFY(cap["slo"].toObject()["met"].toBool());
+        QCOMPARE(cap["prefill"].toObject()["nodes"].toInt() + cap["decode"].toObject()["nodes"].toInt(), 2);
+        run = shardplan({"capacity", "--scenario", scenario, "--max-rate", "--disaggregated"});
+        QCOMPARE(run.code, 2);
+        run = shardplan(
+            {"capacity", "--scenario", scenario, "--rate", "5", "--gpus", "b200", "--disaggregated"});
+        QCOMPARE(run.code, 2);
+        run = shardplan(
+            {"capacity", "--scenario", scenario, "--rate", "1e6", "--disaggregated", "--budget", "50"});
+        QCOMPARE(run.code, 1);
+        QVERIFY2(run.err.contains("no pairing of pool sizes reaches"), qPrintable(run.err));
     }
 };
 

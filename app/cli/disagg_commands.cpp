@@ -185,9 +185,17 @@ int compareDisaggregated(const Scenario& s, const std::vector<std::string>& file
         double a, b;
     };
     const Side &A = sides[0], &B = sides[1];
+    // What each side's GPUs cost per million output tokens (a disaggregated side's pools at their own
+    // clusters' prices: with a decode_cluster, per GPU compares unlike GPUs); 0 unpriced.
+    const auto usdPerM = [&](const Side& x) {
+        const ServingCost c = x.disaggregated ? poolsCost(s, x.dis, x.dis.throughput)
+                                              : servingCost(s.cluster, s.gpus(), x.agg.throughput);
+        return c.priced ? c.usdPerMillionTokens : 0.0;
+    };
     const std::vector<Row> rows{
         {"throughput_tokens_per_s", "throughput tokens/s", A.throughput(), B.throughput()},
         {"throughput_per_gpu", "throughput per GPU", A.perGpu(), B.perGpu()},
+        {"usd_per_million_tokens", "$ per M output tokens", usdPerM(A), usdPerM(B)},
         {"ttft_ms", "TTFT ms", A.ttft(), B.ttft()},
         {"tpot_ms", "TPOT ms", A.tpot(), B.tpot()},
     };

@@ -450,6 +450,68 @@ int cmdSimulate(const std::vector<std::string>& argv) {
     return kOk;
 }
 
+namespace {
+/// capacity --disaggregated's answer: the pools, the analytical and simulated rates, what it costs.
+int reportDisaggCapacity(const DisaggCapacity& r, const Scenario& s, const DisaggCapacityOptions& o,
+                         bool json) {
+    const DisaggSplit& x = r.split;
+    const DisaggMetrics& m = x.metrics;
+    const Cluster& dc = s.decodeCluster ? *s.decodeCluster : s.cluster;
+    if (json) {
+        nlohmann::ordered_json j{{"scenario", s.name},
+                                 {"mode", "disaggregated"},
+                                 {"rate", o.rate},
+                                 {"met", r.met},
+                                 {"why", r.why},
+                                 {"candidates", r.candidates},
+                                 {"simulations", r.simulations},
+                                 {"evaluations", r.evaluations}};
+        if (m.valid) {
+            j["plan"] = nlohmann::ordered_json::parse(toJson(x.plan, s.model));
+            j["prefill"] = {
+                {"nodes", x.plan.prefill.nodes}, {"gpus", m.prefillGpus}, {"gpu", s.cluster.gpu.name}};
+            j["decode"] = {{"nodes", x.plan.decode.nodes}, {"gpus", m.decodeGpus}, {"gpu", dc.gpu.name}};
+            j["analytical_requests_per_s"] = m.requestsPerS;
+            j["bound"] = m.bound;
+        }
+        if (r.run) {
+            j["slo"] = {{"met", r.slo.met},
+                        {"ttft_ms", r.slo.ttftMs},
+                        {"tpot_ms", r.slo.tpotMs},
+                        {"binding", r.slo.binding}};
+            j["cost"] = costJson(r.cost);
+        }
+        std::cout << jsonText(j) << "\n";
+        return r.met ? kOk : kBadInput;
+    }
+    const Workload& w = s.workload;
+    std::printf("the cheapest prefill and decode pools for %.4g requests/s under %s (%s)\n", o.rate,
+                sloText(w).c_str(), w.name.c_str());
+    std::printf("searched   %s per pool size, %lld evaluations; %d pairings of pool sizes reach the rate "
+                "analytically, %d simulated (cheapest first)\n",
+                o.search.searcher.c_str(), (long long)r.evaluations, r.candidates, r.simulations);
+    if (m.valid) {
+        const bool moe = s.model.moe.present();
+        std::printf("prefill    %d nodes, %d %s: %s, batch %lld\n", x.plan.prefill.nodes, m.prefillGpus,
+                    s.cluster.gpu.name.c_str(), degreesText(x.plan.prefill.plan, moe).c_str(),
+                    (long long)m.prefill.batch);
+        std::printf("decode     %d nodes, %d %s: %s, batch %lld\n", x.plan.decode.nodes, m.decodeGpus,
+                    dc.gpu.name.c_str(), degreesText(x.plan.decode.plan, moe).c_str(),
+                    (long long)m.decode.batch);
+        std::printf("analytical %.2f requests/s at saturation, %s-bound\n", m.requestsPerS, m.bound.c_str());
+    }
+    if (r.run) {
+        const double pct = w.sloPercentile > 0 ? w.sloPercentile : 0;
+        std::printf("simulated  %s TTFT %.1f ms, TPOT %.2f ms at %.4g requests/s: %s\n",
+                    pct > 0 ? ("p" + group(pct, "%.4g")).c_str() : "mean", r.slo.ttftMs, r.slo.tpotMs, o.rate,
+                    r.slo.met ? "the SLOs are met" : "the SLOs are missed");
+        std::printf("cost       %s\n", costText(r.cost).c_str());
+    }
+    if (!r.met) std::fprintf(stderr, "shardplan: %s\n", r.why.c_str());
+    return r.met ? kOk : kBadInput;
+}
+} // namespace
+
 int cmdCapacity(const std::vector<std::string>& argv) {
     ScenarioVerb start = startScenarioVerb(argv, "capacity");
     if (start.exit) return *start.exit;
@@ -466,6 +528,8 @@ int cmdCapacity(const std::vector<std::string>& argv) {
     const bool maxRateMode = a.flag("max-rate");
     const auto planPath = a.option("plan");
     const auto searcher = a.option("searcher");
+    if (a.flag("disaggregated") && (maxRateMode || planPath || a.option("gpus")))
+        return usageError("--disaggregated goes with --rate (the scenario's clusters)", usage);
     if (maxRateMode == bool(a.option("rate"))) return usageError("give --rate R or --max-rate", usage);
     if (planPath && !maxRateMode) return usageError("--plan goes with --max-rate", usage);
     if (planPath && searcher) return usageError("give --plan or --searcher, not both", usage);
@@ -526,6 +590,20 @@ int cmdCapacity(const std::vector<std::string>& argv) {
                              {"scenario", s->name}, {"mode", "max-rate"}, {"rows", rows}})
                       << "\n";
         return kOk;
+    }
+    if (a.flag("disaggregated")) {
+        DisaggCapacityOptions dco;
+        dco.rate = *a.number("rate");
+        dco.search.searcher = searcher.value_or("sa");
+        dco.search.budget = budget.value_or(500);
+        dco.search.seed = so.seed;
+        dco.sim = so;
+        const DisaggCapacity r = cheapestDisaggregated(s.value(), dco, interrupt.token());
+        if (interrupt.interrupted()) {
+            std::cerr << "shardplan: interrupted; no capacity answer\n";
+            return kBadInput;
+        }
+        return reportDisaggCapacity(r, s.value(), dco, json);
     }
     CapacityOptions co;
     co.rate = *a.number("rate");

@@ -99,30 +99,33 @@ std::vector<VerbSpec> makeVerbs() {
                   {"routing", "R", "least-loaded (default) or round-robin over the replicas"},
                   {"batch-cap", "N", "sequences per micro-batch (default: the plan's batch)"},
                   {"json", "", "percentiles, CDFs and the timeline as JSON (a failure too)"}}});
-    v.push_back({"capacity",
-                 {"capacity --scenario S (--rate R | --max-rate) [--gpus b200,h200,mi300x] [--json]",
-                  "capacity --fleet FLEET.yaml [--n-1] [--analytical] [--searcher NAME] [--json]"},
-                 "the fewest GPUs of each type that sustain R requests/s under\n"
-                 "the workload's SLOs, or the highest rate the scenario's cluster\n"
-                 "sustains; with $/hour, $/M tokens and what binds. --fleet:\n"
-                 "several models on one inventory at least cost, exactly",
-                 {{"scenario", "S", "the scenario file (a serving workload with SLOs)"},
-                  {"fleet", "FILE", "models, rates and SLOs, and a GPU inventory: assign them at least cost"},
-                  {"n-1", "", "--fleet: every rate still met with any one node gone"},
-                  {"analytical", "", "--fleet: each replica's rate from the steady state, not simulated"},
-                  {"rate", "R", "the fewest GPUs that sustain R requests/s under the SLOs"},
-                  {"max-rate", "", "the highest rate the scenario's cluster sustains"},
-                  {"gpus", "LIST", "GPU types to size (b200,h200,mi300x; default: the scenario's)"},
-                  {"plan", "P", "--max-rate: the plan (default: Megatron's)"},
-                  {"searcher", "NAME", "each cluster's plan from a search (default: Megatron's)"},
-                  {"budget", "N", "the search's evaluations (default 500)"},
-                  {"requests", "N", "requests a simulation at least (default 1000)"},
-                  {"burst-cv", "C", "coefficient of variation of the gaps (default 1: Poisson)"},
-                  {"seed", "K", "the seed (default 1)"},
-                  {"max-nodes", "N", "the most nodes tried (default 4096; --fleet: a replica's, default 4)"},
-                  kJson},
-                 "each run lasts at least 20 analytical request latencies (a run starts empty);\n"
-                 "--fleet: docs/serving.md (Fleets) has the file and the method"});
+    v.push_back(
+        {"capacity",
+         {"capacity --scenario S (--rate R | --max-rate) [--gpus b200,h200,mi300x] [--json]",
+          "capacity --scenario S --rate R --disaggregated [--searcher NAME] [--budget N] [--json]",
+          "capacity --fleet FLEET.yaml [--n-1] [--analytical] [--searcher NAME] [--json]"},
+         "the fewest GPUs of each type that sustain R requests/s under\n"
+         "the workload's SLOs, or the highest rate the scenario's cluster\n"
+         "sustains; with $/hour, $/M tokens and what binds. --fleet:\n"
+         "several models on one inventory at least cost, exactly",
+         {{"scenario", "S", "the scenario file (a serving workload with SLOs)"},
+          {"fleet", "FILE", "models, rates and SLOs, and a GPU inventory: assign them at least cost"},
+          {"n-1", "", "--fleet: every rate still met with any one node gone"},
+          {"analytical", "", "--fleet: each replica's rate from the steady state, not simulated"},
+          {"rate", "R", "the fewest GPUs that sustain R requests/s under the SLOs"},
+          {"max-rate", "", "the highest rate the scenario's cluster sustains"},
+          {"disaggregated", "", "--rate: the cheapest prefill and decode pools (of decode_cluster too)"},
+          {"gpus", "LIST", "GPU types to size (b200,h200,mi300x; default: the scenario's)"},
+          {"plan", "P", "--max-rate: the plan (default: Megatron's)"},
+          {"searcher", "NAME", "each cluster's plan from a search (default: Megatron's)"},
+          {"budget", "N", "the search's evaluations (default 500)"},
+          {"requests", "N", "requests a simulation at least (default 1000)"},
+          {"burst-cv", "C", "coefficient of variation of the gaps (default 1: Poisson)"},
+          {"seed", "K", "the seed (default 1)"},
+          {"max-nodes", "N", "the most nodes tried (default 4096; --fleet: a replica's, default 4)"},
+          kJson},
+         "each run lasts at least 20 analytical request latencies (a run starts empty);\n"
+         "--fleet: docs/serving.md (Fleets) has the file and the method"});
     v.push_back(
         {"search",
          {"search --scenario S --searcher NAME [--budget N] [--seconds T] [--seed K] [--threads T]",
@@ -289,7 +292,8 @@ std::string verbHelp(std::string_view name) {
         std::string out =
             "usage:\n  " + synopsisText(v, 2) + "\n\n" + indented(v.summary, 2) + "\noptions:\n";
         for (const OptionSpec& o : v.options) out += optionLine(o);
-        out += optionLine({"prices", "FILE", "a price list replacing the GPU database's prices (any command)"});
+        out +=
+            optionLine({"prices", "FILE", "a price list replacing the GPU database's prices (any command)"});
         if (*v.notes) out += "\n" + indented(v.notes, 2);
         return out + "\nexit status: 0 ok, 1 bad input, 2 usage error\n";
     }

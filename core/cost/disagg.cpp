@@ -135,6 +135,7 @@ std::optional<std::string> DisaggModel::checkSplit(int prefillNodes, int decodeN
                    std::to_string(d->s.decodeCluster->nodes);
         return std::nullopt;
     }
+    if (d->o.spareNodes && prefillNodes + decodeNodes <= d->s.cluster.nodes) return std::nullopt;
     if (prefillNodes + decodeNodes != d->s.cluster.nodes)
         return "prefill " + std::to_string(prefillNodes) + " + decode " + std::to_string(decodeNodes) +
                " nodes do not add up to the cluster's " + std::to_string(d->s.cluster.nodes);

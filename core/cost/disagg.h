@@ -53,6 +53,9 @@ struct DisaggOptions {
     /// Arrival rate as a share of the rate-matched capacity, for the prefill queue; 0: no queueing (as the
     /// aggregated cost model, which prices a saturated steady state). Below 1.
     double load = 0;
+    /// One cluster: the pools may leave nodes off (k_p + k_d <= N), as capacity sizing does; else they split
+    /// every node.
+    bool spareNodes = false;
 };
 
 /// The rate-matched result.

@@ -140,6 +140,13 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
         }
     }
     if (outOfTime()) res.stopped = true;
+    res.prefillPlans.resize(size_t(Np) + 1), res.decodePlans.resize(size_t(Nd) + 1);
+    for (int k = 1; k <= Np; ++k)
+        if (searchedP[size_t(k)] && pre[size_t(k)].evaluations > 0)
+            res.prefillPlans[size_t(k)] = pre[size_t(k)].best.plan;
+    for (int k = 1; k <= Nd; ++k)
+        if (searchedD[size_t(k)] && dec[size_t(k)].evaluations > 0)
+            res.decodePlans[size_t(k)] = dec[size_t(k)].best.plan;
 
     // A split with its pools' best plans, the batches the layer chose then fixed, so the plan file
     // reproduces the metrics.

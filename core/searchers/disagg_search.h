@@ -21,6 +21,7 @@
 #include "core/cost/disagg.h"
 #include "core/search/engine.h"
 
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -49,6 +50,8 @@ struct DisaggSearchResult {
     bool found = false;   ///< a split was evaluated
     DisaggSplit best;     ///< the best split, with its batches fixed (the plan file reproduces it)
     std::vector<DisaggSplit> splits; ///< every split evaluated, by prefill nodes ascending
+    /// Each pool size's best plan, by nodes (index 0 unused; nullopt where that size was not searched).
+    std::vector<std::optional<Plan>> prefillPlans, decodePlans;
     int64_t evaluations = 0;
     int searches = 0;
     double seconds = 0;

@@ -4,6 +4,7 @@
 // GPUs of each type, with what they cost. The CLI's `capacity` and the GUI both run these.
 
 #include "core/cost/economics.h"
+#include "core/searchers/disagg_search.h"
 #include "core/sim/simulator.h"
 
 #include <functional>
@@ -142,5 +143,32 @@ using MaxRateRowFn = std::function<bool(const MaxRateRow&)>;
 std::vector<MaxRateRow> maxRatePerGpu(const Scenario& s, const MaxRateOptions& o,
                                       const SimProgressFn& progress = {}, std::stop_token stop = {},
                                       const MaxRateRowFn& onRow = {});
+
+/// The cheapest disaggregated deployment that serves `rate` requests/s under the workload's SLOs: each pool
+/// size searched (searchDisaggregated), every pairing of pool sizes that fits (one cluster: k_p + k_d <= N,
+/// nodes left over stay off; two clusters: each within its own) and whose rate-matched requests/s reach the
+/// rate, ranked by cost an hour (unpriced: by GPUs), then the cheapest few simulated at the rate until one
+/// meets the SLOs at their percentile (core/sim/disagg_capacity.cpp).
+struct DisaggCapacity {
+    bool met = false;
+    std::string why; ///< why nothing met the rate, or nothing searched
+    bool stopped = false;
+    DisaggSplit split;  ///< the answer (or the closest candidate simulated)
+    int candidates = 0; ///< pairings whose analytical rate reaches the rate
+    int simulations = 0;
+    int64_t evaluations = 0;              ///< of the pool searches
+    std::shared_ptr<const SimResult> run; ///< the simulation of `split` at the rate
+    SloCheck slo;
+    ServingCost cost; ///< both pools' GPUs at their prices, at the simulated output tokens/s
+};
+struct DisaggCapacityOptions {
+    double rate = 0;             ///< requests/s to sustain
+    DisaggSearchOptions search;  ///< the pool searches
+    SimOptions sim;              ///< the runs' options (requests, seed, arrivals); the rate is `rate`
+    double steadyLatencies = 20; ///< as RateSearchOptions::steadyLatencies
+    int maxSimulations = 6;      ///< candidates simulated, cheapest first, before giving up
+};
+DisaggCapacity cheapestDisaggregated(const Scenario& s, const DisaggCapacityOptions& o,
+                                     std::stop_token stop = {});
 
 } // namespace sp
