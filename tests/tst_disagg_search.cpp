@@ -273,6 +273,31 @@ private slots:
         QCOMPARE(dm.evaluate(r.best.plan).usdPerMTokens, r.best.metrics.usdPerMTokens);
     }
 
+    // The disaggregated frontier over two clusters ranks by cost: no point is beaten on both tokens/s per
+    // user and tokens per dollar by another, each point's cost is its split's, and along the frontier a
+    // faster answer for users costs more per token.
+    void frontierByCostOnTwoClusters() {
+        Scenario s = llama8b(2);
+        s.cluster.pricePerGpuHour = 2.0;
+        Cluster dc = s.cluster;
+        dc.gpu.name = "test GPU", dc.gpu.hbmTBs *= 2, dc.pricePerGpuHour = 9.0; // synthetic: dear and fast
+        s.decodeCluster = dc;
+        DisaggSearchOptions o;
+        o.budget = 200;
+        const auto points = disaggregatedFrontier(s, {10, 20, 40, 80}, o);
+        QVERIFY(!points.empty());
+        for (const auto& p : points) {
+            QVERIFY(p.usdPerMTokens > 0);
+            Scenario at = s;
+            at.workload.tpotMs = p.targetTpotMs;
+            QCOMPARE(DisaggModel(at).evaluate(p.split.plan).usdPerMTokens, p.usdPerMTokens);
+            for (const auto& q : points)
+                QVERIFY(!(q.usdPerMTokens < p.usdPerMTokens && q.userTokensPerS > p.userTokensPerS));
+        }
+        for (size_t i = 1; i < points.size(); ++i) // faster for users costs more, or it would dominate
+            QVERIFY(points[i].usdPerMTokens > points[i - 1].usdPerMTokens);
+    }
+
     // capacity --disaggregated (cheapestDisaggregated) on Llama-3.1-8B, 3 nodes of 8 H100 at $2 a GPU-hour:
     // below what one prefill node and one decode node serve, the answer is those 2 nodes (the least any split
     // can cost: a node each), one node left off; above it and below what 3 nodes serve, 3 nodes; above every

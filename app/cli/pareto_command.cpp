@@ -159,6 +159,13 @@ int cmdPareto(const std::vector<std::string>& argv) {
         const ParetoPoint* q = pointAtTpot(r.frontier, tpotMs * (1 + 1e-9));
         return q ? q->throughputPerGpu : 0.0;
     };
+    // The aggregated frontier's best at a TPOT, per million output tokens on the scenario's cluster (0: none
+    // or unpriced).
+    const auto aggregatedUsd = [&](double tpotMs) {
+        const double perGpu = aggregatedAt(tpotMs);
+        const ServingCost c = servingCost(scenario->cluster, 1, perGpu);
+        return perGpu > 0 && c.priced ? c.usdPerMillionTokens : 0.0;
+    };
 
     // The interactivity asked for, as a TPOT in ms; 0: none.
     const double atMs = atTpot ? *atTpot : atUser ? 1000.0 / *atUser : 0.0;
@@ -212,6 +219,12 @@ int cmdPareto(const std::vector<std::string>& argv) {
                      {"user_tokens_per_s", p.userTokensPerS},
                      {"throughput_per_gpu", p.throughputPerGpu},
                      {"aggregated_per_gpu", aggregatedAt(p.targetTpotMs)},
+                     {"usd_per_million_tokens", p.usdPerMTokens > 0 ? nlohmann::ordered_json(p.usdPerMTokens)
+                                                                    : nlohmann::ordered_json(nullptr)},
+                     {"aggregated_usd_per_million_tokens",
+                      aggregatedUsd(p.targetTpotMs) > 0
+                          ? nlohmann::ordered_json(aggregatedUsd(p.targetTpotMs))
+                          : nlohmann::ordered_json(nullptr)},
                      {"prefill_nodes", p.split.plan.prefill.nodes},
                      {"decode_nodes", p.split.plan.decode.nodes},
                      {"bound", p.split.metrics.bound},
@@ -232,12 +245,32 @@ int cmdPareto(const std::vector<std::string>& argv) {
                                           : "unlimited",
             r.searches, (long long)r.evaluations, r.seconds, r.cpuSeconds, r.stopped ? " (stopped)" : "");
         if (disaggregated)
-            std::printf("splits      %d pool searches, %lld evaluations in %.2f s (the disaggregated frontier)\n",
-                        disTotals.searches, (long long)disTotals.evaluations, disTotals.seconds);
+            std::printf(
+                "splits      %d pool searches, %lld evaluations in %.2f s (the disaggregated frontier)\n",
+                disTotals.searches, (long long)disTotals.evaluations, disTotals.seconds);
         if (!at) {
             printPoints("frontier", r.frontier, scenario->cluster, moe);
             printPoints("megatron", r.megatron, scenario->cluster, moe);
-            if (disaggregated) {
+            if (disaggregated && scenario->decodeCluster) {
+                // Pools on two GPU types: compared by cost with the aggregated frontier on the prefill
+                // cluster.
+                std::printf(
+                    "\ndisaggregated over two clusters (best split per TPOT target, cheapest per million "
+                    "output tokens; aggregated: the frontier's best under the same target on %s)\n  "
+                    "%10s %10s %12s %12s %8s  %s\n",
+                    scenario->cluster.gpu.name.c_str(), "user tok/s", "TPOT ms", "$/M tokens", "aggregated",
+                    "saving", "split");
+                for (const auto& p : dis) {
+                    const double agg = aggregatedUsd(p.targetTpotMs);
+                    char gain[32] = "-";
+                    if (agg > 0 && p.usdPerMTokens > 0)
+                        std::snprintf(gain, sizeof gain, "%.2fx", agg / p.usdPerMTokens);
+                    std::printf("  %10.2f %10.2f %12.3f %12.3f %8s  %d+%d nodes, %s-bound\n",
+                                p.userTokensPerS, p.split.metrics.tpotMs, p.usdPerMTokens, agg, gain,
+                                p.split.plan.prefill.nodes, p.split.plan.decode.nodes,
+                                p.split.metrics.bound.c_str());
+                }
+            } else if (disaggregated) {
                 std::printf(
                     "\ndisaggregated (best split per TPOT target; aggregated: the frontier's best under the "
                     "same target)\n  %10s %10s %12s %12s %8s  %s\n",

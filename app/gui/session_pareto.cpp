@@ -114,7 +114,8 @@ RestoredPareto restorePareto(const SessionPareto& saved) {
             r.dropped << QObject::tr("%1: infeasible (%2)").arg(series, QString::fromStdString(m.violation));
             continue;
         }
-        r.disaggregated.push_back({d.targetTpotMs, m.throughputPerGpu, 1000.0 / m.tpotMs, {d.plan, m}});
+        r.disaggregated.push_back(
+            {d.targetTpotMs, m.throughputPerGpu, 1000.0 / m.tpotMs, m.usdPerMTokens, {d.plan, m}});
     }
     if (!saved.overlayName.isEmpty())
         r.overlay.frontier =

@@ -194,12 +194,20 @@ std::vector<DisaggFrontierPoint> disaggregatedFrontier(const Scenario& s, const 
         const DisaggSearchResult r = searchDisaggregated(at, oi, stop);
         sum.searches += r.searches, sum.evaluations += r.evaluations, sum.seconds += r.seconds;
         if (!r.found || !r.best.metrics.feasible || !(r.best.metrics.tpotMs > 0)) continue;
-        all.push_back({targets[i], r.best.metrics.throughputPerGpu, 1000.0 / r.best.metrics.tpotMs, r.best});
+        all.push_back({targets[i], r.best.metrics.throughputPerGpu, 1000.0 / r.best.metrics.tpotMs,
+                       r.best.metrics.usdPerMTokens, r.best});
     }
+    // Pools on two GPU types: tokens per dollar, not per GPU (their GPUs differ).
+    const bool byCost =
+        s.decodeCluster &&
+        std::all_of(all.begin(), all.end(), [](const DisaggFrontierPoint& p) { return p.usdPerMTokens > 0; });
+    const auto value = [&](const DisaggFrontierPoint& p) {
+        return byCost ? 1.0 / p.usdPerMTokens : p.throughputPerGpu;
+    };
     const auto dominated = [&](const DisaggFrontierPoint& p) {
         for (const auto& q : all)
-            if (q.throughputPerGpu >= p.throughputPerGpu && q.userTokensPerS >= p.userTokensPerS &&
-                (q.throughputPerGpu > p.throughputPerGpu || q.userTokensPerS > p.userTokensPerS))
+            if (value(q) >= value(p) && q.userTokensPerS >= p.userTokensPerS &&
+                (value(q) > value(p) || q.userTokensPerS > p.userTokensPerS))
                 return true;
         return false;
     };

@@ -66,6 +66,7 @@ struct DisaggFrontierPoint {
     double targetTpotMs = 0;
     double throughputPerGpu = 0; ///< output tokens/s per GPU, both pools
     double userTokensPerS = 0;   ///< 1000 / tpotMs
+    double usdPerMTokens = 0;    ///< both pools at their prices (0: unpriced)
     DisaggSplit split;           ///< its plan and metrics under the target
 };
 
@@ -78,8 +79,9 @@ struct DisaggFrontierTotals {
 
 /// The disaggregated side of the throughput-interactivity frontier (core/searchers/pareto.h): for each TPOT
 /// target, searchDisaggregated under it (the workload's TTFT SLO kept); the feasible points that no other
-/// dominates (throughput per GPU, tokens/s per user), by tokens/s per user ascending. `totals`, when given,
-/// receives what the searches did (a sweep's status counts both of its parts).
+/// dominates (throughput per GPU, tokens/s per user; with a decode_cluster and both pools priced, output
+/// tokens per dollar in place of per GPU), by tokens/s per user ascending. `totals`, when given, receives
+/// what the searches did (a sweep's status counts both of its parts).
 std::vector<DisaggFrontierPoint> disaggregatedFrontier(const Scenario& scenario,
                                                        const std::vector<double>& targetsMs,
                                                        const DisaggSearchOptions& options,
