@@ -271,6 +271,10 @@ void ScenarioEditor::refreshInfo() {
                      .arg(c.gpu.hbmTBs)
                      .arg(c.intraNode.gbPerS);
     if (c.nodes > 1) ci += tr("; NIC %1 Gb/s per GPU").arg(c.interNode.gbPerS * 8);
+    if (const auto& d = m_scenario.decodeCluster)
+        ci += tr(". A disaggregated plan's decode pool runs on the decode cluster: %1 GPUs: %2")
+                  .arg(d->gpus())
+                  .arg(qs(d->gpu.name));
     m_cluster.info->setText(ci);
     const Workload& w = m_scenario.workload;
     m_workload.info->setText(
