@@ -340,13 +340,11 @@ private slots:
 
     // The hand-checked case of docs/disaggregated.md: DeepSeek-V3, 8K in / 1K out, prefill on 32x8 H100 and
     // decode on 18x8 B200 (samples/scenarios/deepseek-v3-h100-prefill-b200-decode.yaml), each GPU at the
-    // database's price ($2.73 and $6.22 a GPU-hour). The cost is the pools' GPUs at their prices over the
-    // output tokens of an hour. Against each GPU alone (its cluster split into both pools, searched the same
-    // way): per dollar the two GPUs are nearly alike on both roofs (dense FP8 1,979 / 2.73 = 725 against
-    // 4,500 / 6.22 = 723 TFLOP/s, HBM 3.35 / 2.73 = 1.23 against 7.7 / 6.22 = 1.24 TB/s per $/hour), so B200
-    // alone pays its price for little; the mixed plan keeps H100's prefill pool and serves its rate with a
-    // few B200 decode nodes (2.25x the KV cache a GPU) where the 32-node H100 split leaves more H100 nodes to
-    // decode than it needs.
+    // database's price ($2.73 and $6.22 a GPU-hour). The search's cost is the pools' GPUs at their prices
+    // over the output tokens of an hour. At the rate it serves, each GPU alone sized by capacity
+    // --disaggregated: a B200 node prefills about 1.6x and decodes about 2x an H100 node's requests at 2.28x
+    // its price, so H100 alone is the cheapest, the mixed plan next (its decode pool must be B200), B200
+    // alone the dearest.
     void mixedSampleCost() {
         const std::string dir = std::string(SHARDPLAN_SAMPLES_DIR) + "/scenarios/";
         auto mixed = loadScenario(dir + "deepseek-v3-h100-prefill-b200-decode.yaml");
@@ -364,21 +362,28 @@ private slots:
         QVERIFY(std::abs(m.usdPerHour - usd) < 1e-9);
         QVERIFY(std::abs(m.usdPerMTokens - usd / (3600.0 * m.throughput) * 1e6) < 1e-9);
         QCOMPARE(m.throughput, m.requestsPerS * 1024.0);
-        // Each GPU alone: the same workload on its own cluster, split the same way.
-        double single[2] = {0, 0};
+        // The same load on each: the mixed clusters, H100 alone, B200 alone.
+        DisaggCapacityOptions co;
+        co.rate = std::floor(m.requestsPerS);
+        co.search = o;
+        co.sim.requests = 500;
+        Scenario h100Only = s, b200Only = s;
+        h100Only.decodeCluster.reset();
+        b200Only.cluster = *s.decodeCluster, b200Only.decodeCluster.reset();
+        double perHour[3] = {0, 0, 0};
         int i = 0;
-        for (const Cluster& c : {s.cluster, *s.decodeCluster}) {
-            Scenario one = s;
-            one.cluster = c, one.decodeCluster.reset();
-            const DisaggSearchResult a = searchDisaggregated(one, o);
-            QVERIFY2(a.found && a.best.metrics.feasible, a.message.c_str());
-            single[i++] = c.pricePerGpuHour / (3600.0 * a.best.metrics.throughputPerGpu) * 1e6;
+        for (const Scenario* x :
+             {&s, static_cast<const Scenario*>(&h100Only), static_cast<const Scenario*>(&b200Only)}) {
+            const DisaggCapacity c = cheapestDisaggregated(*x, co);
+            QVERIFY2(c.met, c.why.c_str());
+            perHour[i++] = c.cost.usdPerHour;
         }
-        qInfo("$/M output tokens: H100 prefill + B200 decode %.3f (%d+%d nodes), H100 alone %.3f, B200 alone "
-              "%.3f",
-              m.usdPerMTokens, r.best.plan.prefill.nodes, r.best.plan.decode.nodes, single[0], single[1]);
-        QVERIFY(m.usdPerMTokens < single[0]);
-        QVERIFY(m.usdPerMTokens < single[1]);
+        qInfo("%.0f requests/s: mixed $%.2f/hour (search: %d+%d nodes, $%.3f/M), H100 alone $%.2f, B200 "
+              "alone $%.2f",
+              co.rate, perHour[0], r.best.plan.prefill.nodes, r.best.plan.decode.nodes, m.usdPerMTokens,
+              perHour[1], perHour[2]);
+        QVERIFY(perHour[1] < perHour[0]);
+        QVERIFY(perHour[0] < perHour[2]);
     }
 
     // The disaggregated frontier beside the aggregated one on the long-prompt sample: its points are
