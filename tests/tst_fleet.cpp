@@ -377,6 +377,50 @@ private slots:
         QCOMPARE(g->inventory[0].priceSource, std::string("the fleet file"));
     }
 
+    // A fleet written out (toYaml: what the desktop planner's Save Fleet As writes) reads back to the same
+    // fleet and the same answer: an edited rate and SLO kept, the file's own MI300X price kept and the price
+    // list's prices not frozen into the file.
+    void writtenFleetReadsBack() {
+        auto f = loadFleet(kFleet);
+        QVERIFY2(f.ok(), f.error().str().c_str());
+        Fleet edited = f.value();
+        edited.models[1].rate = 48;
+        edited.models[1].workload.ttftMs = 1500;
+        const std::string text = toYaml(edited);
+        QVERIFY2(text.find("price_per_gpu_hour: 1.85") != std::string::npos, text.c_str()); // the file's own
+        QCOMPARE(int(std::count(text.begin(), text.end(), '$')), 0);
+        QVERIFY(text.find("price_per_gpu_hour: 2.73") == std::string::npos); // the price list's, not written
+        auto back = parseFleet(text, "written.yaml");
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().str().c_str());
+        QCOMPARE(back->name, edited.name);
+        QVERIFY(!back->nMinus1);
+        edited.nMinus1 = true;
+        QVERIFY(parseFleet(toYaml(edited), "n-1.yaml")->nMinus1);
+        edited.nMinus1 = false;
+        QCOMPARE(back->inventory.size(), edited.inventory.size());
+        for (size_t i = 0; i < edited.inventory.size(); ++i) {
+            QCOMPARE(back->inventory[i].id, edited.inventory[i].id);
+            QCOMPARE(back->inventory[i].nodes, edited.inventory[i].nodes);
+            QCOMPARE(back->inventory[i].gpusPerNode, edited.inventory[i].gpusPerNode);
+            QCOMPARE(back->inventory[i].pricePerGpuHour, edited.inventory[i].pricePerGpuHour);
+            QCOMPARE(back->inventory[i].priceSource, edited.inventory[i].priceSource);
+        }
+        QCOMPARE(back->models.size(), edited.models.size());
+        for (size_t i = 0; i < edited.models.size(); ++i) {
+            QCOMPARE(back->models[i].name, edited.models[i].name);
+            QCOMPARE(back->models[i].rate, edited.models[i].rate);
+            QVERIFY(back->models[i].model == edited.models[i].model);
+            QVERIFY(back->models[i].constraints == edited.models[i].constraints);
+            QCOMPARE(back->models[i].workload.tpotMs, edited.models[i].workload.tpotMs);
+            QCOMPARE(back->models[i].workload.ttftMs, edited.models[i].workload.ttftMs);
+            QCOMPARE(back->models[i].workload.sloPercentile, edited.models[i].workload.sloPercentile);
+        }
+        const FleetAnswer a = planFleet(edited, analytical()), b = planFleet(back.value(), analytical());
+        QVERIFY2(a.ok && b.ok, a.error.c_str());
+        QCOMPARE(b.solution.usdPerHour, a.solution.usdPerHour);
+        QCOMPARE(b.solution.counts, a.solution.counts);
+    }
+
     void loaderErrors_data() {
         QTest::addColumn<QString>("from");
         QTest::addColumn<QString>("to");

@@ -257,8 +257,21 @@ private slots:
                                          .arg(a.solution.usdPerHour, 0, 'f', 2)
                                          .arg(b.solution.usdPerHour, 0, 'f', 2)),
                  qPrintable(change));
-        // A bad file says where and what, and the fleet shown stays.
+        // Save Fleet As writes the edited fleet: it reads back with the doubled rate and gives the same
+        // answer; a path that cannot be written says why and keeps the fleet.
         QTemporaryDir dir;
+        const QString saved = dir.filePath(QStringLiteral("edited.yaml"));
+        QVERIFY(v->saveTo(saved));
+        auto back = loadFleet(saved.toStdString());
+        QVERIFY2(back, back ? "" : back.error().str().c_str());
+        QCOMPARE(back->models[1].rate, 2 * rate);
+        QCOMPARE(planFleet(back.value(), o).solution.counts, b.solution.counts);
+        QVERIFY(v->statusText().contains(QStringLiteral("Saved to")));
+        QString notSaved;
+        QVERIFY(!v->saveTo(dir.filePath(QStringLiteral("no/such/folder/f.yaml")), &notSaved));
+        QVERIFY2(notSaved.startsWith(QStringLiteral("Not saved: ")), qPrintable(notSaved));
+        QCOMPARE(v->answer()->solution.counts, b.solution.counts);
+        // A bad file says where and what, and the fleet shown stays.
         const QString bad = dir.filePath(QStringLiteral("bad.yaml"));
         QFile file(bad);
         QVERIFY(file.open(QIODevice::WriteOnly));

@@ -2,6 +2,8 @@
 
 #include "views/format.h"
 
+#include "core/io/formats.h"
+
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -105,6 +107,9 @@ FleetView::FleetView(QWidget* parent) : QWidget(parent) {
     auto* top = new QHBoxLayout;
     m_open = new QPushButton(tr("Open Fleet..."), this);
     m_open->setToolTip(tr("A fleet file: the GPU inventory and the models with their rates and SLOs"));
+    m_save = new QPushButton(tr("Save Fleet As..."), this);
+    m_save->setToolTip(tr("Write the fleet with its edited rates, SLOs and N-1 choice to a fleet file"));
+    m_save->setEnabled(false);
     m_file = new QLabel(tr("No fleet"), this);
     m_nMinus1 = new QCheckBox(tr("Lose any one node (N-1)"), this);
     m_nMinus1->setToolTip(tr("Every rate still met with any one node of the inventory gone"));
@@ -113,6 +118,7 @@ FleetView::FleetView(QWidget* parent) : QWidget(parent) {
     m_stopButton->setEnabled(false);
     m_status = new QLabel(this);
     top->addWidget(m_open);
+    top->addWidget(m_save);
     top->addWidget(m_file, 1);
     top->addWidget(m_nMinus1);
     top->addWidget(m_stopButton);
@@ -159,6 +165,7 @@ FleetView::FleetView(QWidget* parent) : QWidget(parent) {
     m_watcher = new QFutureWatcher<FleetAnswer>(this);
     connect(m_watcher, &QFutureWatcher<FleetAnswer>::finished, this, &FleetView::finished);
     connect(m_open, &QPushButton::clicked, this, &FleetView::openFile);
+    connect(m_save, &QPushButton::clicked, this, &FleetView::saveFile);
     connect(m_stopButton, &QPushButton::clicked, this, &FleetView::stop);
     connect(m_nMinus1, &QCheckBox::toggled, this, [this](bool on) {
         m_edit = on ? tr("N-1 headroom asked") : tr("N-1 headroom dropped");
@@ -193,6 +200,29 @@ void FleetView::openFile() {
     if (!path.isEmpty()) loadFile(path);
 }
 
+void FleetView::saveFile() {
+    if (!m_fleet) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Fleet"), m_origin,
+                                                      tr("Fleet files (*.yaml *.yml);;All files (*)"));
+    if (!path.isEmpty()) saveTo(path);
+}
+
+bool FleetView::saveTo(const QString& path, QString* error) {
+    if (!m_fleet) return false;
+    Fleet f = *m_fleet;
+    f.nMinus1 = m_nMinus1->isChecked();
+    if (auto w = writeFileAtomic(path.toStdString(), toYaml(f)); !w) {
+        const QString why = tr("Not saved: %1").arg(qs(w.error().str()));
+        m_status->setText(why);
+        if (error) *error = why;
+        return false;
+    }
+    m_origin = path;
+    m_file->setText(path);
+    m_status->setText(tr("Saved to %1").arg(path));
+    return true;
+}
+
 void FleetView::setFleet(const Fleet& f, const QString& origin) {
     m_fleet = f;
     m_origin = origin;
@@ -204,6 +234,7 @@ void FleetView::setFleet(const Fleet& f, const QString& origin) {
         m_nMinus1->setChecked(f.nMinus1);
     }
     m_file->setText(origin.isEmpty() ? qs(f.name) : origin);
+    m_save->setEnabled(true);
     showFleet();
     solve();
 }

@@ -45,6 +45,9 @@ public:
     /// Model m's rate (requests/s) and SLOs (ms; 0: none), as an edit in the table does: solves again.
     void setModelRate(int m, double rate);
     void setModelSlo(int m, double ttftMs, double tpotMs);
+    /// Writes the fleet as shown (its edited rates and SLOs, the N-1 choice) to `path`, which then names it;
+    /// on failure says why in the status line (and in *error) and returns false.
+    bool saveTo(const QString& path, QString* error = nullptr);
 
     /// The texts shown, for tests: the total, what changed since the answer before, the assignment table
     /// (a row a line, cells tab-separated, the header first), the inventory lines and what binds.
@@ -57,6 +60,7 @@ public:
 
 public slots:
     void openFile();
+    void saveFile();
     void solve();
     void stop();
 
@@ -87,6 +91,7 @@ private:
 
     QLabel* m_file = nullptr;
     QPushButton* m_open = nullptr;
+    QPushButton* m_save = nullptr;
     QCheckBox* m_nMinus1 = nullptr;
     QPushButton* m_stopButton = nullptr;
     QLabel* m_status = nullptr;

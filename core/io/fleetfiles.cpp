@@ -133,4 +133,39 @@ Result<Fleet> loadFleet(const std::string& path) {
     return loadWith<Fleet>(path, readFleet);
 }
 
+std::string toYaml(const Fleet& f) {
+    YAML::Emitter e;
+    e << YAML::BeginMap;
+    e << YAML::Key << "version" << YAML::Value << 1 << YAML::Key << "kind" << YAML::Value << "fleet";
+    e << YAML::Key << "name" << YAML::Value << f.name;
+    e << YAML::Key << "headroom" << YAML::Value << (f.nMinus1 ? "n-1" : "none");
+    e << YAML::Key << "inventory" << YAML::Value << YAML::BeginSeq;
+    for (const FleetGpuType& t : f.inventory) {
+        const GpuSpec* spec = findGpu(t.id);
+        e << YAML::BeginMap << YAML::Key << "gpu" << YAML::Value << t.id;
+        e << YAML::Key << "nodes" << YAML::Value << t.nodes;
+        if (!spec || t.gpusPerNode != spec->scaleUpDomain)
+            e << YAML::Key << "gpus_per_node" << YAML::Value << t.gpusPerNode;
+        if (!spec || t.pricePerGpuHour != spec->pricePerHourUsd || t.priceSource != spec->priceSource)
+            e << YAML::Key << "price_per_gpu_hour" << YAML::Value << Num{t.pricePerGpuHour} << YAML::Key
+              << "price_source" << YAML::Value << t.priceSource;
+        e << YAML::EndMap;
+    }
+    e << YAML::EndSeq;
+    e << YAML::Key << "models" << YAML::Value << YAML::BeginSeq;
+    for (const FleetModel& m : f.models) {
+        e << YAML::BeginMap << YAML::Key << "name" << YAML::Value << m.name;
+        e << YAML::Key << "model" << YAML::Value;
+        emitModel(e, m.model);
+        e << YAML::Key << "workload" << YAML::Value;
+        emitWorkload(e, m.workload);
+        e << YAML::Key << "constraints" << YAML::Value;
+        emitConstraints(e, m.constraints);
+        e << YAML::Key << "rate" << YAML::Value << Num{m.rate};
+        e << YAML::EndMap;
+    }
+    e << YAML::EndSeq << YAML::EndMap;
+    return emitted(e);
+}
+
 } // namespace sp

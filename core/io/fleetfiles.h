@@ -46,6 +46,9 @@ inline constexpr int kMaxFleetGpuTypes = 32;
 /// Reads a fleet file; models and workloads named by path are relative to it. Errors name the file, line and
 /// field: a missing field, an unknown GPU id, a count out of bounds, a value that is not a number.
 Result<Fleet> loadFleet(const std::string& path);
+/// A fleet as a file loadFleet reads back to the same fleet: the models, workloads and constraints inline, a
+/// GPU's price written only where it is not the price list's (so the file follows a later --prices).
+std::string toYaml(const Fleet& f);
 Result<Fleet> parseFleet(const std::string& text, const std::string& file);
 
 } // namespace sp
