@@ -271,6 +271,37 @@ private slots:
         QVERIFY(!v->saveTo(dir.filePath(QStringLiteral("no/such/folder/f.yaml")), &notSaved));
         QVERIFY2(notSaved.startsWith(QStringLiteral("Not saved: ")), qPrintable(notSaved));
         QCOMPARE(v->answer()->solution.counts, b.solution.counts);
+        // A session keeps the fleet as shown: another window opening it shows the edited fleet and its
+        // answer.
+        const QString session = dir.filePath(QStringLiteral("fleet.shardplan"));
+        QVERIFY(w.openScenario(kSamples + QStringLiteral("/scenarios/llama-3.1-8b-h100-1x8.yaml")));
+        QVERIFY(w.saveSession(session));
+        {
+            MainWindow other(testOptions());
+            QSignalSpy otherSolved(other.fleetView(), &views::FleetView::solved);
+            QVERIFY2(other.openSession(session), qPrintable(other.messageBanner()->text()));
+            QVERIFY(other.fleetDock()->isVisible() && other.fleetView()->fleet());
+            QCOMPARE(other.fleetView()->fleet()->models[1].rate, 2 * rate);
+            QCOMPARE(other.fleetView()->origin(), saved);
+            QVERIFY(otherSolved.wait(30000));
+            QCOMPARE(other.fleetView()->answer()->solution.counts, b.solution.counts);
+            // A session whose fleet does not read says where, and opens nothing.
+            QFile sf(session);
+            QVERIFY(sf.open(QIODevice::ReadOnly));
+            QByteArray text = sf.readAll();
+            sf.close();
+            QVERIFY(text.contains("rate: 48"));
+            text.replace("rate: 48", "rate: -1");
+            const QString broken = dir.filePath(QStringLiteral("broken.shardplan"));
+            QFile bf(broken);
+            QVERIFY(bf.open(QIODevice::WriteOnly));
+            bf.write(text);
+            bf.close();
+            QVERIFY(!other.openSession(broken));
+            QVERIFY2(other.messageBanner()->text().contains(QStringLiteral("fleet: ")) &&
+                         other.messageBanner()->text().contains(QStringLiteral("models[1].rate")),
+                     qPrintable(other.messageBanner()->text()));
+        }
         // A bad file says where and what, and the fleet shown stays.
         const QString bad = dir.filePath(QStringLiteral("bad.yaml"));
         QFile file(bad);

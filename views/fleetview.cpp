@@ -207,11 +207,17 @@ void FleetView::saveFile() {
     if (!path.isEmpty()) saveTo(path);
 }
 
-bool FleetView::saveTo(const QString& path, QString* error) {
-    if (!m_fleet) return false;
+std::optional<Fleet> FleetView::shownFleet() const {
+    if (!m_fleet) return std::nullopt;
     Fleet f = *m_fleet;
     f.nMinus1 = m_nMinus1->isChecked();
-    if (auto w = writeFileAtomic(path.toStdString(), toYaml(f)); !w) {
+    return f;
+}
+
+bool FleetView::saveTo(const QString& path, QString* error) {
+    const std::optional<Fleet> f = shownFleet();
+    if (!f) return false;
+    if (auto w = writeFileAtomic(path.toStdString(), toYaml(*f)); !w) {
         const QString why = tr("Not saved: %1").arg(qs(w.error().str()));
         m_status->setText(why);
         if (error) *error = why;

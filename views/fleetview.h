@@ -48,6 +48,8 @@ public:
     /// Writes the fleet as shown (its edited rates and SLOs, the N-1 choice) to `path`, which then names it;
     /// on failure says why in the status line (and in *error) and returns false.
     bool saveTo(const QString& path, QString* error = nullptr);
+    /// The fleet as shown: the loaded one with the edited rates and SLOs and the N-1 choice; nullopt: none.
+    std::optional<Fleet> shownFleet() const;
 
     /// The texts shown, for tests: the total, what changed since the answer before, the assignment table
     /// (a row a line, cells tab-separated, the header first), the inventory lines and what binds.

@@ -34,6 +34,10 @@ class QSplitter;
 class QTableView;
 class QTabWidget;
 
+namespace sp {
+struct Fleet;
+}
+
 namespace sp::views {
 class CalibrationView;
 class FleetView;
@@ -131,8 +135,11 @@ public:
     void showCalibration();
     /// Tools > Fleet...: the fleet planner's dock, with the sample fleet the first time.
     void showFleet();
-    /// The fleet dock on a fleet file (File > Open of one); false, with the error in `error`, where it is bad.
+    /// The fleet dock on a fleet file (File > Open of one); false, with the error in `error`, where it is
+    /// bad.
     bool openFleet(const QString& path, QString* error = nullptr);
+    /// A session's fleet in the fleet dock, shown.
+    void showFleetFromSession(const Fleet& f, const QString& origin);
     views::MessageBanner* messageBanner() const { return m_banner; }
     views::MessageBanner* staleBanner() const { return m_staleBanner; }
     QTabWidget* tabs() const { return m_tabs; }

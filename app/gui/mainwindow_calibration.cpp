@@ -88,6 +88,10 @@ void MainWindow::showFleet() {
     openFleet({});
 }
 
+void MainWindow::showFleetFromSession(const Fleet& f, const QString& origin) {
+    showToolDock(m_fleetDock, true, QSize(1100, 820), [&] { m_fleet->setFleet(f, origin); });
+}
+
 bool MainWindow::openFleet(const QString& path, QString* error) {
     // The first time without a file, the sample fleet.
     const QString file = path.isEmpty() ? m_samplesDir + QStringLiteral("/fleet-three-models.yaml") : path;

@@ -265,6 +265,9 @@ QByteArray Session::toJson() const {
     }
     if (pareto) root["pareto"] = paretoJson(*pareto);
     if (serving) root["serving"] = servingJson(*serving);
+    if (fleet)
+        root["fleet"] =
+            QJsonObject{{"origin", fleetOrigin}, {"fleet_yaml", QString::fromStdString(toYaml(*fleet))}};
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -357,6 +360,13 @@ std::optional<Session> Session::fromJson(const QByteArray& json, const QString& 
     if (root.contains("serving")) {
         if (!root["serving"].isObject()) return fail(QObject::tr("serving: expected an object"));
         s.serving = servingFrom(root["serving"].toObject(), file);
+    }
+    if (root.contains("fleet")) {
+        const QJsonObject f = root["fleet"].toObject();
+        auto fleet = parseFleet(f["fleet_yaml"].toString().toStdString(), file.toStdString());
+        if (!fleet) return fail(QObject::tr("fleet: %1").arg(QString::fromStdString(fleet.error().str())));
+        s.fleet = fleet.value();
+        s.fleetOrigin = f["origin"].toString();
     }
     return s;
 }

@@ -2,10 +2,12 @@
 // A planner session on disk (JSON): the scenario being edited (as YAML text, constraints included), the run
 // settings, and the results (each searcher's elite plans with their metrics, its curve and counts), the plan
 // opened from a file and the selected plan, the Pareto sweep shown (session_pareto.cpp), and the Serving
-// tab's inputs and results (session_serving.cpp). Restoring re-evaluates the plans with the cost model
-// (deterministic), so the metrics shown are always the model's; the Serving tab's runs are kept as they ran.
-// A learning searcher's run keeps what it learned (core/searchers/registry.h, learnedStateJson).
+// tab's inputs and results (session_serving.cpp), and the fleet dock's fleet as shown. Restoring re-evaluates
+// the plans with the cost model (deterministic), so the metrics shown are always the model's; the Serving
+// tab's runs are kept as they ran. A learning searcher's run keeps what it learned
+// (core/searchers/registry.h, learnedStateJson).
 
+#include "core/io/fleetfiles.h"
 #include "core/model/disaggplan.h"
 #include "core/model/scenario.h"
 #include "core/search/engine.h"
@@ -82,6 +84,10 @@ struct Session {
     std::optional<Plan> selectedPlan;
     std::optional<SessionPareto> pareto;
     std::optional<SessionServing> serving; ///< absent in sessions saved before the tab was kept
+    /// The fleet dock's fleet as shown (edited rates and SLOs, N-1) and the file it came from; absent when
+    /// the dock showed none.
+    std::optional<Fleet> fleet;
+    QString fleetOrigin;
 
     QByteArray toJson() const;
     /// Parses a session file's content. `file` names it in errors and is the base for relative paths.

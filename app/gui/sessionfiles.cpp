@@ -8,6 +8,7 @@
 #include "views/format.h"
 #include "views/imageexport.h"
 #include "views/messagebanner.h"
+#include "views/fleetview.h"
 #include "views/pareto.h"
 #include "views/runpanel.h"
 #include "views/scenarioeditor.h"
@@ -58,6 +59,7 @@ bool SessionFiles::save(MainWindow& w, const QString& path) {
                           w.m_pareto->disaggregatedPoints(), w.m_pareto->disaggregated(),
                           w.m_pareto->overlayName(), w.m_overlayScenario.get(), w.m_pareto->overlayPoints());
     s.serving = w.servingSession(); // mainwindow_serving.cpp
+    if (w.m_fleet) s.fleet = w.m_fleet->shownFleet(), s.fleetOrigin = w.m_fleet->origin();
     QString error;
     if (!views::saveFile(path, s.toJson(), &error)) {
         w.showError(error);
@@ -183,6 +185,7 @@ bool SessionFiles::open(MainWindow& w, const QString& path) {
                               .arg(s->serving->error,
                                    servingNote.isEmpty() ? QString() : QStringLiteral(". ") + servingNote);
     }
+    if (s->fleet) w.showFleetFromSession(*s->fleet, s->fleetOrigin); // mainwindow_calibration.cpp
     w.updateStopAction(); // the overlay's sweep, if any, was dropped
     if (!(s->scenario == w.m_ctx->scenario())) {
         w.m_editor->setScenario(s->scenario);
