@@ -244,7 +244,9 @@ private slots:
         QVERIFY(v->bindsText().contains(QStringLiteral("What binds")));
         // Doubling the 70B model's rate.
         const double rate = f->models[1].rate;
+        QVERIFY(!w.hasUnsavedResults());
         v->setModelRate(1, 2 * rate);
+        QVERIFY(w.hasUnsavedResults()); // a saved session keeps the fleet: the edit is unsaved until then
         QVERIFY(solved.wait(30000));
         Fleet edited = f.value();
         edited.models[1].rate = 2 * rate;
@@ -276,6 +278,7 @@ private slots:
         const QString session = dir.filePath(QStringLiteral("fleet.shardplan"));
         QVERIFY(w.openScenario(kSamples + QStringLiteral("/scenarios/llama-3.1-8b-h100-1x8.yaml")));
         QVERIFY(w.saveSession(session));
+        QVERIFY(!w.hasUnsavedResults());
         {
             MainWindow other(testOptions());
             QSignalSpy otherSolved(other.fleetView(), &views::FleetView::solved);

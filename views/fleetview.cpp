@@ -169,6 +169,7 @@ FleetView::FleetView(QWidget* parent) : QWidget(parent) {
     connect(m_stopButton, &QPushButton::clicked, this, &FleetView::stop);
     connect(m_nMinus1, &QCheckBox::toggled, this, [this](bool on) {
         m_edit = on ? tr("N-1 headroom asked") : tr("N-1 headroom dropped");
+        emit edited();
         solveLater();
     });
     auto* esc = new QShortcut(QKeySequence(Qt::Key_Escape), this);
@@ -294,6 +295,7 @@ void FleetView::setModelRate(int m, double rate) {
     m_edit = tr("%1's rate %2 -> %3 requests/s").arg(qs(fm.name)).arg(fm.rate).arg(rate);
     fm.rate = rate;
     syncSpin(m, 1, rate);
+    emit edited();
     solveLater();
 }
 
@@ -313,6 +315,7 @@ void FleetView::setModelSlo(int m, double ttftMs, double tpotMs) {
     w.ttftMs = ttftMs, w.tpotMs = tpotMs;
     syncSpin(m, 2, ttftMs);
     syncSpin(m, 3, tpotMs);
+    emit edited();
     solveLater();
 }
 

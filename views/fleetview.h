@@ -69,6 +69,8 @@ public slots:
 signals:
     /// A solve ended (answered, stopped or failed).
     void solved();
+    /// The user changed the fleet shown (a rate, an SLO, the N-1 choice): what a saved session would lose.
+    void edited();
 
 private:
     void solveLater();

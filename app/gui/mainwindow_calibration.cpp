@@ -82,6 +82,11 @@ void MainWindow::useFittedEfficiency(const Efficiency& fitted) {
 void MainWindow::buildFleetDock() {
     m_fleet = new views::FleetView;
     m_fleetDock = addToolDock(this, tr("Fleet"), QStringLiteral("fleetDock"), m_fleet);
+    // A session keeps the fleet as shown (sessionfiles.cpp): an edit is unsaved until the session is saved.
+    connect(m_fleet, &views::FleetView::edited, this, [this] {
+        m_unsaved = true;
+        updateTitle();
+    });
 }
 
 void MainWindow::showFleet() {
