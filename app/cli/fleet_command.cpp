@@ -7,6 +7,7 @@
 #include "interrupt.h"
 #include "metrics_json.h"
 #include "search_util.h"
+#include "sim_common.h"
 #include "verbs.h"
 
 #include "core/io/fleetfiles.h"
@@ -23,16 +24,6 @@ namespace sp::cli {
 namespace {
 
 using J = nlohmann::ordered_json;
-
-std::string sloText(const Workload& w) {
-    char buf[160];
-    char at[24] = "mean";
-    if (w.sloPercentile > 0) std::snprintf(at, sizeof at, "p%g", w.sloPercentile);
-    std::snprintf(buf, sizeof buf, "%s TTFT %s ms, TPOT %s ms", at,
-                  w.ttftMs > 0 ? thousands(w.ttftMs, "%.4g").c_str() : "-",
-                  w.tpotMs > 0 ? thousands(w.tpotMs, "%.4g").c_str() : "-");
-    return buf;
-}
 
 std::string ratesText(const FleetOptions& o) {
     if (o.analytical)

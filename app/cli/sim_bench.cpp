@@ -22,10 +22,6 @@ namespace sp::cli {
 
 namespace {
 
-std::string group(double x, const char* fmt = "%.0f") {
-    return thousands(x, fmt);
-}
-
 double processCpuSeconds() {
     timespec t{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
@@ -100,11 +96,11 @@ int cmdSimSpeed(const std::vector<std::string>& argv) {
     std::printf(
         "simulation %lld requests at %.4g requests/s (90%% of the analytical capacity unless --rate), "
         "%s steps, %.0f s simulated\n",
-        (long long)requests, rate, group(double(last->steps)).c_str(), last->durationS);
+        (long long)requests, rate, thousands(double(last->steps)).c_str(), last->durationS);
     std::printf("CPU s      ");
     for (double c : cpu) std::printf("%.3f ", c);
     std::printf("\nmedian     %.3f CPU-seconds (one thread), %s requests per CPU-second\n", median,
-                group(double(requests) / median).c_str());
+                thousands(double(requests) / median).c_str());
     return kOk;
 }
 

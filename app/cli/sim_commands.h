@@ -1,5 +1,6 @@
 #pragma once
-// The serving simulation's verbs (core/sim): simulate, capacity, and bench --sim-speed.
+// The serving simulation's verbs (core/sim): simulate (sim_commands.cpp), capacity (capacity_command.cpp), and
+// bench --sim-speed (sim_bench.cpp).
 
 #include <string>
 #include <vector>
