@@ -122,46 +122,32 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
     };
 
     std::vector<SearchResult> pre(size_t(Np) + 1), dec(size_t(Nd) + 1); // by pool nodes 1..Np, 1..Nd
-    std::vector<bool> searchedP(size_t(Np) + 1, false), searchedD(size_t(Nd) + 1, false);
     for (int k = 1; k <= std::max(Np, Nd) && !outOfTime(); ++k) {
         if (k <= Np) {
             const PrefillObjective po(dm, k);
             const SearchSpace ps(dm.prefillModel(k).scenario());
             pre[size_t(k)] =
                 searchPool(po, ps, k * perP, k > 1 ? &pre[size_t(k - 1)] : nullptr, o.seed + uint64_t(k));
-            searchedP[size_t(k)] = true;
         }
         if (k <= Nd && !outOfTime()) {
             const CostModelObjective dob(dm.decodeModel(k));
             const SearchSpace ds(dm.decodeModel(k).scenario());
             dec[size_t(k)] = searchPool(dob, ds, k * perD, k > 1 ? &dec[size_t(k - 1)] : nullptr,
                                         o.seed + uint64_t(N + k));
-            searchedD[size_t(k)] = true;
         }
     }
     if (outOfTime()) res.stopped = true;
     res.prefillPlans.resize(size_t(Np) + 1), res.decodePlans.resize(size_t(Nd) + 1);
     for (int k = 1; k <= Np; ++k)
-        if (searchedP[size_t(k)] && pre[size_t(k)].evaluations > 0)
-            res.prefillPlans[size_t(k)] = pre[size_t(k)].best.plan;
+        if (pre[size_t(k)].evaluations > 0) res.prefillPlans[size_t(k)] = pre[size_t(k)].best.plan;
     for (int k = 1; k <= Nd; ++k)
-        if (searchedD[size_t(k)] && dec[size_t(k)].evaluations > 0)
-            res.decodePlans[size_t(k)] = dec[size_t(k)].best.plan;
+        if (dec[size_t(k)].evaluations > 0) res.decodePlans[size_t(k)] = dec[size_t(k)].best.plan;
 
-    // A split with its pools' best plans, the batches the layer chose then fixed, so the plan file
-    // reproduces the metrics.
+    // A split with its pools' best plans.
     const auto evaluateSplit = [&](int kp, int kd) -> std::optional<DisaggSplit> {
-        if (!searchedP[size_t(kp)] || !searchedD[size_t(kd)]) return std::nullopt;
-        const SearchResult &rp = pre[size_t(kp)], &rd = dec[size_t(kd)];
-        if (rp.evaluations == 0 || rd.evaluations == 0) return std::nullopt;
-        DisaggSplit sp{{{kp, rp.best.plan}, {kd, rd.best.plan}}, {}};
-        sp.metrics = dm.evaluate(sp.plan);
-        if (sp.metrics.valid) {
-            sp.plan.prefill.plan.batch = sp.metrics.prefill.batch;
-            sp.plan.decode.plan.batch = sp.metrics.decode.batch;
-            sp.metrics = dm.evaluate(sp.plan);
-        }
-        return sp;
+        const auto &pp = res.prefillPlans[size_t(kp)], &dp = res.decodePlans[size_t(kd)];
+        if (!pp || !dp) return std::nullopt;
+        return withFixedBatches(dm, {{kp, *pp}, {kd, *dp}});
     };
     for (int k = 1; k <= Np; ++k) {
         // Two clusters: for each prefill pool, the decode pool that serves it best.
@@ -179,6 +165,17 @@ DisaggSearchResult searchDisaggregated(const Scenario& s, const DisaggSearchOpti
     else if (!res.best.metrics.feasible)
         res.message = "no feasible split: the closest misses by " + res.best.metrics.violation;
     return res;
+}
+
+DisaggSplit withFixedBatches(const DisaggModel& model, DisaggPlan plan) {
+    DisaggSplit sp{std::move(plan), {}};
+    sp.metrics = model.evaluate(sp.plan);
+    if (sp.metrics.valid) {
+        sp.plan.prefill.plan.batch = sp.metrics.prefill.batch;
+        sp.plan.decode.plan.batch = sp.metrics.decode.batch;
+        sp.metrics = model.evaluate(sp.plan);
+    }
+    return sp;
 }
 
 std::vector<DisaggFrontierPoint> disaggregatedFrontier(const Scenario& s, const std::vector<double>& targets,

@@ -61,6 +61,10 @@ struct DisaggSearchResult {
 DisaggSearchResult searchDisaggregated(const Scenario& scenario, const DisaggSearchOptions& options,
                                        std::stop_token stop = {});
 
+/// A split evaluated, with the batches the layer chose fixed in its plans (so a plan file reproduces the
+/// metrics), evaluated again; a split that does not fit is returned as evaluated.
+DisaggSplit withFixedBatches(const DisaggModel& model, DisaggPlan plan);
+
 /// One point of the disaggregated frontier: the best split searched under a TPOT target.
 struct DisaggFrontierPoint {
     double targetTpotMs = 0;

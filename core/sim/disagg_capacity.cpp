@@ -40,12 +40,7 @@ DisaggCapacity cheapestDisaggregated(const Scenario& s, const DisaggCapacityOpti
             const auto& pp = searched.prefillPlans[size_t(kp)];
             const auto& dp = searched.decodePlans[size_t(kd)];
             if (!pp || !dp) continue;
-            DisaggSplit x{{{kp, *pp}, {kd, *dp}}, {}};
-            x.metrics = dm.evaluate(x.plan);
-            if (!x.metrics.valid) continue;
-            x.plan.prefill.plan.batch = x.metrics.prefill.batch;
-            x.plan.decode.plan.batch = x.metrics.decode.batch;
-            x.metrics = dm.evaluate(x.plan);
+            DisaggSplit x = withFixedBatches(dm, {{kp, *pp}, {kd, *dp}});
             if (!x.metrics.feasible) continue;
             if (x.metrics.requestsPerS > closest.metrics.requestsPerS) closest = x;
             if (x.metrics.requestsPerS >= o.rate) fits.push_back(std::move(x));
