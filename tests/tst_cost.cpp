@@ -1,5 +1,6 @@
 // The cost model: hand-computed cases, properties over random plans on every sample, invalid plans, and two
 // public facts that must come out the right way round.
+#include "core/common/text.h"
 #include "core/cost/collectives.h"
 #include "core/cost/costmodel.h"
 #include "core/cost/validity.h"
@@ -11,6 +12,8 @@
 #include <QDirIterator>
 #include <QTest>
 
+#include <cmath>
+#include <cstdio>
 #include <random>
 
 using namespace sp;
@@ -628,6 +631,50 @@ private slots:
             s.constraints.pinned[size_t(i)] = -1;
         }
         QVERIFY(allowed > 0 && refused > 0);
+    }
+
+    // An infeasible plan's reasons are worded with std::to_chars (Sentence), as printf would word them: the
+    // figures of the three conversions the cost model uses, over magnitudes and halfway cases, and the
+    // sentences of a plan that misses every limit, rebuilt here with snprintf from its metrics.
+    void violationWording() {
+        std::mt19937_64 rng(7);
+        for (int i = 0; i < 20000; ++i) {
+            const double v = i % 3 == 0   ? std::ldexp(double(rng() % 100000000), -int(rng() % 40))
+                             : i % 3 == 1 ? double(rng() % 100000) / 10.0 + 0.05
+                                          : std::pow(10.0, double(rng() % 2000) / 100.0 - 5.0);
+            char a[512];
+            std::snprintf(a, sizeof a, "%.1f %.3g %.0f %lld", v, v, v, (long long)(rng() % 1000000) - 500000);
+            long long n = 0;
+            std::sscanf(std::strrchr(a, ' ') + 1, "%lld", &n);
+            Sentence b;
+            b << Fixed{v, 1} << " " << General{v, 3} << " " << Fixed{v, 0} << " " << n;
+            QCOMPARE(b.take(), std::string(a));
+        }
+        Scenario s = scenario(kSamples + "/scenarios/llama-3.1-70b-h100-1x8-chat.yaml");
+        s.workload.tpotMs = 0.5, s.workload.ttftMs = 0.5; // no step is this fast
+        s.workload.fixedBatch = true, s.workload.batch = 1000000; // nor fits this batch, nor its budget
+        s.constraints.memoryRule = MemoryRule::Vllm;
+        const Metrics m = CostModel(s).evaluate(CostModel(s).megatronPlan());
+        QVERIFY(m.valid && !m.feasible);
+        QCOMPARE(int(m.violations.size()), 4);
+        char memory[240], budget[200], ttft[160], tpot[160];
+        std::snprintf(memory, sizeof memory,
+                      "memory: %.1f GiB per GPU needed at batch %lld, %.1f GiB usable (KV cache %.1f GiB, pool %.1f "
+                      "GiB by %s %.3g of %.1f)",
+                      m.memoryPerGpuGiB, (long long)m.batch, m.capacityGiB, m.kvCacheGiB, m.kvPoolGiB,
+                      "vllm gpu_memory_utilization",
+                      m.memoryFraction, m.gpuMemoryGiB);
+        std::snprintf(budget, sizeof budget, "prefill budget: a step at batch %lld needs %.0f tokens, the budget is %.0f",
+                      (long long)m.batch, 1e6 + 1e6 * double(s.workload.inputTokens) / double(s.workload.outputTokens),
+                      double(m.prefillBudget));
+        std::snprintf(ttft, sizeof ttft, "TTFT %.1f ms at batch %lld exceeds the SLO of %.3g ms", m.ttftMs,
+                      (long long)m.batch, s.workload.ttftMs);
+        std::snprintf(tpot, sizeof tpot, "TPOT %.1f ms at batch %lld exceeds the SLO of %.3g ms", m.tpotMs,
+                      (long long)m.batch, s.workload.tpotMs);
+        QCOMPARE(m.violations[0], std::string(memory));
+        QCOMPARE(m.violations[1], std::string(budget));
+        QCOMPARE(m.violations[2], std::string(ttft));
+        QCOMPARE(m.violations[3], std::string(tpot));
     }
 
     // The secant batch search must choose exactly the batch plain bisection chooses (and so the same

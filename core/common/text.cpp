@@ -1,5 +1,7 @@
 #include "core/common/text.h"
 
+#include <charconv>
+
 #include <cstdio>
 
 namespace sp {
@@ -160,6 +162,27 @@ std::string csvField(std::string_view s) {
         out += c;
     }
     return out + "\"";
+}
+
+Sentence& Sentence::operator<<(Fixed f) {
+    char buf[400]; // %.1f of the largest double is 310 characters
+    const auto r = std::to_chars(buf, buf + sizeof buf, f.v, std::chars_format::fixed, f.precision);
+    out_.append(buf, r.ec == std::errc() ? r.ptr : buf);
+    return *this;
+}
+
+Sentence& Sentence::operator<<(General g) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, g.v, std::chars_format::general, g.precision);
+    out_.append(buf, r.ec == std::errc() ? r.ptr : buf);
+    return *this;
+}
+
+Sentence& Sentence::operator<<(long long n) {
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, n);
+    out_.append(buf, r.ptr);
+    return *this;
 }
 
 std::string formatDouble(const char* format, double v) {

@@ -345,6 +345,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
             t.invPeak = 1.0 / (t.peak > 0 ? t.peak : peakFlops);
             t.invTokDiv = 1.0 / double(t.tokDiv), t.invSeqDiv = 1.0 / double(t.seqDiv);
         }
+        b.preparePlain();
     };
     for (int pass = 0; pass < 2; ++pass) {
         for (int k = 0; k < c.nSlots; ++k) invert(c.body[k][pass]);

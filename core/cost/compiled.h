@@ -75,12 +75,30 @@ struct Block {
     };
     int nOps, nComms;
     double actBytesPerTok; ///< working activation memory per replica token
+    /// The plain operators (all but the attention core, the routed experts and the head's logits: each sees
+    /// the step's M tokens, with no sequence or expert terms), as arrays blockParts prices in one loop the
+    /// compiler vectorises; plain[i]: ops[i] is one, and the k-th plain operator is the k-th such i. Set by
+    /// preparePlain() once the terms are final (compile()).
+    int nPlain;
+    bool plain[10];
+    double pF[10], pInvPeak[10], pB0[10], pB1[10], pInvDiv[10];
     Block() {}
     void clear() {
         nOps = nComms = 0;
         actBytesPerTok = 0;
     }
     void add(const OpTerm& t) { ops[nOps++] = t; }
+    void preparePlain() {
+        nPlain = 0;
+        for (int i = 0; i < nOps; ++i) {
+            const OpTerm& t = ops[i];
+            plain[i] = !t.attention && !t.experts && t.op != Op::LmHead;
+            if (!plain[i]) continue;
+            pF[nPlain] = t.fTok, pInvPeak[nPlain] = t.invPeak, pB0[nPlain] = t.bFixed, pB1[nPlain] = t.bTok;
+            pInvDiv[nPlain] = t.invTokDiv;
+            ++nPlain;
+        }
+    }
     void add(const CommTerm& c) { comms[nComms++] = c; }
     /// Its terms into o (only those in use are copied).
     void copyTo(Block& o) const {

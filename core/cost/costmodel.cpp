@@ -10,6 +10,8 @@
 
 #include "core/cost/impl.h"
 
+#include "core/common/text.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -283,35 +285,31 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
                                             "free_gpu_memory_fraction"};
         const std::string rule =
             std::string(kMemoryRuleNames[size_t(m.memoryRule)]) + " " + kFlag[size_t(m.memoryRule)];
-        char buf[240];
         const double outside = (1.0 - m.memoryFraction) * m.gpuMemoryGiB,
                      dynamic = m.activationsGiB + m.reserveGiB;
+        Sentence say;
         if (m.memoryRule == MemoryRule::Sglang && m.kvCacheGiB <= m.kvPoolGiB && dynamic > outside) {
-            std::snprintf(
-                buf, sizeof buf,
-                "memory: activations and reserve %.1f GiB per GPU at batch %lld, more than the %.1f GiB "
-                "of %.1f that %s %.3g leaves for them",
-                dynamic, (long long)B, outside, m.gpuMemoryGiB, rule.c_str(), m.memoryFraction);
+            say << "memory: activations and reserve " << Fixed{dynamic, 1} << " GiB per GPU at batch "
+                << (long long)B << ", more than the " << Fixed{outside, 1} << " GiB of "
+                << Fixed{m.gpuMemoryGiB, 1} << " that " << rule << " " << General{m.memoryFraction, 3}
+                << " leaves for them";
             shortfall = std::max(shortfall, dynamic / std::max(1e-9, outside));
         } else {
-            std::snprintf(
-                buf, sizeof buf,
-                "memory: %.1f GiB per GPU needed at batch %lld, %.1f GiB usable (KV cache %.1f GiB, "
-                "pool %.1f GiB by %s %.3g of %.1f)",
-                m.memoryPerGpuGiB, (long long)B, m.capacityGiB, m.kvCacheGiB, m.kvPoolGiB, rule.c_str(),
-                m.memoryFraction, m.gpuMemoryGiB);
+            say << "memory: " << Fixed{m.memoryPerGpuGiB, 1} << " GiB per GPU needed at batch "
+                << (long long)B << ", " << Fixed{m.capacityGiB, 1} << " GiB usable (KV cache "
+                << Fixed{m.kvCacheGiB, 1} << " GiB, pool " << Fixed{m.kvPoolGiB, 1} << " GiB by " << rule
+                << " " << General{m.memoryFraction, 3} << " of " << Fixed{m.gpuMemoryGiB, 1} << ")";
             shortfall = std::max(shortfall, std::max(m.memoryPerGpuGiB / m.capacityGiB,
                                                      m.kvCacheGiB / std::max(1e-9, m.kvPoolGiB)));
         }
-        m.violations.emplace_back(buf);
+        m.violations.push_back(say.take());
     }
     if (r.overTokenBudget && w.phase != Phase::Prefill) {
         const double need = stepAt(c, double(B)).tokens();
-        char buf[200];
-        std::snprintf(buf, sizeof buf,
-                      "prefill budget: a step at batch %lld needs %.0f tokens, the budget is %.0f",
-                      (long long)B, need, c.budget);
-        m.violations.emplace_back(buf);
+        m.violations.push_back((Sentence()
+                                << "prefill budget: a step at batch " << (long long)B << " needs "
+                                << Fixed{need, 0} << " tokens, the budget is " << Fixed{c.budget, 0})
+                                   .take());
         shortfall = std::max(shortfall, need / c.budget);
     }
     if (slo > 1.0) {
@@ -328,10 +326,13 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
 
 std::optional<std::string> CostModel::Impl::checkPlan(const Plan& p) const {
     if (auto e = checkDegrees(s, p.degrees, p.choice(Op::Experts))) return e;
+    const bool table = p.degrees.tp >= 1 && size_t(p.degrees.tp) < allowedByTp.size();
     for (int i = 0; i < kOpCount; ++i) {
         const Op op = Op(i);
         if (!relevant[size_t(i)]) continue;
-        if (auto e = checkChoice(s, p.degrees, op, p.choices[i])) return e;
+        const int c = p.choices[i];
+        if (table && c >= 0 && c < 8 && (allowedByTp[size_t(p.degrees.tp)][size_t(i)] >> c & 1u)) continue;
+        if (auto e = checkChoice(s, p.degrees, op, c)) return e;
     }
     if (auto e = checkSpeculative(s, p.spec)) return e;
     if (!p.stageLayers.empty())

@@ -56,6 +56,11 @@ struct CostModel::Impl {
     double launch = 0;                     ///< seconds per kernel
     double logMissOne = 0;                 ///< log(1 - 1/E): an expert missed by one token copy
     std::array<bool, kOpCount> relevant{}; ///< opRelevant for each operator, once per scenario (checkPlan)
+    /// choiceAllowed for each relevant operator's choices at tensor-parallel degree tp (bit c of [tp][op]),
+    /// for tp up to kAllowedTp: the rules read only tp and the scenario, and checkPlan asks them on every
+    /// evaluation. Wider tp asks choiceAllowed.
+    static constexpr int kAllowedTp = 1024;
+    std::vector<std::array<uint8_t, kOpCount>> allowedByTp;
     double totalBytes = 0;                 ///< the GPU's memory as the driver reports it (Gpu::memoryBytes)
     double ab = 2, kb = 2;
     /// Per parameter group (embedding, attention, dense FFN, router, experts, shared experts, LM head,
@@ -105,6 +110,15 @@ struct CostModel::Impl {
         expertFlops = gemmRate[int(ParamGroup::Experts)] * c.efficiency.groupedGemm;
         if (s.model.moe.present()) logMissOne = std::log1p(-1.0 / double(s.model.moe.experts));
         for (int i = 0; i < kOpCount; ++i) relevant[size_t(i)] = opRelevant(s.model, Op(i));
+        allowedByTp.resize(size_t(std::min<int64_t>(kAllowedTp, s.gpus())) + 1);
+        for (size_t tp = 1; tp < allowedByTp.size(); ++tp) {
+            Degrees d;
+            d.tp = int(tp);
+            for (int i = 0; i < kOpCount; ++i)
+                for (int c = 0; c < 8; ++c)
+                    if (relevant[size_t(i)] && choiceAllowed(s, d, Op(i), c))
+                        allowedByTp[tp][size_t(i)] |= uint8_t(1u << c);
+        }
         bw = c.gpu.hbmTBs * 1e12 * c.efficiency.memory;
         bwKv = c.gpu.hbmTBs * 1e12 * c.efficiency.kvRead;
         invBw = 1.0 / bw, invBwKv = 1.0 / bwKv;

@@ -74,8 +74,10 @@ inline GroupShape placeCounted(int ka, int sa, int kb, int sb, int gpn) {
 
 /// placeCounted, remembered: a plan's groups take a few shapes among many plans, and counting one takes a
 /// pass per node or per row, with two integer divisions each (a one-GPU-a-node pipeline group of 64 stages,
-/// an expert group of 256 rows of one GPU). A small table per thread keeps the latest shape of each slot.
-constexpr uint32_t kPlaceSlots = 256;
+/// an expert group of 256 rows of one GPU). A table per thread keeps the latest shape of each slot: 2,048
+/// slots (72 KiB), as the 1.6T sample's plans alone place some thousand groups (256 slots lost a tenth of its
+/// evaluation speed to recounting, bench --eval-speed).
+constexpr uint32_t kPlaceSlots = 2048;
 inline uint32_t placeSlot(int ka, int sa, int kb, int sb, int gpn) {
     const uint32_t h = (uint32_t(ka) * 2654435761u) ^ (uint32_t(sa) * 40503u) ^ (uint32_t(kb) * 2246822519u) ^
                        (uint32_t(sb) * 3266489917u) ^ uint32_t(gpn);

@@ -3,6 +3,8 @@
 
 #include "core/cost/impl.h"
 
+#include "core/common/text.h"
+
 namespace sp {
 
 // ------------------------------------------------------------------ stages, times, memory
@@ -149,12 +151,35 @@ double CostModel::Impl::copiesOf(const Compiled& c, double M) const {
     const Block& main = st.pre > 0 ? bp : bd;
     const Step cr = st.critical();
     const double M = cr.tokens(), copies = copiesOf(c, st.tokens()), rows = st.rows();
+    // The plain operators first, in one loop over arrays (opRoofline's terms for an operator with neither
+    // sequence nor expert terms, in the same order of operations), summed below in the operators' order.
+    double tPlain[10], tPlainH[10];
+    const int np = main.nPlain;
+    for (int k = 0; k < np; ++k) {
+        const double tok = M < 1.0 ? M : std::ceil(M * main.pInvDiv[k]);
+        const double comp = main.pF[k] * tok * main.pInvPeak[k],
+                     mem = (main.pB0[k] + main.pB1[k] * tok) * invBw;
+        tPlain[k] = std::max(comp, mem) + unhidden * std::min(comp, mem) + launch;
+    }
+    if (half) {
+        const double MH = 0.5 * M;
+        for (int k = 0; k < np; ++k) {
+            const double tok = MH < 1.0 ? MH : std::ceil(MH * main.pInvDiv[k]);
+            const double comp = main.pF[k] * tok * main.pInvPeak[k],
+                         mem = (main.pB0[k] + main.pB1[k] * tok) * invBw;
+            tPlainH[k] = std::max(comp, mem) + unhidden * std::min(comp, mem) + launch;
+        }
+    }
     Parts p;
     Parts h;
     Roof hr;
     Roof* hp = half ? &hr : nullptr;
-    for (int i = 0; i < main.nOps; ++i) {
-        if (main.ops[i].attention) {
+    for (int i = 0, k = 0; i < main.nOps; ++i) {
+        if (main.plain[i]) {
+            p.ops += tPlain[k];
+            if (half) h.ops += tPlainH[k];
+            ++k;
+        } else if (main.ops[i].attention) {
             const bool both = cr.dec > 0 && cr.pre > 0;
             if (cr.dec > 0) {
                 p.ops += opTime(opRoofline(bd.ops[i], cr.dec, cr.decSeqs(), copies, hp, cr.q));
@@ -371,17 +396,15 @@ double CostModel::Impl::sloRatio(const AtBatch& r) const {
 
 void CostModel::Impl::describeSlo(const AtBatch& r, int64_t B, Metrics& m) const {
     const Workload& w = s.workload;
-    char buf[160];
-    if (w.ttftMs > 0 && w.phase != Phase::Decode && r.ttft * 1e3 > w.ttftMs) {
-        std::snprintf(buf, sizeof buf, "TTFT %.1f ms at batch %lld exceeds the SLO of %.3g ms", r.ttft * 1e3,
-                      (long long)B, w.ttftMs);
-        m.violations.emplace_back(buf);
-    }
-    if (w.tpotMs > 0 && w.phase != Phase::Prefill && r.tpot * 1e3 > w.tpotMs) {
-        std::snprintf(buf, sizeof buf, "TPOT %.1f ms at batch %lld exceeds the SLO of %.3g ms", r.tpot * 1e3,
-                      (long long)B, w.tpotMs);
-        m.violations.emplace_back(buf);
-    }
+    auto say = [&](const char* what, double ms, double slo) {
+        m.violations.push_back((Sentence() << what << Fixed{ms, 1} << " ms at batch " << (long long)B
+                                           << " exceeds the SLO of " << General{slo, 3} << " ms")
+                                   .take());
+    };
+    if (w.ttftMs > 0 && w.phase != Phase::Decode && r.ttft * 1e3 > w.ttftMs)
+        say("TTFT ", r.ttft * 1e3, w.ttftMs);
+    if (w.tpotMs > 0 && w.phase != Phase::Prefill && r.tpot * 1e3 > w.tpotMs)
+        say("TPOT ", r.tpot * 1e3, w.tpotMs);
 }
 
 } // namespace sp
