@@ -13,9 +13,11 @@
 #include "core/sim/simulator.h"
 #include "core/sim/trace.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <fstream>
 #include <numeric>
 
 using namespace sp;
@@ -655,6 +657,32 @@ slo: {ttft_ms: 2000, tpot_ms: 200, percentile: 99}
                 if (row.id == l.id && row.figure == "output_tokens_per_s")
                     QVERIFY2(std::abs(row.error) < 0.1, qPrintable(QString::fromStdString(row.id)));
         }
+    }
+
+    // A check may set the engine's memory fraction its run's config states (memory_fraction); absent, the
+    // engine's default for the plan (0); out of range, refused where it is written.
+    void servingCheckMemoryFraction() {
+        QTemporaryDir dir;
+        auto write = [&](const std::string& extra) {
+            const std::string path = dir.filePath("checks.yaml").toStdString();
+            std::ofstream(path) << "version: 1\nchecks:\n  - id: one\n    source: hand-written\n    model: llama-3.1-8b\n"
+                                   "    cluster: h100-1x8\n    engine: trtllm\n"
+                                << extra
+                                << "    plan: {tp: 1, dp: 8, batch: 64}\n    rate: 10\n"
+                                   "    workload: {phase: serving, input_tokens: 512, output_tokens: 128}\n"
+                                   "    measured: {tpot_mean_ms: 20}\n";
+            return loadServingChecks(path, kSampleDir);
+        };
+        auto plain = write("");
+        QVERIFY2(plain, plain.error().str().c_str());
+        QCOMPARE(plain->front().scenario.constraints.memoryFraction, 0.0);
+        auto set = write("    memory_fraction: 0.95\n");
+        QVERIFY2(set, set.error().str().c_str());
+        QCOMPARE(set->front().scenario.constraints.memoryFraction, 0.95);
+        auto bad = write("    memory_fraction: 1.5\n");
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().line == 8 && bad.error().str().find("memory_fraction") != std::string::npos,
+                 bad.error().str().c_str());
     }
 };
 

@@ -17,7 +17,7 @@ constexpr const char* kFigures[] = {"ttft_mean_ms", "ttft_p99_ms", "tpot_mean_ms
 
 ServingCheck readCheck(const io::MapReader& e, const std::string& samples) {
     e.allowKeys({"id", "source", "model", "precision", "kv_cache", "cluster", "gpu", "nodes", "engine",
-                 "capacity_policy", "plan", "rate", "workload", "measured"});
+                 "capacity_policy", "memory_fraction", "plan", "rate", "workload", "measured"});
     ServingCheck c;
     c.id = e.string("id");
     c.source = e.string("source");
@@ -66,7 +66,9 @@ ServingCheck readCheck(const io::MapReader& e, const std::string& samples) {
     c.plan.degrees.ep = d.dp * d.tp; // dense models: the expert axes span the stage
     c.plan.batch = p.integerOr("batch", 0, 0, 10'000'000);
     c.plan.prefillBudget = p.integerOr("prefill_budget", 0, 0, 100'000'000);
-    s.constraints.memoryFraction = 0;
+    // The engine's memory fraction where the run's config sets it (TensorRT-LLM's kvcache_free_gpu_mem_frac,
+    // vLLM's gpu_memory_utilization, SGLang's mem_fraction_static); else the engine's default for the plan.
+    s.constraints.memoryFraction = e.numberOr("memory_fraction", 0.0, 0.05, 1.0);
     const CostModel cm(s);
     if (auto why = cm.checkPlan(c.plan)) p.failHere("the plan does not fit: " + *why);
     c.scenario = std::move(s);
