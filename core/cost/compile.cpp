@@ -233,7 +233,7 @@ int CostModel::Impl::strideOf(const Plan& p, Axis a) {
 
 void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
     // A Compiled may be reused (CostModel::evaluate): what only some plans set starts from its default.
-    c.a2aG = GroupShape{}, c.syncRanks = 1.0;
+    c.a2aG = GroupShape{}, c.syncRanks = 1.0, c.logSyncRanks = 0.0;
     c.p2pLink = LinkClass::Local, c.p2pAlpha = c.p2pSecPerTok = 0.0;
     c.regather = CommTerm{};
     c.d = p.degrees;
@@ -283,6 +283,7 @@ void CostModel::Impl::compile(const Plan& p, Compiled& c) const {
         c.a2aG =
             k > d.tp && k % d.tp != 0 ? placeFirst(k, d.tp, sTp, sDp, gpn) : place(kt, sTp, kd, sDp, gpn);
         c.syncRanks = moeLayers > 0 ? double(std::min(d.dp, kd)) : 1.0;
+        c.logSyncRanks = std::log(c.syncRanks);
     }
     if (d.pp > 1) {
         const GroupShape ppG = place(d.pp, sPp, 1, sPp * d.pp, gpn);

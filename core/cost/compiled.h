@@ -149,6 +149,7 @@ struct Compiled {
     Overlap overlap = Overlap::Auto;
     double budget = double(kDefaultPrefillBudget); ///< tokens per forward pass of a replica
     double syncRanks = 1; ///< attention replicas that meet at every MoE all-to-all (data-parallel attention)
+    double logSyncRanks = 0; ///< log(syncRanks), once a plan (stepAt's busiest rank)
     /// Per pipeline stage, its layers by type (stageOf): compile() fills them once, so the batch search's
     /// probes and the memory account do not recount them.
     std::vector<Stage> stages;
@@ -204,6 +205,9 @@ struct PassTimes {
     double stageMax = 0, stageSum = 0;
     int slowest = 0;
     bool twoBatch = false; ///< the MoE layers ran with two-batch overlap
+    /// The speculative draft's seconds in the last stage (draftTime): it reads only the step's decode tokens,
+    /// so a chunk step with the same decode tokens reuses it (chunkedTtft).
+    double draft = 0;
 };
 
 struct AtBatch {

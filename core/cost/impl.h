@@ -345,7 +345,9 @@ struct CostModel::Impl {
 
     /// One step of a replica's micro-batch through every stage; `typeTbo`, when given, receives whether each
     /// slot ran with two-batch overlap.
-    PassTimes passTimes(const Compiled& c, const Step& st, bool* typeTbo = nullptr) const;
+    /// `draftKnown`: the draft's seconds where the caller has them for the same decode tokens (else < 0).
+    PassTimes passTimes(const Compiled& c, const Step& st, bool* typeTbo = nullptr,
+                        double draftKnown = -1) const;
 
     /// The step a phase runs at B sequences per micro-batch.
     ///  prefill: B prompts of I tokens; decode: B tokens; serving: B decode tokens plus the prefill tokens

@@ -238,7 +238,8 @@ double CostModel::Impl::p2pTime(const Compiled& c, const Stage& st, double M) co
 
 /// One step of a replica's micro-batch through every stage: each slot's (layer group's and type's) time once,
 /// weighed by the stage's layers of that slot.
-PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* typeTbo) const {
+PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* typeTbo,
+                                     double draftKnown) const {
     PassTimes r;
     bool unused = false;
     std::array<double, kMaxSlots> tt; // only the first nSlots are written and read
@@ -253,7 +254,8 @@ PassTimes CostModel::Impl::passTimes(const Compiled& c, const Step& st, bool* ty
     const double te = blockTime(c, c.emb[0], c.emb[1], st, false, unused);
     const double th = blockTime(c, c.head[0], c.head[1], st, false, unused);
     const double gather = c.nGroups > 1 ? commTime(c.regather, st.critical().tokens()) : 0.0;
-    const double draft = c.spec.on() && st.dec > 0 ? draftTime(c, st) : 0.0;
+    const double draft = draftKnown >= 0 ? draftKnown : c.spec.on() && st.dec > 0 ? draftTime(c, st) : 0.0;
+    r.draft = draft;
     // Each class of alike stages once (compile()'s, see classifyStages), then the stages in order.
     const int nc = int(c.classStage.size());
     double* tc = c.classTime.data();
@@ -299,7 +301,7 @@ Step CostModel::Impl::stepAt(const Compiled& c, double B) const {
         const double r = c.syncRanks;
         if (r > 1) {
             const double n = r * B * E / O, per = n / r;
-            const double busiest = std::min(n, per + std::sqrt(2.0 * per * std::log(r)));
+            const double busiest = std::min(n, per + std::sqrt(2.0 * per * c.logSyncRanks));
             const double chunk = std::min(I, std::max(1.0, c.budget - B * q));
             st.preCrit = std::max(st.pre, std::min(busiest * I, std::max(chunk, st.pre)));
         }
@@ -381,7 +383,7 @@ double CostModel::Impl::chunkedTtft(const Compiled& c, const Step& st, const Pas
     // Where the steady step already carries a whole chunk (data-parallel attention's busiest rank, or short
     // answers, whose B I / O prefill tokens a step exceed a chunk), the chunk step is the steady one.
     if (cs.pre == st.pre && cs.preCrit == st.preCrit) return cycle + k * cycle;
-    const PassTimes tc = passTimes(c, cs);
+    const PassTimes tc = passTimes(c, cs, nullptr, t.draft); // the same decode tokens: the same draft
     *period = std::max(tc.stageSum, tc.stageMax + (double(c.d.pp) - 1.0) * t.stageMax);
     return cycle + k * *period;
 }
