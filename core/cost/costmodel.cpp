@@ -326,12 +326,13 @@ Metrics CostModel::Impl::evaluate(const Plan& p, Compiled& c) const {
 
 std::optional<std::string> CostModel::Impl::checkPlan(const Plan& p) const {
     if (auto e = checkDegrees(s, p.degrees, p.choice(Op::Experts))) return e;
-    const bool table = p.degrees.tp >= 1 && size_t(p.degrees.tp) < allowedByTp.size();
+    const uint64_t allowed =
+        p.degrees.tp >= 1 && p.degrees.tp <= kAllowedTp ? allowedMask(p.degrees.tp) : uint64_t(0);
     for (int i = 0; i < kOpCount; ++i) {
         const Op op = Op(i);
         if (!relevant[size_t(i)]) continue;
         const int c = p.choices[i];
-        if (table && c >= 0 && c < 8 && (allowedByTp[size_t(p.degrees.tp)][size_t(i)] >> c & 1u)) continue;
+        if (c >= 0 && c < 3 && (allowed >> (3 * i + c) & 1u)) continue;
         if (auto e = checkChoice(s, p.degrees, op, c)) return e;
     }
     if (auto e = checkSpeculative(s, p.spec)) return e;

@@ -23,8 +23,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 namespace sp {
 namespace costimpl {
@@ -56,11 +58,27 @@ struct CostModel::Impl {
     double launch = 0;                     ///< seconds per kernel
     double logMissOne = 0;                 ///< log(1 - 1/E): an expert missed by one token copy
     std::array<bool, kOpCount> relevant{}; ///< opRelevant for each operator, once per scenario (checkPlan)
-    /// choiceAllowed for each relevant operator's choices at tensor-parallel degree tp (bit c of [tp][op]),
-    /// for tp up to kAllowedTp: the rules read only tp and the scenario, and checkPlan asks them on every
-    /// evaluation. Wider tp asks choiceAllowed.
+    /// choiceAllowed for each relevant operator's choices at tensor-parallel degree tp, for tp up to
+    /// kAllowedTp: bit 3 op + c for choice c of operator op, bit 63 once the entry is filled. The rules read
+    /// only tp and the scenario and checkPlan asks them on every evaluation; an entry is filled the first
+    /// time its tp is asked (allowedMask), so building a CostModel costs nothing for it. Threads that meet an
+    /// empty entry each fill it with the same value (relaxed atomics: no torn reads). Wider tp asks
+    /// choiceAllowed.
     static constexpr int kAllowedTp = 1024;
-    std::vector<std::array<uint8_t, kOpCount>> allowedByTp;
+    std::unique_ptr<std::atomic<uint64_t>[]> allowedByTp;
+    uint64_t allowedMask(int tp) const {
+        std::atomic<uint64_t>& e = allowedByTp[size_t(tp)];
+        uint64_t m = e.load(std::memory_order_relaxed);
+        if (m >> 63) return m;
+        m = uint64_t(1) << 63;
+        Degrees d;
+        d.tp = tp;
+        for (int i = 0; i < kOpCount; ++i)
+            for (int c = 0; c < int(choiceNames(Op(i)).size()); ++c)
+                if (relevant[size_t(i)] && choiceAllowed(s, d, Op(i), c)) m |= uint64_t(1) << (3 * i + c);
+        e.store(m, std::memory_order_relaxed);
+        return m;
+    }
     double totalBytes = 0;                 ///< the GPU's memory as the driver reports it (Gpu::memoryBytes)
     double ab = 2, kb = 2;
     /// Per parameter group (embedding, attention, dense FFN, router, experts, shared experts, LM head,
@@ -110,15 +128,7 @@ struct CostModel::Impl {
         expertFlops = gemmRate[int(ParamGroup::Experts)] * c.efficiency.groupedGemm;
         if (s.model.moe.present()) logMissOne = std::log1p(-1.0 / double(s.model.moe.experts));
         for (int i = 0; i < kOpCount; ++i) relevant[size_t(i)] = opRelevant(s.model, Op(i));
-        allowedByTp.resize(size_t(std::min<int64_t>(kAllowedTp, s.gpus())) + 1);
-        for (size_t tp = 1; tp < allowedByTp.size(); ++tp) {
-            Degrees d;
-            d.tp = int(tp);
-            for (int i = 0; i < kOpCount; ++i)
-                for (int c = 0; c < 8; ++c)
-                    if (relevant[size_t(i)] && choiceAllowed(s, d, Op(i), c))
-                        allowedByTp[tp][size_t(i)] |= uint8_t(1u << c);
-        }
+        allowedByTp = std::make_unique<std::atomic<uint64_t>[]>(size_t(kAllowedTp) + 1); // zeroed: empty
         bw = c.gpu.hbmTBs * 1e12 * c.efficiency.memory;
         bwKv = c.gpu.hbmTBs * 1e12 * c.efficiency.kvRead;
         invBw = 1.0 / bw, invBwKv = 1.0 / bwKv;
