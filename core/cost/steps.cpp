@@ -422,10 +422,14 @@ double CostModel::Impl::draftPass(const Compiled& c, double n, double b, double 
         // over n tokens, under the plan's sharding and collectives, plus its eh_proj (the token's embedding
         // and the previous hidden state, 2 hidden -> hidden, replicated) and the shared head, whose logits
         // are taken for one position a sequence (headTime: the same b rows in every pass, priced once).
+        // The layer runs whole, without two-batch overlap: the engines split only the target model's forward
+        // into micro-batches (SGLang's DeepseekModelNextN calls its decoder layer directly, outside
+        // model_forward_maybe_tbo: python/sglang/srt/models/deepseek_nextn.py at 0114f9c9; vLLM's
+        // EagleProposer.propose runs the draft under a forward context without micro-batch slices:
+        // vllm/v1/spec_decode/eagle.py at 008603a3).
         bool tbo = false;
         const Step st{n, 0.0, 0.0, 0.0, n / b};
-        double t = blockTime(c, c.body[size_t(c.mtpSlot)][0], c.body[size_t(c.mtpSlot)][1], st,
-                             slotMoe[size_t(c.mtpSlot)], tbo);
+        double t = blockTime(c, c.body[size_t(c.mtpSlot)][0], c.body[size_t(c.mtpSlot)][1], st, false, tbo);
         const double h = double(s.model.hidden);
         t += opTime({2.0 * 2.0 * h * h * n / peakFlops, c.mtpExtraWeights / bw});
         return t + headTime;
