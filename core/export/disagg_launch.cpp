@@ -23,7 +23,6 @@
 
 #include "core/cost/disagg.h"
 #include "core/export/common.h"
-#include "core/io/gpudb.h"
 
 #include <algorithm>
 
@@ -190,13 +189,9 @@ std::vector<ExportFile> DisaggLaunch::files(const std::string& prefillYaml,
 }
 
 namespace {
-/// "AMD" for an Instinct GPU (a CDNA family in the GPU database, or a name that says so), else "NVIDIA".
+/// "AMD" for an Instinct GPU (amdGpu: the exports' one test of it), else "NVIDIA".
 std::string vendorOf(const Gpu& g) {
-    if (const GpuSpec* spec = findGpuByName(g.name))
-        return spec->family.rfind("cdna", 0) == 0 ? "AMD" : "NVIDIA";
-    for (const char* w : {"AMD", "Instinct", "MI300", "MI325", "MI355", "MI250"})
-        if (g.name.find(w) != std::string::npos) return "AMD";
-    return "NVIDIA";
+    return amdGpu(g) ? "AMD" : "NVIDIA";
 }
 } // namespace
 
