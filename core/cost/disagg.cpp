@@ -88,13 +88,9 @@ double DisaggModel::nicBytesPerS() const {
     const double gb = std::min(d->s.cluster.interNode.gbPerS, poolCluster(Phase::Decode).interNode.gbPerS);
     return gb * 1e9 * d->o.transferEfficiency;
 }
-
-namespace {
-/// The network latency of a transfer between the pools, seconds: the larger of the two clusters'.
-double linkLatencyS(const Cluster& a, const Cluster& b) {
-    return std::max(a.interNode.latencyUs, b.interNode.latencyUs) * 1e-6;
+double DisaggModel::linkLatencyS() const {
+    return std::max(d->s.cluster.interNode.latencyUs, poolCluster(Phase::Decode).interNode.latencyUs) * 1e-6;
 }
-} // namespace
 
 std::optional<std::string> DisaggModel::checkScenario() const {
     const Scenario& s = d->s;
@@ -151,9 +147,7 @@ const CostModel& DisaggModel::decodeModel(int nodes) const {
 
 double DisaggModel::transferMs(const Plan& p, int64_t batch) const {
     const double nics = double(std::max(1, p.degrees.pp * p.degrees.tp));
-    return (d->kvBytes * double(batch) / (nics * nicBytesPerS()) +
-            linkLatencyS(d->s.cluster, poolCluster(Phase::Decode))) *
-           1e3;
+    return (d->kvBytes * double(batch) / (nics * nicBytesPerS()) + linkLatencyS()) * 1e3;
 }
 
 Metrics DisaggModel::evaluatePrefill(const Plan& p, int nodes, double* transferOut) const {
@@ -221,7 +215,7 @@ DisaggMetrics DisaggModel::evaluate(const DisaggPlan& p) const {
     const int tpP = std::max(1, p.prefill.plan.degrees.tp), tpD = std::max(1, p.decode.plan.degrees.tp);
     const int fan = std::max(tpP, tpD) / std::min(tpP, tpD);
     if (fan > 1) {
-        r.relayoutMs = double(fan - 1) * linkLatencyS(s.cluster, dc) * 1e3;
+        r.relayoutMs = double(fan - 1) * linkLatencyS() * 1e3;
         r.transferMs += r.relayoutMs;
         r.prefill.ttftMs += r.relayoutMs;
         if (w.ttftMs > 0 && r.prefill.feasible && r.prefill.ttftMs > w.ttftMs) {

@@ -127,6 +127,8 @@ public:
     double kvBytesPerPrompt() const;
     /// NIC bytes/s per GPU a KV transfer achieves (the slower cluster's).
     double nicBytesPerS() const;
+    /// The network latency of one transfer message between the pools, seconds (the larger cluster's).
+    double linkLatencyS() const;
     /// Whether the pools run on two clusters (the scenario's decode_cluster).
     bool twoClusters() const;
     /// The cluster a pool runs on.

@@ -351,9 +351,7 @@ std::shared_ptr<const SimResult> simulate(const DisaggModel& model, const Disagg
     P.nicBytesPerS = double(std::max(1, d.pp * d.tp)) * model.nicBytesPerS();
     // The larger of the two clusters' latencies (pools on one cluster: its own), and a TP re-layout's extra
     // messages (DisaggMetrics::relayoutMs).
-    P.latencyS =
-        std::max(s.cluster.interNode.latencyUs, model.poolCluster(Phase::Decode).interNode.latencyUs) * 1e-6 +
-        dm.relayoutMs * 1e-3;
+    P.latencyS = model.linkLatencyS() + dm.relayoutMs * 1e-3;
     setAcceptance(sim, s, plan.decode.plan);
     const bool finished = sim.run(progress, stop);
     auto r = std::make_shared<SimResult>();
