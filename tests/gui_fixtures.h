@@ -51,6 +51,16 @@ inline QString readAll(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
 }
 
+/// A copy of the file at `path` with each `from` replaced by `to`, written to `out` (a broken input made from
+/// a good one); false where `from` is not in it or a file does not open.
+inline bool writeEdited(const QString& path, const QString& from, const QString& to, const QString& out) {
+    QString text = readAll(path);
+    if (!text.contains(from)) return false;
+    text.replace(from, to);
+    QFile f(out);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text.toUtf8()) >= 0;
+}
+
 /// A wheel turn over a widget, as the mouse would send it (through the application, so filters see it).
 inline bool wheelOver(QWidget* w, int delta) {
     const QPoint c = w->rect().center();

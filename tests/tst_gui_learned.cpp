@@ -90,17 +90,9 @@ private slots:
                      qPrintable(w2.statusBar()->currentMessage()));
             QVERIFY(done2.wait(60000) || done2.count() > 0);
             // A policy in the file that does not read is left out, said so; the session still opens.
-            QFile f(path);
-            QVERIFY(f.open(QIODevice::ReadOnly));
-            QByteArray text = f.readAll();
-            f.close();
-            QVERIFY(text.contains("\"shardplanner-rl-policy\""));
-            text.replace("\"shardplanner-rl-policy\"", "\"something-else\"");
             const QString broken = dir.filePath(QStringLiteral("broken.spsession"));
-            QFile g(broken);
-            QVERIFY(g.open(QIODevice::WriteOnly));
-            g.write(text);
-            g.close();
+            QVERIFY(writeEdited(path, QStringLiteral("\"shardplanner-rl-policy\""),
+                                QStringLiteral("\"something-else\""), broken));
             MainWindow w3(testOptions());
             w3.show();
             QVERIFY(w3.openSession(broken));

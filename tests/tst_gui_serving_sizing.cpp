@@ -289,17 +289,8 @@ private slots:
             QVERIFY(otherSolved.wait(30000));
             QCOMPARE(other.fleetView()->answer()->solution.counts, b.solution.counts);
             // A session whose fleet does not read says where, and opens nothing.
-            QFile sf(session);
-            QVERIFY(sf.open(QIODevice::ReadOnly));
-            QByteArray text = sf.readAll();
-            sf.close();
-            QVERIFY(text.contains("rate: 48"));
-            text.replace("rate: 48", "rate: -1");
             const QString broken = dir.filePath(QStringLiteral("broken.shardplan"));
-            QFile bf(broken);
-            QVERIFY(bf.open(QIODevice::WriteOnly));
-            bf.write(text);
-            bf.close();
+            QVERIFY(writeEdited(session, QStringLiteral("rate: 48"), QStringLiteral("rate: -1"), broken));
             QVERIFY(!other.openSession(broken));
             QVERIFY2(other.messageBanner()->text().contains(QStringLiteral("fleet: ")) &&
                          other.messageBanner()->text().contains(QStringLiteral("models[1].rate")),
