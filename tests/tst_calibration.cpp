@@ -385,6 +385,28 @@ private slots:
                      QString::fromStdString(set->skipped[0]).contains("b200") &&
                      QString::fromStdString(set->skipped[0]).contains("mi325x"),
                  set->skipped[0].c_str());
+        QCOMPARE(set->cases[0].scenario.constraints.memoryFraction, 0.0); // not stated: the engine's default
+        // A run's config may state its memory fraction (MLPerf's DGX-H100 llama2-70b:
+        // kvcache_free_gpu_mem_frac 0.95): it reaches the plan's KV pool, which grows with it (the same
+        // weights, a larger share left).
+        std::ofstream(path) << "version: 1\nmeasurements:\n"
+                            << row("h100-default", "h100-sxm", "fp8", "    engine: trtllm\n")
+                            << row("h100-095", "h100-sxm", "fp8",
+                                   "    engine: trtllm\n    memory_fraction: 0.95\n");
+        auto frac = loadCalibrationSet(path, SHARDPLAN_SAMPLES_DIR);
+        QVERIFY2(frac.ok(), frac.error().str().c_str());
+        QCOMPARE(frac->cases[1].scenario.constraints.memoryFraction, 0.95);
+        const Metrics m0 = CostModel(frac->cases[0].scenario).evaluate(frac->cases[0].plan),
+                      m1 = CostModel(frac->cases[1].scenario).evaluate(frac->cases[1].plan);
+        QCOMPARE(m1.memoryFraction, 0.95);
+        QVERIFY2(m1.kvPoolGiB > m0.kvPoolGiB,
+                 qPrintable(QString("%1 %2").arg(m0.kvPoolGiB).arg(m1.kvPoolGiB)));
+        std::ofstream(path) << "version: 1\nmeasurements:\n"
+                            << row("too-much", "h100-sxm", "fp8", "    memory_fraction: 1.5\n");
+        auto over = loadCalibrationSet(path, SHARDPLAN_SAMPLES_DIR);
+        QVERIFY(!over.ok());
+        QVERIFY2(QString::fromStdString(over.error().str()).contains("memory_fraction"),
+                 over.error().str().c_str());
         std::ofstream(path) << "version: 1\nmeasurements:\n" << row("fp4", "b200", "fp4", "");
         auto bad = loadCalibrationSet(path, SHARDPLAN_SAMPLES_DIR);
         QVERIFY(!bad.ok());

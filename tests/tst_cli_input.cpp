@@ -390,6 +390,7 @@ private slots:
         text.replace("value: 29228.22", "value: abc");
         QVERIFY(text.contains("value: abc"));
         const int line = text.left(text.indexOf("value: abc")).count('\n') + 1;
+        const int row = int(text.left(text.indexOf("value: abc")).count("\n  - id: ")) - 1; // its index
         const QString bad = writeFile(dir, ".bad-value-test.yaml", text);
         // The file's relative paths (clusters/...) resolve beside it.
         QVERIFY(QFile::link(QStringLiteral(SHARDPLAN_TESTDATA_DIR "/calibration/clusters"),
@@ -398,7 +399,7 @@ private slots:
         const Run fit = shardplan({"calibrate", "--fit", bad, "--json"});
         QCOMPARE(r.code, 1);
         const QString where =
-            QString(".bad-value-test.yaml:%1:12: measurements[1].value: expected a number").arg(line);
+            QString(".bad-value-test.yaml:%1:12: measurements[%2].value: expected a number").arg(line).arg(row);
         QVERIFY2(r.err.contains(where), qPrintable(r.err));
         QCOMPARE(fit.code, 1);
         const QJsonObject j = jsonLine(fit.out);

@@ -236,7 +236,7 @@ int calibrateServing(Args& a, const std::string& usage) {
         std::printf("interrupted: the rows above cover the %zu runs that completed, of %zu\n",
                     rep.loads.size(), checks->size());
     std::printf("\n%-52s %22s %22s %8s\n", "load: the run's rate against the model's capacity",
-                "model at batch cap", "measured tokens/s", "load");
+                "model's capacity", "measured tokens/s", "load");
     for (const auto& l : rep.loads)
         std::printf("%-52s %22.0f %22.0f %7.0f%%\n", l.id.c_str(), l.analyticalTokensPerS,
                     l.measuredTokensPerS,

@@ -121,6 +121,10 @@ Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& sam
     if (e.has("engine"))
         s.constraints.memoryRule = MemoryRule(e.oneOf(
             "engine", std::vector<std::string_view>(kMemoryRuleNames.begin(), kMemoryRuleNames.end())));
+    // The engine's memory fraction where the run's config states it (TensorRT-LLM's
+    // kvcache_free_gpu_mem_frac, vLLM's gpu_memory_utilization, SGLang's mem_fraction_static); else the
+    // engine's default for the plan.
+    s.constraints.memoryFraction = e.numberOr("memory_fraction", 0.0, 0.05, 1.0);
     const int G = c.gpus();
     const io::MapReader p = e.map("plan");
     Degrees d;

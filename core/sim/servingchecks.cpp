@@ -101,6 +101,23 @@ Result<std::vector<ServingCheck>> loadServingChecks(const std::string& path, con
     }
 }
 
+double servingCapacity(const ServingCheck& c) {
+    // The simulator's cap: the plan's batch, or where it states none the batch the cost model chooses for it
+    // (buildLanes).
+    const int64_t cap = c.plan.batch > 0 ? c.plan.batch : CostModel(c.scenario).evaluate(c.plan).batch;
+    Scenario s = c.scenario;
+    s.workload.ttftMs = s.workload.tpotMs = 0;
+    const CostModel model(s);
+    Plan p = c.plan;
+    p.batch = 0; // the largest batch the budget and memory allow
+    Metrics m = model.evaluate(p);
+    if (m.batch > cap) {
+        p.batch = cap; // the cap binds
+        m = model.evaluate(p);
+    }
+    return m.throughput;
+}
+
 ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int64_t requests, uint64_t seed,
                                     double durationS, std::stop_token stop) {
     ServingCheckReport rep;
@@ -116,7 +133,7 @@ ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int
         const CostModel model(c.scenario);
         const auto r = simulate(model, c.plan, o, {}, stop);
         if (stop.stop_requested()) break; // a simulation cut short is no figure
-        ServingCheckReport::Load load{c.id, model.evaluate(c.plan).throughput, 0.0};
+        ServingCheckReport::Load load{c.id, servingCapacity(c), 0.0};
         for (const auto& [name, measured] : c.measured)
             if (name == "output_tokens_per_s") load.measuredTokensPerS = measured;
         rep.loads.push_back(load);

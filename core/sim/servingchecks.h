@@ -38,8 +38,9 @@ struct ServingCheckRow {
 };
 struct ServingCheckReport {
     std::vector<ServingCheckRow> rows;
-    /// Per check: the cost model's steady-state output tokens/s at the plan's batch (its capacity) beside the
-    /// run's measured rate; latency near capacity is steep, so this ratio explains most latency errors.
+    /// Per check: the cost model's steady-state output tokens/s at the largest batch the plan can run
+    /// (servingCapacity) beside the run's measured rate; latency near capacity is steep, so this ratio
+    /// explains most latency errors.
     struct Load {
         std::string id;
         double analyticalTokensPerS = 0, measuredTokensPerS = 0;
@@ -49,6 +50,12 @@ struct ServingCheckReport {
     std::vector<ErrorGroup> groups; ///< the rows by GPU family and engine
     bool interrupted = false; ///< a stop request ended the run: the rows cover the checks that completed
 };
+/// The cost model's capacity for a check: steady-state output tokens/s at the largest batch its plan runs,
+/// the plan's batch cap where the token budget and memory allow it, else the largest they allow (a step holds
+/// at most the budget's tokens, so a cap of 2,048 sequences under a 1,536-token budget never runs whole),
+/// without the latency SLOs (the simulation runs at the check's rate whatever its latency).
+double servingCapacity(const ServingCheck& c);
+
 /// Each check simulated at its rate (seed fixed) for as long as MLPerf's server runs last at least, 600 s
 /// (`*.Server.min_duration = 600000` ms, mlcommons/inference language/llama2-70b/mlperf.conf at 42e800b), and
 /// for at least `requests` requests; its figures beside the measured (over every request, as loadgen reports
