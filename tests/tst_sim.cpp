@@ -659,6 +659,43 @@ slo: {ttft_ms: 2000, tpot_ms: 200, percentile: 99}
         }
     }
 
+    // A check's capacity (the load table of calibrate --serving) is the plan's batch cap where the token
+    // budget allows it, else the largest batch the budget allows: 2,048 sequences cannot run in a 512-token
+    // step (Llama-3.1-8B, 512 in / 128 out: a step of B sequences carries B (1 + 512 / 128) = 5 B tokens, so
+    // the budget holds B = 102), while a cap of 16 runs whole.
+    void servingCapacityHonoursTheBudget() {
+        QTemporaryDir dir;
+        auto check = [&](int batch) {
+            const std::string path = dir.filePath("checks.yaml").toStdString();
+            std::ofstream(path)
+                << "version: 1\nchecks:\n  - id: one\n    source: hand-written\n    model: llama-3.1-8b\n"
+                   "    cluster: h100-1x8\n    engine: trtllm\n"
+                << "    plan: {tp: 1, dp: 8, batch: " << batch << ", prefill_budget: 512}\n"
+                << "    rate: 10\n"
+                   "    workload: {phase: serving, input_tokens: 512, output_tokens: 128,\n"
+                   "               slo: {ttft_ms: 1, tpot_ms: 1}}\n"
+                   "    measured: {tpot_mean_ms: 20}\n";
+            auto c = loadServingChecks(path, kSampleDir);
+            return c ? c->front() : ServingCheck{};
+        };
+        const ServingCheck wide = check(2048), narrow = check(16);
+        QVERIFY(!wide.id.empty() && !narrow.id.empty());
+        Scenario free = wide.scenario;
+        free.workload.ttftMs = free.workload.tpotMs = 0; // the SLOs (1 ms) would hold every batch to 1
+        const CostModel model(free);
+        Plan at = wide.plan;
+        at.batch = 102;
+        const Metrics budgetBound = model.evaluate(at);
+        QVERIFY(budgetBound.violations.empty());
+        at.batch = 103;
+        QVERIFY(!model.evaluate(at).violations.empty()); // one more sequence overflows the budget
+        QCOMPARE(servingCapacity(wide), budgetBound.throughput);
+        QVERIFY(servingCapacity(wide) <
+                model.evaluate(wide.plan).throughput); // the cap's figure overstated it
+        at.batch = 16;
+        QCOMPARE(servingCapacity(narrow), model.evaluate(at).throughput);
+    }
+
     // A check may set the engine's memory fraction its run's config states (memory_fraction); absent, the
     // engine's default for the plan (0); out of range, refused where it is written.
     void servingCheckMemoryFraction() {
