@@ -13,9 +13,11 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardItemModel>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
@@ -219,6 +221,21 @@ private slots:
         QCOMPARE(v.plottedPoints(true), 3);
         QVERIFY(v.useButton()->isEnabled());
         QVERIFY(!(v.fitResult()->efficiency == Efficiency{}));
+        // One source (the rows state none): no source to hold out, the column stays hidden.
+        QVERIFY(v.table()->isColumnHidden(CalibrationView::LeaveSourceOut));
+        QVERIFY(!v.summary()->text().contains(QStringLiteral("sources held out")));
+        // Two sources: each held out in turn fills the column and the summary says so.
+        CalibrationSet two = set;
+        two.cases[0].source = two.cases[1].source = "https://example.org/table";
+        two.cases[2].source = "https://example.org/blog";
+        v.setCalibrationSet(two, QStringLiteral("synthetic, two sources"));
+        v.fit();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 300000);
+        QVERIFY(!v.table()->isColumnHidden(CalibrationView::LeaveSourceOut));
+        for (int r = 0; r < 3; ++r)
+            QVERIFY(!v.model()->index(r, CalibrationView::LeaveSourceOut).data().toString().isEmpty());
+        QVERIFY2(v.summary()->text().contains(QStringLiteral("2 sources held out")),
+                 qPrintable(v.summary()->text()));
     }
 
     // Stop while the fit of the public file (minutes) runs: it ends promptly, nothing changes, and a later

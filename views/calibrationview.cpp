@@ -114,11 +114,12 @@ CalibrationView::CalibrationView(const QString& samplesDir, QWidget* parent)
         if (m_fit) emit useFittedRequested(m_fit->efficiency);
     });
     m_busy = new QProgressBar;
-    m_busy->setRange(0, 0); // indeterminate until the full fit is done, then fits done of 1 + cases
+    m_busy->setRange(0, 0); // indeterminate until the full fit is done, then fits done of 1 + cases + sources
     m_busy->setMinimumWidth(130);
     m_busy->setMaximumWidth(160);
     m_busy->setFormat(tr("%v of %m fits"));
-    m_busy->setToolTip(tr("The fit on all runs, then one fit per left-out run (the leave-one-out error)"));
+    m_busy->setToolTip(tr("The fit on all runs, then one fit per left-out run (the leave-one-out error) and "
+                          "one per left-out source"));
     m_busy->hide();
 
     auto* bar = new QHBoxLayout;
@@ -140,14 +141,18 @@ CalibrationView::CalibrationView(const QString& samplesDir, QWidget* parent)
 
     m_model = new QStandardItemModel(0, ColumnCount, this);
     m_model->setHorizontalHeaderLabels({tr("Measurement"), tr("Metric"), tr("Measured"), tr("Model"),
-                                        tr("Error"), tr("Fitted error"), tr("Leave-one-out")});
-    const char* tips[] = {"The run's id in the measurement file",
-                          "What was measured",
-                          "The measured value",
-                          "The cost model's prediction with the scenario's factors",
-                          "Model / measured - 1",
-                          "The error with the fitted factors",
-                          "The error when fitted on every other run (how well the fit generalises)"};
+                                        tr("Error"), tr("Fitted error"), tr("Leave-one-out"),
+                                        tr("Source held out")});
+    const char* tips[] = {
+        "The run's id in the measurement file",
+        "What was measured",
+        "The measured value",
+        "The cost model's prediction with the scenario's factors",
+        "Model / measured - 1",
+        "The error with the fitted factors",
+        "The error when fitted on every other run (how well the fit generalises)",
+        "The error when fitted on the other sources' runs only (how well the fit carries to "
+        "a source it has not seen)"};
     for (int c = 0; c < ColumnCount; ++c) m_model->horizontalHeaderItem(c)->setToolTip(tr(tips[c]));
     m_proxy = new QSortFilterProxyModel(this);
     m_proxy->setSourceModel(m_model);
@@ -424,10 +429,15 @@ void CalibrationView::fillTable() {
             row << errorItem(m_fit->looErrors[i]);
         else
             row << numberItem(QString(), 0);
+        if (fitted && i < m_fit->losoErrors.size())
+            row << errorItem(m_fit->losoErrors[i]);
+        else
+            row << numberItem(QString(), 0);
         m_model->appendRow(row);
     }
     m_table->setColumnHidden(Fitted, !fitted);
     m_table->setColumnHidden(LeaveOneOut, !fitted || m_fit->looErrors.empty());
+    m_table->setColumnHidden(LeaveSourceOut, !fitted || m_fit->losoErrors.empty());
     m_table->resizeColumnsToContents();
     m_table->horizontalHeader()->setSectionResizeMode(Id, QHeaderView::Stretch);
 }
@@ -476,6 +486,10 @@ void CalibrationView::showSummary() {
         if (!m_fit->looErrors.empty())
             text +=
                 tr(", <b>%1</b> leave-one-out").arg(QString::asprintf("%.1f%%", 100 * m_fit->looMedianAfter));
+        if (!m_fit->losoErrors.empty())
+            text += tr(", <b>%1</b> with each of the %2 sources held out")
+                        .arg(QString::asprintf("%.1f%%", 100 * m_fit->losoMedianAfter))
+                        .arg(m_fit->bySource.size());
         text += tr(" (%1 model evaluations)").arg(formatInteger(m_fit->objectiveEvaluations));
     } else if (m_set.cases.size() < 2) {
         text += tr("; a fit needs at least two measurements");

@@ -46,7 +46,7 @@ public:
     };
     using BaseSource = std::function<std::optional<Base>()>;
 
-    enum Column { Id, Metric, Measured, Predicted, Error, Fitted, LeaveOneOut, ColumnCount };
+    enum Column { Id, Metric, Measured, Predicted, Error, Fitted, LeaveOneOut, LeaveSourceOut, ColumnCount };
     /// The number of a cell (an error as a fraction: predicted / measured - 1), for sorting and tests.
     static constexpr int ValueRole = Qt::UserRole + 1;
 
@@ -80,6 +80,8 @@ public:
     MessageBanner* banner() const { return m_banner; }
     QPushButton* fitButton() const { return m_fitButton; }
     QPushButton* useButton() const { return m_useButton; }
+    QTableView* table() const { return m_table; }
+    QLabel* summary() const { return m_summary; }
     /// Points drawn in the residual plot: before (false) or after (true) the fit.
     int plottedPoints(bool after) const;
     QWidget* plotWidget() const;

@@ -64,6 +64,9 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
             clusterPath.c_str(), f.after.rows.size(), source.c_str(), 100 * f.before.medianAbsError,
             100 * f.after.medianAbsError, 100 * f.looMedianAfter);
         std::string text = head;
+        if (!f.bySource.empty())
+            text += "# Leave one source out: " + fmt(100 * f.losoMedianAfter, "%.1f") + "% over " +
+                    std::to_string(f.bySource.size()) + " sources.\n";
         if (f.stopped)
             text += f.fullFitDone
                         ? "# Stopped during the leave-one-out fits: that error is over the " +
@@ -107,6 +110,13 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
         j["before"] = rowsJson(f.before);
         j["after"] = rowsJson(f.after);
         j["loo_errors"] = f.looErrors;
+        // Leave one source out: null where the runs come from one source (or the fit stopped before it).
+        j["loso_median_abs_error"] = !f.losoErrors.empty() ? nlohmann::ordered_json(f.losoMedianAfter)
+                                                           : nlohmann::ordered_json(nullptr);
+        j["loso_errors"] = f.losoErrors;
+        auto& src = j["by_source"] = nlohmann::ordered_json::array();
+        for (const auto& x : f.bySource)
+            src.push_back({{"source", x.source}, {"runs", x.runs}, {"median_abs_error", x.medianAbsError}});
         j["skipped"] = f.before.skipped;
         j["stopped"] = f.stopped;
         j["fit_converged"] = f.fullFitDone;
@@ -150,6 +160,17 @@ int reportFit(const FitResult& f, const std::string& source, const Args& a, cons
                     "done\n",
                     f.looErrors.size(), f.after.rows.size(), 100 * f.before.medianAbsError,
                     100 * f.after.medianAbsError, 100 * f.looMedianAfter, f.looErrors.size());
+    }
+    if (!f.bySource.empty()) {
+        std::printf(
+            "\nheld out by source (each source's runs predicted by the factors fitted on the others'):\n");
+        for (const auto& x : f.bySource)
+            std::printf("  %7.1f%%  %3d run%s  %s\n", 100 * x.medianAbsError, x.runs, x.runs == 1 ? " " : "s",
+                        x.source.c_str());
+        std::printf("median absolute error: %.1f%% leave-one-source-out (%zu measurements, %zu sources)\n",
+                    100 * f.losoMedianAfter, f.losoErrors.size(), f.bySource.size());
+    } else if (!f.stopped && !f.looErrors.empty()) {
+        std::printf("(one source: no leave-one-source-out error)\n");
     }
     if (!written.empty()) std::printf("written: %s\n", written.c_str());
     return kOk;

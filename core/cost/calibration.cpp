@@ -36,6 +36,7 @@ Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& sam
                                   const std::string& here) {
     CalibrationCase row;
     row.id = e.string("id");
+    row.source = publicationOf(e.stringOr("source", ""));
     row.metric = e.string("metric");
     row.measured = e.number("value", 1e-9, 1e12);
     static const std::vector<std::string_view> kMetrics{"output_tokens_per_s", "input_tokens_per_s",
@@ -268,6 +269,26 @@ Result<CalibrationSet> loadCalibrationSet(const std::string& path, const std::st
     }
 }
 
+std::string publicationOf(const std::string& source) {
+    std::string s = source.substr(0, source.find_first_of("?#"));
+    const std::string gh = "https://github.com/";
+    if (s.rfind(gh, 0) != 0) return s;
+    // https://github.com/OWNER/REPO/blob/COMMIT/PATH (or tree/): the repository and the path.
+    std::vector<std::string> parts;
+    for (size_t i = gh.size(), j; i <= s.size(); i = j + 1) {
+        j = s.find('/', i);
+        if (j == std::string::npos) j = s.size();
+        parts.push_back(s.substr(i, j - i));
+    }
+    if (parts.size() < 2) return s;
+    const std::string repo = gh + parts[0] + "/" + parts[1];
+    if (parts.size() < 5 || (parts[2] != "blob" && parts[2] != "tree")) return repo;
+    std::string path;
+    for (size_t k = 4; k < parts.size(); ++k) path += (path.empty() ? "" : "/") + parts[k];
+    if (path.rfind("closed/", 0) == 0 || path.rfind("open/", 0) == 0) return repo; // an MLPerf round
+    return repo + "/" + path;
+}
+
 Result<CalibrationSet> loadVllmBenchResult(const std::string& path, const Scenario& base, const Plan& plan) {
     try {
         const YAML::Node root = io::parseDocument(io::readFile(path), path); // JSON is YAML
@@ -284,6 +305,7 @@ Result<CalibrationSet> loadVllmBenchResult(const std::string& path, const Scenar
         c.scenario.workload.ttftMs = c.scenario.workload.tpotMs = 0;
         c.plan = plan;
         const std::string stem = std::filesystem::path(path).stem().string();
+        c.source = path; // one run: its own source
         if (r.has("max_concurrency") && !r.node("max_concurrency").IsNull()) {
             // Concurrent requests spread over the replicas.
             const double conc = r.number("max_concurrency", 1, 1e9);

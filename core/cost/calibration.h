@@ -56,6 +56,9 @@ struct CalibrationReport {
 /// One measured run, ready to predict: its scenario, the plan it ran, and the metric measured.
 struct CalibrationCase {
     std::string id;
+    /// The publication it comes from (publicationOf its row's source): runs of one table, blog or benchmark
+    /// round share it, so a fit can hold out a whole source at once.
+    std::string source;
     std::string metric; ///< output_tokens_per_s, input_tokens_per_s, total_tokens_per_s, ttft_ms, tpot_ms
     double measured = 0;
     Scenario scenario;
@@ -66,6 +69,11 @@ struct CalibrationSet {
     std::vector<CalibrationCase> cases;
     std::vector<std::string> skipped; ///< "id: why"
 };
+
+/// The publication a source address names, for grouping runs: the address without its query and fragment,
+/// and on GitHub the repository and file (at any commit), or for an MLPerf results repository (a file under
+/// closed/ or open/) the repository alone, one round's results being one publication.
+std::string publicationOf(const std::string& source);
 
 /// Reads measurements in the project's format. samplesDir holds models/ and clusters/; H800 comes from
 /// clusters/ beside the measurements file.
@@ -109,6 +117,17 @@ struct FitResult {
     std::vector<double> looErrors;     ///< per case: predicted / measured - 1 when fitted on the others
     double looMedianBefore = 0;        ///< median |error| before fitting (the same as before.medianAbsError)
     double looMedianAfter = 0;         ///< median |leave-one-out error| after
+    /// Leave one source out: per case, predicted / measured - 1 with the factors fitted on the runs of every
+    /// other source (CalibrationCase::source); empty where the runs come from fewer than two sources. A
+    /// source the others contradict shows here where leave-one-out, which keeps its other runs, hides it.
+    std::vector<double> losoErrors;
+    struct SourceError {
+        std::string source;
+        int runs = 0;
+        double medianAbsError = 0; ///< over its runs, held out together
+    };
+    std::vector<SourceError> bySource; ///< in the order sources first appear
+    double losoMedianAfter = 0;        ///< median |leave-one-source-out error| over every case
     int objectiveEvaluations = 0;
     /// Stopped early (FitControl::bestSoFarOnStop): `fullFitDone` says whether the full fit converged; the
     /// leave-one-out errors are those of the first looErrors.size() cases.
@@ -123,7 +142,8 @@ struct FitResult {
 /// the fitted factors. With fewer than two cases there is nothing to fit: an error.
 ///
 /// `control` lets a caller on another thread follow and stop it: `progress(done, total)` after each fit
-/// (the full fit, then one per left-out case; total = 1 + cases with leave-one-out), and a set `stop` ends
+/// (the full fit, then one per left-out case, then one per left-out source where there are two or more;
+/// total = 1 + cases + sources with leave-one-out), and a set `stop` ends
 /// it within one objective evaluation (a pass over the cases) with the error "fit stopped".
 struct FitControl {
     const std::atomic<bool>* stop = nullptr;

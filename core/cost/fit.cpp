@@ -220,7 +220,11 @@ double medianAbs(const std::vector<double>& v) {
 
 FitResult fitStoppable(const CalibrationSet& set, const Efficiency& from, bool leaveOneOut,
                        const FitControl& control) {
-    const int total = 1 + (leaveOneOut ? int(set.cases.size()) : 0);
+    std::vector<std::string> sources; // in the order they first appear
+    for (const CalibrationCase& c : set.cases)
+        if (std::find(sources.begin(), sources.end(), c.source) == sources.end()) sources.push_back(c.source);
+    const int bySource = sources.size() >= 2 ? int(sources.size()) : 0;
+    const int total = 1 + (leaveOneOut ? int(set.cases.size()) + bySource : 0);
     // An unset fused-MoE stream runs at `memory`; the fit starts from that value, which prices alike.
     Efficiency start = from;
     start.fusedMoeMemory = start.fusedMoeStream();
@@ -271,6 +275,41 @@ FitResult fitStoppable(const CalibrationSet& set, const Efficiency& from, bool l
             if (control.progress) control.progress(int(i) + 2, total);
         }
         r.looMedianAfter = medianAbs(r.looErrors);
+    }
+    if (leaveOneOut && !stopped && bySource > 0) {
+        // Each source's runs predicted by factors fitted on the other sources' runs.
+        std::vector<double> loso(set.cases.size(), 0.0);
+        for (size_t s = 0; s < sources.size(); ++s) {
+            std::vector<CalibrationCase> rest;
+            for (size_t j = 0; j < set.cases.size(); ++j)
+                if (set.cases[j].source != sources[s]) rest.push_back(fitted.cases[j]);
+            const Efficiency e =
+                fit(rest, r.efficiency, r.objectiveEvaluations, control.stop, control.factors, stopped);
+            if (stopped) { // cut short: no source's errors are given rather than some
+                stopHere();
+                break;
+            }
+            FitResult::SourceError se;
+            se.source = sources[s];
+            std::vector<double> mine;
+            for (size_t i = 0; i < set.cases.size(); ++i) {
+                if (set.cases[i].source != sources[s]) continue;
+                CalibrationCase c = set.cases[i];
+                c.scenario.cluster.efficiency = e;
+                loso[i] = predictCase(c).error;
+                mine.push_back(loso[i]);
+            }
+            se.runs = int(mine.size());
+            se.medianAbsError = medianAbs(mine);
+            r.bySource.push_back(se);
+            if (control.progress) control.progress(1 + int(set.cases.size()) + int(s) + 1, total);
+        }
+        if (!stopped) {
+            r.losoErrors = loso;
+            r.losoMedianAfter = medianAbs(loso);
+        } else {
+            r.bySource.clear();
+        }
     }
     return r;
 }
