@@ -696,6 +696,42 @@ slo: {ttft_ms: 2000, tpot_ms: 200, percentile: 99}
         QCOMPARE(servingCapacity(narrow), model.evaluate(at).throughput);
     }
 
+    // Where a check holds its system's offline throughput, it is also simulated at the load the real run
+    // carried: the run's 2,000 output tokens/s over an offline 4,000 is 50%, so the simulated rate is the
+    // check's times the model's capacity over 4,000, and the figures are compared there (output tokens/s is
+    // the rate asked, so it is not among them). Without one, nothing more runs.
+    void servingCheckAtItsOwnLoad() {
+        QTemporaryDir dir;
+        auto write = [&](const std::string& extra) {
+            const std::string path = dir.filePath("checks.yaml").toStdString();
+            std::ofstream(path)
+                << "version: 1\nchecks:\n  - id: one\n    source: hand-written\n    model: llama-3.1-8b\n"
+                   "    cluster: h100-1x8\n    engine: trtllm\n"
+                << extra
+                << "    plan: {tp: 1, dp: 8, batch: 64}\n    rate: 10\n"
+                   "    workload: {phase: serving, input_tokens: 512, output_tokens: 200}\n"
+                   "    measured: {tpot_mean_ms: 20, ttft_mean_ms: 50, output_tokens_per_s: 2000}\n";
+            return loadServingChecks(path, kSampleDir);
+        };
+        auto plain = write("");
+        QVERIFY2(plain, plain.error().str().c_str());
+        QVERIFY(runServingChecks(plain.value(), 200, 1, 0).matched.empty());
+        auto held = write("    offline_tokens_per_s: 4000\n");
+        QVERIFY2(held, held.error().str().c_str());
+        QCOMPARE(held->front().offlineTokensPerS, 4000.0);
+        const ServingCheckReport rep = runServingChecks(held.value(), 200, 1, 0);
+        QCOMPARE(rep.matched.size(), size_t(1));
+        const auto& m = rep.matched.front();
+        QCOMPARE(m.load, 0.5);
+        QCOMPARE(m.rate, 10.0 * servingCapacity(held->front()) / 4000.0);
+        QCOMPARE(m.rows.size(), size_t(2)); // TPOT and TTFT; not the throughput
+        for (const auto& r : m.rows) QVERIFY(r.figure != "output_tokens_per_s" && r.simulated > 0);
+        auto bad = write("    offline_tokens_per_s: -1\n");
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().str().find("offline_tokens_per_s") != std::string::npos,
+                 bad.error().str().c_str());
+    }
+
     // A check may set the engine's memory fraction its run's config states (memory_fraction); absent, the
     // engine's default for the plan (0); out of range, refused where it is written.
     void servingCheckMemoryFraction() {

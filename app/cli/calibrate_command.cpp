@@ -240,6 +240,16 @@ int calibrateServing(Args& a, const std::string& usage) {
             loads.push_back({{"id", l.id},
                              {"analytical_tokens_per_s", l.analyticalTokensPerS},
                              {"measured_tokens_per_s", l.measuredTokensPerS}});
+        auto& matched = j["at_own_load"] = nlohmann::ordered_json::array();
+        for (const auto& m : rep.matched) {
+            auto figs = nlohmann::ordered_json::array();
+            for (const auto& r : m.rows)
+                figs.push_back({{"figure", r.figure},
+                                {"measured", r.measured},
+                                {"simulated", r.simulated},
+                                {"error", r.error}});
+            matched.push_back({{"id", m.id}, {"load", m.load}, {"rate", m.rate}, {"rows", figs}});
+        }
         std::cout << jsonText(j) << "\n";
         return kOk;
     }
@@ -262,6 +272,17 @@ int calibrateServing(Args& a, const std::string& usage) {
         std::printf("%-52s %22.0f %22.0f %7.0f%%\n", l.id.c_str(), l.analyticalTokensPerS,
                     l.measuredTokensPerS,
                     l.analyticalTokensPerS > 0 ? 100.0 * l.measuredTokensPerS / l.analyticalTokensPerS : 0.0);
+    if (!rep.matched.empty()) {
+        std::printf("\n%-52s %-20s %12s %12s %8s\n", "at the run's own load (its rate over its offline run)",
+                    "figure", "measured", "simulated", "error");
+        for (const auto& m : rep.matched) {
+            std::printf("%-52s load %.1f%%, simulated at %.4g requests/s\n", m.id.c_str(), 100.0 * m.load,
+                        m.rate);
+            for (const auto& r : m.rows)
+                std::printf("%-52s %-20s %12.1f %12.1f %+7.0f%%\n", "", r.figure.c_str(), r.measured,
+                            r.simulated, 100.0 * r.error);
+        }
+    }
     return kOk;
 }
 

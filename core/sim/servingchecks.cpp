@@ -17,7 +17,8 @@ constexpr const char* kFigures[] = {"ttft_mean_ms", "ttft_p99_ms", "tpot_mean_ms
 
 ServingCheck readCheck(const io::MapReader& e, const std::string& samples) {
     e.allowKeys({"id", "source", "model", "precision", "kv_cache", "cluster", "gpu", "nodes", "engine",
-                 "capacity_policy", "memory_fraction", "plan", "rate", "workload", "measured"});
+                 "capacity_policy", "memory_fraction", "plan", "rate", "workload", "measured",
+                 "offline_tokens_per_s"});
     ServingCheck c;
     c.id = e.string("id");
     c.source = e.string("source");
@@ -73,6 +74,7 @@ ServingCheck readCheck(const io::MapReader& e, const std::string& samples) {
     if (auto why = cm.checkPlan(c.plan)) p.failHere("the plan does not fit: " + *why);
     c.scenario = std::move(s);
     c.rate = e.number("rate", 1e-6, 1e9);
+    c.offlineTokensPerS = e.numberOr("offline_tokens_per_s", 0.0, 1e-6, 1e12);
     const io::MapReader mm = e.map("measured");
     mm.allowKeys({kFigures[0], kFigures[1], kFigures[2], kFigures[3], kFigures[4]});
     for (const char* f : kFigures)
@@ -123,6 +125,14 @@ ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int
     ServingCheckReport rep;
     std::vector<double> errors;
     std::vector<GroupedError> grouped;
+    auto figure = [](const SimResult& r, const std::string& name) {
+        if (name == "ttft_mean_ms") return r.ttftMs.mean;
+        if (name == "ttft_p99_ms") return r.ttftMs.p99;
+        if (name == "tpot_mean_ms") return r.tpotMs.mean;
+        if (name == "tpot_p99_ms") return r.tpotMs.p99;
+        if (name == "output_tokens_per_s") return r.sustainedOutputTokensPerS;
+        return 0.0;
+    };
     for (const ServingCheck& c : checks) {
         if (stop.stop_requested()) break;
         SimOptions o;
@@ -136,20 +146,35 @@ ServingCheckReport runServingChecks(const std::vector<ServingCheck>& checks, int
         ServingCheckReport::Load load{c.id, servingCapacity(c), 0.0};
         for (const auto& [name, measured] : c.measured)
             if (name == "output_tokens_per_s") load.measuredTokensPerS = measured;
-        rep.loads.push_back(load);
         for (const auto& [name, measured] : c.measured) {
-            double v = 0;
-            if (name == "ttft_mean_ms") v = r->ttftMs.mean;
-            if (name == "ttft_p99_ms") v = r->ttftMs.p99;
-            if (name == "tpot_mean_ms") v = r->tpotMs.mean;
-            if (name == "tpot_p99_ms") v = r->tpotMs.p99;
-            if (name == "output_tokens_per_s") v = r->sustainedOutputTokensPerS;
+            const double v = figure(*r, name);
             ServingCheckRow row{
                 c.id, name, measured, v, v / measured - 1.0, gpuFamilyOf(c.scenario), engineOf(c.scenario)};
             errors.push_back(std::abs(row.error));
             grouped.push_back({row.family, row.engine, row.error});
             rep.rows.push_back(row);
         }
+        if (c.offlineTokensPerS > 0 && load.measuredTokensPerS > 0 && load.analyticalTokensPerS > 0) {
+            // The real run's load, carried on the model's capacity: the same output rate share of each, so
+            // the requests/s scale with the capacities' ratio.
+            ServingCheckReport::Matched m;
+            m.id = c.id;
+            m.load = load.measuredTokensPerS / c.offlineTokensPerS;
+            m.rate = c.rate * load.analyticalTokensPerS / c.offlineTokensPerS;
+            SimOptions om = o;
+            om.rate = m.rate;
+            om.requests = std::max(requests, int64_t(std::ceil(m.rate * durationS)));
+            const auto rm = simulate(model, c.plan, om, {}, stop);
+            if (stop.stop_requested()) break;
+            for (const auto& [name, measured] : c.measured) {
+                if (name == "output_tokens_per_s") continue;
+                const double v = figure(*rm, name);
+                m.rows.push_back({c.id, name, measured, v, v / measured - 1.0, gpuFamilyOf(c.scenario),
+                                  engineOf(c.scenario)});
+            }
+            rep.matched.push_back(std::move(m));
+        }
+        rep.loads.push_back(load);
     }
     rep.interrupted = stop.stop_requested();
     rep.groups = groupErrors(grouped);
