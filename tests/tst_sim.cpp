@@ -148,6 +148,46 @@ private slots:
         QCOMPARE(r->preemptions, int64_t(0));
     }
 
+    // A pipeline's micro-batches share its stages, one at a time in each. Llama-3.1-70B on 8 H200 as TP4 x
+    // PP2, one replica: A and B (32 prompt tokens each) arrive at 0 and go to the two micro-batches. A runs
+    // stage 1 for p1 and stage 2 for p2 (its prompt's seconds per stage); B enters stage 1 when A leaves it,
+    // at p1, and stage 2 when A has left it and its own stage 1 is done: B's first token at max(2 p1, p1 +
+    // p2) + p2, not at the 2 max(p1, p2) of a pipeline of its own. Then C and D at 0, routed round robin to
+    // A's and B's micro-batches while both are in flight: the micro-batch composed next (A's) takes both, as
+    // one scheduler composes a replica's micro-batches from one queue, so C's and D's first tokens come in
+    // the same step.
+    void pipelineStagesAreShared() {
+        const Scenario s = llama70b();
+        const CostModel model(s);
+        Plan p = model.megatronPlan();
+        p.degrees.tp = 4, p.degrees.pp = 2, p.degrees.dp = 1;
+        p.degrees.ep = 4, p.degrees.etp = 1, p.degrees.edp = 1;
+        QVERIFY2(!model.checkPlan(p), model.checkPlan(p)->c_str());
+        const StepCost cost(model, p);
+        QCOMPARE(cost.stages(), 2);
+        double pre[2];
+        cost.stageSeconds(prefillOnly(32), pre);
+        QVERIFY(pre[0] > 0 && pre[1] > 0);
+        QCOMPARE(cost.seconds(prefillOnly(32)), std::max(2 * std::max(pre[0], pre[1]), pre[0] + pre[1]));
+        SimOptions o;
+        o.trace = {{0.0, 32, 3}, {0.0, 32, 1}};
+        o.requests = 0;
+        auto r = simulate(model, p, o);
+        QVERIFY2(r->ok, r->error.c_str());
+        QCOMPARE(r->completed, int64_t(2));
+        const double a = (pre[0] + pre[1]) * 1e3, b = (std::max(2 * pre[0], pre[0] + pre[1]) + pre[1]) * 1e3;
+        QVERIFY2(near(r->ttftSortedMs[0], a, 1e-9), qPrintable(QString::number(r->ttftSortedMs[0] - a)));
+        QVERIFY2(near(r->ttftSortedMs[1], b, 1e-9), qPrintable(QString::number(r->ttftSortedMs[1] - b)));
+        o.trace = {{0.0, 32, 3}, {0.0, 32, 1}, {0.0, 32, 2}, {0.0, 32, 2}};
+        o.routing = Routing::RoundRobin;
+        r = simulate(model, p, o);
+        QVERIFY2(r->ok, r->error.c_str());
+        QCOMPARE(r->completed, int64_t(4));
+        QCOMPARE(r->ttftSortedMs.size(), size_t(4));
+        QVERIFY2(r->ttftSortedMs[2] == r->ttftSortedMs[3] && r->ttftSortedMs[2] > b,
+                 qPrintable(QString("%1 %2").arg(r->ttftSortedMs[2]).arg(r->ttftSortedMs[3])));
+    }
+
     // Preemption exactly when the pool is exhausted. Two requests of 32 prompt and 40 output tokens at 0,
     // 16-token blocks: A is prefilled in step 1 (2 blocks), B in step 2; in step k >= 3, A (context 30 + k)
     // needs ceil((31 + k) / 16) blocks and B (context 29 + k) ceil((30 + k) / 16): 5 + 4 = 9 at k = 34 and

@@ -32,6 +32,8 @@ struct StepCost::Impl {
     double ctxDecode = 1, S = 1;
     double rd = 1, rf = 1, rb = 1; ///< the ratios the terms are set to now
 
+    /// The pass at a composition: passTimes, with c.classTime holding each class of stages' seconds.
+    PassTimes pass(const StepLoad& load);
     void apply(double d, double f, double b) {
         if (d == rd && f == rf && b == rb) return;
         rd = d, rf = f, rb = b;
@@ -66,7 +68,27 @@ StepCost& StepCost::operator=(StepCost&&) noexcept = default;
 
 double StepCost::seconds(const StepLoad& load) const {
     if (load.decodeSeqs <= 0 && load.prefillTokens <= 0) return 0.0;
-    Impl& x = *d;
+    const PassTimes t = d->pass(load);
+    return std::max(double(d->c.d.pp) * t.stageMax, t.stageSum);
+}
+
+int StepCost::stages() const {
+    return std::max(1, d->c.d.pp);
+}
+
+void StepCost::stageSeconds(const StepLoad& load, double* out) const {
+    const int pp = stages();
+    if (load.decodeSeqs <= 0 && load.prefillTokens <= 0) {
+        std::fill(out, out + pp, 0.0);
+        return;
+    }
+    d->pass(load);
+    const Compiled& c = d->c;
+    for (int i = 0; i < pp; ++i) out[i] = c.classTime[size_t(c.classOf[size_t(i)])];
+}
+
+PassTimes StepCost::Impl::pass(const StepLoad& load) {
+    Impl& x = *this;
     const Compiled& c = x.c;
     const double q = c.specQ;
     Step st;
@@ -84,8 +106,7 @@ double StepCost::seconds(const StepLoad& load) const {
         rb = snapToOne(perPrompt / x.S);
     }
     x.apply(rd, rf, rb);
-    const PassTimes t = x.m->passTimes(c, st);
-    return std::max(double(c.d.pp) * t.stageMax, t.stageSum);
+    return x.m->passTimes(c, st);
 }
 
 StepLoad StepCost::steadyLoad(double batch) const {

@@ -43,6 +43,13 @@ public:
 
     /// Seconds of one step through the pipeline; 0 for an empty step.
     double seconds(const StepLoad& load) const;
+    /// Pipeline stages of the plan (pp).
+    int stages() const;
+    /// Each stage's seconds of the pass (its layers, the boundary's send to the next stage; the last stage
+    /// also the head and any speculative draft), into out[0, stages()): a simulation that runs the pp
+    /// micro-batches of a replica through the same stages uses them; seconds() is max(pp x the slowest, their
+    /// sum), the cycle when every micro-batch carries the same. All zeros for an empty step.
+    void stageSeconds(const StepLoad& load, double* out) const;
     /// The composition evaluate() prices at B sequences per micro-batch (stepAt): B decoding at the mean
     /// context, and the B E / O prompts that replace the finished ones prefilled whole.
     StepLoad steadyLoad(double batch) const;

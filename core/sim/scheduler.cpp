@@ -41,6 +41,11 @@ void Sim::enqueue(int pool, int32_t id) {
     x.rank = best;
     L.ranks[size_t(best)].waiting.push_back(id);
     kick(pool, L.ranks[size_t(best)].group);
+    // With a pipeline, an idle micro-batch of the same replica may take it (gatherWaiting).
+    if (L.pp > 1) {
+        const size_t replicas = L.ranks.size() / size_t(L.pp), rep = size_t(best) % replicas;
+        for (int lane = 0; lane < L.pp; ++lane) kick(pool, L.ranks[size_t(lane) * replicas + rep].group);
+    }
 }
 
 // ------------------------------------------------------------------ a step
@@ -112,8 +117,37 @@ Sim::Sums Sim::schedule(Lanes& L, Rank& r) {
         count(x, n, u);
     }
     if (preempted || L.engine == MemoryRule::Sglang) return u; // SGLang: a decode batch admits nobody
+    if (L.pp > 1) gatherWaiting(L, r);
     admit(L, r, budget, u);
     return u;
+}
+
+/// A replica's pp micro-batches are composed by one scheduler from one queue (vLLM V1 schedules each batch of
+/// its pipeline's batch queue from every request not in flight; TensorRT-LLM's micro-batches alike): the
+/// micro-batch composed now takes the replica's waiting requests, whichever lane they queued at, as many as
+/// its batch cap leaves room for (the rest stay where the next micro-batch composed finds them). Those that
+/// hold no blocks move to this lane's queue, in arrival order; a request already running stays in its lane.
+void Sim::gatherWaiting(Lanes& L, Rank& r) {
+    const size_t replicas = L.ranks.size() / size_t(L.pp);
+    const size_t k = size_t(&r - L.ranks.data()), rep = k % replicas;
+    int64_t room = L.cap - int64_t(r.running.size() + r.waiting.size());
+    bool moved = false;
+    for (int lane = 0; lane < L.pp && room > 0; ++lane) {
+        Rank& o = L.ranks[size_t(lane) * replicas + rep];
+        if (&o == &r) continue;
+        for (auto it = o.waiting.begin(); it != o.waiting.end() && room > 0;) {
+            Req& x = reqs[size_t(*it)];
+            if (x.blocks != 0) {
+                ++it;
+                continue;
+            }
+            x.rank = int32_t(k);
+            r.waiting.push_back(*it);
+            it = o.waiting.erase(it);
+            moved = true, --room;
+        }
+    }
+    if (moved) std::stable_sort(r.waiting.begin(), r.waiting.end()); // ids are in arrival order
 }
 
 void Sim::admit(Lanes& L, Rank& r, int64_t& budget, Sums& u) {
@@ -185,7 +219,20 @@ void Sim::startStep(int pool, int g) {
     load.prefillPrompts = all.prompts / r;
     load.prefillContext = all.pre > 0 ? all.pairs / all.pre : 0.0;
     load.busiestPrefill = r > 1 ? busiest - load.decodeSeqs * L.q : -1.0;
-    const double dt = std::max(1e-9, L.cost->seconds(load));
+    double dt;
+    if (L.pp > 1) {
+        // Through the replica's stages in turn, each taken when the micro-batch ahead leaves it (see Lanes).
+        L.cost->stageSeconds(load, L.stageTimes.data());
+        double* freeAt = L.stageFree.data() + size_t(g % L.groupsPerLane) * size_t(L.pp);
+        double t = now;
+        for (int i = 0; i < L.pp; ++i) {
+            t = std::max(t, freeAt[i]) + L.stageTimes[size_t(i)];
+            freeAt[i] = t;
+        }
+        dt = std::max(1e-9, t - now);
+    } else {
+        dt = std::max(1e-9, L.cost->seconds(load));
+    }
     L.busy[size_t(g)] = 1;
     L.stepStart[size_t(g)] = now;
     events.push({now + dt, 0, (int64_t(pool) << 24) + g});
@@ -222,6 +269,10 @@ void buildLanes(Lanes& L, const Scenario& s, const CostModel& model, const Plan&
         }
     L.busy.assign(L.groups.size(), 0);
     L.stepStart.assign(L.groups.size(), 0.0);
+    L.pp = L.cost->stages();
+    L.groupsPerLane = std::max(1, (replicas + lock - 1) / lock);
+    L.stageFree.assign(size_t(L.groupsPerLane) * size_t(L.pp), 0.0);
+    L.stageTimes.assign(size_t(L.pp), 0.0);
 }
 
 } // namespace sp::simimpl

@@ -57,6 +57,13 @@ struct Lanes {
     /// plan is exported for). scheduler.cpp says what each one does.
     MemoryRule engine = MemoryRule::Vllm;
     size_t next = 0; ///< round-robin position
+    /// The pipeline: a replica's pp micro-batch lanes (groups g, g + G, ..., G groups a lane) pass through
+    /// the same pp stages, one micro-batch at a time in each: stageFree[(g % G) pp + i] is when stage i of
+    /// group g's replicas is next free. A step's stage i starts once its stage i - 1 is done and stage i is
+    /// free, so a micro-batch that carries a prompt's chunk holds up the others behind it.
+    int pp = 1, groupsPerLane = 1;
+    std::vector<double> stageFree;
+    std::vector<double> stageTimes; ///< scratch: the step's seconds per stage
     // Prefill pool: KV transfer per prompt token, bytes, and a replica's NIC bytes/s and latency.
     double kvBytesPerToken = 0, nicBytesPerS = 0, latencyS = 0;
 };
@@ -135,6 +142,7 @@ struct Sim {
     int64_t blocksFor(int64_t tokens) const { return (tokens + bs - 1) / bs; }
 
     void enqueue(int pool, int32_t id);
+    void gatherWaiting(Lanes& L, Rank& r);
 
     void kick(int pool, int g) {
         if (!pools[pool].busy[size_t(g)]) startStep(pool, g);
