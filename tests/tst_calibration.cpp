@@ -358,8 +358,11 @@ private slots:
         Efficiency start;
         start.compute = 0.7, start.memory = 0.8, start.intraNode = 0.8, start.launchUs = 4.0;
         start.groupedGemm = 1.0, start.kvRead = 0.8, start.opOverlap = 1.0;
-        const auto f = fitEfficiency(set.value(), start);
+        FitControl oneByOne; // leave one source out has its own test (fitHoldsOutWholeSources)
+        oneByOne.leaveSourceOut = false;
+        const auto f = fitEfficiency(set.value(), start, true, oneByOne);
         QVERIFY2(f.ok(), f.error().str().c_str());
+        QVERIFY(f->bySource.empty());
         qInfo("median |error| %.1f%% -> %.1f%% fitted, %.1f%% leave-one-out", 100 * f->before.medianAbsError,
               100 * f->after.medianAbsError, 100 * f->looMedianAfter);
         QCOMPARE(f->looErrors.size(), set->cases.size());

@@ -155,6 +155,9 @@ struct FitControl {
     /// best factors of the full fit when it was cut short (no leave-one-out), or the full fit with the
     /// leave-one-out fits done so far.
     bool bestSoFarOnStop = false;
+    /// With leave-one-out, also hold out each source whole where the runs come from two or more
+    /// (FitResult::losoErrors): one more fit a source.
+    bool leaveSourceOut = true;
 };
 /// The names of the fit factors, in the order they are fitted.
 std::vector<std::string> fitFactorNames();

@@ -223,7 +223,7 @@ FitResult fitStoppable(const CalibrationSet& set, const Efficiency& from, bool l
     std::vector<std::string> sources; // in the order they first appear
     for (const CalibrationCase& c : set.cases)
         if (std::find(sources.begin(), sources.end(), c.source) == sources.end()) sources.push_back(c.source);
-    const int bySource = sources.size() >= 2 ? int(sources.size()) : 0;
+    const int bySource = control.leaveSourceOut && sources.size() >= 2 ? int(sources.size()) : 0;
     const int total = 1 + (leaveOneOut ? int(set.cases.size()) + bySource : 0);
     // An unset fused-MoE stream runs at `memory`; the fit starts from that value, which prices alike.
     Efficiency start = from;
