@@ -49,6 +49,20 @@ StepLoad decodeOnly(double seqs, double context) {
     return l;
 }
 
+/// One serving check of Llama-3.1-8B on 8 H100 (TensorRT-LLM) written to dir: `extra` lines after the engine,
+/// then the plan, a rate of 10 requests/s, the workload and the measured figures given.
+Result<std::vector<ServingCheck>> oneCheck(const QTemporaryDir& dir, const std::string& extra,
+                                           const std::string& plan, const std::string& workload,
+                                           const std::string& measured) {
+    const std::string path = dir.filePath("checks.yaml").toStdString();
+    std::ofstream(path)
+        << "version: 1\nchecks:\n  - id: one\n    source: hand-written\n    model: llama-3.1-8b\n"
+           "    cluster: h100-1x8\n    engine: trtllm\n"
+        << extra << "    plan: " << plan << "\n    rate: 10\n    workload: " << workload
+        << "\n    measured: " << measured << "\n";
+    return loadServingChecks(path, kSampleDir);
+}
+
 } // namespace
 
 class TestSim : public QObject {
@@ -706,16 +720,10 @@ slo: {ttft_ms: 2000, tpot_ms: 200, percentile: 99}
     void servingCapacityHonoursTheBudget() {
         QTemporaryDir dir;
         auto check = [&](int batch) {
-            const std::string path = dir.filePath("checks.yaml").toStdString();
-            std::ofstream(path)
-                << "version: 1\nchecks:\n  - id: one\n    source: hand-written\n    model: llama-3.1-8b\n"
-                   "    cluster: h100-1x8\n    engine: trtllm\n"
-                << "    plan: {tp: 1, dp: 8, batch: " << batch << ", prefill_budget: 512}\n"
-                << "    rate: 10\n"
-                   "    workload: {phase: serving, input_tokens: 512, output_tokens: 128,\n"
-                   "               slo: {ttft_ms: 1, tpot_ms: 1}}\n"
-                   "    measured: {tpot_mean_ms: 20}\n";
-            auto c = loadServingChecks(path, kSampleDir);
+            auto c = oneCheck(
+                dir, "", "{tp: 1, dp: 8, batch: " + std::to_string(batch) + ", prefill_budget: 512}",
+                "{phase: serving, input_tokens: 512, output_tokens: 128, slo: {ttft_ms: 1, tpot_ms: 1}}",
+                "{tpot_mean_ms: 20}");
             return c ? c->front() : ServingCheck{};
         };
         const ServingCheck wide = check(2048), narrow = check(16);
@@ -743,15 +751,9 @@ slo: {ttft_ms: 2000, tpot_ms: 200, percentile: 99}
     void servingCheckAtItsOwnLoad() {
         QTemporaryDir dir;
         auto write = [&](const std::string& extra) {
-            const std::string path = dir.filePath("checks.yaml").toStdString();
-            std::ofstream(path)
-                << "version: 1\nchecks:\n  - id: one\n    source: hand-written\n    model: llama-3.1-8b\n"
-                   "    cluster: h100-1x8\n    engine: trtllm\n"
-                << extra
-                << "    plan: {tp: 1, dp: 8, batch: 64}\n    rate: 10\n"
-                   "    workload: {phase: serving, input_tokens: 512, output_tokens: 200}\n"
-                   "    measured: {tpot_mean_ms: 20, ttft_mean_ms: 50, output_tokens_per_s: 2000}\n";
-            return loadServingChecks(path, kSampleDir);
+            return oneCheck(dir, extra, "{tp: 1, dp: 8, batch: 64}",
+                            "{phase: serving, input_tokens: 512, output_tokens: 200}",
+                            "{tpot_mean_ms: 20, ttft_mean_ms: 50, output_tokens_per_s: 2000}");
         };
         auto plain = write("");
         QVERIFY2(plain, plain.error().str().c_str());
@@ -777,14 +779,8 @@ slo: {ttft_ms: 2000, tpot_ms: 200, percentile: 99}
     void servingCheckMemoryFraction() {
         QTemporaryDir dir;
         auto write = [&](const std::string& extra) {
-            const std::string path = dir.filePath("checks.yaml").toStdString();
-            std::ofstream(path) << "version: 1\nchecks:\n  - id: one\n    source: hand-written\n    model: llama-3.1-8b\n"
-                                   "    cluster: h100-1x8\n    engine: trtllm\n"
-                                << extra
-                                << "    plan: {tp: 1, dp: 8, batch: 64}\n    rate: 10\n"
-                                   "    workload: {phase: serving, input_tokens: 512, output_tokens: 128}\n"
-                                   "    measured: {tpot_mean_ms: 20}\n";
-            return loadServingChecks(path, kSampleDir);
+            return oneCheck(dir, extra, "{tp: 1, dp: 8, batch: 64}",
+                            "{phase: serving, input_tokens: 512, output_tokens: 128}", "{tpot_mean_ms: 20}");
         };
         auto plain = write("");
         QVERIFY2(plain, plain.error().str().c_str());
