@@ -42,10 +42,8 @@ void Sim::enqueue(int pool, int32_t id) {
     L.ranks[size_t(best)].waiting.push_back(id);
     kick(pool, L.ranks[size_t(best)].group);
     // With a pipeline, an idle micro-batch of the same replica may take it (gatherWaiting).
-    if (L.pp > 1) {
-        const size_t replicas = L.ranks.size() / size_t(L.pp), rep = size_t(best) % replicas;
-        for (int lane = 0; lane < L.pp; ++lane) kick(pool, L.ranks[size_t(lane) * replicas + rep].group);
-    }
+    if (L.pp > 1)
+        for (int lane = 0; lane < L.pp; ++lane) kick(pool, L.ranks[L.laneRank(lane, size_t(best))].group);
 }
 
 // ------------------------------------------------------------------ a step
@@ -128,12 +126,11 @@ Sim::Sums Sim::schedule(Lanes& L, Rank& r) {
 /// its batch cap leaves room for (the rest stay where the next micro-batch composed finds them). Those that
 /// hold no blocks move to this lane's queue, in arrival order; a request already running stays in its lane.
 void Sim::gatherWaiting(Lanes& L, Rank& r) {
-    const size_t replicas = L.ranks.size() / size_t(L.pp);
-    const size_t k = size_t(&r - L.ranks.data()), rep = k % replicas;
+    const size_t k = size_t(&r - L.ranks.data());
     int64_t room = L.cap - int64_t(r.running.size() + r.waiting.size());
     bool moved = false;
     for (int lane = 0; lane < L.pp && room > 0; ++lane) {
-        Rank& o = L.ranks[size_t(lane) * replicas + rep];
+        Rank& o = L.ranks[L.laneRank(lane, k)];
         if (&o == &r) continue;
         for (auto it = o.waiting.begin(); it != o.waiting.end() && room > 0;) {
             Req& x = reqs[size_t(*it)];

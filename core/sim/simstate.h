@@ -64,6 +64,12 @@ struct Lanes {
     int pp = 1, groupsPerLane = 1;
     std::vector<double> stageFree;
     std::vector<double> stageTimes; ///< scratch: the step's seconds per stage
+    /// The rank of micro-batch `lane` of the replica that rank k belongs to (ranks are lane x replicas +
+    /// replica).
+    size_t laneRank(int lane, size_t k) const {
+        const size_t replicas = ranks.size() / size_t(pp);
+        return size_t(lane) * replicas + k % replicas;
+    }
     // Prefill pool: KV transfer per prompt token, bytes, and a replica's NIC bytes/s and latency.
     double kvBytesPerToken = 0, nicBytesPerS = 0, latencyS = 0;
 };
