@@ -680,6 +680,33 @@ private slots:
     // The secant batch search must choose exactly the batch plain bisection chooses (and so the same
     // metrics, bit for bit), on plans drawn from every sample's search space, at the sample's SLOs and at
     // tighter and looser ones (other boundaries, other shapes of the SLO ratio).
+    // DeepSeek-V3 on 18x8 B200 (chat: 1,000 in / 1,000 out), data-parallel attention over 72 ranks, MTP x1:
+    // the busiest rank's prefill is one whole prompt (the 1,000-token chunk), prompts x preCrit / pre = 1 in
+    // exact arithmetic, which the doubles gave as 1.0000000000000002 at batches 136 and 138, and ceil counted
+    // two prompts there: the attention core's prefill twice, TPOT 51.17 ms at 136 against 49.97 at 137. Every
+    // step of the batch must cost at least the one below it.
+    void wholeShareRoundsToItself() {
+        const Scenario s = scenario(kSamples + "/scenarios/deepseek-v3-b200-18x8.yaml");
+        auto plan = parsePlan("version: 1\nkind: plan\n"
+                              "degrees: {pp: 2, dp: 72, tp: 1, ep: 8, etp: 1, edp: 9}\n"
+                              "speculative: {method: mtp, draft_tokens: 1}\n",
+                              "test");
+        QVERIFY2(plan.ok(), plan.error().str().c_str());
+        const CostModel model(s);
+        double prev = 0;
+        for (int64_t b = 120; b <= 160; ++b) {
+            Plan p = plan.value();
+            p.batch = b;
+            const Metrics m = model.evaluate(p);
+            QVERIFY(m.valid);
+            QVERIFY2(
+                m.stepMs > prev,
+                qPrintable(
+                    QString("batch %1: step %2 ms, %3 at the batch below").arg(b).arg(m.stepMs).arg(prev)));
+            prev = m.stepMs;
+        }
+    }
+
     void batchSearchesAgree_data() { noCommunicationWithoutTpAndPp_data(); }
     void batchSearchesAgree() {
         QFETCH(QString, path);

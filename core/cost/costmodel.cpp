@@ -161,17 +161,15 @@ double CostModel::Impl::rooflineAt(double q, double E) const {
     return 0;
 }
 
-// The largest batch in [1, limit] that meets the SLOs. Latency mostly grows with the batch, so "meets the
-// SLOs" holds up to one batch and fails above it, and any search that keeps "lo meets, hi does not" ends on
-// the same batch. Not always: with data-parallel attention the ratio can step down by a few percent from one
-// batch to the next (a DeepSeek-V3 plan on B200: 1.0235 at batch 136, 0.9994 at 137), so it dips below 1
-// again just above a batch that misses; there two searches may end on different boundaries, each meeting the
-// SLOs with the next batch missing them (bench --eval-speed counts them). Bisection needs about log2(limit)
-// probes (12 on the samples' plans). The SLO ratio is smooth in the batch near the boundary (a step's time is
-// its weights plus per-token work), so interpolating between the probes closes it in about 6 probes,
-// endpoints included (bench --eval-speed prints both side by side); after kSecantRounds rounds it bisects, so
-// the worst case stays logarithmic. BatchSearch::Bisection keeps the plain search as the reference (tst_cost
-// batchSearchesAgree).
+// The largest batch in [1, limit] that meets the SLOs. Latency grows with the batch, so "meets the SLOs"
+// holds up to one batch and fails above it, and any search that keeps "lo meets, hi does not" ends on the
+// same batch. (Up to dips of a few parts in 10^5 where a long prompt's chunk shrinks as the decode tokens
+// take more of the budget, far above the boundary on the samples' plans; a share an ulp above a whole number
+// once made a sawtooth of several percent: busiestShare.) Bisection needs about log2(limit) probes (12 on the
+// samples' plans). The SLO ratio is smooth in the batch near the boundary (a step's time is its weights plus
+// per-token work), so interpolating between the probes closes it in about 6 probes, endpoints included (bench
+// --eval-speed prints both side by side); after kSecantRounds rounds it bisects, so the worst case stays
+// logarithmic. BatchSearch::Bisection keeps the plain search as the reference (tst_cost batchSearchesAgree).
 static constexpr int kSecantRounds = 8;
 
 int64_t CostModel::Impl::largestBatch(const Compiled& c, int64_t limit, Probe* known, bool exact) const {

@@ -84,10 +84,15 @@ std::vector<std::array<int, kLayerTypes>> stageLayerTypes(const Model& m, const 
 /// items split as ceil(x / div); under one item per step (a serving step starts B / O new prompts, often
 /// far below one) a step holds a whole item with probability x, so the busiest shard's expected share is
 /// x, not one item. `inv` is 1 / div, a product in place of a division: for whole x (tokens and sequences
-/// mostly are) x (1 / div) rounds to the whole quotient wherever div divides x, as x / div does, since 1 / div is
-/// within half an ulp and the product's error stays under half the quotient's ulp.
+/// mostly are) x (1 / div) rounds to the whole quotient wherever div divides x, as x / div does, since 1 /
+/// div is within half an ulp and the product's error stays under half the quotient's ulp. A quotient within
+/// rounding of a whole number is that number: a share that is whole in exact arithmetic can land an ulp above
+/// it as a product of rounded factors (the busiest data-parallel rank's one prompt, prompts x preCrit / pre
+/// = 1.0000000000000002 at every other batch), where ceil would count a second item.
 static double busiestShare(double x, double div, double inv) {
-    return x < 1.0 ? x : div == 1.0 ? std::ceil(x) : std::ceil(x * inv); // x / 1 is x exactly
+    if (x < 1.0) return x;
+    const double q = div == 1.0 ? x : x * inv; // x / 1 is x exactly
+    return std::ceil(q - q * 0x1p-40);
 }
 
 CostModel::Impl::Roof CostModel::Impl::opRoofline(const OpTerm& t, double M, double B,
