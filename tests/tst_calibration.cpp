@@ -291,7 +291,7 @@ private slots:
     // factors towards it, and shows less of it.
     void fitHoldsOutWholeSources() {
         CalibrationSet few;
-        for (const std::string file :
+        for (const std::string& file :
              {kMeasurements, std::string(SHARDPLAN_TESTDATA_DIR "/calibration/mlperf-mean-lengths.yaml")}) {
             auto set = loadCalibrationSet(file, SHARDPLAN_SAMPLES_DIR);
             QVERIFY2(set.ok(), set.error().str().c_str());

@@ -108,7 +108,7 @@ void ScenarioEditor::buildConstraints(QFormLayout* kf) {
            "(vLLM and TensorRT-LLM 0.9, SGLang's formula)"));
     connect(m_headroom, &QDoubleSpinBox::valueChanged, this, [this](double v) {
         if (m_loading) return;
-        m_scenario.constraints.memoryFraction = v < 0.05 ? 0.0 : v;
+        m_scenario.constraints.memoryFraction = v < kMinMemoryFraction ? 0.0 : v;
         changed();
     });
     // One row: "GPUs to use [all]  Memory [vLLM] [default]".

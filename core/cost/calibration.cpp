@@ -125,7 +125,7 @@ Result<CalibrationCase> buildCase(const io::MapReader& e, const std::string& sam
     // The engine's memory fraction where the run's config states it (TensorRT-LLM's
     // kvcache_free_gpu_mem_frac, vLLM's gpu_memory_utilization, SGLang's mem_fraction_static); else the
     // engine's default for the plan.
-    s.constraints.memoryFraction = e.numberOr("memory_fraction", 0.0, 0.05, 1.0);
+    s.constraints.memoryFraction = e.numberOr("memory_fraction", 0.0, kMinMemoryFraction, 1.0);
     const int G = c.gpus();
     const io::MapReader p = e.map("plan");
     Degrees d;

@@ -36,7 +36,7 @@ Constraints readConstraints(const MapReader& r) {
     // mem_fraction_static, free_gpu_memory_fraction); unset: that engine's own default for the plan.
     c.memoryRule = MemoryRule(r.oneOfOr(
         "engine", std::vector<std::string_view>(kMemoryRuleNames.begin(), kMemoryRuleNames.end()), 0));
-    c.memoryFraction = r.numberOr("memory_fraction", 0.0, 0.05, 1.0);
+    c.memoryFraction = r.numberOr("memory_fraction", 0.0, kMinMemoryFraction, 1.0);
     // The older spelling: the share of memory kept free, i.e. a memory fraction of 1 - headroom.
     if (r.has("memory_headroom")) {
         if (r.has("memory_fraction"))

@@ -178,6 +178,10 @@ inline constexpr std::array<std::string_view, 3> kMemoryRuleNames{"vllm", "sglan
 enum class StageSplit : int8_t { Balanced, Tuned };
 inline constexpr std::array<std::string_view, 2> kStageSplitNames{"balanced", "tuned"};
 
+/// The least memory fraction an input may give (the files' memory_fraction, the scenario editor's field); 0
+/// stands for the engine's own default.
+inline constexpr double kMinMemoryFraction = 0.05;
+
 struct Constraints {
     int gpus = 0;                                     ///< GPUs to use; 0: the whole cluster
     std::array<std::vector<int>, kAxisCount> allowed; ///< empty: any value
@@ -186,7 +190,7 @@ struct Constraints {
     /// gpu_memory_utilization, SGLang's mem_fraction_static, TensorRT-LLM's free_gpu_memory_fraction; 0:
     /// the engine's own default for the plan (core/cost memoryFraction).
     MemoryRule memoryRule = MemoryRule::Vllm;
-    double memoryFraction = 0;
+    double memoryFraction = 0; ///< 0, or kMinMemoryFraction to 1
     StageSplit stageSplit = StageSplit::Balanced;     ///< what the search explores; plans may carry any split
     Granularity granularity = Granularity::Type; ///< what the search explores; plans may carry any groups
     int layerGroups = 2; ///< Granularity::LayerGroup: runs of layers, 2 to kMaxLayerGroups

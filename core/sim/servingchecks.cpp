@@ -69,7 +69,7 @@ ServingCheck readCheck(const io::MapReader& e, const std::string& samples) {
     c.plan.prefillBudget = p.integerOr("prefill_budget", 0, 0, 100'000'000);
     // The engine's memory fraction where the run's config sets it (TensorRT-LLM's kvcache_free_gpu_mem_frac,
     // vLLM's gpu_memory_utilization, SGLang's mem_fraction_static); else the engine's default for the plan.
-    s.constraints.memoryFraction = e.numberOr("memory_fraction", 0.0, 0.05, 1.0);
+    s.constraints.memoryFraction = e.numberOr("memory_fraction", 0.0, kMinMemoryFraction, 1.0);
     const CostModel cm(s);
     if (auto why = cm.checkPlan(c.plan)) p.failHere("the plan does not fit: " + *why);
     c.scenario = std::move(s);
