@@ -677,14 +677,11 @@ private slots:
         QCOMPARE(m.violations[3], std::string(tpot));
     }
 
-    // The secant batch search must choose exactly the batch plain bisection chooses (and so the same
-    // metrics, bit for bit), on plans drawn from every sample's search space, at the sample's SLOs and at
-    // tighter and looser ones (other boundaries, other shapes of the SLO ratio).
     // DeepSeek-V3 on 18x8 B200 (chat: 1,000 in / 1,000 out), data-parallel attention over 72 ranks, MTP x1:
     // the busiest rank's prefill is one whole prompt (the 1,000-token chunk), prompts x preCrit / pre = 1 in
     // exact arithmetic, which the doubles gave as 1.0000000000000002 at batches 136 and 138, and ceil counted
-    // two prompts there: the attention core's prefill twice, TPOT 51.17 ms at 136 against 49.97 at 137. Every
-    // step of the batch must cost at least the one below it.
+    // two prompts there: the attention core's prefill twice, TPOT 51.17 ms at 136 against 49.97 at 137. Each
+    // batch's step must take longer than the one below it.
     void wholeShareRoundsToItself() {
         const Scenario s = scenario(kSamples + "/scenarios/deepseek-v3-b200-18x8.yaml");
         auto plan = parsePlan("version: 1\nkind: plan\n"
@@ -707,6 +704,9 @@ private slots:
         }
     }
 
+    // The secant batch search must choose exactly the batch plain bisection chooses (and so the same
+    // metrics, bit for bit), on plans drawn from every sample's search space, at the sample's SLOs and at
+    // tighter and looser ones (other boundaries, other shapes of the SLO ratio).
     void batchSearchesAgree_data() { noCommunicationWithoutTpAndPp_data(); }
     void batchSearchesAgree() {
         QFETCH(QString, path);
